@@ -1,0 +1,47 @@
+#pragma once
+// A compiled kernel of the family, loaded on the current device and ready to launch.
+#include <cuda_runtime_api.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gemmtune/compiler.hpp"
+#include "gemmtune/config.hpp"
+#include "gemmtune/problem.hpp"
+
+namespace gemmtune {
+
+/// Compiles one config of the family for `arch` (e.g. "sm_90"); failures come back as data.
+CompileResult compile_config(const GemmConfig& config, const std::string& arch);
+
+/// The binary-cache key of a config: hash of template source, options, arch and NVRTC version.
+std::string binary_key(const GemmConfig& config, const std::string& arch);
+
+/// A loaded cubin holding one config's GEMM kernel (and its split-K prologue). Non-copyable;
+/// unloads on destruction. Loading and launching need a GPU.
+class GemmKernel {
+ public:
+  /// Loads `cubin`, whose GEMM entry point is `lowered_name`, into the current device's context.
+  GemmKernel(const GemmConfig& config, const std::vector<char>& cubin, const std::string& lowered_name);
+  ~GemmKernel();
+  GemmKernel(const GemmKernel&) = delete;
+  GemmKernel& operator=(const GemmKernel&) = delete;
+
+  /// Enqueues C = alpha op(A) op(B) + beta C on `stream`. The caller has checked
+  /// config().can_implement(p). Throws Error(kCudaError) if the launch fails.
+  void launch(const Problem& p, cudaStream_t stream) const;
+  /// The config this kernel was compiled from.
+  const GemmConfig& config() const { return config_; }
+
+ private:
+  GemmConfig config_;
+  cudaLibrary_t library_ = nullptr;
+  cudaKernel_t gemm_ = nullptr;
+  cudaKernel_t scale_c_ = nullptr;
+};
+
+/// Compiles (NVRTC) and loads a config; throws Error(kCompileError) with the log if it fails.
+std::unique_ptr<GemmKernel> build_kernel(const GemmConfig& config, const std::string& arch);
+
+}  // namespace gemmtune

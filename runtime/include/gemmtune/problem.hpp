@@ -1,0 +1,43 @@
+#pragma once
+// A GEMM problem: C = alpha * op(A) * op(B) + beta * C, row-major FP32, optionally batched.
+#include <cstdint>
+#include <string>
+
+namespace gemmtune {
+
+/// Whether an operand is used as stored (N) or transposed (T).
+enum class Op { N, T };
+
+/// 'n' or 't'.
+char op_char(Op op);
+
+/// The shape, layout and memory of one (batched) GEMM. Row-major: element (i, j) of a matrix with
+/// leading dimension ld is at [i * ld + j]. op(A) is M x K, op(B) is K x N, C is M x N.
+struct Problem {
+  Op op_a = Op::N, op_b = Op::N;
+  int m = 0, n = 0, k = 0;
+  int batch = 1;
+  long long lda = 0, ldb = 0, ldc = 0;                  ///< leading dimensions, elements
+  long long stride_a = 0, stride_b = 0, stride_c = 0;   ///< batch strides, elements
+  const float* a = nullptr;
+  const float* b = nullptr;
+  float* c = nullptr;
+  float alpha = 1.0f, beta = 0.0f;
+
+  /// Tightly packed leading dimensions and batch strides for the shape and layout.
+  static Problem packed(Op op_a, Op op_b, int m, int n, int k, int batch = 1);
+  /// Rows and columns of A and B as stored.
+  int a_rows() const { return op_a == Op::N ? m : k; }
+  int a_cols() const { return op_a == Op::N ? k : m; }
+  int b_rows() const { return op_b == Op::N ? k : n; }
+  int b_cols() const { return op_b == Op::N ? n : k; }
+  /// Largest vector width (4, 2 or 1 floats) that every row of A, B and C and every pointer and
+  /// stride allows: the alignment class of the problem.
+  int alignment() const;
+  /// "nn", "nt", "tn" or "tt".
+  std::string layout() const;
+  /// Floating-point operations: 2*M*N*K*batch.
+  double flops() const { return 2.0 * m * n * double(k) * batch; }
+};
+
+}  // namespace gemmtune

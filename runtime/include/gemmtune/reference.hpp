@@ -1,0 +1,40 @@
+#pragma once
+// The float64 reference GEMM on the GPU, and the relative Frobenius error against it: how every
+// kernel is verified, by the tests and by the tuner before a candidate may be timed.
+#include <cuda_runtime_api.h>
+
+#include <memory>
+#include <vector>
+
+#include "gemmtune/problem.hpp"
+
+namespace gemmtune {
+
+/// A compiled, loaded reference kernel for the current device. Non-copyable.
+class ReferenceGemm {
+ public:
+  /// Compiles the reference for `arch` with NVRTC and loads it; needs a GPU.
+  explicit ReferenceGemm(const std::string& arch);
+  ~ReferenceGemm();
+  ReferenceGemm(const ReferenceGemm&) = delete;
+  ReferenceGemm& operator=(const ReferenceGemm&) = delete;
+
+  /// Computes alpha op(A) op(B) + beta C into `out` (device memory, batch*M*N doubles, packed
+  /// row-major per batch) from the problem's current A, B and C; does not write C.
+  void run(const Problem& p, double* out, cudaStream_t stream) const;
+
+ private:
+  cudaLibrary_t library_ = nullptr;
+  cudaKernel_t kernel_ = nullptr;
+};
+
+/// ||C - R||_F / ||R||_F over batch*M*N elements, C with leading dimension ldc and batch stride
+/// stride_c, R packed; infinite if C holds a NaN or infinity (an unwritten, poisoned element).
+double relative_error(const std::vector<float>& c, long long ldc, long long stride_c, const std::vector<double>& ref,
+                      int m, int n, int batch);
+
+/// Tolerance for an FP32 kernel with K-long dot products: grows with sqrt(K) (rounding errors
+/// of a sum add like a random walk), floor 1e-6.
+double fp32_tolerance(int k);
+
+}  // namespace gemmtune

@@ -1,0 +1,155 @@
+#include "gemmtune/config.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+
+namespace gemmtune {
+
+// The values each parameter takes in the search space. The warp tile is derived from the
+// thread tile and the warp's thread-grid rows, so every warp has exactly 32 threads.
+namespace space {
+constexpr std::array kBlock = {16, 32, 64, 128, 256};
+constexpr std::array kBk = {8, 16, 32};
+constexpr std::array kThread = {1, 2, 4, 8, 16};
+constexpr std::array kWarpRows = {1, 2, 4, 8, 16, 32};
+constexpr std::array kStages = {1, 2, 3, 4};
+constexpr std::array kVec = {1, 2, 4};
+constexpr std::array kPad = {0, 4};
+constexpr std::array kSplitK = {1, 2, 4, 8, 16};
+constexpr std::array kRaster = {1, 8};
+}  // namespace space
+
+int GemmConfig::threads() const {
+  if (wm <= 0 || wn <= 0) return 0;
+  return (bm / wm) * (bn / wn) * 32;
+}
+
+int GemmConfig::smem_bytes() const {
+  return stages * bk * (bm + pad + bn + pad) * int(sizeof(float));
+}
+
+static bool is_pow2(int v) { return v > 0 && (v & (v - 1)) == 0; }
+
+std::optional<std::string> GemmConfig::validate(const DeviceLimits& limits) const {
+  auto why = [](std::string s) { return std::optional<std::string>(std::move(s)); };
+  for (int v : {bm, bn, bk, wm, wn, tm, tn, vec, split_k, raster})
+    if (!is_pow2(v)) return why("every tile size, vec, split_k and raster must be a power of two");
+  if (tm > 16 || tn > 16) return why("thread tile tm, tn must be at most 16");
+  if (tm * tn > 128) return why("thread tile tm*tn = " + std::to_string(tm * tn) + " exceeds 128 accumulators");
+  if (wm % tm || wn % tn) return why("warp tile must be a multiple of the thread tile");
+  if ((wm / tm) * (wn / tn) != 32)
+    return why("warp tile / thread tile gives " + std::to_string((wm / tm) * (wn / tn)) + " threads, not 32");
+  if (bm % wm || bn % wn) return why("block tile must be a multiple of the warp tile");
+  int t = threads();
+  if (t > limits.max_threads_per_block)
+    return why(std::to_string(t) + " threads per block exceed the limit " +
+               std::to_string(limits.max_threads_per_block));
+  if (vec > 4) return why("vec must be 1, 2 or 4");
+  if (pad != 0 && pad != 4) return why("pad must be 0 or 4");
+  if (stages < 1 || stages > 4) return why("stages must be 1 to 4");
+  if (stages >= 3 && limits.cc_major < 8) return why("stages >= 3 use cp.async, which needs sm_80 or newer");
+  if (split_k > 16) return why("split_k must be at most 16");
+  if (raster > 16) return why("raster must be at most 16");
+  // Each thread moves whole vectors of both tiles, the same number every stage.
+  if ((bm * bk) % (t * vec)) return why("A tile " + std::to_string(bm) + "x" + std::to_string(bk) +
+                                        " does not divide into " + std::to_string(t) + " threads x vec " +
+                                        std::to_string(vec));
+  if ((bn * bk) % (t * vec)) return why("B tile " + std::to_string(bk) + "x" + std::to_string(bn) +
+                                        " does not divide into " + std::to_string(t) + " threads x vec " +
+                                        std::to_string(vec));
+  if (bk % vec || bm % vec || bn % vec) return why("vec must divide bm, bn and bk");
+  if (smem_bytes() > limits.max_smem_per_block_optin)
+    return why("shared memory " + std::to_string(smem_bytes()) + " B exceeds the opt-in limit " +
+               std::to_string(limits.max_smem_per_block_optin) + " B");
+  // Register budget: __launch_bounds__ caps each thread at 64K / threads registers. Needed:
+  // accumulators, fragments, register-staged prefetch (stages <= 2) and ~48 for addressing.
+  int staged = stages <= 2 ? (bm + bn) * bk / t : 0;
+  int need = tm * tn + tm + tn + staged + 48;
+  int cap = std::min(limits.max_regs_per_thread, limits.max_regs_per_block / t / 8 * 8);
+  if (need > cap)
+    return why("registers: about " + std::to_string(need) + " per thread needed, " + std::to_string(cap) +
+               " available at " + std::to_string(t) + " threads per block");
+  return std::nullopt;
+}
+
+std::optional<std::string> GemmConfig::can_implement(const Problem& p) const {
+  if (p.op_a != op_a || p.op_b != op_b)
+    return "kernel is for layout " + std::string{op_char(op_a), op_char(op_b)} + ", problem is " + p.layout();
+  if (p.m < 1 || p.n < 1 || p.k < 1 || p.batch < 1) return std::string("M, N, K and batch must be at least 1");
+  if (vec > p.alignment())
+    return "vec " + std::to_string(vec) + " needs data aligned to " + std::to_string(vec) +
+           " floats; the problem allows " + std::to_string(p.alignment());
+  if (p.batch * split_k > 65535) return std::string("batch x split_k exceeds the grid's z limit 65535");
+  return std::nullopt;
+}
+
+std::string GemmConfig::name_expression() const {
+  char buf[200];
+  std::snprintf(buf, sizeof buf, "gemmtune::sgemm<%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%s,%s>", bm, bn, bk, wm,
+                wn, tm, tn, stages, vec, pad, split_k, raster, op_a == Op::T ? "true" : "false",
+                op_b == Op::T ? "true" : "false");
+  return buf;
+}
+
+std::string config_name(const GemmConfig& c) {
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "sgemm_%c%c_%dx%dx%d_w%dx%d_t%dx%d_s%d_v%d_p%d_k%d_r%d", op_char(c.op_a),
+                op_char(c.op_b), c.bm, c.bn, c.bk, c.wm, c.wn, c.tm, c.tn, c.stages, c.vec, c.pad, c.split_k,
+                c.raster);
+  return buf;
+}
+
+std::optional<GemmConfig> parse_config_name(const std::string& name) {
+  GemmConfig c;
+  char a = 0, b = 0;
+  int used = 0;
+  int got = std::sscanf(name.c_str(), "sgemm_%c%c_%dx%dx%d_w%dx%d_t%dx%d_s%d_v%d_p%d_k%d_r%d%n", &a, &b, &c.bm,
+                        &c.bn, &c.bk, &c.wm, &c.wn, &c.tm, &c.tn, &c.stages, &c.vec, &c.pad, &c.split_k,
+                        &c.raster, &used);
+  if (got != 14 || used != int(name.size())) return std::nullopt;
+  if ((a != 'n' && a != 't') || (b != 'n' && b != 't')) return std::nullopt;
+  c.op_a = a == 't' ? Op::T : Op::N;
+  c.op_b = b == 't' ? Op::T : Op::N;
+  if (config_name(c) != name) return std::nullopt;  // rejects leading zeros, signs, spaces
+  return c;
+}
+
+std::size_t full_space_size() {
+  using namespace space;
+  return kBlock.size() * kBlock.size() * kBk.size() * kThread.size() * kThread.size() * kWarpRows.size() *
+         kStages.size() * kVec.size() * kPad.size() * kSplitK.size() * kRaster.size();
+}
+
+void for_each_config(Op op_a, Op op_b, const std::function<void(const GemmConfig&)>& fn) {
+  using namespace space;
+  GemmConfig c;
+  c.op_a = op_a, c.op_b = op_b;
+  for (int bm : kBlock) for (int bn : kBlock) for (int bk : kBk)
+  for (int tm : kThread) for (int tn : kThread) for (int rows : kWarpRows)
+  for (int st : kStages) for (int v : kVec) for (int pad : kPad)
+  for (int sk : kSplitK) for (int r : kRaster) {
+    c.bm = bm, c.bn = bn, c.bk = bk, c.tm = tm, c.tn = tn;
+    c.wm = tm * rows, c.wn = tn * (32 / rows);
+    c.stages = st, c.vec = v, c.pad = pad, c.split_k = sk, c.raster = r;
+    fn(c);
+  }
+}
+
+std::vector<GemmConfig> valid_space(const DeviceLimits& limits, Op op_a, Op op_b) {
+  std::vector<GemmConfig> out;
+  for_each_config(op_a, op_b, [&](const GemmConfig& c) {
+    if (!c.validate(limits)) out.push_back(c);
+  });
+  return out;
+}
+
+GemmConfig default_config(const DeviceLimits& limits, const Problem& p) {
+  GemmConfig c;
+  c.op_a = p.op_a, c.op_b = p.op_b;
+  c.vec = std::min(4, p.alignment());
+  if (c.validate(limits)) c.stages = 1;  // older GPUs: fall back to the plainest pipeline
+  return c;
+}
+
+}  // namespace gemmtune

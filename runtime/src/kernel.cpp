@@ -1,0 +1,73 @@
+#include "gemmtune/kernel.hpp"
+
+#include <algorithm>
+
+#include "gemmtune/error.hpp"
+#include "gemmtune/kernel_args.h"
+#include "gemmtune/templates.hpp"
+
+namespace gemmtune {
+
+namespace {
+constexpr const char* kSourceName = "gemmtune_sgemm.cu";
+constexpr const char* kScaleName = "gemmtune_scale_c";
+
+GemmArgs to_args(const Problem& p) {
+  return GemmArgs{p.a, p.b, p.c, p.lda, p.ldb, p.ldc, p.stride_a, p.stride_b, p.stride_c,
+                  p.m, p.n, p.k, p.batch, p.alpha, p.beta};
+}
+}  // namespace
+
+CompileResult compile_config(const GemmConfig& config, const std::string& arch) {
+  CompileOptions opts;
+  opts.arch = arch;
+  return compile_cuda(templates::sgemm_source(), kSourceName, config.name_expression(), opts);
+}
+
+std::string binary_key(const GemmConfig& config, const std::string& arch) {
+  std::string text(templates::sgemm_source());
+  text += "\n" + config.name_expression() + "\n" + arch + "\nnvrtc " + nvrtc_version_string();
+  return content_hash(text);
+}
+
+GemmKernel::GemmKernel(const GemmConfig& config, const std::vector<char>& cubin, const std::string& lowered_name)
+    : config_(config) {
+  GEMMTUNE_CUDA(cudaLibraryLoadData(&library_, cubin.data(), nullptr, nullptr, 0, nullptr, nullptr, 0));
+  try {
+    GEMMTUNE_CUDA(cudaLibraryGetKernel(&gemm_, library_, lowered_name.c_str()));
+    GEMMTUNE_CUDA(cudaLibraryGetKernel(&scale_c_, library_, kScaleName));
+    // Above 48 KiB a block's dynamic shared memory must be opted in to.
+    GEMMTUNE_CUDA(cudaFuncSetAttribute(reinterpret_cast<const void*>(gemm_),
+                                       cudaFuncAttributeMaxDynamicSharedMemorySize, config.smem_bytes()));
+  } catch (...) {
+    GEMMTUNE_CUDA_NOTHROW(cudaLibraryUnload(library_));
+    throw;
+  }
+}
+
+GemmKernel::~GemmKernel() { GEMMTUNE_CUDA_NOTHROW(cudaLibraryUnload(library_)); }
+
+void GemmKernel::launch(const Problem& p, cudaStream_t stream) const {
+  GemmArgs args = to_args(p);
+  void* params[] = {&args};
+  const GemmConfig& c = config_;
+  if (c.split_k > 1) {
+    long long total = static_cast<long long>(p.m) * p.n;
+    dim3 grid(unsigned(std::min<long long>((total + 255) / 256, 4096)), unsigned(p.batch));
+    GEMMTUNE_CUDA(cudaLaunchKernel(reinterpret_cast<const void*>(scale_c_), grid, dim3(256), params, 0, stream));
+  }
+  long long tiles = static_cast<long long>((p.m + c.bm - 1) / c.bm) * ((p.n + c.bn - 1) / c.bn);
+  if (tiles > 0x7fffffffLL) throw Error(Status::kNotSupported, "problem has more tiles than a grid can hold");
+  dim3 grid(unsigned(tiles), 1, unsigned(p.batch * c.split_k));
+  GEMMTUNE_CUDA(cudaLaunchKernel(reinterpret_cast<const void*>(gemm_), grid, dim3(c.threads()), params,
+                                 size_t(c.smem_bytes()), stream));
+  GEMMTUNE_CUDA(cudaGetLastError());
+}
+
+std::unique_ptr<GemmKernel> build_kernel(const GemmConfig& config, const std::string& arch) {
+  CompileResult r = compile_config(config, arch);
+  if (!r.ok) throw Error(Status::kCompileError, "compiling " + config_name(config) + " failed:\n" + r.log);
+  return std::make_unique<GemmKernel>(config, r.cubin, r.lowered_name);
+}
+
+}  // namespace gemmtune

@@ -1,0 +1,52 @@
+#include "gemmtune/reference.hpp"
+
+#include <cmath>
+
+#include "gemmtune/compiler.hpp"
+#include "gemmtune/error.hpp"
+#include "gemmtune/kernel_args.h"
+#include "gemmtune/templates.hpp"
+
+namespace gemmtune {
+
+ReferenceGemm::ReferenceGemm(const std::string& arch) {
+  CompileOptions opts;
+  opts.arch = arch;
+  CompileResult r = compile_cuda(templates::reference_source(), "gemmtune_reference.cu", "gemmtune_reference", opts);
+  if (!r.ok) throw Error(Status::kCompileError, "compiling the reference GEMM failed:\n" + r.log);
+  GEMMTUNE_CUDA(cudaLibraryLoadData(&library_, r.cubin.data(), nullptr, nullptr, 0, nullptr, nullptr, 0));
+  GEMMTUNE_CUDA(cudaLibraryGetKernel(&kernel_, library_, "gemmtune_reference"));
+}
+
+ReferenceGemm::~ReferenceGemm() { GEMMTUNE_CUDA_NOTHROW(cudaLibraryUnload(library_)); }
+
+void ReferenceGemm::run(const Problem& p, double* out, cudaStream_t stream) const {
+  // The op of each operand travels as the sign of its leading dimension.
+  GemmArgs args{p.a, p.b, p.c, p.op_a == Op::T ? -p.lda : p.lda, p.op_b == Op::T ? -p.ldb : p.ldb, p.ldc,
+                p.stride_a, p.stride_b, p.stride_c, p.m, p.n, p.k, p.batch, p.alpha, p.beta};
+  void* params[] = {&args, &out};
+  long long total = static_cast<long long>(p.m) * p.n * p.batch;
+  unsigned blocks = unsigned(std::min<long long>((total + 255) / 256, 1 << 20));
+  GEMMTUNE_CUDA(cudaLaunchKernel(reinterpret_cast<const void*>(kernel_), dim3(blocks), dim3(256), params, 0, stream));
+  GEMMTUNE_CUDA(cudaGetLastError());
+}
+
+double relative_error(const std::vector<float>& c, long long ldc, long long stride_c, const std::vector<double>& ref,
+                      int m, int n, int batch) {
+  double diff = 0, norm = 0;
+  for (int b = 0; b < batch; ++b)
+    for (int i = 0; i < m; ++i)
+      for (int j = 0; j < n; ++j) {
+        double x = c[b * stride_c + i * ldc + j];
+        double r = ref[(static_cast<long long>(b) * m + i) * n + j];
+        if (!std::isfinite(x)) return INFINITY;
+        diff += (x - r) * (x - r);
+        norm += r * r;
+      }
+  if (norm == 0) return std::sqrt(diff);
+  return std::sqrt(diff / norm);
+}
+
+double fp32_tolerance(int k) { return std::max(1e-6, 2e-7 * std::sqrt(double(k)) * 4); }
+
+}  // namespace gemmtune

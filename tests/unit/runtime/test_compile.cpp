@@ -1,0 +1,95 @@
+// NVRTC compiles kernels without a GPU: a trivial kernel, and the sample of the family.
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include "gemmtune/compiler.hpp"
+#include "gemmtune/kernel.hpp"
+#include "sample_configs.hpp"
+
+using namespace gemmtune;
+
+TEST(Compile, TrivialKernelToSm90Cubin) {
+  const char* src = "extern \"C\" __global__ void axpy(float a, const float* x, float* y) {\n"
+                    "  int i = blockIdx.x * blockDim.x + threadIdx.x; y[i] += a * x[i]; }\n";
+  CompileResult r = compile_cuda(src, "axpy.cu", "axpy", {});
+  ASSERT_TRUE(r.ok) << r.log;
+  ASSERT_GE(r.cubin.size(), 4u);
+  EXPECT_EQ(std::string(r.cubin.data() + 1, 3), "ELF");  // a cubin is an ELF image
+  EXPECT_EQ(r.lowered_name, "axpy");
+  EXPECT_GT(r.resources.registers, 0) << r.log;
+}
+
+TEST(Compile, SyntaxErrorIsDataWithLog) {
+  CompileResult r = compile_cuda("__global__ void k() { this is not cuda }", "bad.cu", "k", {});
+  EXPECT_FALSE(r.ok);
+  EXPECT_TRUE(r.cubin.empty());
+  EXPECT_NE(r.log.find("bad.cu"), std::string::npos) << r.log;
+}
+
+TEST(Compile, InvalidConfigYieldsCompileFailedWithLog) {
+  GemmConfig c;
+  c.wm = 48;  // not a divisor of bm, and (48/8)*(32/8) != 32: the template's static shape breaks
+  c.tm = 3;
+  ASSERT_TRUE(c.validate(DeviceLimits::for_arch("sm_90")).has_value());
+  CompileResult r = compile_config(c, "sm_90");
+  EXPECT_FALSE(r.ok);
+  EXPECT_FALSE(r.log.empty());
+}
+
+TEST(Compile, UnknownArchitectureIsDataNotException) {
+  CompileResult r = compile_config(GemmConfig{}, "sm_1");
+  EXPECT_FALSE(r.ok);
+  EXPECT_FALSE(r.log.empty());
+}
+
+TEST(Compile, BinaryKeyDependsOnConfigAndArch) {
+  GemmConfig a, b;
+  b.stages = 3;
+  EXPECT_NE(binary_key(a, "sm_90"), binary_key(b, "sm_90"));
+  EXPECT_NE(binary_key(a, "sm_90"), binary_key(a, "sm_80"));
+  EXPECT_EQ(binary_key(a, "sm_90"), binary_key(a, "sm_90"));
+}
+
+TEST(Compile, ParsesPtxasReport) {
+  std::string log =
+      "ptxas info    : Compiling entry function 'other' for 'sm_90'\n"
+      "ptxas info    : Used 12 registers\n"
+      "ptxas info    : Compiling entry function 'mine' for 'sm_90'\n"
+      "ptxas         .     24 bytes stack frame, 8 bytes spill stores, 16 bytes spill loads\n"
+      "ptxas info    : Used 255 registers, used 1 barriers, 2048 bytes smem\n";
+  KernelResources r = parse_ptxas_report(log, "mine");
+  EXPECT_EQ(r.registers, 255);
+  EXPECT_EQ(r.stack_bytes, 24);
+  EXPECT_EQ(r.spill_stores, 8);
+  EXPECT_EQ(r.spill_loads, 16);
+  EXPECT_EQ(r.static_smem, 2048);
+}
+
+// Every knob value at least once, all four layouts, compiled in parallel; the sensible members
+// (accumulators that fit comfortably in registers) must not spill.
+TEST(Compile, SampleOfTheFamilyCompilesForSm90) {
+  DeviceLimits limits = DeviceLimits::for_arch("sm_90");
+  std::vector<GemmConfig> sample;
+  for (Op a : {Op::N, Op::T})
+    for (Op b : {Op::N, Op::T})
+      for (auto& c : test::sample_configs(limits, a, b)) sample.push_back(c);
+  std::vector<CompileResult> results(sample.size());
+  std::atomic<size_t> next{0};
+  std::vector<std::thread> pool;
+  for (unsigned t = 0; t < std::max(2u, std::thread::hardware_concurrency()); ++t)
+    pool.emplace_back([&] {
+      for (size_t i; (i = next++) < sample.size();) results[i] = compile_config(sample[i], "sm_90");
+    });
+  for (auto& t : pool) t.join();
+  std::vector<double> seconds;
+  for (size_t i = 0; i < sample.size(); ++i) {
+    SCOPED_TRACE(config_name(sample[i]));
+    ASSERT_TRUE(results[i].ok) << results[i].log;
+    EXPECT_GT(results[i].resources.registers, 0);
+    if (sample[i].tm * sample[i].tn <= 64) EXPECT_EQ(results[i].resources.spill_stores, 0);
+    seconds.push_back(results[i].seconds);
+  }
+  std::sort(seconds.begin(), seconds.end());
+  std::cout << sample.size() << " configs compiled, median " << seconds[seconds.size() / 2] << " s each\n";
+}

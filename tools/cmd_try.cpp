@@ -1,0 +1,107 @@
+// `gemmtune try CONFIG... --shape MxNxK`: compiles the named configs, checks each against the
+// float64 reference and times it next to cuBLAS on the same buffers. For hand experiments.
+#include <cstdio>
+#include <random>
+
+#include "commands.hpp"
+#include "gemmtune/error.hpp"
+#include "gemmtune/kernel.hpp"
+#include "gemmtune/reference.hpp"
+#include "gemmtune/tuner/cublas_baseline.hpp"
+#include "gemmtune/tuner/shape.hpp"
+#include "gemmtune/tuner/timer.hpp"
+
+namespace gemmtune::cli {
+
+namespace {
+struct TryOptions {
+  std::vector<std::string> configs;
+  std::vector<std::string> shapes = {"4096x4096x4096"};
+  std::string layout = "nn";
+  int device = 0;
+};
+
+// Device memory owned for the duration of one shape.
+struct Buffer {
+  void* p = nullptr;
+  explicit Buffer(size_t bytes) { GEMMTUNE_CUDA(cudaMalloc(&p, bytes)); }
+  ~Buffer() { GEMMTUNE_CUDA_NOTHROW(cudaFree(p)); }
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+};
+
+void fill_random(float* dst, size_t n, std::mt19937_64& rng) {
+  std::vector<float> h(n);
+  std::uniform_real_distribution<float> d(-1, 1);
+  for (auto& x : h) x = d(rng);
+  GEMMTUNE_CUDA(cudaMemcpy(dst, h.data(), n * 4, cudaMemcpyHostToDevice));
+}
+
+void run_try(const TryOptions& o) {
+  DeviceInfo dev = device_info(o.device);
+  GEMMTUNE_CUDA(cudaSetDevice(o.device));
+  std::printf("%s, %d SMs, FP32 peak %.1f TFLOP/s\n", dev.name.c_str(), dev.sm_count, dev.fp32_peak_tflops());
+  tuner::GpuTimer timer;
+  tuner::CublasSgemm cublas;
+  ReferenceGemm reference(dev.limits.arch());
+  std::mt19937_64 rng(std::random_device{}());
+  for (const auto& text : o.shapes) {
+    tuner::Shape s = tuner::parse_shape(text);
+    for (auto [oa, ob] : tuner::parse_layouts(o.layout)) {
+      Problem p = Problem::packed(oa, ob, s.m, s.n, s.k);
+      Buffer a(size_t(p.m) * p.k * 4), b(size_t(p.k) * p.n * 4), c(size_t(p.m) * p.n * 4), r(size_t(p.m) * p.n * 8);
+      p.a = static_cast<float*>(a.p), p.b = static_cast<float*>(b.p), p.c = static_cast<float*>(c.p);
+      fill_random(static_cast<float*>(a.p), size_t(p.m) * p.k, rng);
+      fill_random(static_cast<float*>(b.p), size_t(p.k) * p.n, rng);
+      reference.run(p, static_cast<double*>(r.p), nullptr);
+      std::vector<double> ref(size_t(p.m) * p.n);
+      GEMMTUNE_CUDA(cudaMemcpy(ref.data(), r.p, ref.size() * 8, cudaMemcpyDeviceToHost));
+      auto error_of_c = [&] {
+        std::vector<float> out(size_t(p.m) * p.n);
+        GEMMTUNE_CUDA(cudaMemcpy(out.data(), c.p, out.size() * 4, cudaMemcpyDeviceToHost));
+        return relative_error(out, p.ldc, 0, ref, p.m, p.n, 1);
+      };
+      auto tc = timer.time([&](cudaStream_t st) { cublas.run(p, st); });
+      double cublas_tflops = p.flops() / tc.median_ms / 1e9;
+      std::printf("\n%s %s  cuBLAS %.3f ms  %.1f TFLOP/s  rel.err %.1e\n", text.c_str(), p.layout().c_str(),
+                  tc.median_ms, cublas_tflops, error_of_c());
+      for (const auto& name : o.configs) {
+        GemmConfig cfg;
+        if (name != "default") {
+          auto parsed = parse_config_name(name);
+          if (!parsed) throw Error(Status::kInvalidArgument, "'" + name + "' is not a config name (see gemmtune space --list)");
+          cfg = *parsed;
+        }
+        cfg.op_a = oa, cfg.op_b = ob;
+        if (auto why = cfg.validate(dev.limits)) { std::printf("  %-52s invalid: %s\n", config_name(cfg).c_str(), why->c_str()); continue; }
+        if (auto why = cfg.can_implement(p)) { std::printf("  %-52s cannot run: %s\n", config_name(cfg).c_str(), why->c_str()); continue; }
+        CompileResult cr = compile_config(cfg, dev.limits.arch());
+        if (!cr.ok) { std::printf("  %-52s compile failed\n%s\n", config_name(cfg).c_str(), cr.log.c_str()); continue; }
+        GemmKernel k(cfg, cr.cubin, cr.lowered_name);
+        GEMMTUNE_CUDA(cudaMemset(c.p, 0xff, size_t(p.m) * p.n * 4));  // poison: NaN
+        k.launch(p, nullptr);
+        GEMMTUNE_CUDA(cudaDeviceSynchronize());
+        double err = error_of_c();
+        auto t = timer.time([&](cudaStream_t st) { k.launch(p, st); });
+        double tflops = p.flops() / t.median_ms / 1e9;
+        std::printf("  %-52s %7.3f ms %6.1f TFLOP/s  %5.3fx cuBLAS  err %.1e  regs %d spill %d\n",
+                    config_name(cfg).c_str(), t.median_ms, tflops, tflops / cublas_tflops, err,
+                    cr.resources.registers, cr.resources.spill_stores);
+      }
+    }
+  }
+}
+}  // namespace
+
+void add_try_command(CLI::App& app) {
+  auto o = std::make_shared<TryOptions>();
+  auto* cmd = app.add_subcommand("try", "Compile, verify and time named configs next to cuBLAS (hand experiments)");
+  cmd->add_option("configs", o->configs, "Config names (e.g. sgemm_nn_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8) or 'default'")
+      ->required();
+  cmd->add_option("--shape", o->shapes, "Problem MxNxK (repeatable)")->capture_default_str();
+  cmd->add_option("--layout", o->layout, "nn, nt, tn, tt or all; overrides the names' layout")->capture_default_str();
+  cmd->add_option("--device", o->device, "CUDA device ordinal")->capture_default_str();
+  cmd->callback([o] { run_try(*o); });
+}
+
+}  // namespace gemmtune::cli

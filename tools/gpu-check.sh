@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Runs the `gpu` tests of a build folder on a machine with a GPU and prints a summary.
+# The build may come from a machine without one (static CUDA runtime; NVRTC/cuBLAS from the
+# toolkit here). ctest's files hold the build machine's paths, so the test executables are run
+# directly.
+#   usage: tools/gpu-check.sh [BUILD_DIR] [gtest filter]     (default: build, all tests)
+set -uo pipefail
+build=${1:-build}
+filter=${2:-*}
+log_dir=${OUT:-$build/gpu-check}
+mkdir -p "$log_dir"
+for d in /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib; do
+  [ -d "$d" ] && export LD_LIBRARY_PATH="$d:${LD_LIBRARY_PATH:-}"
+done
+command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
+"$build/tools/gemmtune" info || true
+
+status=0
+summary=()
+for exe in "$build"/tests/gemmtune_gpu_*_tests; do
+  [ -x "$exe" ] || continue
+  name=$(basename "$exe")
+  echo "== $name"
+  if "$exe" --gtest_filter="$filter" 2>&1 | tee "$log_dir/$name.log"; then
+    summary+=("PASS  $name")
+  else
+    summary+=("FAIL  $name (log: $log_dir/$name.log)")
+    status=1
+  fi
+done
+echo
+echo "GPU check summary:"
+printf '  %s\n' "${summary[@]}"
+grep -h -E '^\[  (PASSED|FAILED|SKIPPED) ' "$log_dir"/*.log | sort | uniq -c
+exit $status
