@@ -32,9 +32,11 @@ static void print_info() {
   }
 }
 
-void add_info_command(CLI::App& app) {
+static void add_info_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("info", "Show the CUDA runtime, NVRTC and driver versions and the GPUs found");
   cmd->callback(print_info);
 }
+
+static const Registration kRegistration("info", add_info_command);
 
 }  // namespace gemmtune::cli

@@ -93,7 +93,7 @@ void run_try(const TryOptions& o) {
 }
 }  // namespace
 
-void add_try_command(CLI::App& app) {
+static void add_try_command(CLI::App& app) {
   auto o = std::make_shared<TryOptions>();
   auto* cmd = app.add_subcommand("try", "Compile, verify and time named configs next to cuBLAS (hand experiments)");
   cmd->add_option("configs", o->configs, "Config names (e.g. sgemm_nn_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8) or 'default'")
@@ -103,5 +103,7 @@ void add_try_command(CLI::App& app) {
   cmd->add_option("--device", o->device, "CUDA device ordinal")->capture_default_str();
   cmd->callback([o] { run_try(*o); });
 }
+
+static const Registration kRegistration("try", add_try_command);
 
 }  // namespace gemmtune::cli

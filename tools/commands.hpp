@@ -1,6 +1,12 @@
 #pragma once
-// Each subcommand lives in its own cmd_*.cpp and registers itself on the root app here.
+// Each subcommand lives in its own cmd_*.cpp and registers itself with a file-scope
+//   static const gemmtune::cli::Registration reg("name", add_my_command);
+// main.cpp adds every registered command to the root app, in name order.
 #include <CLI/CLI.hpp>
+
+#include <functional>
+#include <map>
+#include <string>
 
 namespace gemmtune::cli {
 
@@ -10,7 +16,18 @@ inline int& exit_status() {
   return status;
 }
 
-void add_info_command(CLI::App& app);
-void add_try_command(CLI::App& app);
+/// Function that adds one subcommand (with its options and callback) to the root app.
+using AddCommand = std::function<void(CLI::App&)>;
+
+/// Every registered subcommand, by name.
+inline std::map<std::string, AddCommand>& registry() {
+  static std::map<std::string, AddCommand> commands;
+  return commands;
+}
+
+/// Registers a subcommand at static-initialisation time.
+struct Registration {
+  Registration(const std::string& name, AddCommand add) { registry()[name] = std::move(add); }
+};
 
 }  // namespace gemmtune::cli

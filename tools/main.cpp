@@ -8,8 +8,7 @@ int main(int argc, char** argv) {
   CLI::App app{"gemmtune: auto-tuned FP32 GEMM kernels for NVIDIA GPUs"};
   app.set_version_flag("--version", std::string("gemmtune ") + GEMMTUNE_VERSION);
   app.require_subcommand(1);
-  gemmtune::cli::add_info_command(app);
-  gemmtune::cli::add_try_command(app);
+  for (auto& [name, add] : gemmtune::cli::registry()) add(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
