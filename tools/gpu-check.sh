@@ -3,8 +3,11 @@
 # The build may come from a machine without one (static CUDA runtime; NVRTC/cuBLAS from the
 # toolkit here). ctest's files hold the build machine's paths, so the test executables are run
 # directly.
-#   usage: tools/gpu-check.sh [BUILD_DIR] [gtest filter]     (default: build, all tests)
+#   usage: tools/gpu-check.sh [--sanitize] [BUILD_DIR] [gtest filter]   (default: build, all tests)
+#   --sanitize also runs the KernelSanitizer tests under compute-sanitizer memcheck and racecheck.
 set -uo pipefail
+sanitize=0
+if [ "${1:-}" = "--sanitize" ]; then sanitize=1; shift; fi
 build=${1:-build}
 filter=${2:-*}
 log_dir=${OUT:-$build/gpu-check}
@@ -28,6 +31,19 @@ for exe in "$build"/tests/gemmtune_gpu_*_tests; do
     status=1
   fi
 done
+if [ $sanitize -eq 1 ]; then
+  for tool in memcheck racecheck; do
+    echo "== compute-sanitizer --tool $tool (KernelSanitizer.*)"
+    if compute-sanitizer --tool $tool --error-exitcode 3 "$build/tests/gemmtune_gpu_runtime_tests" \
+        --gtest_filter='KernelSanitizer.*' > "$log_dir/sanitizer-$tool.log" 2>&1; then
+      summary+=("PASS  compute-sanitizer $tool: $(grep -h 'ERROR SUMMARY' "$log_dir/sanitizer-$tool.log" | tail -1)")
+    else
+      summary+=("FAIL  compute-sanitizer $tool (log: $log_dir/sanitizer-$tool.log)")
+      tail -30 "$log_dir/sanitizer-$tool.log"
+      status=1
+    fi
+  done
+fi
 echo
 echo "GPU check summary:"
 printf '  %s\n' "${summary[@]}"

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <array>
 #include <cstdio>
+#include <map>
+#include <set>
 
 namespace gemmtune {
 
@@ -141,6 +143,54 @@ std::vector<GemmConfig> valid_space(const DeviceLimits& limits, Op op_a, Op op_b
   for_each_config(op_a, op_b, [&](const GemmConfig& c) {
     if (!c.validate(limits)) out.push_back(c);
   });
+  return out;
+}
+
+namespace {
+// Each parameter as (name, getter): the sample's notion of "every knob".
+using Getter = int (*)(const GemmConfig&);
+constexpr std::pair<const char*, Getter> kKnobs[] = {
+    {"bm", [](const GemmConfig& c) { return c.bm; }},
+    {"bn", [](const GemmConfig& c) { return c.bn; }},
+    {"bk", [](const GemmConfig& c) { return c.bk; }},
+    {"wm", [](const GemmConfig& c) { return c.wm; }},
+    {"wn", [](const GemmConfig& c) { return c.wn; }},
+    {"tm", [](const GemmConfig& c) { return c.tm; }},
+    {"tn", [](const GemmConfig& c) { return c.tn; }},
+    {"stages", [](const GemmConfig& c) { return c.stages; }},
+    {"vec", [](const GemmConfig& c) { return c.vec; }},
+    {"pad", [](const GemmConfig& c) { return c.pad; }},
+    {"split_k", [](const GemmConfig& c) { return c.split_k; }},
+    {"raster", [](const GemmConfig& c) { return c.raster; }},
+};
+}  // namespace
+
+std::vector<GemmConfig> coverage_sample(const DeviceLimits& limits, Op op_a, Op op_b) {
+  GemmConfig def;
+  def.op_a = op_a, def.op_b = op_b;
+  auto distance = [&](const GemmConfig& c) {
+    int d = 0;
+    for (auto& knob : kKnobs) d += knob.second(c) != knob.second(def);
+    return d;
+  };
+  std::vector<GemmConfig> valid = valid_space(limits, op_a, op_b);
+  std::vector<GemmConfig> out;
+  std::set<std::pair<int, int>> covered;  // (knob index, value)
+  auto take = [&](const GemmConfig& c) {
+    out.push_back(c);
+    for (int i = 0; i < int(std::size(kKnobs)); ++i) covered.insert({i, kKnobs[i].second(c)});
+  };
+  if (!def.validate(limits)) take(def);
+  for (int i = 0; i < int(std::size(kKnobs)); ++i) {
+    std::map<int, const GemmConfig*> closest;  // value -> closest valid config having it
+    for (auto& c : valid) {
+      int v = kKnobs[i].second(c);
+      if (covered.count({i, v})) continue;
+      if (!closest.count(v) || distance(c) < distance(*closest[v])) closest[v] = &c;
+    }
+    for (auto& [v, c] : closest)
+      if (!covered.count({i, v})) take(*c);
+  }
   return out;
 }
 

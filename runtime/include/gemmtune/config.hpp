@@ -60,6 +60,11 @@ void for_each_config(Op op_a, Op op_b, const std::function<void(const GemmConfig
 /// The configs of full_space() that validate() accepts on `limits`.
 std::vector<GemmConfig> valid_space(const DeviceLimits& limits, Op op_a, Op op_b);
 
+/// A small deterministic sample of valid_space() that takes every value of every parameter at
+/// least once, each time in the valid config closest to the default: for compile and
+/// correctness tests and `gemmtune space --sample`.
+std::vector<GemmConfig> coverage_sample(const DeviceLimits& limits, Op op_a, Op op_b);
+
 /// A built-in default that validates on every supported architecture and runs any problem of
 /// the layout (vec 1 when the data is unaligned).
 GemmConfig default_config(const DeviceLimits& limits, const Problem& p);

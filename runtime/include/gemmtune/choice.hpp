@@ -1,0 +1,127 @@
+#pragma once
+// Choosing a kernel for a problem from what the tuning database knows about a GPU model, and
+// keeping the reason. The chooser is a pure function of (device limits, tuned bests, problem):
+// it needs no GPU, so `gemmtune explain --arch` and the unit tests use it directly.
+//
+// The fallback chain, in order (a row whose config no longer validates, or cannot run the
+// problem, is skipped with its reason noted):
+//   exact          the tuned best of this exact problem (layout, M, N, K, batch, alignment class)
+//   nearest        the best of the nearest tuned problem of the same layout and alignment class
+//                  (log-space distance over M, N, K and batch; problems of the same regime first)
+//   model_default  the config that is best for the most tuned problems of this layout on the GPU model
+//   builtin        default_config(): runs anything of the layout on any supported architecture
+// When the data allows a narrower vector than the chosen config's `vec`, the same config runs
+// with `vec` lowered (and validated again).
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gemmtune/config.hpp"
+#include "gemmtune/device.hpp"
+#include "gemmtune/problem.hpp"
+
+namespace gemmtune {
+
+/// Where a choice came from; the order of the fallback chain.
+enum class ChoiceSource { exact, nearest, model_default, builtin };
+
+/// "exact", "nearest", "model_default" or "builtin".
+const char* choice_source_name(ChoiceSource source);
+
+/// Shape classes that tend to want different kernels; nearest-shape lookup prefers the same one.
+enum class Regime {
+  large_k,  ///< K >= 8 * max(M, N): few output tiles, long dot products (split-K territory)
+  skinny,   ///< min(M, N) <= 64 (and not large_k)
+  square,   ///< everything else
+};
+
+/// The regime of an M x N x K problem.
+Regime regime_of(long long m, long long n, long long k);
+
+/// "large-K", "skinny" or "square".
+const char* regime_name(Regime r);
+
+/// A tuned problem as the database keys it.
+struct TunedProblem {
+  Op op_a = Op::N, op_b = Op::N;
+  long long m = 0, n = 0, k = 0;
+  long long batch = 1;
+  int alignment = 4;  ///< alignment class: 4, 2 or 1 floats
+  /// E.g. "nn 4096x4096x4096 batch 1 align 4".
+  std::string to_string() const;
+};
+
+/// The best result the database holds for one tuned problem on one GPU model.
+struct TunedBest {
+  TunedProblem problem;
+  std::string config_name;                 ///< as stored (may no longer parse or validate)
+  long long config_id = 0;                 ///< database id: ties go to the lowest
+  long long sweep_id = 0;                  ///< the sweep that measured it
+  double median_ms = 0;                    ///< median time of the best config
+  std::optional<double> tflops;            ///< its throughput
+  std::optional<double> cublas_median_ms;  ///< cuBLAS on the same problem in the same sweep
+};
+
+/// Which GPU model to look up: the database's key is (name, compute capability, SM count).
+/// An empty name matches the only model of that compute capability; sm_count 0 matches any.
+struct GpuIdentity {
+  std::string name;
+  int cc_major = 0, cc_minor = 0;
+  int sm_count = 0;
+};
+
+/// What a tuning database knows about one GPU model, read once. Empty `bests` is normal (no
+/// database, model not tuned): the chooser then falls back to the built-in default.
+struct TuningSnapshot {
+  std::string database;             ///< path read, empty when none
+  std::string gpu_model;            ///< the model matched, e.g. "NVIDIA H200 (sm_90, 132 SMs)"; empty when none
+  std::vector<TunedBest> bests;     ///< the best config of every tuned problem of that model
+  std::vector<std::string> notes;   ///< why something is missing (unreadable file, unknown model)
+};
+
+/// Reads what the database at `path` knows about `gpu`, opening it read-only. Never throws for
+/// database problems (missing, unreadable, wrong schema): they become notes and an empty snapshot.
+TuningSnapshot load_tuning_snapshot(const std::string& path, const GpuIdentity& gpu);
+
+/// One decision of the chooser, with everything behind it.
+struct Choice {
+  GemmConfig config;                        ///< the kernel that runs (vec lowered when needed)
+  ChoiceSource source = ChoiceSource::builtin;
+  std::string tuned_config;                 ///< the config name as stored; empty for builtin
+  std::optional<TunedBest> tuned;           ///< exact, nearest: the tuned problem and its best
+  double distance = 0;                      ///< nearest: log-space distance to the tuned problem
+  bool same_regime = true;                  ///< nearest: the tuned problem has the problem's regime
+  int wins = 0;                             ///< model_default: tuned problems this config is best for
+  int tuned_problems = 0;                   ///< model_default: tuned problems of the layout
+  bool vec_lowered = false;                 ///< config.vec was lowered to the data's alignment
+  std::string gpu_model;                    ///< the GPU model whose data was used; empty when none
+  std::vector<std::string> trail;           ///< each step passed over and why, in order
+  /// Several lines for people: the kernel, the source, the tuned figures and the trail.
+  std::string to_string() const;
+};
+
+/// The fallback chain over a snapshot. Immutable after construction, so safe to share between
+/// threads.
+class Chooser {
+ public:
+  /// `limits` validate configs; `snapshot` holds the tuned bests of one GPU model.
+  Chooser(const DeviceLimits& limits, TuningSnapshot snapshot);
+  /// The kernel for `p` (its shape, layout, batch and alignment class; the chooser never reads
+  /// the data). `p` must have M, N, K and batch >= 1.
+  Choice choose(const Problem& p) const;
+  /// The snapshot chosen from.
+  const TuningSnapshot& snapshot() const { return snapshot_; }
+  /// The limits configs are validated against.
+  const DeviceLimits& limits() const { return limits_; }
+
+ private:
+  DeviceLimits limits_;
+  TuningSnapshot snapshot_;
+};
+
+/// A problem without data, for explaining: packed leading dimensions and batch strides, and
+/// placeholder (never dereferenced) addresses that give it alignment class
+/// min(`alignment`, what the packed shape allows). `alignment` 0 means what the shape allows.
+Problem shape_only_problem(Op op_a, Op op_b, int m, int n, int k, int batch = 1, int alignment = 0);
+
+}  // namespace gemmtune

@@ -1,0 +1,95 @@
+// The vocabulary of a choice: source and regime names, and the text `explain` prints.
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+
+#include "gemmtune/choice.hpp"
+#include "gemmtune/error.hpp"
+
+namespace gemmtune {
+
+const char* choice_source_name(ChoiceSource source) {
+  switch (source) {
+    case ChoiceSource::exact: return "exact";
+    case ChoiceSource::nearest: return "nearest";
+    case ChoiceSource::model_default: return "model_default";
+    case ChoiceSource::builtin: return "builtin";
+  }
+  return "?";
+}
+
+Regime regime_of(long long m, long long n, long long k) {
+  if (k >= 8 * std::max(m, n)) return Regime::large_k;
+  if (std::min(m, n) <= 64) return Regime::skinny;
+  return Regime::square;
+}
+
+const char* regime_name(Regime r) {
+  switch (r) {
+    case Regime::large_k: return "large-K";
+    case Regime::skinny: return "skinny";
+    case Regime::square: return "square";
+  }
+  return "?";
+}
+
+std::string TunedProblem::to_string() const {
+  char buf[128];
+  std::snprintf(buf, sizeof buf, "%c%c %lldx%lldx%lld batch %lld align %d", op_char(op_a), op_char(op_b), m, n, k,
+                batch, alignment);
+  return buf;
+}
+
+namespace {
+std::string fmt(const char* format, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, format, v);
+  return buf;
+}
+}  // namespace
+
+std::string Choice::to_string() const {
+  std::string s = "kernel   " + config_name(config) + "\n";
+  s += "source   " + std::string(choice_source_name(source));
+  switch (source) {
+    case ChoiceSource::exact: s += ": the tuned best of this exact problem"; break;
+    case ChoiceSource::nearest:
+      s += std::string(": the best of the nearest tuned problem (distance ") + fmt("%.3f", distance) +
+           (same_regime ? ", same regime)" : ", other regime: none of this regime could run it)");
+      break;
+    case ChoiceSource::model_default:
+      s += ": best for " + std::to_string(wins) + " of " + std::to_string(tuned_problems) +
+           " tuned problems of this layout on the GPU model";
+      break;
+    case ChoiceSource::builtin: s += ": the built-in default for the architecture"; break;
+  }
+  s += "\n";
+  if (!gpu_model.empty()) s += "gpu      " + gpu_model + "\n";
+  if (!tuned_config.empty() && tuned_config != config_name(config)) s += "stored   " + tuned_config + "\n";
+  if (vec_lowered) s += "note     vec lowered to " + std::to_string(config.vec) + " for the data's alignment\n";
+  if (tuned) {
+    s += "tuned    " + tuned->problem.to_string() + "  (sweep " + std::to_string(tuned->sweep_id) + ")\n";
+    s += "figures  " + fmt("%.4f ms", tuned->median_ms);
+    if (tuned->tflops) s += fmt("  %.2f TFLOP/s", *tuned->tflops);
+    if (tuned->cublas_median_ms && tuned->median_ms > 0)
+      s += fmt("  %.3fx cuBLAS", *tuned->cublas_median_ms / tuned->median_ms) +
+           fmt(" (cuBLAS %.4f ms)", *tuned->cublas_median_ms);
+    s += "\n";
+  }
+  for (const auto& t : trail) s += "skipped  " + t + "\n";
+  return s;
+}
+
+Problem shape_only_problem(Op op_a, Op op_b, int m, int n, int k, int batch, int alignment) {
+  Problem p = Problem::packed(op_a, op_b, m, n, k, batch);
+  int natural = p.alignment();  // null pointers are aligned: the shape decides
+  int want = alignment <= 0 ? natural : std::min(alignment, natural);
+  // Placeholder addresses, never dereferenced: 16 bytes allow vec 4, 8 bytes vec 2, 4 bytes vec 1.
+  auto address = std::uintptr_t(want == 4 ? 16 : want == 2 ? 8 : 4);
+  p.a = reinterpret_cast<const float*>(address);
+  p.b = reinterpret_cast<const float*>(address);
+  p.c = reinterpret_cast<float*>(address);
+  return p;
+}
+
+}  // namespace gemmtune

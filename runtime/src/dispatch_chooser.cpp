@@ -1,0 +1,189 @@
+// The fallback chain: exact -> nearest -> model default -> built-in (see choice.hpp).
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <tuple>
+
+#include "gemmtune/choice.hpp"
+
+namespace gemmtune {
+
+namespace {
+
+// A stored config name made ready for `p`: parsed, validated, vec lowered to the data's
+// alignment (then validated again), checked against the problem. `why` says what failed.
+struct Adapted {
+  std::optional<GemmConfig> config;
+  std::string why;
+  bool lowered = false;
+};
+
+Adapted adapt(const std::string& name, const DeviceLimits& limits, const Problem& p) {
+  Adapted out;
+  std::optional<GemmConfig> cfg = parse_config_name(name);
+  if (!cfg) {
+    out.why = "'" + name + "' is not a config name this version knows";
+    return out;
+  }
+  if (auto why = cfg->validate(limits)) {
+    out.why = name + " no longer validates: " + *why;
+    return out;
+  }
+  int alignment = p.alignment();
+  if (cfg->vec > alignment) {
+    cfg->vec = alignment;
+    out.lowered = true;
+    if (auto why = cfg->validate(limits)) {
+      out.why = name + " with vec " + std::to_string(alignment) + " is invalid: " + *why;
+      return out;
+    }
+  }
+  if (auto why = cfg->can_implement(p)) {
+    out.why = name + " cannot run this problem: " + *why;
+    return out;
+  }
+  out.config = cfg;
+  return out;
+}
+
+bool same_layout(const TunedProblem& t, const Problem& p) { return t.op_a == p.op_a && t.op_b == p.op_b; }
+
+bool same_class(const TunedProblem& t, const Problem& p, int alignment) {
+  return same_layout(t, p) && t.alignment == alignment;
+}
+
+bool is_exact(const TunedProblem& t, const Problem& p, int alignment) {
+  return same_class(t, p, alignment) && t.m == p.m && t.n == p.n && t.k == p.k && t.batch == p.batch;
+}
+
+// Euclidean distance of log(M), log(N), log(K) and log(batch): a shape twice as large in one
+// dimension is as far as one half as large.
+double log_distance(const TunedProblem& t, const Problem& p) {
+  auto d = [](long long a, long long b) { return std::log(double(std::max(1LL, a))) - std::log(double(std::max(1LL, b))); };
+  double dm = d(t.m, p.m), dn = d(t.n, p.n), dk = d(t.k, p.k), db = d(t.batch, p.batch);
+  return std::sqrt(dm * dm + dn * dn + dk * dk + db * db);
+}
+
+// Notes how many more candidates were skipped than the trail lists.
+constexpr int kTrailListed = 6;
+
+void note_skipped(std::vector<std::string>& trail, int& listed, int& unlisted, const std::string& line) {
+  if (listed < kTrailListed) {
+    trail.push_back(line);
+    ++listed;
+  } else {
+    ++unlisted;
+  }
+}
+
+}  // namespace
+
+Chooser::Chooser(const DeviceLimits& limits, TuningSnapshot snapshot)
+    : limits_(limits), snapshot_(std::move(snapshot)) {}
+
+Choice Chooser::choose(const Problem& p) const {
+  Choice c;
+  c.gpu_model = snapshot_.gpu_model;
+  const int alignment = p.alignment();
+  const auto& bests = snapshot_.bests;
+  if (bests.empty()) {
+    for (const auto& n : snapshot_.notes) c.trail.push_back("tuning data: " + n);
+    if (snapshot_.notes.empty()) c.trail.push_back("tuning data: none for this GPU model");
+  }
+
+  auto take = [&](ChoiceSource source, const Adapted& a, const std::string& stored) {
+    c.source = source;
+    c.config = *a.config;
+    c.vec_lowered = a.lowered;
+    c.tuned_config = stored;
+  };
+
+  // 1. The tuned best of this exact problem class.
+  bool exact_found = false;
+  for (const auto& b : bests) {
+    if (!is_exact(b.problem, p, alignment)) continue;
+    exact_found = true;
+    Adapted a = adapt(b.config_name, limits_, p);
+    if (a.config) {
+      take(ChoiceSource::exact, a, b.config_name);
+      c.tuned = b;
+      return c;
+    }
+    c.trail.push_back("exact: " + a.why);
+  }
+  if (!exact_found && !bests.empty()) c.trail.push_back("exact: this problem was not tuned on this GPU model");
+
+  // 2. The nearest tuned problem of the same layout and alignment class, same regime first.
+  const Regime regime = regime_of(p.m, p.n, p.k);
+  struct Candidate {
+    const TunedBest* best;
+    bool other_regime;
+    double distance;
+  };
+  std::vector<Candidate> candidates;
+  for (const auto& b : bests) {
+    if (!same_class(b.problem, p, alignment) || is_exact(b.problem, p, alignment)) continue;
+    bool other = regime_of(b.problem.m, b.problem.n, b.problem.k) != regime;
+    candidates.push_back({&b, other, log_distance(b.problem, p)});
+  }
+  std::sort(candidates.begin(), candidates.end(), [](const Candidate& x, const Candidate& y) {
+    return std::tie(x.other_regime, x.distance, x.best->config_id) <
+           std::tie(y.other_regime, y.distance, y.best->config_id);
+  });
+  int listed = 0, unlisted = 0;
+  for (const auto& cand : candidates) {
+    Adapted a = adapt(cand.best->config_name, limits_, p);
+    if (a.config) {
+      take(ChoiceSource::nearest, a, cand.best->config_name);
+      c.tuned = *cand.best;
+      c.distance = cand.distance;
+      c.same_regime = !cand.other_regime;
+      if (unlisted) c.trail.push_back("nearest: " + std::to_string(unlisted) + " more candidates skipped");
+      return c;
+    }
+    note_skipped(c.trail, listed, unlisted, "nearest: " + cand.best->problem.to_string() + ": " + a.why);
+  }
+  if (unlisted) c.trail.push_back("nearest: " + std::to_string(unlisted) + " more candidates skipped");
+  if (candidates.empty() && !bests.empty())
+    c.trail.push_back("nearest: no tuned problem of layout " + p.layout() + " and alignment " +
+                      std::to_string(alignment));
+
+  // 3. The config best for the most tuned problems of this layout (any alignment: vec is lowered).
+  struct Wins {
+    int count = 0;
+    long long config_id = 0;
+  };
+  std::map<std::string, Wins> wins;
+  int layout_problems = 0;
+  for (const auto& b : bests) {
+    if (!same_layout(b.problem, p)) continue;
+    ++layout_problems;
+    Wins& w = wins[b.config_name];
+    if (w.count++ == 0 || b.config_id < w.config_id) w.config_id = b.config_id;
+  }
+  std::vector<std::pair<std::string, Wins>> ranked(wins.begin(), wins.end());
+  std::sort(ranked.begin(), ranked.end(), [](const auto& x, const auto& y) {
+    return std::tie(y.second.count, x.second.config_id) < std::tie(x.second.count, y.second.config_id);
+  });
+  listed = unlisted = 0;
+  for (const auto& [name, w] : ranked) {
+    Adapted a = adapt(name, limits_, p);
+    if (a.config) {
+      take(ChoiceSource::model_default, a, name);
+      c.wins = w.count;
+      c.tuned_problems = layout_problems;
+      return c;
+    }
+    note_skipped(c.trail, listed, unlisted, "model_default: " + a.why);
+  }
+  if (unlisted) c.trail.push_back("model_default: " + std::to_string(unlisted) + " more configs skipped");
+  if (ranked.empty() && !bests.empty())
+    c.trail.push_back("model_default: no tuned problem of layout " + p.layout() + " on this GPU model");
+
+  // 4. The built-in default.
+  c.source = ChoiceSource::builtin;
+  c.config = default_config(limits_, p);
+  return c;
+}
+
+}  // namespace gemmtune

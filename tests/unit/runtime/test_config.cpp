@@ -1,0 +1,146 @@
+// GemmConfig: validate() with its reasons, names, the search space, alignment.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "gemmtune/config.hpp"
+#include "gemmtune/error.hpp"
+
+using namespace gemmtune;
+
+namespace {
+const DeviceLimits kSm90 = DeviceLimits::for_arch("sm_90");
+
+std::string reason(const GemmConfig& c, const DeviceLimits& l = kSm90) {
+  auto r = c.validate(l);
+  return r ? *r : "";
+}
+}  // namespace
+
+TEST(Config, DefaultIsValidEverywhere) {
+  for (const char* arch : {"sm_80", "sm_86", "sm_89", "sm_90"}) EXPECT_EQ(reason(GemmConfig{}, DeviceLimits::for_arch(arch)), "") << arch;
+}
+
+TEST(Config, InvalidConfigsSayWhy) {
+  GemmConfig c;
+  c.wm = 32;  // (32/8) * (32/8) = 16 threads per warp
+  EXPECT_NE(reason(c).find("not 32"), std::string::npos) << reason(c);
+}
+
+TEST(Config, EachConstraintHasItsReason) {
+  struct Case { void (*edit)(GemmConfig&); const char* expect; };
+  const Case cases[] = {
+      {[](GemmConfig& c) { c.bm = 96; }, "power of two"},
+      {[](GemmConfig& c) { c.tm = 16, c.tn = 16, c.wm = 64, c.wn = 128, c.bn = 128; }, "exceeds 128 accumulators"},
+      {[](GemmConfig& c) { c.bm = 32; }, "multiple of the warp tile"},
+      {[](GemmConfig& c) { c.bm = 256, c.bn = 256, c.tm = 4, c.tn = 4, c.wm = 16, c.wn = 32; }, "threads per block exceed"},
+      {[](GemmConfig& c) { c.stages = 5; }, "stages must be 1 to 4"},
+      {[](GemmConfig& c) { c.pad = 2; }, "pad must be 0 or 4"},
+      {[](GemmConfig& c) { c.bk = 32, c.stages = 4, c.bm = 256, c.bn = 256, c.tm = 16, c.tn = 8, c.wm = 64, c.wn = 64; },
+       "shared memory"},
+      {[](GemmConfig& c) { c.bm = 16, c.bn = 256, c.wm = 16, c.wn = 32, c.tm = 4, c.tn = 4; },
+       "does not divide into"},
+      {[](GemmConfig& c) { c.split_k = 32; }, "split_k must be at most 16"},
+      {[](GemmConfig& c) { c.bm = 256, c.bn = 128, c.wm = 64, c.wn = 32, c.vec = 1; }, "registers"},
+  };
+  for (const Case& k : cases) {
+    GemmConfig c;
+    k.edit(c);
+    EXPECT_NE(reason(c).find(k.expect), std::string::npos) << config_name(c) << ": '" << reason(c) << "'";
+  }
+}
+
+TEST(Config, CpAsyncNeedsAmpere) {
+  GemmConfig c;
+  c.stages = 3;
+  DeviceLimits old = kSm90;
+  old.cc_major = 7, old.cc_minor = 5;
+  EXPECT_NE(reason(c, old).find("cp.async"), std::string::npos);
+  EXPECT_EQ(reason(c), "");
+}
+
+TEST(Config, SharedMemoryLimitFollowsTheArchitecture) {
+  GemmConfig c;
+  c.bm = 256, c.bn = 128, c.bk = 32, c.stages = 3, c.tm = 16, c.tn = 8, c.wm = 64, c.wn = 64;
+  EXPECT_EQ(reason(c), "");                                          // 147 KiB fits sm_90's 227 KiB
+  EXPECT_NE(reason(c, DeviceLimits::for_arch("sm_86")).find("shared memory"), std::string::npos);
+}
+
+TEST(Config, UnknownArchitectureIsAnError) {
+  EXPECT_THROW(DeviceLimits::for_arch("sm_12"), Error);
+}
+
+TEST(Config, NamesRoundTripAndAreUniqueOverTheSpace) {
+  std::set<std::string> names;
+  size_t n = 0;
+  for (Op a : {Op::N, Op::T})
+    for (Op b : {Op::N, Op::T})
+      for (const GemmConfig& c : valid_space(kSm90, a, b)) {
+        std::string name = config_name(c);
+        ASSERT_TRUE(names.insert(name).second) << "duplicate name " << name;
+        auto back = parse_config_name(name);
+        ASSERT_TRUE(back.has_value()) << name;
+        ASSERT_EQ(*back, c) << name;
+        ++n;
+      }
+  EXPECT_GT(n, 1000u);
+}
+
+TEST(Config, ParseRejectsNonNames) {
+  for (const char* bad : {"", "sgemm", "sgemm_xn_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8",
+                          "sgemm_nn_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8 ", "sgemm_nn_0128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8"})
+    EXPECT_FALSE(parse_config_name(bad).has_value()) << bad;
+  EXPECT_EQ(config_name(GemmConfig{}), "sgemm_nn_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8");
+}
+
+TEST(Config, PruningShrinksTheSpace) {
+  size_t valid = valid_space(kSm90, Op::N, Op::N).size();
+  std::cout << "sm_90 NN: " << full_space_size() << " combinations, " << valid << " valid\n";
+  EXPECT_LT(valid, full_space_size() / 4);
+  EXPECT_GT(valid, 100u);
+}
+
+TEST(Config, CoverageSampleTakesEveryValueOfEveryKnob) {
+  auto sample = coverage_sample(kSm90, Op::T, Op::N);
+  auto valid = valid_space(kSm90, Op::T, Op::N);
+  auto values = [](const std::vector<GemmConfig>& v, int GemmConfig::*field) {
+    std::set<int> s;
+    for (auto& c : v) s.insert(c.*field);
+    return s;
+  };
+  for (auto field : {&GemmConfig::bm, &GemmConfig::bn, &GemmConfig::bk, &GemmConfig::tm, &GemmConfig::tn,
+                     &GemmConfig::stages, &GemmConfig::vec, &GemmConfig::pad, &GemmConfig::split_k,
+                     &GemmConfig::raster, &GemmConfig::wm, &GemmConfig::wn})
+    EXPECT_EQ(values(sample, field), values(valid, field));
+  for (auto& c : sample) EXPECT_FALSE(c.validate(kSm90).has_value()) << config_name(c);
+  EXPECT_LT(sample.size(), 60u);
+}
+
+TEST(Config, AlignmentClassAndCanImplement) {
+  Problem p = Problem::packed(Op::N, Op::T, 64, 64, 64);
+  p.a = p.b = p.c = reinterpret_cast<float*>(std::uintptr_t(0x1000));
+  EXPECT_EQ(p.alignment(), 4);
+  p.lda = 66;
+  EXPECT_EQ(p.alignment(), 2);
+  p.c = reinterpret_cast<float*>(std::uintptr_t(0x1004));
+  EXPECT_EQ(p.alignment(), 1);
+  GemmConfig c;
+  c.op_b = Op::T;
+  EXPECT_NE(c.can_implement(p)->find("vec 4"), std::string::npos);
+  c.vec = 1;
+  EXPECT_FALSE(c.can_implement(p).has_value());
+  c.op_b = Op::N;
+  EXPECT_NE(c.can_implement(p)->find("layout"), std::string::npos);
+  p.k = 0;
+  c.op_b = Op::T;
+  EXPECT_TRUE(c.can_implement(p).has_value());
+}
+
+TEST(Config, DefaultConfigFollowsAlignment) {
+  Problem p = Problem::packed(Op::T, Op::N, 7, 13, 11);
+  p.a = p.b = p.c = reinterpret_cast<float*>(std::uintptr_t(0x1000));
+  GemmConfig c = default_config(kSm90, p);
+  EXPECT_EQ(c.vec, 1);  // 13 and 11 columns: no wider vector fits
+  EXPECT_FALSE(c.validate(kSm90).has_value());
+  EXPECT_FALSE(c.can_implement(p).has_value());
+}

@@ -1,0 +1,100 @@
+// `gemmtune space`: the kernel family's valid configurations for an architecture, after static
+// pruning, and with --compile their compiled resources. Needs no GPU.
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <thread>
+
+#include "commands.hpp"
+#include "gemmtune/config.hpp"
+#include "gemmtune/error.hpp"
+#include "gemmtune/kernel.hpp"
+#include "gemmtune/tuner/shape.hpp"
+
+namespace gemmtune::cli {
+
+namespace {
+struct SpaceOptions {
+  std::string arch = "sm_90";
+  std::string layout = "nn";
+  bool count = false, list = false, compile = false, sample = false;
+  int max = 0;
+  int jobs = int(std::max(1u, std::thread::hardware_concurrency()));
+};
+
+void compile_all(const std::vector<GemmConfig>& configs, const SpaceOptions& o) {
+  std::vector<CompileResult> results(configs.size());
+  std::atomic<size_t> next{0}, done{0};
+  std::vector<std::thread> pool;
+  for (int t = 0; t < o.jobs; ++t)
+    pool.emplace_back([&] {
+      for (size_t i; (i = next++) < configs.size();) {
+        results[i] = compile_config(configs[i], o.arch);
+        size_t d = ++done;
+        if (d % 50 == 0) std::fprintf(stderr, "compiled %zu / %zu\n", d, configs.size());
+      }
+    });
+  for (auto& t : pool) t.join();
+  std::printf("%-52s %5s %6s %8s %7s\n", "config", "regs", "spill", "smem KiB", "seconds");
+  int failed = 0, spilled = 0;
+  std::vector<double> secs;
+  for (size_t i = 0; i < configs.size(); ++i) {
+    const auto& r = results[i];
+    secs.push_back(r.seconds);
+    if (!r.ok) {
+      ++failed;
+      std::printf("%-52s compile failed: %s\n", config_name(configs[i]).c_str(), r.log.substr(0, 200).c_str());
+      continue;
+    }
+    spilled += r.resources.spill_stores > 0;
+    std::printf("%-52s %5d %6d %8.1f %7.2f\n", config_name(configs[i]).c_str(), r.resources.registers,
+                r.resources.spill_stores, configs[i].smem_bytes() / 1024.0, r.seconds);
+  }
+  std::sort(secs.begin(), secs.end());
+  std::printf("%zu compiled for %s: %d failed, %d spill (pruned by a sweep); median %.2f s per config, %d jobs\n",
+              configs.size(), o.arch.c_str(), failed, spilled, secs.empty() ? 0.0 : secs[secs.size() / 2], o.jobs);
+  if (failed) exit_status() = 1;
+}
+
+void run_space(const SpaceOptions& o) {
+  DeviceLimits limits = DeviceLimits::for_arch(o.arch);
+  auto layouts = tuner::parse_layouts(o.layout);
+  std::vector<GemmConfig> configs;
+  for (auto [a, b] : layouts) {
+    auto part = o.sample ? coverage_sample(limits, a, b) : valid_space(limits, a, b);
+    configs.insert(configs.end(), part.begin(), part.end());
+  }
+  if (o.max > 0 && int(configs.size()) > o.max) {
+    // An even stride through the space keeps every region represented.
+    std::vector<GemmConfig> picked;
+    for (int i = 0; i < o.max; ++i) picked.push_back(configs[size_t(i) * configs.size() / o.max]);
+    configs.swap(picked);
+  }
+  if (o.list)
+    for (auto& c : configs) std::printf("%s\n", config_name(c).c_str());
+  if (o.compile) compile_all(configs, o);
+  if (o.count || (!o.list && !o.compile)) {
+    std::printf("%s, layout %s: %zu combinations per layout, %zu %s after pruning by validate()\n", o.arch.c_str(),
+                o.layout.c_str(), full_space_size(), configs.size(),
+                o.sample ? "in the coverage sample" : "valid");
+  }
+}
+}  // namespace
+
+static void add_space_command(CLI::App& app) {
+  auto o = std::make_shared<SpaceOptions>();
+  auto* cmd = app.add_subcommand("space", "List, count or compile the valid kernel configurations (no GPU needed)");
+  cmd->add_option("--arch", o->arch, "Target architecture: sm_80, sm_86, sm_89 or sm_90")->capture_default_str();
+  cmd->add_option("--layout", o->layout, "nn, nt, tn, tt or all")->capture_default_str();
+  cmd->add_flag("--count", o->count, "Print the size of the space before and after pruning (the default)");
+  cmd->add_flag("--list", o->list, "Print every valid config's name");
+  cmd->add_flag("--compile", o->compile, "Compile the configs with NVRTC and print registers, spills, shared memory");
+  cmd->add_flag("--sample", o->sample, "Only the coverage sample: every parameter value at least once");
+  cmd->add_option("--max", o->max, "At most this many configs, evenly spread over the space (0 = all)");
+  cmd->add_option("-j,--jobs", o->jobs, "Parallel compilations")->capture_default_str();
+  cmd->callback([o] { run_space(*o); });
+}
+
+static const Registration kRegistration("space", add_space_command);
+
+}  // namespace gemmtune::cli
