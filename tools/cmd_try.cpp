@@ -77,6 +77,7 @@ void run_try(const TryOptions& o) {
         if (auto why = cfg.can_implement(p)) { std::printf("  %-52s cannot run: %s\n", config_name(cfg).c_str(), why->c_str()); continue; }
         CompileResult cr = compile_config(cfg, dev.limits.arch());
         if (!cr.ok) { std::printf("  %-52s compile failed\n%s\n", config_name(cfg).c_str(), cr.log.c_str()); continue; }
+        if (cr.resources.registers < 0) std::printf("  (no ptxas resource report for %s; NVRTC log:)\n%s\n", cr.lowered_name.c_str(), cr.log.c_str());
         GemmKernel k(cfg, cr.cubin, cr.lowered_name);
         GEMMTUNE_CUDA(cudaMemset(c.p, 0xff, size_t(p.m) * p.n * 4));  // poison: NaN
         k.launch(p, nullptr);

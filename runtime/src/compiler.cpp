@@ -92,6 +92,12 @@ CompileResult compile_cuda(std::string_view source, std::string_view source_name
       out.cubin.resize(size);
       GEMMTUNE_NVRTC(nvrtcGetCUBIN(prog.handle, out.cubin.data()));
       out.resources = parse_ptxas_report(out.log, out.lowered_name);
+      if (out.resources.registers < 0) {
+        // NVRTC's compile cache skipped ptxas: take the figures from the cubin, and count any
+        // stack frame as spilled bytes so that pruning by spills stays conservative.
+        out.resources = cubin_resources(out.cubin, out.lowered_name);
+        out.resources.spill_stores = out.resources.spill_loads = out.resources.stack_bytes;
+      }
       out.ok = true;
     }
   }

@@ -40,6 +40,11 @@ CompileResult compile_cuda(std::string_view source, std::string_view source_name
 /// Parses ptxas's "-v" lines for `lowered_name` out of an NVRTC log.
 KernelResources parse_ptxas_report(std::string_view log, std::string_view lowered_name);
 
+/// Registers and stack frame of `kernel_name` read from a cubin's ELF image (spill figures are
+/// not stored there: a non-zero stack frame is the sign of local memory use). registers is -1
+/// when the image or kernel is not found.
+KernelResources cubin_resources(const std::vector<char>& elf, std::string_view kernel_name);
+
 /// NVRTC's version as "13.0".
 std::string nvrtc_version_string();
 

@@ -17,7 +17,7 @@ TEST(KernelSanitizer, EdgeShapesAreCorrect) {
   ReferenceGemm reference(arch);
   std::mt19937_64 rng(std::random_device{}());
   const char* names[] = {
-      "sgemm_nn_32x32x8_w32x8_t4x1_s1_v1_p0_k1_r1",  "sgemm_nt_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8",
+      "sgemm_nn_32x32x8_w16x8_t4x1_s1_v1_p0_k1_r1",  "sgemm_nt_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8",
       "sgemm_tn_64x64x16_w32x32_t4x8_s3_v4_p4_k2_r8", "sgemm_tt_64x128x8_w32x64_t8x8_s4_v2_p0_k4_r1",
   };
   struct Case { int m, n, k, batch, ld_pad, ptr_offset; };

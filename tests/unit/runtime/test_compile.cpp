@@ -93,3 +93,20 @@ TEST(Compile, SampleOfTheFamilyCompilesForSm90) {
   std::sort(seconds.begin(), seconds.end());
   std::cout << sample.size() << " configs compiled, median " << seconds[seconds.size() / 2] << " s each\n";
 }
+
+// The cubin's own records agree with ptxas's report (the fallback when NVRTC's cache skips ptxas).
+TEST(Compile, CubinResourcesMatchPtxasReport) {
+  const char* src =
+      "extern \"C\" __global__ void local_array(float* y, int n) { float a[64];\n"
+      "  for (int i = 0; i < 64; i++) a[i] = y[i * n]; float s = 0;\n"
+      "  for (int i = 0; i < n; i++) s += a[(i * 7) % 64]; y[0] = s; }\n"
+      "extern \"C\" __global__ void plain(float* y) { y[threadIdx.x] *= 2; }\n";
+  for (const char* name : {"local_array", "plain"}) {
+    CompileResult r = compile_cuda(src, "res.cu", name, {});
+    ASSERT_TRUE(r.ok) << r.log;
+    KernelResources from_elf = cubin_resources(r.cubin, name);
+    EXPECT_EQ(from_elf.registers, r.resources.registers) << name;
+    EXPECT_EQ(from_elf.stack_bytes, r.resources.stack_bytes) << name;
+  }
+  EXPECT_EQ(cubin_resources({'n', 'o'}, "plain").registers, -1);
+}
