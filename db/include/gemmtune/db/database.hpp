@@ -1,0 +1,130 @@
+#pragma once
+// The tuning database: a typed API over one SQLite file. Writes run in immediate transactions
+// (one per call, one per batch of results) so that several sweep processes can share a file.
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "gemmtune/db/records.hpp"
+#include "gemmtune/db/sqlite.hpp"
+
+namespace gemmtune::db {
+
+/// $GEMMTUNE_DB when set and non-empty, else $HOME/.cache/gemmtune/tuning.db.
+std::string default_database_path();
+
+/// A GPU model as stored, with its id.
+struct GpuModelRow {
+  Id id = 0;
+  GpuModel model;
+};
+
+/// What merge_from() added (sweeps also counts sweeps whose end time it filled in).
+struct MergeStats {
+  std::int64_t gpu_models = 0, sweeps = 0, problems = 0, configs = 0, results = 0, baselines = 0,
+               binaries = 0;
+};
+
+/// Which sweeps prune() drops, with their results and baselines. Unset criteria are ignored.
+struct PruneOptions {
+  std::optional<double> older_than_days;          ///< sweeps started more than this many days ago
+  std::optional<std::string> keep_template_hash;  ///< sweeps whose template_hash differs from this
+};
+
+/// What prune() removed.
+struct PruneStats {
+  std::int64_t sweeps = 0, results = 0, baselines = 0;
+};
+
+/// What check() found; ok() when nothing.
+struct CheckReport {
+  int schema_version = 0;
+  std::vector<std::string> problems;  ///< one line each: integrity, foreign keys, corrupt binaries
+  bool ok() const { return problems.empty(); }
+};
+
+/// One open tuning database. Not thread-safe: one per thread. Processes may share the file, but
+/// not a Database: open it after fork(), never before.
+class Database {
+ public:
+  /// Opens `path`. read_write creates the file (never a directory, except that of the default
+  /// path) and migrates it; read_only creates and changes nothing. Throws DatabaseError.
+  Database(const std::string& path, OpenMode mode);
+  /// Opens default_database_path().
+  static Database open_default(OpenMode mode);
+
+  /// The path as given.
+  const std::string& path() const { return conn_.path(); }
+  /// The mode it was opened in.
+  OpenMode mode() const { return conn_.mode(); }
+  /// The connection, for queries this class does not offer (tools, tests).
+  Connection& connection() const { return conn_; }
+
+  // ---- writes (read_write only; each call is one transaction) ----
+
+  /// The id of `gpu`, inserting it when its key (name, cc, SM count) is new.
+  Id upsert_gpu_model(const GpuModel& gpu);
+  /// Starts a sweep now: stores its environment and returns its id.
+  Id begin_sweep(const SweepInfo& info);
+  /// Stamps the sweep's end time.
+  void finish_sweep(Id sweep_id);
+  /// The id of `problem`, inserting it when new.
+  Id upsert_problem(const ProblemKey& problem);
+  /// The id of `config` (by name), inserting it when new; throws when the name is stored with
+  /// other parameters.
+  Id upsert_config(const KernelConfig& config);
+  /// Stores a batch of results of a sweep in one transaction: all or none. A result for the same
+  /// (sweep, problem, config) replaces the earlier one.
+  void record_results(Id sweep_id, std::span<const Result> batch);
+  /// Stores a library's time for a problem in a sweep (replacing an earlier one).
+  void record_baseline(Id sweep_id, const Baseline& baseline);
+  /// Stores a compiled kernel under its key (replacing an earlier, e.g. corrupt, entry).
+  void put_binary(const Binary& binary);
+
+  // ---- reads ----
+
+  /// The id of the GPU model with `gpu`'s key, if stored.
+  std::optional<Id> find_gpu_model(const GpuModel& gpu) const;
+  /// Every GPU model.
+  std::vector<GpuModelRow> gpu_models() const;
+  /// Every sweep, optionally of one GPU model, oldest first.
+  std::vector<SweepRow> sweeps(std::optional<Id> gpu_model_id = std::nullopt) const;
+  /// The id of `problem`, if stored.
+  std::optional<Id> find_problem(const ProblemKey& problem) const;
+  /// The config stored under `config_id`.
+  std::optional<KernelConfig> config(Id config_id) const;
+  /// The best ok result for (GPU model, problem) over all sweeps, if any.
+  std::optional<BestRow> best_for(Id gpu_model_id, const ProblemKey& problem) const;
+  /// Every (GPU model, problem) best, optionally of one GPU model: the dispatcher's nearest-shape
+  /// candidates. Ordered by GPU model, then problem id.
+  std::vector<BestRow> bests(std::optional<Id> gpu_model_id = std::nullopt) const;
+  /// Every result for (problem, GPU model): ok ones fastest first, then failures.
+  std::vector<ResultRow> results_for(const ProblemKey& problem, Id gpu_model_id) const;
+  /// Whether any sweep on the GPU model recorded (problem, config), whatever its status: for
+  /// resume.
+  bool measured(Id gpu_model_id, Id problem_id, Id config_id) const;
+  /// The config that is best for the most problems of the GPU model (ties: lowest config id).
+  std::optional<CommonBest> most_common_best(Id gpu_model_id) const;
+  /// The cached binary for `key`; a stored entry whose bytes fail the hash check is a miss,
+  /// described in BinaryLookup::corrupt.
+  BinaryLookup get_binary(const std::string& key) const;
+
+  // ---- maintenance ----
+
+  /// Copies everything from the tuning database at `other_path` that this one lacks, in one
+  /// transaction. Rows are matched by natural keys, so merging twice adds nothing.
+  MergeStats merge_from(const std::string& other_path);
+  /// Drops the sweeps `options` selects, with their results and baselines.
+  PruneStats prune(const PruneOptions& options);
+  /// Runs SQLite's integrity and foreign-key checks and re-hashes every cached binary.
+  CheckReport check() const;
+
+ private:
+  void require_writable(const char* action) const;
+
+  mutable Connection conn_;
+};
+
+}  // namespace gemmtune::db

@@ -1,0 +1,169 @@
+#pragma once
+// The rows of the tuning database as C++ values. Plain data: the database knows nothing of CUDA or
+// of the runtime's types; the tuner and dispatcher convert (e.g. GemmConfig <-> KernelConfig).
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gemmtune::db {
+
+/// Row id of any table.
+using Id = std::int64_t;
+
+/// A GPU model: the database's device key is (name, cc_major, cc_minor, sm_count).
+struct GpuModel {
+  std::string name;                       ///< e.g. "NVIDIA H200"
+  int cc_major = 0;                       ///< compute capability, major
+  int cc_minor = 0;                       ///< compute capability, minor
+  int sm_count = 0;                       ///< multiprocessors
+  std::int64_t memory_bytes = 0;          ///< global memory
+  std::int64_t l2_bytes = 0;              ///< L2 cache
+  std::int64_t smem_per_block_optin = 0;  ///< shared memory a block may opt in to
+  std::int64_t clock_khz = 0;             ///< peak SM clock
+};
+
+/// The environment of one sweep, as begin_sweep() records it.
+struct SweepInfo {
+  Id gpu_model_id = 0;
+  std::string driver_version;   ///< e.g. "13.0"
+  std::string runtime_version;  ///< CUDA runtime
+  std::string nvrtc_version;
+  std::string gemmtune_version;
+  std::string command_line;   ///< as typed, for reproducing the sweep
+  std::string strategy;       ///< search strategy name
+  std::string template_hash;  ///< version of the kernel templates; prune() drops stale ones
+  std::string hostname;
+};
+
+/// A sweep as stored.
+struct SweepRow {
+  Id id = 0;
+  std::string uid;  ///< random, unique across databases: merge's key for sweeps
+  SweepInfo info;
+  std::string started_at;                  ///< UTC, ISO 8601 (YYYY-MM-DDTHH:MM:SS.SSSZ)
+  std::optional<std::string> finished_at;  ///< empty while running (or if the sweep died)
+};
+
+/// A problem class: the key results are stored under. Unique on all fields.
+struct ProblemKey {
+  std::string dtype = "f32";
+  char op_a = 'n';  ///< 'n' or 't'
+  char op_b = 'n';  ///< 'n' or 't'
+  std::int64_t m = 0, n = 0, k = 0;
+  std::int64_t batch = 1;
+  int alignment = 4;  ///< alignment class: widest vector (1, 2 or 4 floats) the data allows
+  bool operator==(const ProblemKey&) const = default;
+};
+
+/// The integer kernel parameters, one database column each, in column order. This list is the only
+/// place they are named in code: adding a parameter is an edit here plus a schema migration.
+#define GEMMTUNE_DB_CONFIG_PARAMS(X) \
+  X(bm) X(bn) X(bk) X(wm) X(wn) X(tm) X(tn) X(stages) X(vec) X(pad) X(split_k) X(raster)
+
+/// One kernel configuration; `name` is its procedural name and unique key.
+struct KernelConfig {
+  std::string family = "sgemm";
+  std::string name;  ///< e.g. "sgemm_nn_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8"
+  char op_a = 'n';
+  char op_b = 'n';
+#define GEMMTUNE_DB_DECLARE_PARAM(p) int p = 0;
+  GEMMTUNE_DB_CONFIG_PARAMS(GEMMTUNE_DB_DECLARE_PARAM)
+#undef GEMMTUNE_DB_DECLARE_PARAM
+  bool operator==(const KernelConfig&) const = default;
+};
+
+/// Column names of GEMMTUNE_DB_CONFIG_PARAMS, in order.
+inline constexpr const char* kConfigParamNames[] = {
+#define GEMMTUNE_DB_PARAM_NAME(p) #p,
+    GEMMTUNE_DB_CONFIG_PARAMS(GEMMTUNE_DB_PARAM_NAME)
+#undef GEMMTUNE_DB_PARAM_NAME
+};
+
+/// Outcome of trying one config on one problem. Failures are data: they are kept, with their cause.
+enum class Status { ok, invalid, compile_failed, launch_failed, wrong_result, timeout, pruned };
+
+/// The status as stored: "ok", "invalid", "compile_failed", ...
+std::string_view status_name(Status s);
+/// Parses a stored status; empty when unknown.
+std::optional<Status> parse_status(std::string_view s);
+
+/// One measured (or failed) config on one problem, as record_results() takes it.
+struct Result {
+  Id problem_id = 0;
+  Id config_id = 0;
+  Status status = Status::ok;
+  std::optional<double> median_ms, min_ms, max_ms;  ///< required when ok
+  int repetitions = 0;
+  std::optional<double> tflops;
+  std::optional<double> rel_error;  ///< vs the float64 reference
+  std::optional<std::int64_t> registers, spill_bytes, smem_bytes;
+  std::string error;  ///< why it failed; empty when ok
+};
+
+/// A stored result with its config, as results_for() returns it.
+struct ResultRow {
+  Id id = 0;
+  Id sweep_id = 0;
+  Result result;
+  KernelConfig config;
+  std::string recorded_at;
+};
+
+/// A library's time for a problem in a sweep (cuBLAS), for the speedup ratio.
+struct Baseline {
+  Id problem_id = 0;
+  std::string library = "cublas";
+  std::optional<double> median_ms, min_ms, max_ms, tflops;
+};
+
+/// The best ok result of a (GPU model, problem): a row of the best_results view.
+struct BestRow {
+  Id gpu_model_id = 0;
+  Id problem_id = 0;
+  ProblemKey problem;
+  Id config_id = 0;
+  KernelConfig config;
+  Id result_id = 0;
+  Id sweep_id = 0;
+  double median_ms = 0;
+  std::optional<double> min_ms, max_ms, tflops;
+  std::optional<double> cublas_median_ms;  ///< cuBLAS in the same sweep, when measured
+  /// cuBLAS time / our time: above 1 means faster than cuBLAS.
+  std::optional<double> speedup_vs_cublas() const {
+    if (!cublas_median_ms || median_ms <= 0) return std::nullopt;
+    return *cublas_median_ms / median_ms;
+  }
+};
+
+/// The config that is best for the most problems of a GPU model (the dispatcher's fallback).
+struct CommonBest {
+  Id config_id = 0;
+  KernelConfig config;
+  std::int64_t problems = 0;  ///< how many problems it is best for
+};
+
+/// A compiled kernel in the binary cache.
+struct Binary {
+  std::string key;   ///< hash of template source + options + arch + NVRTC version (caller's)
+  std::string arch;  ///< e.g. "sm_90"
+  std::string nvrtc_version;
+  std::string config_name;
+  std::string lowered_name;  ///< mangled kernel name to look up in the module
+  std::vector<std::byte> cubin;
+  std::optional<std::int64_t> registers, spill_bytes, smem_bytes;
+};
+
+/// What get_binary() found. A stored blob whose hash does not match is a miss, reported in
+/// `corrupt`.
+struct BinaryLookup {
+  std::optional<Binary> binary;  ///< set on a verified hit
+  std::string corrupt;           ///< non-empty when a corrupt entry was found: log it
+};
+
+/// 64-bit FNV-1a of `bytes`, as 16 lowercase hex digits: the stored content hash of a cubin.
+std::string content_hash(const std::vector<std::byte>& bytes);
+
+}  // namespace gemmtune::db

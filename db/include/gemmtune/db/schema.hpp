@@ -1,0 +1,31 @@
+#pragma once
+// Schema versions and forward migrations. The version lives in PRAGMA user_version; a file with a
+// newer version than this build knows is refused and never touched.
+#include <string_view>
+
+#include "gemmtune/db/sqlite.hpp"
+
+namespace gemmtune::db {
+
+/// The schema version this build reads and writes.
+inline constexpr int kSchemaVersion = 2;
+
+/// PRAGMA application_id of every tuning database: "gmtu".
+inline constexpr int kApplicationId = 0x676d7475;
+
+/// The script that migrates version `version - 1` to `version` (1 <= version <= kSchemaVersion).
+std::string_view migration_sql(int version);
+
+/// The file's PRAGMA user_version (0 for a new, empty file).
+int schema_version(Connection& conn);
+
+/// Throws DatabaseError, before anything is written, when `conn`'s file is not a tuning database
+/// this build can use in `conn.mode()`: another application's file, a newer schema, or (read-only)
+/// a file that is empty or needs a migration.
+void check_schema_compatible(Connection& conn);
+
+/// Brings the file from its version to `target` in one immediate transaction (safe when several
+/// processes open one new file at once); does nothing when it is already there.
+void migrate(Connection& conn, int target = kSchemaVersion);
+
+}  // namespace gemmtune::db

@@ -1,0 +1,147 @@
+// Merging another tuning database into this one. Rows are matched by natural keys (GPU model key,
+// problem key, config name, sweep uid, binary key), never by id, so merging twice adds nothing.
+#include <filesystem>
+
+#include "file_checks.hpp"
+#include "gemmtune/db/database.hpp"
+#include "gemmtune/db/error.hpp"
+#include "gemmtune/db/schema.hpp"
+#include "rows.hpp"
+
+namespace gemmtune::db {
+namespace {
+
+constexpr const char* kSameGpu =
+    "mg.name = sg.name AND mg.cc_major = sg.cc_major AND mg.cc_minor = sg.cc_minor AND "
+    "mg.sm_count = sg.sm_count";
+constexpr const char* kSameProblem =
+    "mp.dtype = sp.dtype AND mp.op_a = sp.op_a AND mp.op_b = sp.op_b AND mp.m = sp.m AND "
+    "mp.n = sp.n AND mp.k = sp.k AND mp.batch = sp.batch AND mp.alignment = sp.alignment";
+
+// ATTACH as "src" for the lifetime of this object (ATTACH/DETACH cannot run in a transaction).
+class Attached {
+ public:
+  Attached(Connection& conn, const std::string& path) : conn_(conn) {
+    Statement st(conn_, "ATTACH DATABASE ?1 AS src");
+    st.bind_text(1, detail::file_uri(std::filesystem::absolute(path).string(), "mode=ro")).run();
+  }
+  ~Attached() {
+    try {
+      conn_.exec("DETACH DATABASE src");
+    } catch (const std::exception&) {  // nothing more to do: the connection closes it later
+    }
+  }
+  Attached(const Attached&) = delete;
+  Attached& operator=(const Attached&) = delete;
+
+ private:
+  Connection& conn_;
+};
+
+std::int64_t run(Connection& conn, const std::string& sql) {
+  Statement st(conn, sql);
+  st.run();
+  return conn.changes();
+}
+
+// A config name stored with other parameters on each side cannot be merged by name.
+void check_config_conflicts(Connection& conn, const std::string& other) {
+  std::string differs;
+  for (const char* p : kConfigParamNames) {
+    differs += std::string(differs.empty() ? "" : " OR ") + "m." + p + " IS NOT s." + p;
+  }
+  Statement st(conn,
+               "SELECT s.name FROM src.configs AS s JOIN main.configs AS m ON m.name = s.name "
+               "WHERE m.family IS NOT s.family OR m.op_a IS NOT s.op_a OR "
+               "m.op_b IS NOT s.op_b OR " +
+                   differs + " LIMIT 1");
+  if (st.step()) {
+    throw DatabaseError("cannot merge '" + other + "' into tuning database '" + conn.path() +
+                        "': config '" + st.get_text(0) +
+                        "' has other parameters there; nothing "
+                        "was merged");
+  }
+}
+
+}  // namespace
+
+MergeStats Database::merge_from(const std::string& other) {
+  require_writable("merge");
+  {
+    // Opening it alone first gives the usual clear errors (missing, not a database, newer).
+    Connection probe(other, OpenMode::read_only);
+    check_schema_compatible(probe);
+  }
+  std::error_code ec;
+  if (std::filesystem::equivalent(other, conn_.path(), ec)) {
+    throw DatabaseError("cannot merge tuning database '" + other + "' into itself");
+  }
+  Attached attached(conn_, other);
+  Transaction tx(conn_);
+  check_config_conflicts(conn_, other);
+  MergeStats n;
+  n.gpu_models =
+      run(conn_,
+          "INSERT INTO main.gpu_models (name, cc_major, cc_minor, sm_count, memory_bytes, "
+          "l2_bytes, smem_per_block_optin, clock_khz) SELECT name, cc_major, cc_minor, "
+          "sm_count, memory_bytes, l2_bytes, smem_per_block_optin, clock_khz "
+          "FROM src.gpu_models WHERE true ORDER BY id ON CONFLICT DO NOTHING");
+  const std::string pcols = detail::problem_columns("");
+  n.problems = run(conn_, "INSERT INTO main.problems (" + pcols + ") SELECT " + pcols +
+                              " FROM src.problems WHERE true ORDER BY id ON CONFLICT DO NOTHING");
+  const std::string ccols = detail::config_columns("");
+  n.configs = run(conn_, "INSERT INTO main.configs (" + ccols + ") SELECT " + ccols +
+                             " FROM src.configs WHERE true ORDER BY id ON CONFLICT DO NOTHING");
+  // A sweep merged while it ran gets its end time when merged again after it finished.
+  n.sweeps = run(conn_, std::string("INSERT INTO main.sweeps (uid, gpu_model_id, started_at, "
+                                    "finished_at, hostname, command_line, strategy, "
+                                    "gemmtune_version, driver_version, runtime_version, "
+                                    "nvrtc_version, template_hash) "
+                                    "SELECT s.uid, mg.id, s.started_at, s.finished_at, s.hostname, "
+                                    "s.command_line, s.strategy, s.gemmtune_version, "
+                                    "s.driver_version, s.runtime_version, s.nvrtc_version, "
+                                    "s.template_hash FROM src.sweeps AS s "
+                                    "JOIN src.gpu_models AS sg ON sg.id = s.gpu_model_id "
+                                    "JOIN main.gpu_models AS mg ON ") +
+                            kSameGpu +
+                            " WHERE true ORDER BY s.id ON CONFLICT (uid) DO UPDATE SET "
+                            "finished_at = excluded.finished_at "
+                            "WHERE finished_at IS NULL AND excluded.finished_at IS NOT NULL");
+  const std::string matched = std::string(" FROM src.%T AS r ") +
+                              "JOIN src.sweeps AS ss ON ss.id = r.sweep_id "
+                              "JOIN main.sweeps AS ms ON ms.uid = ss.uid "
+                              "JOIN src.problems AS sp ON sp.id = r.problem_id "
+                              "JOIN main.problems AS mp ON " +
+                              kSameProblem;
+  auto from = [&](const std::string& table) {
+    std::string s = matched;
+    s.replace(s.find("%T"), 2, table);
+    return s;
+  };
+  n.results = run(conn_,
+                  "INSERT INTO main.results (sweep_id, problem_id, config_id, status, median_ms, "
+                  "min_ms, max_ms, repetitions, tflops, rel_error, registers, spill_bytes, "
+                  "smem_bytes, error, recorded_at) SELECT ms.id, mp.id, mc.id, r.status, "
+                  "r.median_ms, r.min_ms, r.max_ms, r.repetitions, r.tflops, r.rel_error, "
+                  "r.registers, r.spill_bytes, r.smem_bytes, r.error, r.recorded_at" +
+                      from("results") +
+                      " JOIN src.configs AS sc ON sc.id = r.config_id "
+                      "JOIN main.configs AS mc ON mc.name = sc.name "
+                      "WHERE true ORDER BY r.id ON CONFLICT DO NOTHING");
+  n.baselines = run(conn_,
+                    "INSERT INTO main.baselines (sweep_id, problem_id, library, median_ms, min_ms, "
+                    "max_ms, tflops, recorded_at) SELECT ms.id, mp.id, r.library, r.median_ms, "
+                    "r.min_ms, r.max_ms, r.tflops, r.recorded_at" +
+                        from("baselines") + " WHERE true ORDER BY r.id ON CONFLICT DO NOTHING");
+  n.binaries =
+      run(conn_,
+          "INSERT INTO main.binaries (key, arch, nvrtc_version, config_name, lowered_name, "
+          "cubin, content_hash, registers, spill_bytes, smem_bytes, created_at) "
+          "SELECT key, arch, nvrtc_version, config_name, lowered_name, cubin, "
+          "content_hash, registers, spill_bytes, smem_bytes, created_at "
+          "FROM src.binaries WHERE true ORDER BY id ON CONFLICT DO NOTHING");
+  tx.commit();
+  return n;
+}
+
+}  // namespace gemmtune::db

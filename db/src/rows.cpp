@@ -1,0 +1,83 @@
+#include "rows.hpp"
+
+#include <iterator>
+
+namespace gemmtune::db::detail {
+namespace {
+
+std::string join(std::string_view alias, std::initializer_list<std::string_view> names) {
+  std::string out;
+  for (std::string_view n : names) {
+    if (!out.empty()) out += ", ";
+    if (!alias.empty()) (out += alias) += '.';
+    out += n;
+  }
+  return out;
+}
+
+char first_char(const Statement& st, int col) {
+  const std::string s = st.get_text(col);
+  return s.empty() ? '?' : s[0];
+}
+
+}  // namespace
+
+std::string config_columns(std::string_view alias) {
+  std::string out = join(alias, {"family", "name", "op_a", "op_b"});
+  for (const char* p : kConfigParamNames) out += ", " + join(alias, {p});
+  return out;
+}
+
+int config_column_count() {
+  return 4 + static_cast<int>(std::size(kConfigParamNames));
+}
+
+int bind_config(Statement& st, int i, const KernelConfig& c) {
+  st.bind_text(i++, c.family);
+  st.bind_text(i++, c.name);
+  st.bind_text(i++, op_text(c.op_a));
+  st.bind_text(i++, op_text(c.op_b));
+#define GEMMTUNE_DB_BIND_PARAM(p) st.bind_int(i++, std::int64_t{c.p});
+  GEMMTUNE_DB_CONFIG_PARAMS(GEMMTUNE_DB_BIND_PARAM)
+#undef GEMMTUNE_DB_BIND_PARAM
+  return i;
+}
+
+KernelConfig read_config(const Statement& st, int i) {
+  KernelConfig c;
+  c.family = st.get_text(i++);
+  c.name = st.get_text(i++);
+  c.op_a = first_char(st, i++);
+  c.op_b = first_char(st, i++);
+#define GEMMTUNE_DB_READ_PARAM(p) c.p = static_cast<int>(st.get_int(i++));
+  GEMMTUNE_DB_CONFIG_PARAMS(GEMMTUNE_DB_READ_PARAM)
+#undef GEMMTUNE_DB_READ_PARAM
+  return c;
+}
+
+std::string problem_columns(std::string_view alias) {
+  return join(alias, {"dtype", "op_a", "op_b", "m", "n", "k", "batch", "alignment"});
+}
+
+int bind_problem(Statement& st, int i, const ProblemKey& p) {
+  st.bind_text(i++, p.dtype);
+  st.bind_text(i++, op_text(p.op_a));
+  st.bind_text(i++, op_text(p.op_b));
+  for (std::int64_t v : {p.m, p.n, p.k, p.batch, std::int64_t{p.alignment}}) st.bind_int(i++, v);
+  return i;
+}
+
+ProblemKey read_problem(const Statement& st, int i) {
+  ProblemKey p;
+  p.dtype = st.get_text(i++);
+  p.op_a = first_char(st, i++);
+  p.op_b = first_char(st, i++);
+  p.m = st.get_int(i++);
+  p.n = st.get_int(i++);
+  p.k = st.get_int(i++);
+  p.batch = st.get_int(i++);
+  p.alignment = static_cast<int>(st.get_int(i++));
+  return p;
+}
+
+}  // namespace gemmtune::db::detail

@@ -1,0 +1,113 @@
+#include "gemmtune/db/schema.hpp"
+
+#include <string>
+
+#include "gemmtune/db/error.hpp"
+
+namespace gemmtune::db {
+namespace detail {
+// Generated from db/schema/*.sql by embed_text() (db/CMakeLists.txt).
+std::string_view schema_v1_sql();
+std::string_view schema_v2_sql();
+}  // namespace detail
+
+namespace {
+
+int pragma_int(Connection& conn, const char* sql) {
+  Statement st(conn, sql);
+  return st.step() ? static_cast<int>(st.get_int(0)) : 0;
+}
+
+// Tables, indexes and views that are not SQLite's own.
+int user_objects(Connection& conn) {
+  return pragma_int(
+      conn, "SELECT count(*) FROM sqlite_master WHERE name NOT LIKE 'sqlite\\_%' ESCAPE '\\'");
+}
+
+[[noreturn]] void refuse(const Connection& conn, const std::string& why) {
+  throw DatabaseError("cannot use tuning database '" + conn.path() + "': " + why);
+}
+
+[[noreturn]] void refuse_newer(const Connection& conn, int version) {
+  refuse(conn, "it has schema version " + std::to_string(version) +
+                   ", newer than the version this gemmtune understands (" +
+                   std::to_string(kSchemaVersion) +
+                   "); it was written by a newer gemmtune: use that version or upgrade. The file "
+                   "was not changed");
+}
+
+}  // namespace
+
+std::string_view migration_sql(int version) {
+  std::string_view sql;
+  switch (version) {
+    case 1:
+      sql = detail::schema_v1_sql();
+      break;
+    case 2:
+      sql = detail::schema_v2_sql();
+      break;
+    default:
+      throw DatabaseError("no migration to schema version " + std::to_string(version) +
+                          " (this build knows 1.." + std::to_string(kSchemaVersion) + ")");
+  }
+  // An empty script would stamp a version on a file without its tables: a broken build.
+  if (sql.find("CREATE") == std::string_view::npos && sql.find("ALTER") == std::string_view::npos) {
+    throw DatabaseError("migration to schema version " + std::to_string(version) +
+                        " is empty in this build of gemmtune: the embedded db/schema file is "
+                        "missing; rebuild gemmtune");
+  }
+  return sql;
+}
+
+int schema_version(Connection& conn) {
+  return pragma_int(conn, "PRAGMA user_version");
+}
+
+void check_schema_compatible(Connection& conn) {
+  // One snapshot: another process may be creating the schema between two separate reads.
+  Transaction snapshot(conn, TransactionKind::deferred);
+  const int version = schema_version(conn);
+  const int app_id = pragma_int(conn, "PRAGMA application_id");
+  if (app_id != 0 && app_id != kApplicationId) {
+    refuse(conn, "it is an SQLite database of another application (application_id " +
+                     std::to_string(app_id) + "); point GEMMTUNE_DB at a tuning database");
+  }
+  if (version > kSchemaVersion) refuse_newer(conn, version);
+  if (version == 0 && user_objects(conn) > 0) {
+    refuse(conn,
+           "it is an SQLite database but not a tuning database (it has tables but no "
+           "gemmtune schema version); point GEMMTUNE_DB at a tuning database");
+  }
+  if (conn.mode() == OpenMode::read_only && version == 0) {
+    refuse(conn, "it is empty: no sweep has written to it yet; run `gemmtune sweep` first");
+  }
+  if (conn.mode() == OpenMode::read_only && version < kSchemaVersion) {
+    refuse(conn, "it has schema version " + std::to_string(version) +
+                     ", older than this "
+                     "gemmtune's " +
+                     std::to_string(kSchemaVersion) +
+                     ", and was opened read-only; open "
+                     "it read-write once (e.g. `gemmtune db check`) to migrate it");
+  }
+  snapshot.commit();
+}
+
+void migrate(Connection& conn, int target) {
+  if (target < 0 || target > kSchemaVersion) {
+    throw DatabaseError("cannot migrate '" + conn.path() + "' to unknown schema version " +
+                        std::to_string(target));
+  }
+  if (schema_version(conn) >= target) return;  // the common case takes no write lock
+  Transaction tx(conn, TransactionKind::immediate);
+  const int from = schema_version(conn);  // again: another process may have migrated meanwhile
+  if (from > kSchemaVersion) refuse_newer(conn, from);
+  if (from >= target) return;
+  for (int v = from + 1; v <= target; ++v) conn.exec(migration_sql(v));
+  // PRAGMA takes no parameters; both values are constants of this build.
+  conn.exec("PRAGMA user_version = " + std::to_string(target));
+  conn.exec("PRAGMA application_id = " + std::to_string(kApplicationId));
+  tx.commit();
+}
+
+}  // namespace gemmtune::db

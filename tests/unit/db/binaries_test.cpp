@@ -1,0 +1,83 @@
+// The binary cache: round trip, and a corrupted blob is a reported miss, never returned.
+#include "helpers.hpp"
+
+namespace gemmtune::db::test {
+namespace {
+
+using Binaries = DbTest;
+
+Binary sample_binary(const std::string& key, std::size_t size = 4096) {
+  Binary b;
+  b.key = key;
+  b.arch = "sm_90";
+  b.nvrtc_version = "13.0";
+  b.config_name = sample_config(0).name;
+  b.lowered_name = "_ZN8gemmtune5sgemmILi128EEEvNS_10KernelArgsE";
+  for (std::size_t i = 0; i < size; ++i) b.cubin.push_back(static_cast<std::byte>(i * 7 + 3));
+  b.registers = 96;
+  b.spill_bytes = 0;
+  b.smem_bytes = 33024;
+  return b;
+}
+
+TEST_F(Binaries, ContentHashIsFnv1a64) {
+  EXPECT_EQ(content_hash({}), "cbf29ce484222325");
+  const std::string a = "a";
+  std::vector<std::byte> bytes;
+  for (char c : a) bytes.push_back(static_cast<std::byte>(c));
+  EXPECT_EQ(content_hash(bytes), "af63dc4c8601ec8c");
+}
+
+TEST_F(Binaries, RoundTripAndMiss) {
+  Database db(path("tuning.db"), OpenMode::read_write);
+  const Binary b = sample_binary("key-1");
+  db.put_binary(b);
+  const BinaryLookup hit = db.get_binary("key-1");
+  ASSERT_TRUE(hit.binary);
+  EXPECT_TRUE(hit.corrupt.empty());
+  EXPECT_EQ(hit.binary->cubin, b.cubin);
+  EXPECT_EQ(hit.binary->lowered_name, b.lowered_name);
+  EXPECT_EQ(hit.binary->registers, 96);
+  EXPECT_EQ(hit.binary->smem_bytes, 33024);
+  const BinaryLookup miss = db.get_binary("key-2");
+  EXPECT_FALSE(miss.binary);
+  EXPECT_TRUE(miss.corrupt.empty());
+}
+
+TEST_F(Binaries, CorruptBlobIsAReportedMissAndPutRepairsIt) {
+  Database db(path("tuning.db"), OpenMode::read_write);
+  db.put_binary(sample_binary("key-1"));
+  db.put_binary(sample_binary("key-2"));
+  // Flip one byte in the middle of the stored cubin, behind the API's back.
+  db.connection().exec(
+      "UPDATE binaries SET cubin = CAST(substr(cubin, 1, 99) || x'ff' || substr(cubin, 101) AS "
+      "BLOB) "
+      "WHERE key = 'key-1'");
+  ASSERT_EQ(scalar(db.connection(), "SELECT length(cubin) FROM binaries WHERE key = 'key-1'"),
+            4096);
+  const BinaryLookup lookup = db.get_binary("key-1");
+  EXPECT_FALSE(lookup.binary);
+  EXPECT_NE(lookup.corrupt.find("key-1"), std::string::npos) << lookup.corrupt;
+  EXPECT_NE(lookup.corrupt.find("corrupt"), std::string::npos) << lookup.corrupt;
+  EXPECT_NE(lookup.corrupt.find(db.path()), std::string::npos) << lookup.corrupt;
+  EXPECT_TRUE(db.get_binary("key-2").binary);  // the other entry is fine
+
+  const CheckReport report = db.check();
+  ASSERT_EQ(report.problems.size(), 1u);
+  EXPECT_NE(report.problems[0].find("key-1"), std::string::npos);
+
+  db.put_binary(sample_binary("key-1"));  // the recompiled kernel replaces the bad entry
+  EXPECT_TRUE(db.get_binary("key-1").binary);
+  EXPECT_TRUE(db.check().ok());
+}
+
+TEST_F(Binaries, TruncatedBlobIsAMissToo) {
+  Database db(path("tuning.db"), OpenMode::read_write);
+  db.put_binary(sample_binary("key-1"));
+  db.connection().exec("UPDATE binaries SET cubin = substr(cubin, 1, 100) WHERE key = 'key-1'");
+  EXPECT_FALSE(db.get_binary("key-1").binary);
+  EXPECT_FALSE(db.get_binary("key-1").corrupt.empty());
+}
+
+}  // namespace
+}  // namespace gemmtune::db::test

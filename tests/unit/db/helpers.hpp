@@ -1,0 +1,181 @@
+#pragma once
+// Shared fixtures of the database tests: a fresh scratch directory per test, sample rows, and
+// running code in a forked child (optionally as an unprivileged user, for permission tests).
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "gemmtune/db/database.hpp"
+#include "gemmtune/db/error.hpp"
+
+namespace gemmtune::db::test {
+
+namespace fs = std::filesystem;
+
+/// A scratch directory of its own for every test, emptied before the test runs.
+class DbTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = fs::path(GEMMTUNE_TEST_TMP) / "db" /
+           (std::string(info->test_suite_name()) + "." + info->name());
+    std::error_code ec;
+    fs::permissions(dir_, fs::perms::owner_all, fs::perm_options::add, ec);
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  /// A path inside this test's directory.
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+  fs::path dir_;
+};
+
+/// Names of the files in `dir`, sorted.
+inline std::vector<std::string> list_dir(const fs::path& dir) {
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+/// The bytes of a file.
+inline std::string file_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+inline GpuModel sample_gpu(const std::string& name = "NVIDIA H200", int sms = 132) {
+  return GpuModel{name, 9, 0, sms, 150ll << 30, 60ll << 20, 232448, 1980000};
+}
+
+inline ProblemKey sample_problem(std::int64_t m, std::int64_t n = 1024, std::int64_t k = 1024) {
+  ProblemKey p;
+  p.m = m;
+  p.n = n;
+  p.k = k;
+  return p;
+}
+
+/// Config number `i`: distinct parameters, and a name that encodes them.
+inline KernelConfig sample_config(int i) {
+  KernelConfig c;
+  c.bm = 32 << (i % 3);
+  c.bn = 32 << ((i / 3) % 3);
+  c.bk = 8;
+  c.wm = 32;
+  c.wn = 32;
+  c.tm = 4;
+  c.tn = 4;
+  c.stages = 1 + i % 4;
+  c.vec = 4;
+  c.pad = 4;
+  c.split_k = 1 + i / 100;
+  c.raster = 1 + (i / 12) % 8;
+  c.name = "sgemm_nn_" + std::to_string(c.bm) + "x" + std::to_string(c.bn) + "x8_w32x32_t4x4_s" +
+           std::to_string(c.stages) + "_v4_p4_k" + std::to_string(c.split_k) + "_r" +
+           std::to_string(c.raster) + "_i" + std::to_string(i);
+  return c;
+}
+
+/// A sweep's environment with only the GPU model and command line set.
+inline SweepInfo sweep_info(Id gpu, const std::string& command_line = "gemmtune sweep") {
+  SweepInfo s;
+  s.gpu_model_id = gpu;
+  s.command_line = command_line;
+  return s;
+}
+
+/// A cuBLAS baseline.
+inline Baseline cublas(Id problem, double median_ms) {
+  Baseline b;
+  b.problem_id = problem;
+  b.median_ms = median_ms;
+  b.tflops = 1.0 / median_ms;
+  return b;
+}
+
+/// An ok result.
+inline Result ok_result(Id problem, Id config, double median_ms) {
+  Result r;
+  r.problem_id = problem;
+  r.config_id = config;
+  r.median_ms = median_ms;
+  r.min_ms = median_ms * 0.9;
+  r.max_ms = median_ms * 1.1;
+  r.repetitions = 20;
+  r.tflops = 1.0 / median_ms;
+  r.rel_error = 1e-6;
+  r.registers = 128;
+  r.spill_bytes = 0;
+  r.smem_bytes = 16384;
+  return r;
+}
+
+/// Runs `fn` in a forked child and returns what it returned (or the exception it threw, prefixed
+/// "threw: "). With `unprivileged`, a root child first becomes nobody, so file permissions apply.
+inline std::string run_in_child(const std::function<std::string()>& fn, bool unprivileged = false) {
+  int fds[2];
+  if (pipe(fds) != 0) return "pipe failed";
+  const pid_t pid = fork();
+  if (pid == 0) {
+    close(fds[0]);
+    std::string out;
+    try {
+      if (unprivileged && geteuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0)) {
+        out = "threw: cannot drop privileges";
+      } else {
+        out = fn();
+      }
+    } catch (const std::exception& e) {
+      out = std::string("threw: ") + e.what();
+    }
+    const char* p = out.data();
+    std::size_t left = out.size();
+    while (left > 0) {
+      const ssize_t w = write(fds[1], p, left);
+      if (w <= 0) break;
+      p += w;
+      left -= static_cast<std::size_t>(w);
+    }
+    _exit(0);  // no gtest or static destructors in the child
+  }
+  close(fds[1]);
+  std::string out;
+  char buf[4096];
+  ssize_t r;
+  while ((r = read(fds[0], buf, sizeof buf)) > 0) out.append(buf, static_cast<std::size_t>(r));
+  close(fds[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) out += " [child did not exit cleanly]";
+  return out;
+}
+
+/// Expects `fn` to throw DatabaseError whose message contains every one of `parts`.
+inline void expect_error(const std::function<void()>& fn, const std::vector<std::string>& parts) {
+  try {
+    fn();
+    ADD_FAILURE() << "no DatabaseError thrown";
+  } catch (const DatabaseError& e) {
+    for (const auto& part : parts) {
+      EXPECT_NE(std::string(e.what()).find(part), std::string::npos)
+          << "message lacks \"" << part << "\": " << e.what();
+    }
+  }
+}
+
+/// One scalar from SQL on a raw connection (tests only: bypasses the typed API).
+inline std::int64_t scalar(Connection& conn, const std::string& sql) {
+  Statement st(conn, sql);
+  return st.step() ? st.get_int(0) : -1;
+}
+
+}  // namespace gemmtune::db::test

@@ -1,0 +1,103 @@
+// Schema versions: a fresh file, migration from every older version, and the config column list.
+#include <set>
+
+#include "gemmtune/db/schema.hpp"
+#include "helpers.hpp"
+
+namespace gemmtune::db::test {
+namespace {
+
+using Schema = DbTest;
+
+// The schema as SQLite stores it, one object per line, for comparing two files.
+std::string schema_text(Connection& conn) {
+  Statement st(conn,
+               "SELECT type, name, sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY name");
+  std::string out;
+  while (st.step()) out += st.get_text(0) + " " + st.get_text(1) + ": " + st.get_text(2) + "\n";
+  return out;
+}
+
+std::set<std::string> columns(Connection& conn, const std::string& table) {
+  Statement st(conn, "SELECT name FROM pragma_table_info(?1)");
+  st.bind_text(1, table);
+  std::set<std::string> names;
+  while (st.step()) names.insert(st.get_text(0));
+  return names;
+}
+
+TEST_F(Schema, FreshFileIsAtCurrentVersionInWalMode) {
+  Database db(path("tuning.db"), OpenMode::read_write);
+  EXPECT_EQ(schema_version(db.connection()), kSchemaVersion);
+  EXPECT_EQ(scalar(db.connection(), "PRAGMA application_id"), kApplicationId);
+  Statement st(db.connection(), "PRAGMA journal_mode");
+  ASSERT_TRUE(st.step());
+  EXPECT_EQ(st.get_text(0), "wal");
+  EXPECT_TRUE(db.check().ok());
+}
+
+TEST_F(Schema, ConfigsTableHasEveryParameterColumn) {
+  Database db(path("tuning.db"), OpenMode::read_write);
+  const auto cols = columns(db.connection(), "configs");
+  for (const char* p : kConfigParamNames) EXPECT_TRUE(cols.count(p)) << "configs lacks " << p;
+  EXPECT_EQ(cols.size(), std::size(kConfigParamNames) + 5);  // + id, family, name, op_a, op_b
+}
+
+// Rows as version 1 wrote them; later versions only add, so this is valid SQL for each of them.
+constexpr const char* kVersion1Rows =
+    "INSERT INTO gpu_models (name, cc_major, cc_minor, sm_count) VALUES ('GPU', 8, 0, 108);"
+    "INSERT INTO sweeps (uid, gpu_model_id, command_line) VALUES ('u1', 1, 'old sweep');"
+    "INSERT INTO problems (op_a, op_b, m, n, k, alignment) VALUES ('n', 'n', 64, 64, 64, 4);"
+    "INSERT INTO configs (family, name, op_a, op_b, bm, bn, bk, wm, wn, tm, tn, stages, vec, pad,"
+    " split_k, raster) VALUES ('sgemm', 'c1', 'n', 'n', 64, 64, 8, 32, 32, 4, 4, 2, 4, 4, 1, 1);"
+    "INSERT INTO results (sweep_id, problem_id, config_id, status, median_ms)"
+    " VALUES (1, 1, 1, 'ok', 0.5);";
+
+// Every older version, with data, migrates to the current one: read-only asks for the migration
+// and changes nothing; read-write gives the schema of a fresh file with the data kept.
+TEST_F(Schema, MigratesFromEveryOlderVersion) {
+  std::string fresh_schema;
+  {
+    Database fresh(path("fresh.db"), OpenMode::read_write);
+    fresh_schema = schema_text(fresh.connection());
+  }
+  for (int from = 1; from < kSchemaVersion; ++from) {
+    SCOPED_TRACE("from version " + std::to_string(from));
+    const std::string file = path("v" + std::to_string(from) + ".db");
+    {
+      Connection raw(file, OpenMode::read_write);
+      migrate(raw, from);
+      ASSERT_EQ(schema_version(raw), from);
+      raw.exec(kVersion1Rows);
+    }
+    const std::string before = file_bytes(file);
+    expect_error([&] { Database db(file, OpenMode::read_only); },
+                 {file, "schema version " + std::to_string(from), "older", "read-write"});
+    EXPECT_EQ(file_bytes(file), before);
+
+    Database db(file, OpenMode::read_write);
+    EXPECT_EQ(schema_version(db.connection()), kSchemaVersion);
+    EXPECT_EQ(schema_text(db.connection()), fresh_schema);
+    const auto sweeps = db.sweeps();
+    ASSERT_EQ(sweeps.size(), 1u);
+    EXPECT_EQ(sweeps[0].info.command_line, "old sweep");
+    const auto gpu = db.find_gpu_model(GpuModel{"GPU", 8, 0, 108});
+    ASSERT_TRUE(gpu);
+    const auto best = db.best_for(*gpu, sample_problem(64, 64, 64));
+    ASSERT_TRUE(best);
+    EXPECT_EQ(best->config.name, "c1");
+    EXPECT_DOUBLE_EQ(best->median_ms, 0.5);
+    EXPECT_TRUE(db.check().ok());
+  }
+}
+
+TEST_F(Schema, MigrationIsIdempotentAndRefusesUnknownTargets) {
+  Database db(path("tuning.db"), OpenMode::read_write);
+  migrate(db.connection());
+  EXPECT_EQ(schema_version(db.connection()), kSchemaVersion);
+  EXPECT_THROW(migrate(db.connection(), kSchemaVersion + 1), DatabaseError);
+  EXPECT_THROW(migration_sql(kSchemaVersion + 1), DatabaseError);
+}
+
+}  // namespace
+}  // namespace gemmtune::db::test
