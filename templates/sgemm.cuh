@@ -138,10 +138,11 @@ __device__ __forceinline__ void raster_tile(int bid, int tiles_m, int tiles_n, i
 //   PAD          floats of padding per shared row against bank conflicts
 //   SPLITK       K slices summed by atomics into C (which sgemm_scale_c pre-scales by beta)
 //   RASTER       tile-rows per rasterization group
+//   MINB         blocks per SM the registers are budgeted for (__launch_bounds__ minimum)
 //   TA, TB       op(A), op(B) transposed
 template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, int VEC, int PAD, int SPLITK,
-          int RASTER, bool TA, bool TB>
-__global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32) sgemm(GemmArgs p) {
+          int RASTER, int MINB, bool TA, bool TB>
+__global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, MINB) sgemm(GemmArgs p) {
   constexpr int kThreads = (BM / WM) * (BN / WN) * 32;
   constexpr int VM = TM < 4 ? TM : 4;  // fragment vector widths
   constexpr int VN = TN < 4 ? TN : 4;

@@ -66,7 +66,8 @@ CREATE TABLE configs (
   vec     INTEGER NOT NULL,
   pad     INTEGER NOT NULL,
   split_k INTEGER NOT NULL,
-  raster  INTEGER NOT NULL
+  raster  INTEGER NOT NULL,
+  occupancy INTEGER NOT NULL DEFAULT 1
 );
 
 -- Every outcome of trying a config on a problem in a sweep; failures are kept with their cause.

@@ -20,6 +20,7 @@ constexpr std::array kVec = {1, 2, 4};
 constexpr std::array kPad = {0, 4};
 constexpr std::array kSplitK = {1, 2, 4, 8, 16};
 constexpr std::array kRaster = {1, 8};
+constexpr std::array kOccupancy = {1, 2};
 }  // namespace space
 
 int GemmConfig::threads() const {
@@ -53,6 +54,11 @@ std::optional<std::string> GemmConfig::validate(const DeviceLimits& limits) cons
   if (stages >= 3 && limits.cc_major < 8) return why("stages >= 3 use cp.async, which needs sm_80 or newer");
   if (split_k > 16) return why("split_k must be at most 16");
   if (raster > 16) return why("raster must be at most 16");
+  if (occupancy < 1 || occupancy > 4) return why("occupancy must be 1 to 4");
+  if (t * occupancy > 2048) return why("occupancy x threads exceeds 2048 threads per SM");
+  if (smem_bytes() * occupancy > limits.max_smem_per_sm)
+    return why("occupancy " + std::to_string(occupancy) + " x shared memory " + std::to_string(smem_bytes()) +
+               " B exceeds the multiprocessor's " + std::to_string(limits.max_smem_per_sm) + " B");
   // Each thread moves whole vectors of both tiles, the same number every stage.
   if ((bm * bk) % (t * vec)) return why("A tile " + std::to_string(bm) + "x" + std::to_string(bk) +
                                         " does not divide into " + std::to_string(t) + " threads x vec " +
@@ -64,11 +70,11 @@ std::optional<std::string> GemmConfig::validate(const DeviceLimits& limits) cons
   if (smem_bytes() > limits.max_smem_per_block_optin)
     return why("shared memory " + std::to_string(smem_bytes()) + " B exceeds the opt-in limit " +
                std::to_string(limits.max_smem_per_block_optin) + " B");
-  // Register budget: __launch_bounds__ caps each thread at 64K / threads registers. Needed:
+  // Register budget: __launch_bounds__ caps each thread at 64K / (threads x occupancy). Needed:
   // accumulators, fragments, register-staged prefetch (stages <= 2) and ~48 for addressing.
   int staged = stages <= 2 ? (bm + bn) * bk / t : 0;
   int need = tm * tn + tm + tn + staged + 48;
-  int cap = std::min(limits.max_regs_per_thread, limits.max_regs_per_block / t / 8 * 8);
+  int cap = std::min(limits.max_regs_per_thread, limits.max_regs_per_block / (t * occupancy) / 8 * 8);
   if (need > cap)
     return why("registers: about " + std::to_string(need) + " per thread needed, " + std::to_string(cap) +
                " available at " + std::to_string(t) + " threads per block");
@@ -88,17 +94,18 @@ std::optional<std::string> GemmConfig::can_implement(const Problem& p) const {
 
 std::string GemmConfig::name_expression() const {
   char buf[200];
-  std::snprintf(buf, sizeof buf, "gemmtune::sgemm<%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%s,%s>", bm, bn, bk, wm,
-                wn, tm, tn, stages, vec, pad, split_k, raster, op_a == Op::T ? "true" : "false",
+  std::snprintf(buf, sizeof buf, "gemmtune::sgemm<%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%s,%s>", bm, bn, bk,
+                wm, wn, tm, tn, stages, vec, pad, split_k, raster, occupancy, op_a == Op::T ? "true" : "false",
                 op_b == Op::T ? "true" : "false");
   return buf;
 }
 
 std::string config_name(const GemmConfig& c) {
   char buf[160];
-  std::snprintf(buf, sizeof buf, "sgemm_%c%c_%dx%dx%d_w%dx%d_t%dx%d_s%d_v%d_p%d_k%d_r%d", op_char(c.op_a),
-                op_char(c.op_b), c.bm, c.bn, c.bk, c.wm, c.wn, c.tm, c.tn, c.stages, c.vec, c.pad, c.split_k,
-                c.raster);
+  int n = std::snprintf(buf, sizeof buf, "sgemm_%c%c_%dx%dx%d_w%dx%d_t%dx%d_s%d_v%d_p%d_k%d_r%d", op_char(c.op_a),
+                        op_char(c.op_b), c.bm, c.bn, c.bk, c.wm, c.wn, c.tm, c.tn, c.stages, c.vec, c.pad,
+                        c.split_k, c.raster);
+  if (c.occupancy != 1) std::snprintf(buf + n, sizeof buf - n, "_o%d", c.occupancy);
   return buf;
 }
 
@@ -109,7 +116,12 @@ std::optional<GemmConfig> parse_config_name(const std::string& name) {
   int got = std::sscanf(name.c_str(), "sgemm_%c%c_%dx%dx%d_w%dx%d_t%dx%d_s%d_v%d_p%d_k%d_r%d%n", &a, &b, &c.bm,
                         &c.bn, &c.bk, &c.wm, &c.wn, &c.tm, &c.tn, &c.stages, &c.vec, &c.pad, &c.split_k,
                         &c.raster, &used);
-  if (got != 14 || used != int(name.size())) return std::nullopt;
+  if (got != 14) return std::nullopt;
+  if (used != int(name.size())) {
+    int more = 0;
+    if (std::sscanf(name.c_str() + used, "_o%d%n", &c.occupancy, &more) != 1 || used + more != int(name.size()))
+      return std::nullopt;
+  }
   if ((a != 'n' && a != 't') || (b != 'n' && b != 't')) return std::nullopt;
   c.op_a = a == 't' ? Op::T : Op::N;
   c.op_b = b == 't' ? Op::T : Op::N;
@@ -120,7 +132,7 @@ std::optional<GemmConfig> parse_config_name(const std::string& name) {
 std::size_t full_space_size() {
   using namespace space;
   return kBlock.size() * kBlock.size() * kBk.size() * kThread.size() * kThread.size() * kWarpRows.size() *
-         kStages.size() * kVec.size() * kPad.size() * kSplitK.size() * kRaster.size();
+         kStages.size() * kVec.size() * kPad.size() * kSplitK.size() * kRaster.size() * kOccupancy.size();
 }
 
 void for_each_config(Op op_a, Op op_b, const std::function<void(const GemmConfig&)>& fn) {
@@ -130,10 +142,10 @@ void for_each_config(Op op_a, Op op_b, const std::function<void(const GemmConfig
   for (int bm : kBlock) for (int bn : kBlock) for (int bk : kBk)
   for (int tm : kThread) for (int tn : kThread) for (int rows : kWarpRows)
   for (int st : kStages) for (int v : kVec) for (int pad : kPad)
-  for (int sk : kSplitK) for (int r : kRaster) {
+  for (int sk : kSplitK) for (int r : kRaster) for (int occ : kOccupancy) {
     c.bm = bm, c.bn = bn, c.bk = bk, c.tm = tm, c.tn = tn;
     c.wm = tm * rows, c.wn = tn * (32 / rows);
-    c.stages = st, c.vec = v, c.pad = pad, c.split_k = sk, c.raster = r;
+    c.stages = st, c.vec = v, c.pad = pad, c.split_k = sk, c.raster = r, c.occupancy = occ;
     fn(c);
   }
 }
@@ -162,6 +174,7 @@ constexpr std::pair<const char*, Getter> kKnobs[] = {
     {"pad", [](const GemmConfig& c) { return c.pad; }},
     {"split_k", [](const GemmConfig& c) { return c.split_k; }},
     {"raster", [](const GemmConfig& c) { return c.raster; }},
+    {"occupancy", [](const GemmConfig& c) { return c.occupancy; }},
 };
 }  // namespace
 

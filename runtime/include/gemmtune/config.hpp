@@ -27,6 +27,7 @@ struct GemmConfig {
   int pad = 4;        ///< floats of padding per shared-memory row, against bank conflicts (0 or 4)
   int split_k = 1;    ///< K slices computed by separate blocks and summed atomically into C
   int raster = 8;     ///< block rows per rasterization group, for L2 reuse (1 = row-major order)
+  int occupancy = 1;  ///< blocks per SM the registers are budgeted for (__launch_bounds__ minimum)
   Op op_a = Op::N;    ///< op(A): the kernel instance is specialised for the layout
   Op op_b = Op::N;    ///< op(B)
 
@@ -44,8 +45,9 @@ struct GemmConfig {
   bool operator==(const GemmConfig&) const = default;
 };
 
-/// The procedural name: encodes every parameter, e.g. "sgemm_nn_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8".
-/// It is the log id, the database's config key and round-trips through parse_config_name().
+/// The procedural name: encodes every parameter, e.g. "sgemm_nn_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8"
+/// ("_oN" follows when occupancy N is not 1). It is the log id, the database's config key and
+/// round-trips through parse_config_name().
 std::string config_name(const GemmConfig& c);
 
 /// Parses a procedural name back into a config; nullopt when it is not one.

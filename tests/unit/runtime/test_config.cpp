@@ -41,6 +41,8 @@ TEST(Config, EachConstraintHasItsReason) {
       {[](GemmConfig& c) { c.bm = 16, c.bn = 256, c.wm = 16, c.wn = 32, c.tm = 4, c.tn = 4; },
        "does not divide into"},
       {[](GemmConfig& c) { c.split_k = 32; }, "split_k must be at most 16"},
+      {[](GemmConfig& c) { c.occupancy = 2; }, "registers"},  // 128 accumulators need > 128 registers
+      {[](GemmConfig& c) { c.occupancy = 5; }, "occupancy must be 1 to 4"},
       {[](GemmConfig& c) { c.bm = 256, c.bn = 128, c.wm = 64, c.wn = 32, c.vec = 1; }, "registers"},
   };
   for (const Case& k : cases) {
@@ -91,6 +93,11 @@ TEST(Config, ParseRejectsNonNames) {
                           "sgemm_nn_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8 ", "sgemm_nn_0128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8"})
     EXPECT_FALSE(parse_config_name(bad).has_value()) << bad;
   EXPECT_EQ(config_name(GemmConfig{}), "sgemm_nn_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8");
+  GemmConfig two;
+  two.occupancy = 2;
+  EXPECT_EQ(config_name(two), "sgemm_nn_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8_o2");
+  EXPECT_EQ(parse_config_name(config_name(two)), two);
+  EXPECT_FALSE(parse_config_name("sgemm_nn_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8_o2x").has_value());
 }
 
 TEST(Config, PruningShrinksTheSpace) {
@@ -110,7 +117,7 @@ TEST(Config, CoverageSampleTakesEveryValueOfEveryKnob) {
   };
   for (auto field : {&GemmConfig::bm, &GemmConfig::bn, &GemmConfig::bk, &GemmConfig::tm, &GemmConfig::tn,
                      &GemmConfig::stages, &GemmConfig::vec, &GemmConfig::pad, &GemmConfig::split_k,
-                     &GemmConfig::raster, &GemmConfig::wm, &GemmConfig::wn})
+                     &GemmConfig::raster, &GemmConfig::wm, &GemmConfig::wn, &GemmConfig::occupancy})
     EXPECT_EQ(values(sample, field), values(valid, field));
   for (auto& c : sample) EXPECT_FALSE(c.validate(kSm90).has_value()) << config_name(c);
   EXPECT_LT(sample.size(), 60u);

@@ -61,7 +61,7 @@ struct ProblemKey {
 /// The integer kernel parameters, one database column each, in column order. This list is the only
 /// place they are named in code: adding a parameter is an edit here plus a schema migration.
 #define GEMMTUNE_DB_CONFIG_PARAMS(X) \
-  X(bm) X(bn) X(bk) X(wm) X(wn) X(tm) X(tn) X(stages) X(vec) X(pad) X(split_k) X(raster)
+  X(bm) X(bn) X(bk) X(wm) X(wn) X(tm) X(tn) X(stages) X(vec) X(pad) X(split_k) X(raster) X(occupancy)
 
 /// One kernel configuration; `name` is its procedural name and unique key.
 struct KernelConfig {
