@@ -51,11 +51,15 @@ __device__ __forceinline__ void store_vec(float* p, const Vec<N>& v) { *reinterp
 // (rows are x, transposed on the way in). Out-of-range elements become zeros.
 template <int X, int BK, int LDS, int VEC, int THREADS, bool K_CONTIGUOUS>
 struct TileLoader {
-  static constexpr int kVectors = X * BK / VEC / THREADS;  // vectors each thread moves per slice
+  static constexpr int kTotal = X * BK / VEC;                       // vectors in a slice
+  static constexpr int kVectors = (kTotal + THREADS - 1) / THREADS;  // per thread (the last round may be partial)
   static constexpr int kPerRow = (K_CONTIGUOUS ? BK : X) / VEC;
   Vec<VEC> staged[kVectors];
 
   // Position of vector i of this thread: (x, k) of its first element.
+  __device__ __forceinline__ static bool active(int tid, int i) {
+    return kTotal % THREADS == 0 || tid + i * THREADS < kTotal;
+  }
   __device__ __forceinline__ static void position(int tid, int i, int& x, int& k) {
     int v = tid + i * THREADS;
     int row = v / kPerRow, col = (v % kPerRow) * VEC;
@@ -71,7 +75,7 @@ struct TileLoader {
     for (int i = 0; i < kVectors; ++i) {
       int x, k;
       position(tid, i, x, k);
-      if (x < xlim && k < klim) {
+      if (active(tid, i) && x < xlim && k < klim) {
         staged[i] = load_vec<VEC>(address(g, ld, x, k));
       } else {
 #pragma unroll
@@ -82,6 +86,7 @@ struct TileLoader {
   __device__ __forceinline__ void store(float* s, int tid) const {
 #pragma unroll
     for (int i = 0; i < kVectors; ++i) {
+      if (!active(tid, i)) continue;
       int x, k;
       position(tid, i, x, k);
       if (K_CONTIGUOUS) {
@@ -97,6 +102,7 @@ struct TileLoader {
                                                     int tid) {
 #pragma unroll
     for (int i = 0; i < kVectors; ++i) {
+      if (!active(tid, i)) continue;
       int x, k;
       position(tid, i, x, k);
       bool valid = x < xlim && k < klim;

@@ -35,6 +35,8 @@ struct GemmConfig {
   int threads() const;
   /// Dynamic shared memory per block, bytes.
   int smem_bytes() const;
+  /// Registers per thread that __launch_bounds__(threads, occupancy) leaves on this device.
+  int register_budget(const DeviceLimits& limits) const;
   /// Why this config cannot run on a device with these limits, or nullopt when it can.
   std::optional<std::string> validate(const DeviceLimits& limits) const;
   /// Why this (valid) config cannot compute `p` with its pointers' alignment, or nullopt.

@@ -67,7 +67,7 @@ TEST(Compile, ParsesPtxasReport) {
 }
 
 // Every knob value at least once, all four layouts, compiled in parallel; the sensible members
-// (accumulators that fit comfortably in registers) must not spill.
+// (at most 64 accumulators and a budget of at least 128 registers) must not spill.
 TEST(Compile, SampleOfTheFamilyCompilesForSm90) {
   DeviceLimits limits = DeviceLimits::for_arch("sm_90");
   std::vector<GemmConfig> sample;
@@ -87,7 +87,8 @@ TEST(Compile, SampleOfTheFamilyCompilesForSm90) {
     SCOPED_TRACE(config_name(sample[i]));
     ASSERT_TRUE(results[i].ok) << results[i].log;
     EXPECT_GT(results[i].resources.registers, 0);
-    if (sample[i].tm * sample[i].tn <= 64) EXPECT_EQ(results[i].resources.spill_stores, 0);
+    if (sample[i].tm * sample[i].tn <= 64 && sample[i].register_budget(limits) >= 128)
+      EXPECT_EQ(results[i].resources.spill_stores, 0);
     seconds.push_back(results[i].seconds);
   }
   std::sort(seconds.begin(), seconds.end());

@@ -38,12 +38,10 @@ TEST(Config, EachConstraintHasItsReason) {
       {[](GemmConfig& c) { c.pad = 2; }, "pad must be 0 or 4"},
       {[](GemmConfig& c) { c.bk = 32, c.stages = 4, c.bm = 256, c.bn = 256, c.tm = 16, c.tn = 8, c.wm = 64, c.wn = 64; },
        "shared memory"},
-      {[](GemmConfig& c) { c.bm = 16, c.bn = 256, c.wm = 16, c.wn = 32, c.tm = 4, c.tn = 4; },
-       "does not divide into"},
       {[](GemmConfig& c) { c.split_k = 32; }, "split_k must be at most 16"},
-      {[](GemmConfig& c) { c.occupancy = 2; }, "registers"},  // 128 accumulators need > 128 registers
+      {[](GemmConfig& c) { c.bm = 256, c.wm = 64, c.wn = 64, c.tm = 16, c.occupancy = 2; }, "registers"},
       {[](GemmConfig& c) { c.occupancy = 5; }, "occupancy must be 1 to 4"},
-      {[](GemmConfig& c) { c.bm = 256, c.bn = 128, c.wm = 64, c.wn = 32, c.vec = 1; }, "registers"},
+      {[](GemmConfig& c) { c.bm = 256, c.bn = 256, c.wm = 64, c.wn = 64, c.tm = 16, c.tn = 8; }, "registers"},
   };
   for (const Case& k : cases) {
     GemmConfig c;
@@ -103,7 +101,7 @@ TEST(Config, ParseRejectsNonNames) {
 TEST(Config, PruningShrinksTheSpace) {
   size_t valid = valid_space(kSm90, Op::N, Op::N).size();
   std::cout << "sm_90 NN: " << full_space_size() << " combinations, " << valid << " valid\n";
-  EXPECT_LT(valid, full_space_size() / 4);
+  EXPECT_LT(valid, full_space_size() / 2);
   EXPECT_GT(valid, 100u);
 }
 
