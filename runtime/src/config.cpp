@@ -18,7 +18,7 @@ constexpr std::array kWarpRows = {1, 2, 4, 8, 16, 32};
 constexpr std::array kStages = {1, 2, 3, 4};
 constexpr std::array kVec = {1, 2, 4};
 constexpr std::array kPad = {0, 4};
-constexpr std::array kSplitK = {1, 2, 4, 8, 16};
+constexpr std::array kSplitK = {1, 2, 4, 8, 16, 32, 64, 128};
 constexpr std::array kRaster = {1, 8};
 constexpr std::array kOccupancy = {1, 2};
 }  // namespace space
@@ -57,7 +57,7 @@ std::optional<std::string> GemmConfig::validate(const DeviceLimits& limits) cons
   if (pad != 0 && pad != 4) return why("pad must be 0 or 4");
   if (stages < 1 || stages > 4) return why("stages must be 1 to 4");
   if (stages >= 3 && limits.cc_major < 8) return why("stages >= 3 use cp.async, which needs sm_80 or newer");
-  if (split_k > 16) return why("split_k must be at most 16");
+  if (split_k > 128) return why("split_k must be at most 128");
   if (raster > 16) return why("raster must be at most 16");
   if (occupancy < 1 || occupancy > 4) return why("occupancy must be 1 to 4");
   if (t * occupancy > 2048) return why("occupancy x threads exceeds 2048 threads per SM");
