@@ -213,10 +213,18 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, MINB) sgemm(GemmAr
 #pragma unroll
         for (int j = 0; j < VN; ++j) fb[c * VN + j] = v.v[j];
       }
+      // The longer fragment in the outer loop: measured faster for both 16x8 and 8x16 tiles.
+      if constexpr (TM >= TN) {
 #pragma unroll
-      for (int i = 0; i < TM; ++i)
+        for (int i = 0; i < TM; ++i)
 #pragma unroll
-        for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(fa[i], fb[j], acc[i][j]);
+          for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(fa[i], fb[j], acc[i][j]);
+      } else {
+#pragma unroll
+        for (int j = 0; j < TN; ++j)
+#pragma unroll
+          for (int i = 0; i < TM; ++i) acc[i][j] = fmaf(fa[i], fb[j], acc[i][j]);
+      }
     }
   };
 
