@@ -18,6 +18,9 @@ done
 command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
 "$build/tools/gemmtune" info || true
 
+# Test binaries were built elsewhere: point them at this machine's scratch dir and CLI.
+export GEMMTUNE_TEST_TMP="$log_dir/tmp" GEMMTUNE_TEST_CLI="$(cd "$build" && pwd)/tools/gemmtune"
+mkdir -p "$GEMMTUNE_TEST_TMP"
 status=0
 summary=()
 for exe in "$build"/tests/gemmtune_gpu_*_tests; do

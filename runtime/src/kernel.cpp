@@ -26,7 +26,10 @@ CompileResult compile_config(const GemmConfig& config, const std::string& arch) 
 
 std::string binary_key(const GemmConfig& config, const std::string& arch) {
   std::string text(templates::sgemm_source());
-  text += "\n" + config.name_expression() + "\n" + arch + "\nnvrtc " + nvrtc_version_string();
+  for (const std::string& part : {config.name_expression(), arch, "nvrtc " + nvrtc_version_string()}) {
+    text += '\n';
+    text += part;
+  }
   return content_hash(text);
 }
 

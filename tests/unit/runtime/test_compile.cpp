@@ -87,8 +87,9 @@ TEST(Compile, SampleOfTheFamilyCompilesForSm90) {
     SCOPED_TRACE(config_name(sample[i]));
     ASSERT_TRUE(results[i].ok) << results[i].log;
     EXPECT_GT(results[i].resources.registers, 0);
-    if (sample[i].tm * sample[i].tn <= 64 && sample[i].register_budget(limits) >= 128)
+    if (sample[i].tm * sample[i].tn <= 64 && sample[i].register_budget(limits) >= 128) {
       EXPECT_EQ(results[i].resources.spill_stores, 0);
+    }
     seconds.push_back(results[i].seconds);
   }
   std::sort(seconds.begin(), seconds.end());

@@ -1,0 +1,258 @@
+// The sweep end to end on a GPU: a tiny exhaustive sweep fills the database and a rerun measures
+// nothing new; a kernel made wrong on purpose is caught by the real verification; a sweep
+// interrupted with SIGINT (the CLI in a child process) and resumed ends like an uninterrupted one.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+
+#include <chrono>
+#include <filesystem>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "gemmtune/db/database.hpp"
+#include "gemmtune/tuner/db_convert.hpp"
+#include "gemmtune/tuner/sweep.hpp"
+#include "gpu_env.hpp"
+
+extern char** environ;
+
+using namespace gemmtune;
+using namespace gemmtune::tuner;
+
+namespace {
+
+namespace fs = std::filesystem;
+
+class Sweep : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = fs::path(gemmtune::test::test_tmp_dir()) / "gpu_tuner" / info->name();
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+
+  // Two small shapes, aligned to 4 floats.
+  std::vector<ProblemSpec> problems() const { return {{Op::N, Op::N, 256, 256, 256, 1}, {Op::N, Op::N, 192, 128, 320, 1}}; }
+
+  // `n` configs of the reduced space that can run both problems (split_k 1, vec 4).
+  std::vector<std::string> tiny_space(std::size_t n) const {
+    DeviceInfo dev = device_info(0);
+    auto valid = valid_space(dev.limits, Op::N, Op::N);
+    std::vector<std::string> names;
+    for (const auto& c : candidate_configs(valid, problems()[0].problem(), dev.sm_count, SpaceKind::reduced))
+      if (c.split_k == 1 && !c.can_implement(problems()[1].problem()) && names.size() < n)
+        names.push_back(config_name(c));
+    return names;
+  }
+
+  SweepOptions options(const std::string& db, std::size_t configs = 8) const {
+    SweepOptions o;
+    o.problems = problems();
+    o.db_path = db;
+    o.strategy.kind = StrategyKind::exhaustive;
+    o.only_configs = tiny_space(configs);
+    o.out = &log_;
+    o.seed = 11;
+    return o;
+  }
+
+  static db::Id gpu_id(const db::Database& db) {
+    auto id = db.find_gpu_model(to_db(device_info(0)));
+    EXPECT_TRUE(id);
+    return id.value_or(0);
+  }
+
+  fs::path dir_;
+  mutable std::ostringstream log_;
+};
+
+struct Child {
+  pid_t pid = -1;
+  int wait() const {
+    int st = 0;
+    waitpid(pid, &st, 0);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+  }
+};
+
+Child spawn_cli(const std::vector<std::string>& args, const std::string& log) {
+  std::vector<std::string> all = {"/bin/sh", "-c", ""};
+  std::string cmd = std::string("exec '") + gemmtune::test::cli_path() + "'";
+  for (const auto& a : args) cmd += " '" + a + "'";
+  all[2] = cmd + " > '" + log + "' 2>&1";
+  std::vector<char*> argv;
+  for (auto& a : all) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  Child c;
+  EXPECT_EQ(posix_spawn(&c.pid, "/bin/sh", nullptr, nullptr, argv.data(), environ), 0);
+  return c;
+}
+
+std::size_t ok_results(const std::string& db_path) {
+  if (!fs::exists(db_path)) return 0;
+  try {
+    db::Database db(db_path, db::OpenMode::read_only);
+    std::size_t n = 0;
+    for (const auto& row : db.gpu_models())
+      for (auto p : {ProblemSpec{Op::N, Op::N, 256, 256, 256, 1}, ProblemSpec{Op::N, Op::N, 192, 128, 320, 1}})
+        if (db.find_problem(to_db(p.problem())))
+          for (const auto& r : db.results_for(to_db(p.problem()), row.id)) n += r.result.status == db::Status::ok;
+    return n;
+  } catch (const std::exception&) {
+    return 0;  // the schema may still be being created
+  }
+}
+
+}  // namespace
+
+TEST_F(Sweep, TinyExhaustiveSweepFillsTheDatabaseAndResumesToNothing) {
+  GEMMTUNE_REQUIRE_GPU();
+  SweepOptions o = options(path("t.db"));
+  ASSERT_EQ(o.only_configs.size(), 8u);
+  SweepReport r = run_sweep(o);
+  EXPECT_TRUE(r.errors.empty()) << log_.str();
+  EXPECT_FALSE(r.interrupted);
+  ASSERT_EQ(r.rows.size(), 2u);
+  EXPECT_GE(r.measurements, 2 * 8u);
+  db::Database db(o.db_path, db::OpenMode::read_only);
+  db::Id gpu = gpu_id(db);
+  for (const auto& spec : o.problems) {
+    auto key = to_db(spec.problem());
+    auto results = db.results_for(key, gpu);
+    EXPECT_EQ(results.size(), 8u) << problem_label(spec);
+    for (const auto& row : results)
+      EXPECT_TRUE(row.result.status == db::Status::ok || row.result.status == db::Status::pruned)
+          << row.config.name << ": " << row.result.error;
+    auto best = db.best_for(gpu, key);
+    ASSERT_TRUE(best) << problem_label(spec);
+    EXPECT_TRUE(best->cublas_median_ms) << "cuBLAS baseline recorded in the same sweep";
+    EXPECT_GT(best->median_ms, 0);
+  }
+  for (const auto& row : r.rows) {
+    EXPECT_FALSE(row.config.empty());
+    EXPECT_TRUE(row.speedup());
+    EXPECT_TRUE(row.peak_percent);
+  }
+  EXPECT_EQ(db.sweeps().size(), 1u);
+  EXPECT_TRUE(db.sweeps()[0].finished_at);
+
+  // The same sweep again measures nothing new.
+  log_.str("");
+  SweepReport again = run_sweep(o);
+  EXPECT_EQ(again.measurements, 0u) << log_.str();
+  EXPECT_NE(log_.str().find("nothing new to measure"), std::string::npos) << log_.str();
+  for (const auto& spec : o.problems) EXPECT_EQ(db.results_for(to_db(spec.problem()), gpu).size(), 8u);
+  ASSERT_EQ(again.rows.size(), 2u);
+  EXPECT_EQ(again.rows[0].config, r.rows[0].config);
+
+  // --force measures again (as a new sweep).
+  o.force = true;
+  SweepReport forced = run_sweep(o);
+  EXPECT_GE(forced.measurements, 2 * 8u);
+}
+
+TEST_F(Sweep, WrongResultIsCaughtAndNeverWins) {
+  GEMMTUNE_REQUIRE_GPU();
+  SweepOptions o = options(path("t.db"), 4);
+  ASSERT_EQ(o.only_configs.size(), 4u);
+  std::string honest = o.only_configs[2];
+  o.runner.corrupt_output = [&](const GemmConfig& c) { return config_name(c) != honest; };
+  SweepReport r = run_sweep(o);
+  EXPECT_TRUE(r.errors.empty()) << log_.str();
+  db::Database db(o.db_path, db::OpenMode::read_only);
+  db::Id gpu = gpu_id(db);
+  for (const auto& spec : o.problems) {
+    auto key = to_db(spec.problem());
+    std::size_t wrong = 0;
+    for (const auto& row : db.results_for(key, gpu)) {
+      if (row.config.name == honest) continue;
+      EXPECT_EQ(row.result.status, db::Status::wrong_result) << row.config.name;
+      EXPECT_NE(row.result.error.find("exceeds the tolerance"), std::string::npos) << row.result.error;
+      ASSERT_TRUE(row.result.rel_error);
+      EXPECT_GT(*row.result.rel_error, fp32_tolerance(spec.k));
+      ++wrong;
+    }
+    EXPECT_EQ(wrong, 3u);
+    auto best = db.best_for(gpu, key);
+    ASSERT_TRUE(best);
+    EXPECT_EQ(best->config.name, honest);
+  }
+}
+
+TEST_F(Sweep, BudgetStopsStartingCandidates) {
+  GEMMTUNE_REQUIRE_GPU();
+  SweepOptions o = options(path("t.db"));
+  o.strategy.budget_s = 1e-6;  // spent by the first candidate
+  SweepReport r = run_sweep(o);
+  EXPECT_EQ(r.measurements, 2u) << log_.str();  // one candidate per problem
+  ASSERT_EQ(r.rows.size(), 2u);
+  EXPECT_EQ(r.rows[0].note, "budget spent");
+}
+
+TEST_F(Sweep, InterruptedCliSweepResumesToTheSameBest) {
+  GEMMTUNE_REQUIRE_GPU();
+  std::vector<std::string> args = {"sweep", "--strategy", "exhaustive", "--shape", "256x256x256", "--shape",
+                                   "192x128x320", "--seed", "5"};
+  for (const auto& name : tiny_space(8)) args.insert(args.end(), {"--config", name});
+  auto with_db = [&](const std::string& db) {
+    auto a = args;
+    a.insert(a.end(), {"--db", db});
+    return a;
+  };
+  // Uninterrupted.
+  ASSERT_EQ(spawn_cli(with_db(path("whole.db")), path("whole.log")).wait(), 0);
+  // Interrupted after the first results, then resumed.
+  Child c = spawn_cli(with_db(path("parts.db")), path("first.log"));
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  while (ok_results(path("parts.db")) < 1 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  kill(c.pid, SIGINT);
+  int rc = c.wait();
+  std::size_t after_interrupt = ok_results(path("parts.db"));
+  EXPECT_TRUE(rc == 130 || rc == 0) << "130 when interrupted; 0 if it finished first";
+  ASSERT_EQ(spawn_cli(with_db(path("parts.db")), path("second.log")).wait(), 0);
+  if (rc == 130) {
+    EXPECT_LT(after_interrupt, 2 * 8u);
+  }
+
+  db::Database whole(path("whole.db"), db::OpenMode::read_only), parts(path("parts.db"), db::OpenMode::read_only);
+  for (const auto& spec : problems()) {
+    auto key = to_db(spec.problem());
+    auto a = whole.best_for(gpu_id(whole), key), b = parts.best_for(gpu_id(parts), key);
+    ASSERT_TRUE(a && b);
+    // Same winner, unless two configs are within timing noise of each other.
+    if (a->config.name != b->config.name) {
+      EXPECT_NEAR(a->median_ms, b->median_ms, 0.05 * a->median_ms) << a->config.name << " vs " << b->config.name;
+    }
+    std::set<std::string> configs;  // leaders of the first part are re-timed by the second: count names
+    for (const auto& row : parts.results_for(key, gpu_id(parts))) configs.insert(row.config.name);
+    EXPECT_EQ(configs.size(), 8u) << "nothing lost";
+  }
+  for (const auto& s : parts.sweeps()) EXPECT_TRUE(s.finished_at) << "the interrupted sweep was finished cleanly";
+}
+
+TEST_F(Sweep, HungKernelIsRecordedAsTimeoutAndStopsTheDevice) {
+  GEMMTUNE_REQUIRE_GPU();
+  SweepOptions o = options(path("t.db"), 2);
+  o.problems = {{Op::N, Op::N, 4096, 4096, 4096, 1}, {Op::N, Op::N, 256, 256, 256, 1}};
+  o.runner.hang_timeout_s = 0;  // every verification run "hangs": the kernel is still running when polled
+  SweepReport r = run_sweep(o);
+  EXPECT_TRUE(r.device_hung) << log_.str();
+  ASSERT_EQ(r.errors.size(), 1u) << log_.str();
+  EXPECT_NE(r.errors[0].find("CUDA context unusable"), std::string::npos) << r.errors[0];
+  EXPECT_NE(log_.str().find("stopped"), std::string::npos) << log_.str();
+  cudaDeviceSynchronize();  // not really hung: let it finish before reading
+  db::Database db(o.db_path, db::OpenMode::read_only);
+  auto results = db.results_for(to_db(o.problems[0].problem()), gpu_id(db));
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0].result.status, db::Status::timeout);
+  EXPECT_NE(results[0].result.error.find("did not finish"), std::string::npos);
+  EXPECT_FALSE(db.find_problem(to_db(o.problems[1].problem()))) << "the sweep of the device stopped";
+  ASSERT_EQ(db.sweeps().size(), 1u);
+  EXPECT_TRUE(db.sweeps()[0].finished_at);
+}

@@ -1,0 +1,84 @@
+// The candidate set of a problem: vec equal to the alignment, split_k only where it helps,
+// the reduced space small; and the config/problem conversions to database rows.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "gemmtune/error.hpp"
+#include "gemmtune/tuner/candidates.hpp"
+#include "gemmtune/tuner/db_convert.hpp"
+
+using namespace gemmtune;
+using namespace gemmtune::tuner;
+
+namespace {
+const std::vector<GemmConfig>& valid_nn() {
+  static const auto v = valid_space(DeviceLimits::for_arch("sm_90"), Op::N, Op::N);
+  return v;
+}
+}  // namespace
+
+TEST(Candidates, VecMatchesAlignmentAndAllCanImplement) {
+  for (auto [m, n, k, align] : std::vector<std::tuple<int, int, int, int>>{
+           {1024, 1024, 1024, 4}, {127, 257, 1023, 1}, {128, 130, 64, 2}}) {
+    Problem p = Problem::packed(Op::N, Op::N, m, n, k);
+    ASSERT_EQ(p.alignment(), align);
+    auto cs = candidate_configs(valid_nn(), p, 132, SpaceKind::full);
+    ASSERT_FALSE(cs.empty());
+    for (const auto& c : cs) {
+      EXPECT_EQ(c.vec, align);
+      EXPECT_FALSE(c.can_implement(p));
+    }
+  }
+}
+
+TEST(Candidates, SplitKOnlyWhenTilesCannotFillTheGpu) {
+  Problem big = Problem::packed(Op::N, Op::N, 4096, 4096, 4096);
+  for (const auto& c : candidate_configs(valid_nn(), big, 132, SpaceKind::reduced)) EXPECT_EQ(c.split_k, 1);
+  Problem deep = Problem::packed(Op::N, Op::N, 64, 64, 65536);
+  std::set<int> splits;
+  for (const auto& c : candidate_configs(valid_nn(), deep, 132, SpaceKind::reduced)) splits.insert(c.split_k);
+  EXPECT_EQ(splits, (std::set<int>{1, 8}));  // the reduced space's split_k values
+  EXPECT_TRUE(split_k_useful(deep, 64, 64, 8, 16, 132));
+  Problem shallow = Problem::packed(Op::N, Op::N, 64, 64, 64);
+  EXPECT_FALSE(split_k_useful(shallow, 64, 64, 8, 4, 132));  // 16 K values per split: too few
+  EXPECT_TRUE(split_k_useful(shallow, 64, 64, 8, 1, 132));
+}
+
+TEST(Candidates, ReducedSpaceIsSmallSubsetOfFull) {
+  Problem p = Problem::packed(Op::N, Op::N, 1024, 1024, 1024);
+  auto full = candidate_configs(valid_nn(), p, 132, SpaceKind::full);
+  auto reduced = candidate_configs(valid_nn(), p, 132, SpaceKind::reduced);
+  std::printf("1024^3 nn on 132 SMs: %zu candidates in the full space, %zu in the reduced one\n", full.size(),
+              reduced.size());
+  EXPECT_GT(reduced.size(), 20u);
+  EXPECT_LT(reduced.size(), 600u);
+  EXPECT_GT(full.size(), 4 * reduced.size());
+  for (const auto& c : reduced) EXPECT_TRUE(in_reduced_space(c));
+  EXPECT_EQ(parse_space("full"), SpaceKind::full);
+  EXPECT_THROW(parse_space("tiny"), Error);
+}
+
+TEST(DbConvert, ConfigRoundTripsAndProblemKey) {
+  GemmConfig c;
+  c.op_a = Op::T, c.bm = 64, c.split_k = 4, c.vec = 2;
+  db::KernelConfig row = to_db(c);
+  EXPECT_EQ(row.name, config_name(c));
+  EXPECT_EQ(row.op_a, 't');
+  EXPECT_EQ(row.split_k, 4);
+  ASSERT_TRUE(from_db(row));
+  EXPECT_EQ(*from_db(row), c);
+  row.family = "dgemm";
+  EXPECT_FALSE(from_db(row));
+
+  db::ProblemKey k = to_db(Problem::packed(Op::N, Op::T, 127, 257, 1023, 2));
+  EXPECT_EQ(k.op_b, 't');
+  EXPECT_EQ(k.m, 127);
+  EXPECT_EQ(k.batch, 2);
+  EXPECT_EQ(k.alignment, 1);
+  DeviceInfo d;
+  d.name = "NVIDIA H200";
+  d.sm_count = 132;
+  EXPECT_EQ(to_db(d).sm_count, 132);
+  EXPECT_EQ(to_db(d).cc_major, 9);
+}

@@ -1,0 +1,95 @@
+// Problems from shapes, CSV files and presets; errors name the bad text or file:line.
+#include <gtest/gtest.h>
+
+#include "gemmtune/error.hpp"
+#include "gemmtune/tuner/problems.hpp"
+#include "tmp_dir.hpp"
+
+using namespace gemmtune;
+using namespace gemmtune::tuner;
+
+namespace {
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.status(), Status::kInvalidArgument);
+    return e.what();
+  }
+  ADD_FAILURE() << "no error";
+  return "";
+}
+class ProblemFile : public test::TmpDirTest {};
+}  // namespace
+
+TEST(Problems, ShapesTimesLayouts) {
+  auto ps = problems_from_shapes({"128x256x64", "7x9x11"}, "all", 3);
+  ASSERT_EQ(ps.size(), 8u);
+  EXPECT_EQ(ps[0], (ProblemSpec{Op::N, Op::N, 128, 256, 64, 3}));
+  EXPECT_EQ(ps[3], (ProblemSpec{Op::T, Op::T, 128, 256, 64, 3}));
+  EXPECT_EQ(ps[4].m, 7);
+  EXPECT_EQ(problem_label(ps[1]), "128x256x64 nt b3");
+  EXPECT_EQ(problem_label(ProblemSpec{Op::N, Op::N, 1, 2, 3, 1}), "1x2x3 nn");
+}
+
+TEST(Problems, BadShapeLayoutBatchAreNamed) {
+  EXPECT_NE(error_of([] { problems_from_shapes({"12x0x3"}, "nn", 1); }).find("12x0x3"), std::string::npos);
+  EXPECT_NE(error_of([] { problems_from_shapes({"12x3"}, "nn", 1); }).find("'12x3'"), std::string::npos);
+  EXPECT_NE(error_of([] { problems_from_shapes({"8x8x8"}, "nx", 1); }).find("'nx'"), std::string::npos);
+  EXPECT_NE(error_of([] { problems_from_shapes({"8x8x8"}, "nn", 0); }).find("batch 0"), std::string::npos);
+}
+
+TEST_F(ProblemFile, HeaderCommentsLayoutsAndBatch) {
+  std::string f = write("p.csv",
+                        "m,n,k,layout,batch\n"
+                        "# a comment\n"
+                        "\n"
+                        "1024, 1024, 2048   # trailing comment\n"
+                        "16,4096,4096,tn\n"
+                        "64,64,64,all,4\n");
+  auto ps = problems_from_csv(f, "nt");
+  ASSERT_EQ(ps.size(), 6u);
+  EXPECT_EQ(ps[0], (ProblemSpec{Op::N, Op::T, 1024, 1024, 2048, 1}));  // the default layout
+  EXPECT_EQ(ps[1], (ProblemSpec{Op::T, Op::N, 16, 4096, 4096, 1}));
+  EXPECT_EQ(ps[5], (ProblemSpec{Op::T, Op::T, 64, 64, 64, 4}));
+}
+
+TEST_F(ProblemFile, ErrorsNameFileAndLine) {
+  std::string f = write("bad.csv", "m,n,k\n1,2,3\n# ok\n4,x,6\n");
+  EXPECT_NE(error_of([&] { problems_from_csv(f); }).find(f + ":4: n 'x'"), std::string::npos);
+  f = write("cols.csv", "1,2\n");
+  EXPECT_NE(error_of([&] { problems_from_csv(f); }).find(f + ":1: expected m,n,k"), std::string::npos);
+  f = write("layout.csv", "1,2,3,nq\n");
+  EXPECT_NE(error_of([&] { problems_from_csv(f); }).find(f + ":1: bad layout 'nq'"), std::string::npos);
+  f = write("batch.csv", "1,2,3,nn,0\n");
+  EXPECT_NE(error_of([&] { problems_from_csv(f); }).find(f + ":1: batch"), std::string::npos);
+  f = write("header_late.csv", "1,2,3\nm,n,k\n");
+  EXPECT_NE(error_of([&] { problems_from_csv(f); }).find(f + ":2:"), std::string::npos);
+  EXPECT_NE(error_of([&] { problems_from_csv(path("missing.csv")); }).find("missing.csv"), std::string::npos);
+}
+
+TEST(Presets, NamesAndContents) {
+  EXPECT_EQ(preset_names(), (std::vector<std::string>{"quick", "squares", "suite", "transformer"}));
+  auto quick = preset_problems("quick");
+  ASSERT_EQ(quick.size(), 4u);
+  EXPECT_EQ(problem_label(quick[2]), "127x257x1023 nn");
+  EXPECT_EQ(preset_problems("quick", "all").size(), 16u);
+  auto suite = preset_problems("suite");
+  EXPECT_EQ(suite.size(), 15u);
+  EXPECT_EQ(problem_label(suite.back()), "100x100x100 nn");
+  auto squares = preset_problems("squares");
+  EXPECT_NE(std::find(squares.begin(), squares.end(), ProblemSpec{Op::N, Op::N, 3000, 3000, 3000, 1}), squares.end());
+  EXPECT_EQ(squares.front().m, 256);
+  EXPECT_EQ(squares.back().m, 8192);
+  auto tf = preset_problems("transformer");
+  EXPECT_NE(std::find(tf.begin(), tf.end(), ProblemSpec{Op::N, Op::N, 2048, 11008, 4096, 1}), tf.end());
+  EXPECT_NE(error_of([] { preset_problems("huge"); }).find("quick, squares, suite, transformer"), std::string::npos);
+}
+
+TEST(Problems, UniqueKeepsFirstOrder) {
+  auto ps = problems_from_shapes({"8x8x8", "4x4x4", "8x8x8"}, "nn", 1);
+  auto u = unique_problems(ps);
+  ASSERT_EQ(u.size(), 2u);
+  EXPECT_EQ(u[0].m, 8);
+  EXPECT_EQ(u[1].m, 4);
+}

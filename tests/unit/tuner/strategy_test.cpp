@@ -1,0 +1,185 @@
+// Strategies replayed on a recorded table of timings with noise: no GPU, a fake clock.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <set>
+
+#include "gemmtune/error.hpp"
+#include "gemmtune/tuner/strategy.hpp"
+
+using namespace gemmtune;
+using namespace gemmtune::tuner;
+
+namespace {
+
+// A recorded table: true medians, measurement noise that shrinks with effort, a cost per
+// measurement on a fake clock, and some candidates that fail.
+struct Replay {
+  std::vector<double> truth;
+  std::set<std::size_t> failing;
+  std::mt19937_64 rng{42};
+  double clock = 0;
+  std::vector<std::pair<std::size_t, Effort>> calls;
+
+  explicit Replay(std::size_t n, std::size_t best = 38) {
+    std::mt19937_64 g(7);
+    std::uniform_real_distribution<double> d(1.2, 5.0);
+    for (std::size_t i = 0; i < n; ++i) truth.push_back(d(g));
+    truth[best] = 1.0;  // the true best, clearly ahead of the rest
+    for (std::size_t i = 3; i < n; i += 17) failing.insert(i);
+  }
+
+  StrategyHooks hooks() {
+    StrategyHooks h;
+    h.measure = [this](std::size_t i, Effort e) -> std::optional<double> {
+      calls.push_back({i, e});
+      clock += e == Effort::quick ? 0.1 : e == Effort::normal ? 0.5 : 1.0;
+      if (failing.count(i)) return std::nullopt;
+      double noise = e == Effort::quick ? 0.08 : e == Effort::normal ? 0.02 : 0.005;
+      std::normal_distribution<double> n(0, noise);
+      return truth[i] * (1 + std::abs(n(rng)));  // timing noise only ever slows a kernel down
+    };
+    h.elapsed_s = [this] { return clock; };
+    return h;
+  }
+  std::set<std::size_t> distinct() const {
+    std::set<std::size_t> s;
+    for (auto [i, e] : calls) s.insert(i);
+    return s;
+  }
+};
+
+}  // namespace
+
+TEST(Strategy, ParseAndName) {
+  EXPECT_EQ(parse_strategy("halving"), StrategyKind::halving);
+  EXPECT_STREQ(strategy_name(parse_strategy("random")), "random");
+  EXPECT_STREQ(strategy_name(parse_strategy("exhaustive")), "exhaustive");
+  EXPECT_THROW(parse_strategy("greedy"), Error);
+}
+
+TEST(Strategy, ExhaustiveMeasuresAllThenRetimesLeaders) {
+  Replay r(200);
+  StrategyOptions o;
+  o.kind = StrategyKind::exhaustive;
+  StrategyResult res = run_strategy(200, {}, o, r.hooks());
+  ASSERT_TRUE(res.best);
+  EXPECT_EQ(*res.best, 38u);
+  EXPECT_EQ(r.distinct().size(), 200u);
+  EXPECT_EQ(res.new_candidates, 200u);
+  EXPECT_EQ(res.measurements, 200u + o.finalists);
+  std::size_t careful = 0;
+  for (auto [i, e] : r.calls) careful += e == Effort::careful;
+  EXPECT_EQ(careful, o.finalists);
+}
+
+TEST(Strategy, HalvingFindsTrueBestWithFewerMeasurementsOfCare) {
+  for (std::size_t best : {0u, 38u, 199u}) {
+    Replay r(200, best);
+    StrategyOptions o;  // halving
+    std::vector<std::size_t> planned;
+    StrategyHooks h = r.hooks();
+    h.plan = [&](const std::vector<std::size_t>& order) { planned = order; };
+    std::size_t last_done = 0, last_total = 0;
+    h.progress = [&](std::size_t done, std::size_t total, std::optional<double>) {
+      EXPECT_GT(done, last_done);
+      last_done = done, last_total = total;
+    };
+    StrategyResult res = run_strategy(200, {}, o, h);
+    ASSERT_TRUE(res.best);
+    EXPECT_EQ(*res.best, best);
+    EXPECT_EQ(planned.size(), 200u);
+    EXPECT_EQ(last_done, res.measurements);
+    EXPECT_EQ(last_total, res.measurements);  // the plan's total came true (no failure among leaders)
+    std::size_t quick = 0, normal = 0, careful = 0;
+    for (auto [i, e] : r.calls) (e == Effort::quick ? quick : e == Effort::normal ? normal : careful)++;
+    EXPECT_EQ(quick, 200u);
+    EXPECT_LT(normal, 120u);  // 63 + 21 + 7 + 4 of the survivors, not all 200
+    EXPECT_EQ(careful, 3u);
+    EXPECT_FALSE(res.budget_exhausted);
+  }
+}
+
+TEST(Strategy, FailedCandidatesNeverWin) {
+  Replay r(60, 5);
+  r.truth[20] = 0.5;
+  r.failing.insert(20);  // would be fastest, but fails (e.g. wrong_result)
+  for (auto kind : {StrategyKind::exhaustive, StrategyKind::halving, StrategyKind::random}) {
+    StrategyOptions o;
+    o.kind = kind;
+    StrategyResult res = run_strategy(60, {}, o, r.hooks());
+    ASSERT_TRUE(res.best);
+    EXPECT_EQ(*res.best, 5u) << strategy_name(kind);
+  }
+}
+
+TEST(Strategy, EveryStrategyHonoursTheBudget) {
+  for (auto kind : {StrategyKind::exhaustive, StrategyKind::halving, StrategyKind::random}) {
+    Replay r(500);
+    StrategyOptions o;
+    o.kind = kind;
+    o.budget_s = 10;
+    StrategyResult res = run_strategy(500, {}, o, r.hooks());
+    EXPECT_TRUE(res.budget_exhausted) << strategy_name(kind);
+    EXPECT_LT(r.clock, 10 + 1.0 + 1e-9) << strategy_name(kind);  // at most the measurement in flight
+    EXPECT_LT(r.calls.size(), 500u);
+    EXPECT_TRUE(res.best) << "what was measured still has a winner";
+  }
+}
+
+TEST(Strategy, RandomRespectsMaxConfigs) {
+  Replay r(300);
+  StrategyOptions o;
+  o.kind = StrategyKind::random;
+  o.max_configs = 25;
+  o.seed = 3;
+  StrategyResult res = run_strategy(300, {}, o, r.hooks());
+  EXPECT_EQ(res.new_candidates, 25u);
+  EXPECT_EQ(r.distinct().size(), 25u);
+  EXPECT_EQ(res.measurements, 25u + o.finalists);
+  // Another seed samples other candidates; the same seed the same ones.
+  Replay r2(300), r3(300);
+  run_strategy(300, {}, o, r2.hooks());
+  o.seed = 4;
+  run_strategy(300, {}, o, r3.hooks());
+  EXPECT_EQ(r.distinct(), r2.distinct());
+  EXPECT_NE(r.distinct(), r3.distinct());
+}
+
+TEST(Strategy, StopRequestEndsAfterTheCurrentCandidate) {
+  Replay r(100);
+  StrategyOptions o;
+  StrategyHooks h = r.hooks();
+  h.stop_requested = [&] { return r.calls.size() >= 10; };
+  StrategyResult res = run_strategy(100, {}, o, h);
+  EXPECT_TRUE(res.stopped);
+  EXPECT_EQ(r.calls.size(), 10u);
+}
+
+TEST(Strategy, KnownCandidatesAreNotMeasuredAgainButCompete) {
+  Replay r(50, 10);
+  std::map<std::size_t, double> known;
+  for (std::size_t i = 0; i < 25; ++i) known[i] = r.truth[i];  // the first half measured before, best included
+  for (auto kind : {StrategyKind::exhaustive, StrategyKind::halving}) {
+    r.calls.clear();
+    StrategyOptions o;
+    o.kind = kind;
+    std::vector<std::size_t> planned;
+    StrategyHooks h = r.hooks();
+    h.plan = [&](const std::vector<std::size_t>& order) { planned = order; };
+    StrategyResult res = run_strategy(50, known, o, h);
+    EXPECT_EQ(planned.size(), 25u);
+    for (std::size_t i : planned) EXPECT_GE(i, 25u);
+    EXPECT_EQ(res.new_candidates, 25u);
+    ASSERT_TRUE(res.best);
+    EXPECT_EQ(*res.best, 10u) << strategy_name(kind);
+  }
+}
+
+TEST(Strategy, NoCandidatesNoWinner) {
+  Replay r(1);
+  StrategyResult res = run_strategy(0, {}, {}, r.hooks());
+  EXPECT_FALSE(res.best);
+  EXPECT_EQ(res.measurements, 0u);
+}

@@ -1,0 +1,205 @@
+// `gemmtune sweep`: tunes problems on this machine's GPUs and records every outcome in the
+// tuning database. docs/sweep.md is the user guide.
+#include <unistd.h>
+
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "commands.hpp"
+#include "gemmtune/db/database.hpp"
+#include "gemmtune/error.hpp"
+#include "gemmtune/tuner/sweep.hpp"
+
+namespace gemmtune::cli {
+
+namespace {
+
+struct SweepCliOptions {
+  std::vector<std::string> shapes;
+  std::string layout = "nn";
+  int batch = 1;
+  std::vector<std::string> files;
+  std::vector<std::string> presets;
+  std::string db_path;
+  std::string strategy = "halving";
+  double budget = 0;
+  std::size_t max_configs = 0;
+  bool force = false;
+  std::string space = "auto";
+  std::string devices = "0";
+  bool dry_run = false;
+  std::vector<std::string> configs;
+  double hang_timeout = 10;
+  unsigned compile_threads = 0;
+  std::uint64_t seed = 0;
+  std::string arch = "sm_90";
+  int sms = 132;
+};
+
+std::atomic<bool> g_stop{false};
+
+extern "C" void on_sigint(int) {
+  g_stop.store(true);
+  static const char msg[] = "\ngemmtune: stopping after the current candidate (Ctrl-C again to kill)\n";
+  ssize_t ignored = write(2, msg, sizeof msg - 1);
+  (void)ignored;
+  std::signal(SIGINT, SIG_DFL);  // a second Ctrl-C kills: results so far are committed
+}
+
+std::string command_line() {
+  std::ifstream in("/proc/self/cmdline", std::ios::binary);
+  std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()), out;
+  for (char c : all) out += c ? c : ' ';
+  while (!out.empty() && out.back() == ' ') out.pop_back();
+  return out;
+}
+
+std::vector<int> parse_devices(const std::string& text) {
+  std::vector<int> out;
+  std::stringstream ss(text);
+  for (std::string item; std::getline(ss, item, ',');) {
+    try {
+      std::size_t used = 0;
+      int d = std::stoi(item, &used);
+      if (used != item.size() || d < 0) throw std::invalid_argument(item);
+      out.push_back(d);
+    } catch (const std::exception&) {
+      throw Error(Status::kInvalidArgument, "bad --devices '" + text + "': expected CUDA ordinals such as 0,1");
+    }
+  }
+  if (out.empty()) throw Error(Status::kInvalidArgument, "--devices lists no device");
+  return out;
+}
+
+tuner::SweepOptions to_sweep_options(const SweepCliOptions& c) {
+  tuner::SweepOptions o;
+  o.problems = tuner::problems_from_shapes(c.shapes, c.layout, c.batch);
+  for (const auto& f : c.files) {
+    auto more = tuner::problems_from_csv(f, c.layout);
+    o.problems.insert(o.problems.end(), more.begin(), more.end());
+  }
+  std::vector<std::string> presets = c.presets;
+  if (o.problems.empty() && presets.empty()) presets.push_back("quick");
+  for (const auto& p : presets) {
+    auto more = tuner::preset_problems(p, c.layout);
+    o.problems.insert(o.problems.end(), more.begin(), more.end());
+  }
+  o.problems = tuner::unique_problems(o.problems);
+  o.db_path = c.db_path.empty() ? db::default_database_path() : c.db_path;
+  o.strategy.kind = tuner::parse_strategy(c.strategy);
+  if (c.max_configs > 0 && o.strategy.kind != tuner::StrategyKind::random)
+    throw Error(Status::kInvalidArgument, "--max-configs applies to --strategy random; use --budget to limit the "
+                                          "others");
+  if (c.budget < 0) throw Error(Status::kInvalidArgument, "--budget must be positive seconds (0: no limit)");
+  o.strategy.budget_s = c.budget;
+  o.strategy.max_configs = c.max_configs;
+  bool quick_only = c.shapes.empty() && c.files.empty() &&
+                    (presets.empty() || (presets.size() == 1 && presets[0] == "quick"));
+  o.space = c.space == "auto" ? (quick_only ? tuner::SpaceKind::reduced : tuner::SpaceKind::full)
+                              : tuner::parse_space(c.space);
+  o.only_configs = c.configs;
+  o.force = c.force;
+  o.devices = parse_devices(c.devices);
+  o.compile_threads = c.compile_threads;
+  o.command_line = command_line();
+  o.gemmtune_version = GEMMTUNE_VERSION;
+  o.runner.hang_timeout_s = c.hang_timeout;
+  o.seed = c.seed;
+  o.stop = &g_stop;
+  o.out = &std::cout;
+  o.is_tty = isatty(STDOUT_FILENO) != 0;
+  return o;
+}
+
+void dry_run(const tuner::SweepOptions& o, const SweepCliOptions& c) {
+  DeviceInfo dev;
+  try {
+    dev = device_info(o.devices.front());
+  } catch (const Error& e) {
+    dev.name = "(no GPU: " + c.arch + " limits, " + std::to_string(c.sms) + " SMs)";
+    dev.limits = DeviceLimits::for_arch(c.arch);
+    dev.sm_count = c.sms;
+  }
+  std::printf("dry run on %s: %zu problems, strategy %s, space %s, database %s\n", dev.name.c_str(),
+              o.problems.size(), tuner::strategy_name(o.strategy.kind),
+              o.space == tuner::SpaceKind::full ? "full" : "reduced", o.db_path.c_str());
+  std::size_t total = 0, measured = 0;
+  for (const auto& row : tuner::plan_sweep(o, dev)) {
+    std::printf("  %-24s %6zu candidates, %6zu measured before\n", tuner::problem_label(row.problem).c_str(),
+                row.candidates, row.measured);
+    total += row.candidates, measured += row.measured;
+  }
+  std::printf("total %zu candidates, %zu measured before (skipped unless --force)\n", total, measured);
+}
+
+void run(const SweepCliOptions& c) {
+  tuner::SweepOptions o = to_sweep_options(c);
+  if (c.dry_run) return dry_run(o, c);
+  try {
+    device_count();
+  } catch (const Error& e) {
+    std::string why = e.what();
+    if (why.rfind("no CUDA device / driver found", 0) != 0) why = "no CUDA device / driver found: " + why;
+    std::fprintf(stderr, "gemmtune sweep: %s\n", why.c_str());
+    exit_status() = 2;
+    return;
+  }
+  std::signal(SIGINT, on_sigint);
+  tuner::SweepReport report = tuner::run_sweep(o);
+  std::signal(SIGINT, SIG_DFL);
+  std::printf("\n%s", tuner::format_summary(report.rows).c_str());
+  std::printf("%zu measurements recorded in %s\n", report.measurements, o.db_path.c_str());
+  for (const auto& e : report.errors) std::fprintf(stderr, "gemmtune sweep: %s\n", e.c_str());
+  std::fflush(stdout);
+  if (report.interrupted) {
+    std::printf("interrupted: rerun the same command to resume (measured pairs are skipped)\n");
+    exit_status() = 130;
+  } else if (!report.errors.empty()) {
+    exit_status() = 1;
+  }
+  if (report.device_hung) {
+    // A hung kernel still runs: CUDA's exit-time cleanup would wait for it forever.
+    std::fflush(nullptr);
+    std::_Exit(exit_status() ? exit_status() : 1);
+  }
+}
+
+}  // namespace
+
+static void add_sweep_command(CLI::App& app) {
+  auto c = std::make_shared<SweepCliOptions>();
+  auto* cmd = app.add_subcommand("sweep", "Tune problems on this machine's GPUs and record everything in the database");
+  cmd->add_option("--shape", c->shapes, "Problem MxNxK (repeatable)");
+  cmd->add_option("--layout", c->layout, "nn, nt, tn, tt or all (for --shape, presets, and CSV rows without one)")
+      ->capture_default_str();
+  cmd->add_option("--batch", c->batch, "Batch count of the --shape problems")->capture_default_str();
+  cmd->add_option("--file", c->files, "CSV of problems: m,n,k[,layout][,batch] (repeatable)");
+  cmd->add_option("--preset", c->presets, "Named problem set: quick, squares, transformer, suite (repeatable); "
+                                          "quick when no problem is given");
+  cmd->add_option("--db", c->db_path, "Tuning database (default: $GEMMTUNE_DB or ~/.cache/gemmtune/tuning.db)");
+  cmd->add_option("--strategy", c->strategy, "exhaustive, random or halving")->capture_default_str();
+  cmd->add_option("--budget", c->budget, "Seconds per problem (0: no limit); every strategy honours it")
+      ->capture_default_str();
+  cmd->add_option("--max-configs", c->max_configs, "Random strategy: candidates to try per problem");
+  cmd->add_flag("--force", c->force, "Re-measure configs already measured on this GPU model");
+  cmd->add_option("--space", c->space, "full, reduced, or auto (reduced for the quick preset, else full)")
+      ->capture_default_str();
+  cmd->add_option("--devices", c->devices, "CUDA ordinals, one worker each, e.g. 0,1")->capture_default_str();
+  cmd->add_flag("--dry-run", c->dry_run, "List the problems and candidate counts; needs no GPU");
+  cmd->add_option("--config", c->configs, "Only these config names (repeatable), e.g. for a quick check");
+  cmd->add_option("--hang-timeout", c->hang_timeout, "Seconds before a verification run counts as hung")
+      ->capture_default_str();
+  cmd->add_option("--compile-threads", c->compile_threads, "NVRTC threads (0: one per core)")->capture_default_str();
+  cmd->add_option("--seed", c->seed, "Seed of the random data and sampling (0: random)")->capture_default_str();
+  cmd->add_option("--arch", c->arch, "Dry run without a GPU: architecture to plan for")->capture_default_str();
+  cmd->add_option("--sms", c->sms, "Dry run without a GPU: SM count to plan for")->capture_default_str();
+  cmd->callback([c] { run(*c); });
+}
+
+static const Registration kRegistration("sweep", add_sweep_command);
+
+}  // namespace gemmtune::cli

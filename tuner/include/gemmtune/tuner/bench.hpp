@@ -1,0 +1,80 @@
+#pragma once
+// One problem on the GPU during a sweep: its buffers filled with fresh random data, the float64
+// reference result (computed once per problem), verification of a candidate kernel against it
+// with a deadline for hung kernels, and timing of candidates and of cuBLAS on the same buffers.
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "gemmtune/error.hpp"
+#include "gemmtune/kernel.hpp"
+#include "gemmtune/reference.hpp"
+#include "gemmtune/tuner/cublas_baseline.hpp"
+#include "gemmtune/tuner/problems.hpp"
+#include "gemmtune/tuner/strategy.hpp"
+#include "gemmtune/tuner/timer.hpp"
+
+namespace gemmtune::tuner {
+
+/// The device cannot be used any more: a kernel hung (the CUDA context is stuck behind it) or a
+/// sticky CUDA error poisoned the context. The sweep of this device stops.
+class DeviceUnusable : public Error {
+ public:
+  /// `hung`: a kernel did not finish before its deadline.
+  DeviceUnusable(bool hung, const std::string& message) : Error(Status::kCudaError, message), hung_(hung) {}
+  /// Whether a kernel is still running (its resources must not be freed: that would wait forever).
+  bool hung() const { return hung_; }
+
+ private:
+  bool hung_;
+};
+
+/// How one verification went.
+struct Verification {
+  enum class Outcome { ok, wrong_result, launch_failed, timeout } outcome = Outcome::ok;
+  double rel_error = 0;  ///< vs the float64 reference (infinite when an element is NaN)
+  std::string error;     ///< why it failed
+};
+
+/// Timer settings of each effort level.
+TimerOptions timer_options(Effort effort);
+
+/// A problem's device memory and reference result. Non-copyable; needs a GPU.
+class ProblemBench {
+ public:
+  /// Allocates A, B, C (packed) and the reference on the current device, fills A and B with
+  /// uniform random numbers in [-1, 1] (never zeros: a kernel that skips work is caught) and
+  /// computes the float64 reference with `reference`.
+  ProblemBench(const ProblemSpec& spec, const ReferenceGemm& reference, cudaStream_t stream, std::uint64_t seed);
+  ~ProblemBench();
+  ProblemBench(const ProblemBench&) = delete;
+  ProblemBench& operator=(const ProblemBench&) = delete;
+
+  /// The problem, with this bench's pointers.
+  const Problem& problem() const { return p_; }
+
+  /// Poisons C with NaN (beta = 0 must not read it), launches `kernel` once, waits for it with a
+  /// deadline of `timeout_s` and compares C with the reference at fp32_tolerance(K). With
+  /// `corrupt` (a test hook) a row of C is overwritten after the kernel, before the check.
+  /// A hang throws nothing: it comes back as Outcome::timeout; the caller stops the device.
+  Verification verify(const GemmKernel& kernel, double timeout_s, bool corrupt = false);
+
+  /// Times `kernel` on this problem at `effort`.
+  Timing time(const GemmKernel& kernel, const GpuTimer& timer, Effort effort) const;
+  /// Times cuBLAS on the same buffers, carefully.
+  Timing time_cublas(const CublasSgemm& cublas, const GpuTimer& timer) const;
+
+  /// Forgets the device memory without freeing it (after a hang freeing would block forever).
+  void abandon() { abandoned_ = true; }
+
+ private:
+  Problem p_;
+  cudaStream_t stream_;
+  float *a_ = nullptr, *b_ = nullptr, *c_ = nullptr;
+  std::vector<double> reference_;
+  bool abandoned_ = false;
+};
+
+}  // namespace gemmtune::tuner

@@ -1,0 +1,71 @@
+#pragma once
+// The candidate pipeline on the GPU thread: take a config's cubin from the compile pool, prune
+// it on its resource report, load it, verify it, time it, and record every outcome in the
+// database (one transaction per result, so a killed sweep loses at most the one in flight).
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "gemmtune/db/database.hpp"
+#include "gemmtune/device.hpp"
+#include "gemmtune/tuner/bench.hpp"
+#include "gemmtune/tuner/compile_pool.hpp"
+
+namespace gemmtune::tuner {
+
+/// Knobs of the candidate pipeline, including test hooks.
+struct RunnerOptions {
+  double hang_timeout_s = 10;  ///< a verification run longer than this is a hung kernel
+  /// Test hook: when it returns true for a config, that config's output is overwritten after its
+  /// verification run, so the real verification path must catch it as wrong_result.
+  std::function<bool(const GemmConfig&)> corrupt_output;
+};
+
+/// Where the results of one problem go.
+struct RecordTarget {
+  db::Database* database = nullptr;
+  db::Id sweep_id = 0;
+  db::Id problem_id = 0;
+  std::string arch;  ///< binary-cache architecture, e.g. "sm_90"
+};
+
+/// Why the resource report prunes a compiled config (spills, or more registers than the block
+/// size allows), or nullopt when it may run.
+std::optional<std::string> prune_reason(const KernelResources& resources, const GemmConfig& config,
+                                        const DeviceLimits& limits);
+
+/// Measures candidates of one problem; keeps loaded kernels of verified candidates for re-timing.
+class CandidateRunner {
+ public:
+  /// All references must outlive the runner.
+  CandidateRunner(RecordTarget target, const DeviceInfo& device, ProblemBench& bench, CompilePool& pool,
+                  const GpuTimer& timer, const RunnerOptions& options);
+
+  /// Measures `config` at `effort` and records the outcome: the median in ms when it ran and was
+  /// right, nullopt when it failed (compile_failed, pruned, launch_failed, wrong_result). The
+  /// first measurement of a config in this sweep verifies it first. Throws DeviceUnusable after
+  /// a hung kernel (recorded as timeout) or a sticky CUDA error.
+  std::optional<double> measure(const GemmConfig& config, Effort effort);
+
+ private:
+  db::Id config_id(const GemmConfig& config);
+  void record(const GemmConfig& config, db::Result result);
+  std::optional<double> fail(const GemmConfig& config, db::Status status, const std::string& error,
+                             std::optional<double> rel_error = std::nullopt);
+  const GemmKernel* load_verified(const GemmConfig& config);
+
+  RecordTarget target_;
+  const DeviceInfo& device_;
+  ProblemBench& bench_;
+  CompilePool& pool_;
+  const GpuTimer& timer_;
+  const RunnerOptions& options_;
+  std::map<std::string, db::Id> config_ids_;
+  std::map<std::string, std::unique_ptr<GemmKernel>> kernels_;  // verified, by name
+  std::map<std::string, double> rel_errors_;
+  std::map<std::string, KernelResources> resources_;
+};
+
+}  // namespace gemmtune::tuner

@@ -1,0 +1,44 @@
+#pragma once
+// The problems a sweep tunes: from --shape/--layout/--batch, from a CSV file, or from a named preset.
+#include <string>
+#include <vector>
+
+#include "gemmtune/problem.hpp"
+
+namespace gemmtune::tuner {
+
+/// One problem to tune: shape, layout and batch (packed, 16-byte aligned buffers).
+struct ProblemSpec {
+  Op op_a = Op::N, op_b = Op::N;
+  int m = 0, n = 0, k = 0;
+  int batch = 1;
+  bool operator==(const ProblemSpec&) const = default;
+
+  /// The packed Problem of this spec (no pointers yet).
+  Problem problem() const { return Problem::packed(op_a, op_b, m, n, k, batch); }
+};
+
+/// "1024x1024x2048 nn" or "1024x1024x2048 nt b8" (batch shown when > 1): for logs and tables.
+std::string problem_label(const ProblemSpec& p);
+
+/// Every (shape, layout) pair of `shapes` ("MxNxK" each) and `layout` (nn|nt|tn|tt|all), with
+/// `batch`. Throws Error(kInvalidArgument) naming the bad shape, layout or batch.
+std::vector<ProblemSpec> problems_from_shapes(const std::vector<std::string>& shapes, const std::string& layout,
+                                              int batch);
+
+/// Reads a CSV file: columns m,n,k[,layout][,batch]; an optional header line (starting with a
+/// letter); '#' starts a comment; blank lines are skipped. layout may be nn|nt|tn|tt|all and
+/// defaults to `default_layout`. Throws Error(kInvalidArgument) naming file:line on a bad line.
+std::vector<ProblemSpec> problems_from_csv(const std::string& path, const std::string& default_layout = "nn");
+
+/// Names of the built-in presets: quick, squares, transformer, suite.
+std::vector<std::string> preset_names();
+
+/// The problems of a preset, each in `layout` (nn|nt|tn|tt|all). Throws Error(kInvalidArgument)
+/// listing the preset names when `name` is unknown.
+std::vector<ProblemSpec> preset_problems(const std::string& name, const std::string& layout = "nn");
+
+/// Drops repeated problems, keeping the first occurrence's order.
+std::vector<ProblemSpec> unique_problems(const std::vector<ProblemSpec>& problems);
+
+}  // namespace gemmtune::tuner

@@ -1,0 +1,77 @@
+#pragma once
+// Search strategies over one problem's candidates. They see candidates only as indices and time
+// only through a measure(index, effort) callback, so that tests can replay a recorded table of
+// timings and the sweep can plug in compile + verify + time on a GPU.
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gemmtune::tuner {
+
+/// How candidates are chosen and how much time each gets.
+enum class StrategyKind {
+  exhaustive,  ///< every candidate, timed normally; the leaders re-timed carefully
+  random,      ///< a random subset of max_configs candidates, then like exhaustive
+  halving,     ///< successive halving: all quickly, the best third again with more care, ...
+};
+
+/// Parses "exhaustive", "random" or "halving"; throws Error(kInvalidArgument) otherwise.
+StrategyKind parse_strategy(const std::string& text);
+
+/// "exhaustive", "random" or "halving".
+const char* strategy_name(StrategyKind kind);
+
+/// How much care one measurement takes (the sweep maps these to timer options).
+enum class Effort {
+  quick,    ///< a few repetitions, no adaptive stopping: good enough to drop the clear losers
+  normal,   ///< adaptive repetitions until the spread is small
+  careful,  ///< the leaders against each other: more repetitions, tighter spread
+};
+
+/// What a strategy is told to do.
+struct StrategyOptions {
+  StrategyKind kind = StrategyKind::halving;
+  std::size_t max_configs = 0;     ///< random: candidates to try (0: all)
+  double budget_s = 0;             ///< seconds for this problem; 0: unlimited
+  std::size_t finalists = 3;       ///< leaders re-timed carefully at the end
+  double keep_fraction = 1.0 / 3;  ///< halving: share of a round that goes on to the next
+  std::size_t min_keep = 4;        ///< halving: a round keeps at least this many
+  std::uint64_t seed = 1;          ///< random: sampling seed
+};
+
+/// How a strategy acts on the world. measure and elapsed_s are required, the rest optional.
+struct StrategyHooks {
+  /// Measures candidate `index`; its median in ms, or nullopt when it failed (never asked again).
+  std::function<std::optional<double>(std::size_t index, Effort effort)> measure;
+  /// Seconds spent on this problem so far (the budget's clock).
+  std::function<double()> elapsed_s;
+  /// Called once with the order the first round will measure in, so compilation can run ahead.
+  std::function<void(const std::vector<std::size_t>& order)> plan;
+  /// True when the sweep must stop after the current candidate (Ctrl-C).
+  std::function<bool()> stop_requested;
+  /// Measurements done out of those planned, and the best median so far.
+  std::function<void(std::size_t done, std::size_t total, std::optional<double> best_ms)> progress;
+};
+
+/// What a strategy found.
+struct StrategyResult {
+  std::optional<std::size_t> best;    ///< index of the fastest candidate, if any succeeded
+  std::optional<double> best_ms;       ///< its latest median
+  std::size_t measurements = 0;        ///< measure() calls
+  std::size_t new_candidates = 0;      ///< distinct candidates measured for the first time
+  bool budget_exhausted = false;       ///< stopped because the budget was spent
+  bool stopped = false;                ///< stopped because stop_requested() said so
+};
+
+/// Runs `options.kind` over candidates 0..count-1. `known` holds medians measured by earlier
+/// sweeps (resume): those are not measured in the first round but compete (and are re-timed) as
+/// leaders. No measurement starts once the budget is spent (the first always may) or a stop is
+/// requested.
+StrategyResult run_strategy(std::size_t count, const std::map<std::size_t, double>& known,
+                            const StrategyOptions& options, const StrategyHooks& hooks);
+
+}  // namespace gemmtune::tuner

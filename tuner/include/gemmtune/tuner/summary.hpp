@@ -1,0 +1,30 @@
+#pragma once
+// The table printed at the end of a sweep: per (GPU, problem) the best config, its time,
+// TFLOP/s, share of the FP32 peak, cuBLAS's time and the speedup.
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gemmtune::tuner {
+
+/// One line of the summary.
+struct SummaryRow {
+  std::string gpu;                        ///< e.g. "NVIDIA H200"
+  std::string problem;                    ///< problem_label()
+  std::string config;                     ///< best config name; empty when none succeeded
+  std::optional<double> ms, tflops;       ///< the best config's median
+  std::optional<double> peak_percent;     ///< tflops as % of the device's FP32 peak
+  std::optional<double> cublas_ms;        ///< cuBLAS on the same problem
+  std::string note;                       ///< e.g. "interrupted", "budget spent", "no new candidates"
+
+  /// cuBLAS time / our time (> 1: faster than cuBLAS).
+  std::optional<double> speedup() const {
+    if (!ms || !cublas_ms || *ms <= 0) return std::nullopt;
+    return *cublas_ms / *ms;
+  }
+};
+
+/// The rows as an aligned text table with a header; "-" where a value is missing.
+std::string format_summary(const std::vector<SummaryRow>& rows);
+
+}  // namespace gemmtune::tuner

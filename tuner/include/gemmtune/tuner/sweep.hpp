@@ -1,0 +1,67 @@
+#pragma once
+// The sweep driver: tunes a list of problems on the GPUs of this machine, one worker thread per
+// GPU, recording every outcome in the tuning database, and returns the summary.
+#include <atomic>
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "gemmtune/device.hpp"
+#include "gemmtune/tuner/candidate_runner.hpp"
+#include "gemmtune/tuner/candidates.hpp"
+#include "gemmtune/tuner/problems.hpp"
+#include "gemmtune/tuner/strategy.hpp"
+#include "gemmtune/tuner/summary.hpp"
+
+namespace gemmtune::tuner {
+
+/// Everything a sweep is told.
+struct SweepOptions {
+  std::vector<ProblemSpec> problems;       ///< what to tune
+  std::string db_path;                     ///< the tuning database (created when missing)
+  StrategyOptions strategy;                ///< strategy, budget per problem, max configs
+  SpaceKind space = SpaceKind::reduced;    ///< full or reduced valid space
+  std::vector<std::string> only_configs;   ///< when not empty: only these config names (any layout part)
+  bool force = false;                      ///< re-measure what is already in the database
+  std::vector<int> devices = {0};          ///< CUDA ordinals, one worker each
+  unsigned compile_threads = 0;            ///< NVRTC threads in all (0: one per core)
+  std::string command_line;                ///< stored with the sweep
+  std::string gemmtune_version;            ///< stored with the sweep
+  RunnerOptions runner;                    ///< hang timeout, test hooks
+  const std::atomic<bool>* stop = nullptr; ///< set (e.g. by SIGINT): stop after the current candidate
+  std::ostream* out = nullptr;             ///< progress and messages (nullptr: std::cout)
+  bool is_tty = false;                     ///< progress as an updating line
+  std::uint64_t seed = 0;                  ///< random data and sampling (0: random)
+};
+
+/// What a sweep did.
+struct SweepReport {
+  std::vector<SummaryRow> rows;        ///< one per (GPU, problem) reached
+  std::size_t measurements = 0;        ///< candidate measurements made, all workers
+  bool interrupted = false;            ///< stopped by options.stop
+  bool device_hung = false;            ///< a kernel hung: the process should exit without CUDA cleanup
+  std::vector<std::string> errors;     ///< a worker's fatal error per line (e.g. a GPU that failed)
+};
+
+/// Runs the sweep. Throws Error(kNoDevice) when there is no GPU or a listed device does not
+/// exist; errors of one worker are reported in SweepReport::errors while the others go on.
+SweepReport run_sweep(const SweepOptions& options);
+
+/// One problem of a dry run.
+struct PlanRow {
+  ProblemSpec problem;
+  std::size_t candidates = 0;  ///< size of the candidate set
+  std::size_t measured = 0;    ///< of those, already measured on this GPU model (resume skips them)
+};
+
+/// What a sweep would tune on a device with `device`'s limits and SM count, without a GPU:
+/// the candidate set of every problem and, when the database exists, how much is measured.
+std::vector<PlanRow> plan_sweep(const SweepOptions& options, const DeviceInfo& device);
+
+/// The candidate set of `problem` for `device` under `options` (space and config restriction),
+/// from `valid` = valid_space(device.limits, problem's layout).
+std::vector<GemmConfig> sweep_candidates(const SweepOptions& options, const DeviceInfo& device,
+                                         const std::vector<GemmConfig>& valid, const Problem& problem);
+
+}  // namespace gemmtune::tuner

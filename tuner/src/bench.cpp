@@ -1,0 +1,122 @@
+#include "gemmtune/tuner/bench.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <random>
+#include <thread>
+
+namespace gemmtune::tuner {
+
+TimerOptions timer_options(Effort effort) {
+  TimerOptions o;
+  switch (effort) {
+    case Effort::quick:  // fixed, few repetitions: enough to drop clear losers
+      o.warmup = 1, o.min_reps = 3, o.max_reps = 3, o.target_spread = 0, o.max_seconds = 0.5;
+      break;
+    case Effort::normal:
+      o.warmup = 2, o.min_reps = 5, o.max_reps = 50, o.target_spread = 0.02, o.max_seconds = 1.0;
+      break;
+    case Effort::careful:
+      o.warmup = 3, o.min_reps = 20, o.max_reps = 200, o.target_spread = 0.01, o.max_seconds = 2.0;
+      break;
+  }
+  return o;
+}
+
+static void fill_uniform(float* dst, std::size_t n, std::mt19937_64& rng) {
+  std::vector<float> h(n);
+  std::uniform_real_distribution<float> d(-1.f, 1.f);
+  for (auto& x : h) {
+    do x = d(rng);
+    while (x == 0.f);
+  }
+  GEMMTUNE_CUDA(cudaMemcpy(dst, h.data(), n * sizeof(float), cudaMemcpyHostToDevice));
+}
+
+ProblemBench::ProblemBench(const ProblemSpec& spec, const ReferenceGemm& reference, cudaStream_t stream,
+                           std::uint64_t seed)
+    : p_(spec.problem()), stream_(stream) {
+  std::size_t na = std::size_t(p_.batch) * p_.m * p_.k, nb = std::size_t(p_.batch) * p_.k * p_.n,
+              nc = std::size_t(p_.batch) * p_.m * p_.n;
+  try {
+    GEMMTUNE_CUDA(cudaMalloc(reinterpret_cast<void**>(&a_), na * sizeof(float)));
+    GEMMTUNE_CUDA(cudaMalloc(reinterpret_cast<void**>(&b_), nb * sizeof(float)));
+    GEMMTUNE_CUDA(cudaMalloc(reinterpret_cast<void**>(&c_), nc * sizeof(float)));
+    std::mt19937_64 rng(seed);
+    fill_uniform(a_, na, rng);
+    fill_uniform(b_, nb, rng);
+    p_.a = a_, p_.b = b_, p_.c = c_;
+    double* r = nullptr;
+    GEMMTUNE_CUDA(cudaMalloc(reinterpret_cast<void**>(&r), nc * sizeof(double)));
+    reference_.resize(nc);
+    try {
+      reference.run(p_, r, stream_);
+      GEMMTUNE_CUDA(cudaStreamSynchronize(stream_));
+      GEMMTUNE_CUDA(cudaMemcpy(reference_.data(), r, nc * sizeof(double), cudaMemcpyDeviceToHost));
+    } catch (...) {
+      GEMMTUNE_CUDA_NOTHROW(cudaFree(r));
+      throw;
+    }
+    GEMMTUNE_CUDA(cudaFree(r));
+  } catch (...) {
+    GEMMTUNE_CUDA_NOTHROW(cudaFree(a_));
+    GEMMTUNE_CUDA_NOTHROW(cudaFree(b_));
+    GEMMTUNE_CUDA_NOTHROW(cudaFree(c_));
+    throw;
+  }
+}
+
+ProblemBench::~ProblemBench() {
+  if (abandoned_) return;
+  GEMMTUNE_CUDA_NOTHROW(cudaFree(a_));
+  GEMMTUNE_CUDA_NOTHROW(cudaFree(b_));
+  GEMMTUNE_CUDA_NOTHROW(cudaFree(c_));
+}
+
+Verification ProblemBench::verify(const GemmKernel& kernel, double timeout_s, bool corrupt) {
+  using Outcome = Verification::Outcome;
+  Verification v;
+  std::size_t nc = std::size_t(p_.batch) * p_.m * p_.n;
+  GEMMTUNE_CUDA(cudaMemsetAsync(c_, 0xff, nc * sizeof(float), stream_));  // all-ones bits: NaN
+  try {
+    kernel.launch(p_, stream_);
+  } catch (const Error& e) {
+    return {Outcome::launch_failed, 0, e.what()};
+  }
+  if (corrupt) GEMMTUNE_CUDA(cudaMemsetAsync(c_, 0, std::size_t(p_.n) * sizeof(float), stream_));
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+  cudaError_t rc;
+  while ((rc = cudaStreamQuery(stream_)) == cudaErrorNotReady) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      char buf[96];
+      std::snprintf(buf, sizeof buf, "kernel did not finish within %.0f s", timeout_s);
+      return {Outcome::timeout, 0, buf};
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
+  if (rc != cudaSuccess)
+    return {Outcome::launch_failed, 0, std::string("kernel failed: ") + cudaGetErrorString(rc)};
+  std::vector<float> c(nc);
+  GEMMTUNE_CUDA(cudaMemcpy(c.data(), c_, nc * sizeof(float), cudaMemcpyDeviceToHost));
+  v.rel_error = relative_error(c, p_.ldc, p_.stride_c, reference_, p_.m, p_.n, p_.batch);
+  double tol = fp32_tolerance(p_.k);
+  if (!(v.rel_error <= tol)) {
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "relative error %.3g exceeds the tolerance %.3g for K = %d", v.rel_error, tol,
+                  p_.k);
+    v.outcome = Outcome::wrong_result;
+    v.error = buf;
+  }
+  return v;
+}
+
+Timing ProblemBench::time(const GemmKernel& kernel, const GpuTimer& timer, Effort effort) const {
+  return timer.time([&](cudaStream_t s) { kernel.launch(p_, s); }, timer_options(effort));
+}
+
+Timing ProblemBench::time_cublas(const CublasSgemm& cublas, const GpuTimer& timer) const {
+  return timer.time([&](cudaStream_t s) { cublas.run(p_, s); }, timer_options(Effort::careful));
+}
+
+}  // namespace gemmtune::tuner

@@ -1,0 +1,131 @@
+#include "gemmtune/tuner/candidate_runner.hpp"
+
+#include "gemmtune/tuner/db_convert.hpp"
+
+namespace gemmtune::tuner {
+
+std::optional<std::string> prune_reason(const KernelResources& r, const GemmConfig& config,
+                                        const DeviceLimits& limits) {
+  if (r.spill_stores > 0)
+    return "spills " + std::to_string(r.spill_stores) + " bytes to local memory (ptxas report)";
+  if (r.registers > 0 && r.registers * config.threads() > limits.max_regs_per_block)
+    return std::to_string(r.registers) + " registers x " + std::to_string(config.threads()) +
+           " threads exceed the block's " + std::to_string(limits.max_regs_per_block);
+  return std::nullopt;
+}
+
+CandidateRunner::CandidateRunner(RecordTarget target, const DeviceInfo& device, ProblemBench& bench,
+                                 CompilePool& pool, const GpuTimer& timer, const RunnerOptions& options)
+    : target_(std::move(target)), device_(device), bench_(bench), pool_(pool), timer_(timer), options_(options) {}
+
+db::Id CandidateRunner::config_id(const GemmConfig& config) {
+  std::string name = config_name(config);
+  auto it = config_ids_.find(name);
+  if (it != config_ids_.end()) return it->second;
+  db::Id id = target_.database->upsert_config(to_db(config));
+  config_ids_[name] = id;
+  return id;
+}
+
+void CandidateRunner::record(const GemmConfig& config, db::Result result) {
+  result.problem_id = target_.problem_id;
+  result.config_id = config_id(config);
+  result.smem_bytes = config.smem_bytes();
+  if (auto it = resources_.find(config_name(config)); it != resources_.end()) {
+    if (it->second.registers >= 0) result.registers = it->second.registers;
+    result.spill_bytes = it->second.spill_stores;
+    result.smem_bytes = config.smem_bytes() + it->second.static_smem;
+  }
+  target_.database->record_results(target_.sweep_id, std::span<const db::Result>(&result, 1));
+}
+
+std::optional<double> CandidateRunner::fail(const GemmConfig& config, db::Status status, const std::string& error,
+                                            std::optional<double> rel_error) {
+  db::Result r;
+  r.status = status;
+  r.error = error;
+  r.rel_error = rel_error;
+  record(config, std::move(r));
+  return std::nullopt;
+}
+
+// The loaded kernel of a config verified in this sweep; compiles, prunes, loads and verifies it
+// first when needed. nullptr when it failed (the failure is recorded).
+const GemmKernel* CandidateRunner::load_verified(const GemmConfig& config) {
+  std::string name = config_name(config);
+  if (auto it = kernels_.find(name); it != kernels_.end()) return it->second.get();
+  std::shared_ptr<CompiledCandidate> compiled = pool_.take(config);
+  if (!compiled->ok) {
+    fail(config, db::Status::compile_failed, compiled->log.empty() ? "NVRTC failed" : compiled->log);
+    return nullptr;
+  }
+  resources_[name] = compiled->resources;
+  if (!compiled->from_cache) target_.database->put_binary(to_binary(*compiled, target_.arch));
+  if (auto why = prune_reason(compiled->resources, config, device_.limits)) {
+    fail(config, db::Status::pruned, *why);
+    return nullptr;
+  }
+  std::unique_ptr<GemmKernel> kernel;
+  try {
+    kernel = std::make_unique<GemmKernel>(config, compiled->cubin, compiled->lowered_name);
+  } catch (const Error& e) {
+    fail(config, db::Status::launch_failed, std::string("loading the cubin failed: ") + e.what());
+    return nullptr;
+  }
+  bool corrupt = options_.corrupt_output && options_.corrupt_output(config);
+  Verification v = bench_.verify(*kernel, options_.hang_timeout_s, corrupt);
+  using Outcome = Verification::Outcome;
+  switch (v.outcome) {
+    case Outcome::ok:
+      break;
+    case Outcome::wrong_result:
+      fail(config, db::Status::wrong_result, v.error, v.rel_error);
+      return nullptr;
+    case Outcome::timeout:
+      fail(config, db::Status::timeout, v.error);
+      // Unloading any module would wait for the hung kernel: leak them all.
+      (void)kernel.release();
+      for (auto& [loaded_name, loaded] : kernels_) (void)loaded.release();
+      throw DeviceUnusable(true, config_name(config) + ": " + v.error +
+                                     "; a hung kernel leaves the GPU's CUDA context unusable, so the sweep of "
+                                     "this GPU stops here (resuming skips this config)");
+    case Outcome::launch_failed: {
+      fail(config, db::Status::launch_failed, v.error);
+      cudaError_t sticky = cudaDeviceSynchronize();
+      if (sticky != cudaSuccess)
+        throw DeviceUnusable(false, config_name(config) + ": " + v.error + "; the CUDA context is now unusable (" +
+                                        cudaGetErrorString(sticky) + "), so the sweep of this GPU stops here");
+      (void)cudaGetLastError();  // clear a non-sticky launch error
+      return nullptr;
+    }
+  }
+  rel_errors_[name] = v.rel_error;
+  if (kernels_.size() >= 256) kernels_.clear();  // bound the loaded modules; re-timed ones reload
+  return (kernels_[name] = std::move(kernel)).get();
+}
+
+std::optional<double> CandidateRunner::measure(const GemmConfig& config, Effort effort) {
+  const GemmKernel* kernel = load_verified(config);
+  if (!kernel) return std::nullopt;
+  Timing t;
+  try {
+    t = bench_.time(*kernel, timer_, effort);
+  } catch (const Error& e) {
+    fail(config, db::Status::launch_failed, std::string("timing failed: ") + e.what());
+    cudaError_t sticky = cudaDeviceSynchronize();
+    if (sticky != cudaSuccess)
+      throw DeviceUnusable(false, config_name(config) + ": the CUDA context is unusable (" +
+                                      cudaGetErrorString(sticky) + "), so the sweep of this GPU stops here");
+    return std::nullopt;
+  }
+  db::Result r;
+  r.status = db::Status::ok;
+  r.median_ms = t.median_ms, r.min_ms = t.min_ms, r.max_ms = t.max_ms;
+  r.repetitions = t.reps;
+  if (t.median_ms > 0) r.tflops = bench_.problem().flops() / t.median_ms / 1e9;
+  r.rel_error = rel_errors_[config_name(config)];
+  record(config, std::move(r));
+  return t.median_ms;
+}
+
+}  // namespace gemmtune::tuner

@@ -1,0 +1,81 @@
+#include "gemmtune/tuner/device_limits.hpp"
+
+#include "gemmtune/compiler.hpp"
+#include "gemmtune/device.hpp"
+#include "gemmtune/error.hpp"
+
+namespace gemmtune::tuner {
+
+namespace {
+// Eight independent FMA chains per thread: enough in flight to saturate the FMA pipes, and the
+// result is stored so that nothing is optimised away.
+constexpr const char* kFmaSource = R"(
+extern "C" __global__ void fma_peak(float* out, int iterations, float a, float b) {
+  float x[8];
+  for (int i = 0; i < 8; ++i) x[i] = threadIdx.x + i;
+  for (int it = 0; it < iterations; ++it) {
+#pragma unroll
+    for (int i = 0; i < 8; ++i) x[i] = fmaf(x[i], a, b);
+  }
+  float s = 0;
+  for (int i = 0; i < 8; ++i) s += x[i];
+  out[blockIdx.x * blockDim.x + threadIdx.x] = s;
+}
+)";
+constexpr int kThreads = 256, kIterations = 4096;
+
+// Device memory for the measurement, freed on scope exit.
+struct Scratch {
+  void* p = nullptr;
+  explicit Scratch(size_t bytes) { GEMMTUNE_CUDA(cudaMalloc(&p, bytes)); }
+  ~Scratch() { GEMMTUNE_CUDA_NOTHROW(cudaFree(p)); }
+  Scratch(const Scratch&) = delete;
+  Scratch& operator=(const Scratch&) = delete;
+};
+}  // namespace
+
+MeasuredCeilings measure_ceilings(const GpuTimer& timer) {
+  int dev = 0;
+  GEMMTUNE_CUDA(cudaGetDevice(&dev));
+  DeviceInfo info = device_info(dev);
+  CompileOptions opts;
+  opts.arch = info.limits.arch();
+  CompileResult compiled = compile_cuda(kFmaSource, "fma_peak.cu", "fma_peak", opts);
+  if (!compiled.ok) throw Error(Status::kCompileError, "FMA peak kernel failed to compile:\n" + compiled.log);
+  cudaLibrary_t lib = nullptr;
+  GEMMTUNE_CUDA(cudaLibraryLoadData(&lib, compiled.cubin.data(), nullptr, nullptr, 0, nullptr, nullptr, 0));
+  MeasuredCeilings out;
+  try {
+    cudaKernel_t kernel = nullptr;
+    GEMMTUNE_CUDA(cudaLibraryGetKernel(&kernel, lib, "fma_peak"));
+    const int blocks = info.sm_count * 8;
+    Scratch sink(size_t(blocks) * kThreads * sizeof(float));
+    float* sink_ptr = static_cast<float*>(sink.p);
+    int iterations = kIterations;
+    float a = 0.999f, b = 0.001f;
+    void* params[] = {&sink_ptr, &iterations, &a, &b};
+    TimerOptions quick;
+    quick.flush_l2 = false;
+    Timing t = timer.time(
+        [&](cudaStream_t s) {
+          GEMMTUNE_CUDA(cudaLaunchKernel(reinterpret_cast<const void*>(kernel), dim3(blocks), dim3(kThreads),
+                                         params, 0, s));
+        },
+        quick);
+    out.fp32_tflops = 2.0 * 8 * kIterations * double(blocks) * kThreads / (t.median_ms * 1e-3) / 1e12;
+
+    const size_t bytes = size_t(1) << 30;
+    Scratch src(bytes), dst(bytes);
+    Timing c = timer.time(
+        [&](cudaStream_t s) { GEMMTUNE_CUDA(cudaMemcpyAsync(dst.p, src.p, bytes, cudaMemcpyDeviceToDevice, s)); },
+        quick);
+    out.copy_gbs = 2.0 * bytes / (c.median_ms * 1e-3) / 1e9;
+  } catch (...) {
+    GEMMTUNE_CUDA_NOTHROW(cudaLibraryUnload(lib));
+    throw;
+  }
+  GEMMTUNE_CUDA_NOTHROW(cudaLibraryUnload(lib));
+  return out;
+}
+
+}  // namespace gemmtune::tuner

@@ -1,0 +1,169 @@
+#include "gemmtune/tuner/problems.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "gemmtune/error.hpp"
+#include "gemmtune/tuner/shape.hpp"
+
+namespace gemmtune::tuner {
+
+std::string problem_label(const ProblemSpec& p) {
+  std::string s = std::to_string(p.m) + "x" + std::to_string(p.n) + "x" + std::to_string(p.k) + " " +
+                  op_char(p.op_a) + op_char(p.op_b);
+  if (p.batch > 1) s += " b" + std::to_string(p.batch);
+  return s;
+}
+
+static void check_batch(int batch, const std::string& where) {
+  if (batch < 1 || batch > 65535)
+    throw Error(Status::kInvalidArgument, where + "batch " + std::to_string(batch) + " must be 1 to 65535");
+}
+
+std::vector<ProblemSpec> problems_from_shapes(const std::vector<std::string>& shapes, const std::string& layout,
+                                              int batch) {
+  check_batch(batch, "");
+  auto layouts = parse_layouts(layout);
+  std::vector<ProblemSpec> out;
+  for (const auto& text : shapes) {
+    Shape s = parse_shape(text);
+    for (auto [oa, ob] : layouts) out.push_back({oa, ob, s.m, s.n, s.k, batch});
+  }
+  return out;
+}
+
+static std::string trim(const std::string& s) {
+  size_t b = 0, e = s.size();
+  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
+  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
+  return s.substr(b, e - b);
+}
+
+static int parse_positive(const std::string& text, const char* column, const std::string& where) {
+  int v = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || end != text.data() + text.size() || v < 1)
+    throw Error(Status::kInvalidArgument,
+                where + column + " '" + text + "' is not a positive integer (columns: m,n,k[,layout][,batch])");
+  return v;
+}
+
+std::vector<ProblemSpec> problems_from_csv(const std::string& path, const std::string& default_layout) {
+  std::ifstream in(path);
+  if (!in) throw Error(Status::kInvalidArgument, "cannot read problem file '" + path + "': check the path");
+  std::vector<ProblemSpec> out;
+  std::string line;
+  bool first_row = true;
+  for (int number = 1; std::getline(in, line); ++number) {
+    std::string where = path + ":" + std::to_string(number) + ": ";
+    if (auto hash = line.find('#'); hash != std::string::npos) line.erase(hash);
+    line = trim(line);
+    if (line.empty()) continue;
+    std::vector<std::string> cols;
+    std::stringstream ss(line);
+    for (std::string col; std::getline(ss, col, ',');) cols.push_back(trim(col));
+    if (!line.empty() && line.back() == ',') cols.push_back("");
+    bool header = first_row && !cols[0].empty() && std::isalpha(static_cast<unsigned char>(cols[0][0]));
+    first_row = false;
+    if (header) continue;  // e.g. "m,n,k,layout,batch"
+    if (cols.size() < 3 || cols.size() > 5)
+      throw Error(Status::kInvalidArgument, where + "expected m,n,k[,layout][,batch], got " +
+                                                std::to_string(cols.size()) + " columns: '" + line + "'");
+    int m = parse_positive(cols[0], "m", where), n = parse_positive(cols[1], "n", where),
+        k = parse_positive(cols[2], "k", where);
+    std::string layout = cols.size() > 3 && !cols[3].empty() ? cols[3] : default_layout;
+    int batch = cols.size() > 4 && !cols[4].empty() ? parse_positive(cols[4], "batch", where) : 1;
+    check_batch(batch, where);
+    std::vector<std::pair<Op, Op>> layouts;
+    try {
+      layouts = parse_layouts(layout);
+    } catch (const Error& e) {
+      throw Error(Status::kInvalidArgument, where + e.what());
+    }
+    for (auto [oa, ob] : layouts) out.push_back({oa, ob, m, n, k, batch});
+  }
+  return out;
+}
+
+namespace {
+// Shapes as M x N x K (and batch) of each preset.
+struct PresetShape {
+  int m, n, k, batch = 1;
+};
+
+const std::map<std::string, std::vector<PresetShape>>& presets() {
+  static const std::map<std::string, std::vector<PresetShape>> table = {
+      // The README's quick start: a few minutes on an H100 with the reduced space.
+      {"quick", {{1024, 1024, 1024}, {1024, 1024, 2048}, {127, 257, 1023}, {4096, 4096, 4096}}},
+      {"squares",
+       {{256, 256, 256}, {512, 512, 512}, {1024, 1024, 1024}, {2048, 2048, 2048}, {3000, 3000, 3000},
+        {4096, 4096, 4096}, {8192, 8192, 8192}}},
+      // LLM layers, tokens (batch x sequence) as M: QKV/out projections (4096 -> 4096), MLP up
+      // (4096 -> 11008) and down (11008 -> 4096), at prefill (2048 tokens), small batch decode
+      // (16, 128 tokens), and one attention score product per head (batched).
+      {"transformer",
+       {{2048, 4096, 4096},
+        {2048, 12288, 4096},
+        {2048, 11008, 4096},
+        {2048, 4096, 11008},
+        {16, 4096, 4096},
+        {16, 11008, 4096},
+        {16, 4096, 11008},
+        {128, 4096, 4096},
+        {128, 11008, 4096},
+        {128, 4096, 11008},
+        {2048, 2048, 128, 32}}},
+      // The benchmark suite of issue 8.
+      {"suite",
+       {{1024, 1024, 2048},
+        {512, 512, 512},
+        {1024, 1024, 1024},
+        {2048, 2048, 2048},
+        {4096, 4096, 4096},
+        {8192, 8192, 8192},
+        {3000, 3000, 3000},
+        {127, 257, 1023},
+        {1, 4096, 4096},
+        {16, 4096, 4096},
+        {128, 11008, 4096},
+        {4096, 4096, 128},
+        {64, 64, 65536},
+        {8192, 64, 8192},
+        {100, 100, 100}}},
+  };
+  return table;
+}
+}  // namespace
+
+std::vector<std::string> preset_names() {
+  std::vector<std::string> names;
+  for (const auto& [name, shapes] : presets()) names.push_back(name);
+  return names;
+}
+
+std::vector<ProblemSpec> preset_problems(const std::string& name, const std::string& layout) {
+  auto it = presets().find(name);
+  if (it == presets().end()) {
+    std::string known;
+    for (const auto& n : preset_names()) known += (known.empty() ? "" : ", ") + n;
+    throw Error(Status::kInvalidArgument, "unknown preset '" + name + "': use one of " + known);
+  }
+  auto layouts = parse_layouts(layout);
+  std::vector<ProblemSpec> out;
+  for (const auto& s : it->second)
+    for (auto [oa, ob] : layouts) out.push_back({oa, ob, s.m, s.n, s.k, s.batch});
+  return out;
+}
+
+std::vector<ProblemSpec> unique_problems(const std::vector<ProblemSpec>& problems) {
+  std::vector<ProblemSpec> out;
+  for (const auto& p : problems)
+    if (std::find(out.begin(), out.end(), p) == out.end()) out.push_back(p);
+  return out;
+}
+
+}  // namespace gemmtune::tuner

@@ -1,0 +1,165 @@
+#include "gemmtune/tuner/strategy.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <set>
+
+#include "gemmtune/error.hpp"
+
+namespace gemmtune::tuner {
+
+StrategyKind parse_strategy(const std::string& text) {
+  if (text == "exhaustive") return StrategyKind::exhaustive;
+  if (text == "random") return StrategyKind::random;
+  if (text == "halving") return StrategyKind::halving;
+  throw Error(Status::kInvalidArgument, "bad strategy '" + text + "': use exhaustive, random or halving");
+}
+
+const char* strategy_name(StrategyKind kind) {
+  switch (kind) {
+    case StrategyKind::exhaustive: return "exhaustive";
+    case StrategyKind::random: return "random";
+    case StrategyKind::halving: return "halving";
+  }
+  return "?";
+}
+
+namespace {
+
+// The state of one run: latest median per candidate, counters, and the stop rules.
+class Search {
+ public:
+  Search(const std::map<std::size_t, double>& known, const StrategyOptions& o, const StrategyHooks& h)
+      : times_(known), options_(o), hooks_(h) {}
+
+  // False (and nothing measured) once the budget is spent or a stop was requested.
+  bool may_measure() {
+    if (hooks_.stop_requested && hooks_.stop_requested()) result_.stopped = true;
+    // The budget always allows one measurement, so that every problem gets a result.
+    if (options_.budget_s > 0 && result_.measurements > 0 && hooks_.elapsed_s() >= options_.budget_s)
+      result_.budget_exhausted = true;
+    return !result_.stopped && !result_.budget_exhausted;
+  }
+
+  // Measures each of `indices` at `effort`, in order; failures leave the race for good.
+  bool measure_all(const std::vector<std::size_t>& indices, Effort effort) {
+    for (std::size_t i : indices) {
+      if (!may_measure()) return false;
+      bool first = !times_.count(i) && !failed_.count(i);
+      std::optional<double> ms = hooks_.measure(i, effort);
+      ++result_.measurements;
+      if (first) ++result_.new_candidates;
+      if (ms) {
+        times_[i] = *ms;
+      } else {
+        times_.erase(i);
+        failed_.insert(i);
+      }
+      report();
+    }
+    return true;
+  }
+
+  // The `n` fastest candidates that have a time, fastest first.
+  std::vector<std::size_t> leaders(std::size_t n) const {
+    std::vector<std::pair<double, std::size_t>> ranked;
+    for (auto [i, ms] : times_) ranked.push_back({ms, i});
+    std::sort(ranked.begin(), ranked.end());
+    std::vector<std::size_t> out;
+    for (std::size_t j = 0; j < ranked.size() && j < n; ++j) out.push_back(ranked[j].second);
+    return out;
+  }
+
+  // Re-times the leaders against each other, back to back; the winner is the fastest of them.
+  void final_round() {
+    std::vector<std::size_t> finalists = leaders(options_.finalists);
+    if (finalists.empty()) return;
+    bool complete = measure_all(finalists, Effort::careful);
+    if (!complete) return;
+    std::optional<std::size_t> best;
+    for (std::size_t i : finalists)
+      if (times_.count(i) && (!best || times_[i] < times_[*best])) best = i;
+    final_best_ = best;
+  }
+
+  void set_total(std::size_t total) { total_ = total; }
+
+  StrategyResult finish() {
+    std::optional<std::size_t> best = final_best_;
+    if (!best) {
+      auto l = leaders(1);
+      if (!l.empty()) best = l[0];
+    }
+    if (best) result_.best = best, result_.best_ms = times_[*best];
+    return result_;
+  }
+
+ private:
+  void report() {
+    if (!hooks_.progress) return;
+    auto l = leaders(1);
+    std::optional<double> best;
+    if (!l.empty()) best = times_.at(l[0]);
+    hooks_.progress(result_.measurements, std::max(total_, result_.measurements), best);
+  }
+
+  std::map<std::size_t, double> times_;
+  std::set<std::size_t> failed_;
+  const StrategyOptions& options_;
+  const StrategyHooks& hooks_;
+  StrategyResult result_;
+  std::optional<std::size_t> final_best_;
+  std::size_t total_ = 0;
+};
+
+// Sizes of the halving rounds after the first: keep a fraction, at least min_keep, until the
+// finalists remain.
+std::vector<std::size_t> halving_rounds(std::size_t pool, const StrategyOptions& o) {
+  std::vector<std::size_t> sizes;
+  std::size_t finalists = std::max<std::size_t>(1, o.finalists);
+  while (pool > finalists) {
+    auto keep = std::max<std::size_t>({o.min_keep, finalists, std::size_t(std::ceil(pool * o.keep_fraction))});
+    if (keep >= pool) break;
+    pool = keep;
+    if (pool > finalists) sizes.push_back(pool);
+  }
+  return sizes;
+}
+
+}  // namespace
+
+StrategyResult run_strategy(std::size_t count, const std::map<std::size_t, double>& known,
+                            const StrategyOptions& options, const StrategyHooks& hooks) {
+  if (!hooks.measure || !hooks.elapsed_s)
+    throw Error(Status::kInternal, "run_strategy needs measure and elapsed_s hooks");
+  std::vector<std::size_t> fresh;
+  for (std::size_t i = 0; i < count; ++i)
+    if (!known.count(i)) fresh.push_back(i);
+  if (options.kind == StrategyKind::random) {
+    std::mt19937_64 rng(options.seed);
+    std::shuffle(fresh.begin(), fresh.end(), rng);
+    if (options.max_configs > 0 && fresh.size() > options.max_configs) fresh.resize(options.max_configs);
+  }
+  std::size_t pool = fresh.size() + known.size();
+  std::size_t finalists = std::min(options.finalists, pool);
+  Search search(known, options, hooks);
+  if (hooks.plan) hooks.plan(fresh);
+
+  if (options.kind != StrategyKind::halving) {
+    search.set_total(fresh.size() + finalists);
+    if (search.measure_all(fresh, Effort::normal)) search.final_round();
+    return search.finish();
+  }
+  std::vector<std::size_t> rounds = halving_rounds(pool, options);
+  std::size_t total = fresh.size() + finalists;
+  for (std::size_t r : rounds) total += r;
+  search.set_total(total);
+  if (!search.measure_all(fresh, Effort::quick)) return search.finish();
+  for (std::size_t r : rounds)
+    if (!search.measure_all(search.leaders(r), Effort::normal)) return search.finish();
+  search.final_round();
+  return search.finish();
+}
+
+}  // namespace gemmtune::tuner

@@ -1,0 +1,40 @@
+#include "gemmtune/tuner/summary.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace gemmtune::tuner {
+
+static std::string num(std::optional<double> v, const char* format) {
+  if (!v) return "-";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, format, *v);
+  return buf;
+}
+
+std::string format_summary(const std::vector<SummaryRow>& rows) {
+  const std::vector<std::string> header = {"GPU", "problem", "best config", "ms", "TFLOP/s", "% peak", "cuBLAS ms",
+                                           "speedup", "note"};
+  std::vector<std::vector<std::string>> cells = {header};
+  for (const auto& r : rows)
+    cells.push_back({r.gpu, r.problem, r.config.empty() ? "-" : r.config, num(r.ms, "%.4f"), num(r.tflops, "%.1f"),
+                     num(r.peak_percent, "%.0f%%"), num(r.cublas_ms, "%.4f"), num(r.speedup(), "%.2fx"), r.note});
+  std::vector<std::size_t> width(header.size(), 0);
+  for (const auto& line : cells)
+    for (std::size_t i = 0; i < line.size(); ++i) width[i] = std::max(width[i], line[i].size());
+  std::string out;
+  for (const auto& line : cells) {
+    std::string text;
+    for (std::size_t i = 0; i < line.size(); ++i) {
+      bool numeric = i >= 3 && i <= 7;  // right-align numbers
+      std::string pad(width[i] - line[i].size(), ' ');
+      text += numeric ? pad + line[i] : line[i] + (i + 1 < line.size() ? pad : "");
+      if (i + 1 < line.size()) text += "  ";
+    }
+    while (!text.empty() && text.back() == ' ') text.pop_back();
+    out += text + "\n";
+  }
+  return out;
+}
+
+}  // namespace gemmtune::tuner

@@ -1,0 +1,319 @@
+#include "gemmtune/tuner/sweep.hpp"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <random>
+#include <set>
+#include <thread>
+
+#include "gemmtune/compiler.hpp"
+#include "gemmtune/db/database.hpp"
+#include "gemmtune/tuner/db_convert.hpp"
+#include "gemmtune/tuner/progress.hpp"
+#include "gemmtune/tuner/resume.hpp"
+#include "gemmtune/templates.hpp"
+
+namespace gemmtune::tuner {
+
+std::vector<GemmConfig> sweep_candidates(const SweepOptions& o, const DeviceInfo& device,
+                                         const std::vector<GemmConfig>& valid, const Problem& problem) {
+  if (o.only_configs.empty()) return candidate_configs(valid, problem, device.sm_count, o.space);
+  std::set<std::string> names(o.only_configs.begin(), o.only_configs.end());
+  std::vector<GemmConfig> out;
+  for (const auto& c : candidate_configs(valid, problem, device.sm_count, SpaceKind::full))
+    if (names.count(config_name(c))) out.push_back(c);
+  return out;
+}
+
+namespace {
+
+// valid_space() per layout, computed once per worker.
+class ValidSpaces {
+ public:
+  explicit ValidSpaces(const DeviceLimits& limits) : limits_(limits) {}
+  const std::vector<GemmConfig>& of(Op a, Op b) {
+    auto key = std::make_pair(a, b);
+    auto it = spaces_.find(key);
+    if (it == spaces_.end()) it = spaces_.emplace(key, valid_space(limits_, a, b)).first;
+    return it->second;
+  }
+
+ private:
+  DeviceLimits limits_;
+  std::map<std::pair<Op, Op>, std::vector<GemmConfig>> spaces_;
+};
+
+std::string hostname() {
+  char buf[256] = {};
+  if (gethostname(buf, sizeof buf - 1) != 0) return "";
+  return buf;
+}
+
+double now_s() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// A CUDA stream owned by a worker.
+struct Stream {
+  cudaStream_t s = nullptr;
+  Stream() { GEMMTUNE_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking)); }
+  ~Stream() { GEMMTUNE_CUDA_NOTHROW(cudaStreamDestroy(s)); }
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+};
+
+// Shared by the workers of one GPU model: the next problem to take.
+struct ProblemQueue {
+  std::atomic<std::size_t> next{0};
+};
+
+// Everything the workers share: the report, under a lock.
+struct Shared {
+  std::mutex mutex;
+  SweepReport report;
+};
+
+// The summary row of a problem from the database: the best over all sweeps of the GPU model.
+SummaryRow summary_row(const db::Database& db, db::Id gpu_id, const DeviceInfo& dev, const ProblemSpec& spec,
+                       std::optional<double> cublas_ms, const std::string& note) {
+  SummaryRow row;
+  row.gpu = dev.name;
+  row.problem = problem_label(spec);
+  row.note = note;
+  row.cublas_ms = cublas_ms;
+  if (auto best = db.best_for(gpu_id, to_db(spec.problem()))) {
+    row.config = best->config.name;
+    row.ms = best->median_ms;
+    row.tflops = spec.problem().flops() / best->median_ms / 1e9;
+    double peak = dev.fp32_peak_tflops();
+    if (peak > 0) row.peak_percent = 100.0 * *row.tflops / peak;
+    if (!row.cublas_ms) row.cublas_ms = best->cublas_median_ms;
+  }
+  return row;
+}
+
+class DeviceWorker {
+ public:
+  DeviceWorker(const SweepOptions& o, int device, ProblemQueue& queue, Shared& shared, unsigned compile_threads,
+               bool plain_progress)
+      : o_(o), device_(device), queue_(queue), shared_(shared), compile_threads_(compile_threads),
+        progress_(o.out ? *o.out : std::cout, o.is_tty && !plain_progress) {
+    prefix_ = o.devices.size() > 1 ? "[gpu " + std::to_string(device) + "] " : "";
+  }
+
+  void run() {
+    try {
+      run_device();
+    } catch (const DeviceUnusable& e) {
+      progress_.note(prefix_ + "GPU " + std::to_string(device_) + " stopped: " + e.what());
+      std::lock_guard lock(shared_.mutex);
+      shared_.report.errors.push_back("GPU " + std::to_string(device_) + ": " + e.what());
+      if (e.hung()) shared_.report.device_hung = true;
+    } catch (const std::exception& e) {
+      progress_.note(prefix_ + "GPU " + std::to_string(device_) + " failed: " + e.what());
+      std::lock_guard lock(shared_.mutex);
+      shared_.report.errors.push_back("GPU " + std::to_string(device_) + ": " + e.what());
+    }
+  }
+
+ private:
+  bool stop_requested() const { return o_.stop && o_.stop->load(); }
+
+  void run_device() {
+    GEMMTUNE_CUDA(cudaSetDevice(device_));
+    dev_ = device_info(device_);
+    arch_ = dev_.limits.arch();
+    db::Database db(o_.db_path, db::OpenMode::read_write);
+    gpu_id_ = db.upsert_gpu_model(to_db(dev_));
+    CudaVersions v = cuda_versions();
+    db::SweepInfo info;
+    info.gpu_model_id = gpu_id_;
+    info.driver_version = format_cuda_version(v.driver);
+    info.runtime_version = format_cuda_version(v.runtime);
+    info.nvrtc_version = format_cuda_version(v.nvrtc);
+    info.gemmtune_version = o_.gemmtune_version;
+    info.command_line = o_.command_line;
+    info.strategy = strategy_name(o_.strategy.kind);
+    info.template_hash = content_hash(templates::sgemm_source());
+    info.hostname = hostname();
+    sweep_id_ = db.begin_sweep(info);
+    progress_.note(prefix_ + "GPU " + std::to_string(device_) + ": " + dev_.name + " (" + arch_ + ", " +
+                   std::to_string(dev_.sm_count) + " SMs), sweep " + std::to_string(sweep_id_) + ", strategy " +
+                   strategy_name(o_.strategy.kind) + ", database " + o_.db_path);
+    // Resources are released in reverse order; after a hang they are leaked on purpose, since
+    // freeing them would wait for the hung kernel forever.
+    auto stream = std::make_unique<Stream>();
+    auto timer = std::make_unique<GpuTimer>(stream->s);
+    auto cublas = std::make_unique<CublasSgemm>();
+    auto reference = std::make_unique<ReferenceGemm>(arch_);
+    CompilePool pool(arch_, o_.db_path, compile_threads_);
+    ValidSpaces spaces(dev_.limits);
+    try {
+      while (!stop_requested()) {
+        std::size_t i = queue_.next++;
+        if (i >= o_.problems.size()) break;
+        tune(db, i, spaces, pool, *stream, *timer, *cublas, *reference);
+      }
+    } catch (const DeviceUnusable& e) {
+      db.finish_sweep(sweep_id_);
+      if (e.hung()) (void)stream.release(), (void)timer.release(), (void)cublas.release(), (void)reference.release();
+      throw;
+    }
+    db.finish_sweep(sweep_id_);
+  }
+
+  void tune(db::Database& db, std::size_t index, ValidSpaces& spaces, CompilePool& pool, Stream& stream,
+            GpuTimer& timer, CublasSgemm& cublas, ReferenceGemm& reference) {
+    const ProblemSpec& spec = o_.problems[index];
+    Problem p = spec.problem();
+    std::vector<GemmConfig> all = sweep_candidates(o_, dev_, spaces.of(p.op_a, p.op_b), p);
+    ResumeState rs = load_resume_state(db, gpu_id_, p, all, o_.force);
+    std::string label = problem_label(spec);
+    progress_.begin_problem(index + 1, o_.problems.size(), label, all.size(), prefix_);
+    if (rs.fresh() == 0) {
+      progress_.end_problem("nothing new to measure (" + std::to_string(all.size() - rs.failed_before) +
+                            " ok and " + std::to_string(rs.failed_before) +
+                            " failed candidates measured before; --force re-measures)");
+      add_row(summary_row(db, gpu_id_, dev_, spec, std::nullopt, "measured before"));
+      return;
+    }
+    db::Id problem_id = db.upsert_problem(to_db(p));
+    std::uint64_t seed = o_.seed ? o_.seed + index : std::random_device{}();
+    auto bench = std::make_unique<ProblemBench>(spec, reference, stream.s, seed);
+    Timing tc = bench->time_cublas(cublas, timer);
+    db::Baseline base;
+    base.problem_id = problem_id;
+    base.library = "cublas";
+    base.median_ms = tc.median_ms, base.min_ms = tc.min_ms, base.max_ms = tc.max_ms;
+    if (tc.median_ms > 0) base.tflops = p.flops() / tc.median_ms / 1e9;
+    db.record_baseline(sweep_id_, base);
+
+    CandidateRunner runner({&db, sweep_id_, problem_id, arch_}, dev_, *bench, pool, timer, o_.runner);
+    double started = now_s();
+    StrategyHooks hooks;
+    hooks.measure = [&](std::size_t i, Effort e) { return runner.measure(rs.candidates[i], e); };
+    hooks.elapsed_s = [&] { return now_s() - started; };
+    hooks.plan = [&](const std::vector<std::size_t>& order) {
+      std::vector<GemmConfig> configs;
+      for (std::size_t i : order) configs.push_back(rs.candidates[i]);
+      pool.enqueue(configs);
+    };
+    hooks.stop_requested = [&] { return stop_requested(); };
+    hooks.progress = [&](std::size_t done, std::size_t total, std::optional<double> best_ms) {
+      std::optional<double> tflops;
+      if (best_ms && *best_ms > 0) tflops = p.flops() / *best_ms / 1e9;
+      progress_.update(done, total, tflops);
+    };
+    StrategyOptions so = o_.strategy;
+    if (!so.seed) so.seed = seed;
+    StrategyResult result;
+    try {
+      result = run_strategy(rs.candidates.size(), rs.known, so, hooks);
+    } catch (const DeviceUnusable&) {
+      pool.clear();
+      bench->abandon();
+      (void)bench.release();
+      throw;
+    }
+    pool.clear();
+    {
+      std::lock_guard lock(shared_.mutex);
+      shared_.report.measurements += result.measurements;
+    }
+    std::string note = result.stopped ? "interrupted" : result.budget_exhausted ? "budget spent" : "";
+    SummaryRow row = summary_row(db, gpu_id_, dev_, spec, tc.median_ms, note);
+    char buf[200];
+    if (row.tflops)
+      std::snprintf(buf, sizeof buf, "%zu new of %zu measured; best %s %.1f TFLOP/s, cuBLAS %.1f TFLOP/s",
+                    result.new_candidates, rs.fresh(), row.config.c_str(), *row.tflops, base.tflops.value_or(0));
+    else
+      std::snprintf(buf, sizeof buf, "%zu new of %zu measured; no candidate succeeded", result.new_candidates,
+                    rs.fresh());
+    progress_.end_problem(buf + (note.empty() ? std::string() : " [" + note + "]"));
+    add_row(row);
+  }
+
+  void add_row(const SummaryRow& row) {
+    std::lock_guard lock(shared_.mutex);
+    shared_.report.rows.push_back(row);
+  }
+
+  const SweepOptions& o_;
+  int device_;
+  ProblemQueue& queue_;
+  Shared& shared_;
+  unsigned compile_threads_;
+  ProgressReporter progress_;
+  std::string prefix_, arch_;
+  DeviceInfo dev_;
+  db::Id gpu_id_ = 0, sweep_id_ = 0;
+};
+
+// The GPU model key of a device: workers of one model share the problem list.
+std::string model_key(const DeviceInfo& d) {
+  return d.name + "/" + std::to_string(d.limits.cc_major) + "." + std::to_string(d.limits.cc_minor) + "/" +
+         std::to_string(d.sm_count);
+}
+
+}  // namespace
+
+SweepReport run_sweep(const SweepOptions& o) {
+  int count = device_count();  // throws kNoDevice with the reason
+  std::vector<int> devices = o.devices.empty() ? std::vector<int>{0} : o.devices;
+  std::map<std::string, std::unique_ptr<ProblemQueue>> queues;
+  std::vector<ProblemQueue*> queue_of;
+  for (int d : devices) {
+    if (d < 0 || d >= count)
+      throw Error(Status::kNoDevice, "no CUDA device " + std::to_string(d) + ": this machine has " +
+                                         std::to_string(count) + " (see gemmtune info)");
+    auto& q = queues[model_key(device_info(d))];
+    if (!q) q = std::make_unique<ProblemQueue>();
+    queue_of.push_back(q.get());
+  }
+  unsigned cores = o.compile_threads ? o.compile_threads : std::max(1u, std::thread::hardware_concurrency());
+  unsigned per_device = std::max(1u, cores / unsigned(devices.size()));
+  Shared shared;
+  std::vector<std::unique_ptr<DeviceWorker>> workers;
+  for (std::size_t i = 0; i < devices.size(); ++i)
+    workers.push_back(
+        std::make_unique<DeviceWorker>(o, devices[i], *queue_of[i], shared, per_device, devices.size() > 1));
+  if (workers.size() == 1) {
+    workers[0]->run();
+  } else {
+    std::vector<std::thread> threads;
+    for (auto& w : workers) threads.emplace_back([&w] { w->run(); });
+    for (auto& t : threads) t.join();
+  }
+  shared.report.interrupted = o.stop && o.stop->load();
+  return shared.report;
+}
+
+std::vector<PlanRow> plan_sweep(const SweepOptions& o, const DeviceInfo& device) {
+  std::unique_ptr<db::Database> db;
+  std::optional<db::Id> gpu_id;
+  if (!o.db_path.empty() && std::filesystem::exists(o.db_path)) {
+    db = std::make_unique<db::Database>(o.db_path, db::OpenMode::read_only);
+    gpu_id = db->find_gpu_model(to_db(device));
+  }
+  ValidSpaces spaces(device.limits);
+  std::vector<PlanRow> rows;
+  for (const auto& spec : o.problems) {
+    Problem p = spec.problem();
+    auto all = sweep_candidates(o, device, spaces.of(p.op_a, p.op_b), p);
+    PlanRow row{spec, all.size(), 0};
+    if (gpu_id) {
+      ResumeState rs = load_resume_state(*db, *gpu_id, p, all, o.force);
+      row.measured = all.size() - rs.fresh();
+    }
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+}  // namespace gemmtune::tuner
