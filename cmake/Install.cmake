@@ -17,4 +17,5 @@ install(FILES "${CMAKE_CURRENT_BINARY_DIR}/gemmtuneConfig.cmake"
         DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/gemmtune)
 if(GEMMTUNE_BUILD_TOOLS)
   install(TARGETS gemmtune_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+  install(FILES tools/report/gemmtune_report.py DESTINATION ${CMAKE_INSTALL_DATADIR}/gemmtune)
 endif()

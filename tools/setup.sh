@@ -20,6 +20,11 @@ if [ ${#missing[@]} -gt 0 ]; then
   $sudo_cmd apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
+# `gemmtune report` draws with matplotlib.
+if ! python3 -c 'import matplotlib' 2>/dev/null; then
+  echo "setup: installing matplotlib (for gemmtune report)"
+  python3 -m pip install -q matplotlib >/dev/null || echo "setup: matplotlib not installed; gemmtune report will not work" >&2
+fi
 if ! command -v nvcc >/dev/null && [ ! -d /usr/local/cuda ]; then
   echo "setup: the CUDA Toolkit (12.0 or newer) is required: install it from NVIDIA's repository" >&2
   exit 1

@@ -24,6 +24,8 @@ CompileResult compile_config(const GemmConfig& config, const std::string& arch) 
   return compile_cuda(templates::sgemm_source(), kSourceName, config.name_expression(), opts);
 }
 
+std::string template_hash() { return content_hash(templates::sgemm_source()); }
+
 std::string binary_key(const GemmConfig& config, const std::string& arch) {
   std::string text(templates::sgemm_source());
   for (const std::string& part : {config.name_expression(), arch, "nvrtc " + nvrtc_version_string()}) {

@@ -17,7 +17,7 @@
 #include "gemmtune/tuner/db_convert.hpp"
 #include "gemmtune/tuner/progress.hpp"
 #include "gemmtune/tuner/resume.hpp"
-#include "gemmtune/templates.hpp"
+#include "gemmtune/kernel.hpp"
 
 namespace gemmtune::tuner {
 
@@ -140,7 +140,7 @@ class DeviceWorker {
     info.gemmtune_version = o_.gemmtune_version;
     info.command_line = o_.command_line;
     info.strategy = strategy_name(o_.strategy.kind);
-    info.template_hash = content_hash(templates::sgemm_source());
+    info.template_hash = template_hash();
     info.hostname = hostname();
     sweep_id_ = db.begin_sweep(info);
     progress_.note(prefix_ + "GPU " + std::to_string(device_) + ": " + dev_.name + " (" + arch_ + ", " +

@@ -15,6 +15,10 @@ namespace gemmtune {
 /// Compiles one config of the family for `arch` (e.g. "sm_90"); failures come back as data.
 CompileResult compile_config(const GemmConfig& config, const std::string& arch);
 
+/// Version of the kernel templates this build compiles (hash of their source): sweeps record it,
+/// `gemmtune db prune --stale-templates` drops results of other versions.
+std::string template_hash();
+
 /// The binary-cache key of a config: hash of template source, options, arch and NVRTC version.
 std::string binary_key(const GemmConfig& config, const std::string& arch);
 

@@ -1,0 +1,285 @@
+#pragma once
+// Shared fixtures of the `gemmtune db` / `gemmtune report` tests: a tuning database that looks like
+// two recorded sweeps on an H200 (an old one with a stale template hash, a current one) and one on
+// an H100, and
+// a runner of the real CLI that captures stdout, stderr and the exit status.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "gemmtune/compiler.hpp"
+#include "gemmtune/db/database.hpp"
+#include "gemmtune/templates.hpp"
+
+namespace gemmtune::tools_test {
+
+namespace fs = std::filesystem;
+using namespace gemmtune::db;
+
+/// What a CLI run printed and returned.
+struct CliRun {
+  int status = -1;  ///< exit status
+  std::string out, err;
+  /// Lines of stdout.
+  std::vector<std::string> lines() const {
+    std::vector<std::string> v;
+    std::istringstream in(out);
+    for (std::string l; std::getline(in, l);) v.push_back(l);
+    return v;
+  }
+};
+
+inline std::string read_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+/// `s` quoted for the shell.
+inline std::string quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) {
+    if (c == '\'') q.append("'\\''");
+    else q.push_back(c);
+  }
+  q.push_back('\'');
+  return q;
+}
+
+/// Runs `sh -c "<env> <cmd> <args>"` with stdin from `input` (a file, or /dev/null).
+inline CliRun run_shell(const std::string& command_line, const fs::path& err_file) {
+  CliRun r;
+  FILE* p = popen((command_line + " 2>" + quote(err_file.string())).c_str(), "r");
+  if (!p) return r;
+  char buf[4096];
+  std::size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
+  const int st = pclose(p);
+  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  r.err = read_file(err_file);
+  return r;
+}
+
+/// The template hash the CLI considers current (what a sweep stores).
+inline std::string current_template_hash() { return gemmtune::content_hash(templates::sgemm_source()); }
+
+/// A config of the family with the given tiles; its name encodes them as the runtime's does.
+inline KernelConfig make_config(const char* layout, int bm, int bn, int bk, int wm, int wn, int tm, int tn,
+                                int stages) {
+  KernelConfig c;
+  c.op_a = layout[0];
+  c.op_b = layout[1];
+  c.bm = bm, c.bn = bn, c.bk = bk, c.wm = wm, c.wn = wn, c.tm = tm, c.tn = tn, c.stages = stages;
+  c.vec = 4, c.pad = 4, c.split_k = 1, c.raster = 8;
+  char buf[128];
+  std::snprintf(buf, sizeof buf, "sgemm_%s_%dx%dx%d_w%dx%d_t%dx%d_s%d_v4_p4_k1_r8", layout, bm, bn, bk, wm, wn, tm,
+                tn, stages);
+  c.name = buf;
+  return c;
+}
+
+inline ProblemKey make_problem(std::int64_t m, std::int64_t n, std::int64_t k, const char* layout = "nn") {
+  ProblemKey p;
+  p.m = m, p.n = n, p.k = k;
+  p.op_a = layout[0], p.op_b = layout[1];
+  return p;
+}
+
+inline Result ok(Id problem, Id config, double median_ms, double flops, double spread = 0.10) {
+  Result r;
+  r.problem_id = problem;
+  r.config_id = config;
+  r.median_ms = median_ms;
+  r.min_ms = median_ms * (1 - spread / 2);
+  r.max_ms = median_ms * (1 + spread / 2);
+  r.repetitions = 50;
+  r.tflops = flops / (median_ms * 1e-3) / 1e12;
+  r.rel_error = 2e-7;
+  r.registers = 128;
+  r.spill_bytes = 0;
+  r.smem_bytes = 16384;
+  return r;
+}
+
+inline Result failed(Id problem, Id config, Status status, const std::string& error) {
+  Result r;
+  r.problem_id = problem;
+  r.config_id = config;
+  r.status = status;
+  r.error = error;
+  return r;
+}
+
+inline Baseline cublas(Id problem, double median_ms) {
+  Baseline b;
+  b.problem_id = problem;
+  b.median_ms = b.min_ms = b.max_ms = median_ms;
+  return b;
+}
+
+inline GpuModel h200() { return {"NVIDIA H200", 9, 0, 132, 150ll << 30, 60ll << 20, 232448, 1980000}; }
+inline GpuModel h100() { return {"NVIDIA H100 80GB HBM3", 9, 0, 132, 80ll << 30, 50ll << 20, 232448, 1980000}; }
+
+/// The configs of the fixture, by the role they play.
+inline KernelConfig cfg_best() { return make_config("nn", 128, 128, 8, 64, 32, 8, 8, 2); }   // best on H200 4096^3
+inline KernelConfig cfg_second() { return make_config("nn", 128, 64, 8, 64, 32, 8, 4, 2); }  // runner-up
+inline KernelConfig cfg_third() { return make_config("nn", 64, 64, 8, 32, 32, 4, 4, 1); }
+inline KernelConfig cfg_old() { return make_config("nn", 32, 32, 8, 32, 32, 2, 2, 1); }      // old sweep only
+
+/// Builds the fixture database at `path` (replacing any file there):
+///  H200, sweep 1 (started 2020, stale template hash): 4096^3 nn with cfg_old.
+///  H200, sweep 2 (now, current hash): 4096^3 nn: cfg_best 3.0 ms (spread 10%), cfg_second 3.15 ms,
+///    cfg_third 4.5 ms, cuBLAS 3.6 ms (speedup 1.20x, margin 5.0%); failures: 1 compile_failed,
+///    2 invalid with one reason, 1 wrong_result. 1024x1024x2048 nn: cfg_second 0.2 ms, cfg_best 0.25 ms,
+///    cuBLAS 0.21 ms. 2048^3 nt: one config.
+///  H100, one sweep: 4096^3 nn cfg_second 4.0 ms, cfg_best 4.4 ms, cuBLAS 4.2 ms; 1024x1024x2048 nn
+///    cfg_best 0.3 ms; 512^3 nn cfg_third 0.05 ms.
+///  One cached binary.
+inline void build_fixture(const fs::path& path) {
+  fs::remove(path);
+  fs::remove(path.string() + "-wal");
+  fs::remove(path.string() + "-shm");
+  Database db(path.string(), OpenMode::read_write);
+  const Id g200 = db.upsert_gpu_model(h200()), g100 = db.upsert_gpu_model(h100());
+  const ProblemKey big = make_problem(4096, 4096, 4096), mid = make_problem(1024, 1024, 2048),
+                   nt = make_problem(2048, 2048, 2048, "nt"), small = make_problem(512, 512, 512);
+  const Id p_big = db.upsert_problem(big), p_mid = db.upsert_problem(mid), p_nt = db.upsert_problem(nt),
+           p_small = db.upsert_problem(small);
+  const double f_big = 2.0 * 4096 * 4096 * 4096, f_mid = 2.0 * 1024 * 1024 * 2048, f_nt = 2.0 * 2048 * 2048 * 2048,
+               f_small = 2.0 * 512 * 512 * 512;
+  const Id c_best = db.upsert_config(cfg_best()), c_second = db.upsert_config(cfg_second()),
+           c_third = db.upsert_config(cfg_third()), c_old = db.upsert_config(cfg_old());
+  const Id c_fail1 = db.upsert_config(make_config("nn", 256, 256, 16, 64, 64, 16, 16, 4));
+  const Id c_fail2 = db.upsert_config(make_config("nn", 256, 128, 32, 64, 64, 8, 8, 4));
+  const Id c_fail3 = db.upsert_config(make_config("nn", 128, 256, 32, 64, 64, 8, 8, 4));
+  const Id c_fail4 = db.upsert_config(make_config("nn", 64, 128, 16, 32, 64, 4, 8, 3));
+  const Id c_nt = db.upsert_config(make_config("nt", 128, 128, 8, 64, 32, 8, 8, 2));
+
+  SweepInfo info;
+  info.gpu_model_id = g200;
+  info.command_line = "gemmtune sweep --preset quick";
+  info.strategy = "exhaustive";
+  info.gemmtune_version = "0.1.0";
+  info.template_hash = "0123456789abcdef";  // stale
+  const Id s_old = db.begin_sweep(info);
+  db.record_results(s_old, std::vector<Result>{ok(p_big, c_old, 30.0, f_big)});
+  db.record_baseline(s_old, cublas(p_big, 3.7));
+  db.finish_sweep(s_old);
+  {
+    Statement st(db.connection(), "UPDATE sweeps SET started_at = '2020-01-01T00:00:00.000Z' WHERE id = ?1");
+    st.bind_int(1, s_old).run();
+  }
+
+  info.template_hash = current_template_hash();
+  const Id s200 = db.begin_sweep(info);
+  db.record_results(s200, std::vector<Result>{
+                              ok(p_big, c_best, 3.0, f_big), ok(p_big, c_second, 3.15, f_big),
+                              ok(p_big, c_third, 4.5, f_big),
+                              failed(p_big, c_fail1, Status::compile_failed,
+                                     "ptxas error: Entry function uses too much shared data"),
+                              failed(p_big, c_fail2, Status::invalid, "needs 264 KiB of shared memory, the GPU allows 227 KiB"),
+                              failed(p_big, c_fail3, Status::invalid, "needs 264 KiB of shared memory, the GPU allows 227 KiB"),
+                              failed(p_big, c_fail4, Status::wrong_result, "relative error 3.1e-02 > 1e-04"),
+                              ok(p_mid, c_second, 0.2, f_mid), ok(p_mid, c_best, 0.25, f_mid),
+                              ok(p_nt, c_nt, 0.6, f_nt)});
+  db.record_baseline(s200, cublas(p_big, 3.6));
+  db.record_baseline(s200, cublas(p_mid, 0.21));
+  db.finish_sweep(s200);
+
+  info.gpu_model_id = g100;
+  const Id s100 = db.begin_sweep(info);
+  db.record_results(s100, std::vector<Result>{ok(p_big, c_second, 4.0, f_big), ok(p_big, c_best, 4.4, f_big),
+                                              ok(p_mid, c_best, 0.3, f_mid), ok(p_small, c_third, 0.05, f_small)});
+  db.record_baseline(s100, cublas(p_big, 4.2));
+  db.finish_sweep(s100);
+
+  Binary bin;
+  bin.key = "fixture-binary";
+  bin.arch = "sm_90";
+  bin.nvrtc_version = "13.0";
+  bin.config_name = cfg_best().name;
+  bin.lowered_name = "_Z5sgemm";
+  bin.cubin.assign(256, std::byte{0x5a});
+  db.put_binary(bin);
+}
+
+/// Scratch directory of the suite, and the fixture built once in it.
+class CliTest : public ::testing::Test {
+ protected:
+  static fs::path suite_dir() { return fs::path(GEMMTUNE_TEST_TMP) / "tools"; }
+  static fs::path fixture() { return suite_dir() / "fixture.db"; }
+
+  static void SetUpTestSuite() {
+    fs::create_directories(suite_dir());
+    build_fixture(fixture());
+  }
+
+  void SetUp() override {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = suite_dir() / (std::string(info->test_suite_name()) + "." + info->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+
+  /// A copy of the fixture in this test's directory, for commands that change it.
+  fs::path copy_fixture(const std::string& name = "copy.db") const {
+    const fs::path p = dir_ / name;
+    fs::copy_file(fixture(), p, fs::copy_options::overwrite_existing);
+    return p;
+  }
+
+  /// Runs the CLI with `args` (each quoted), with GEMMTUNE_DB set to `default_db` when given.
+  CliRun cli(const std::vector<std::string>& args, const std::string& default_db = "") const {
+    std::string cmd;
+    if (!default_db.empty()) cmd.append("GEMMTUNE_DB=").append(quote(default_db)).append(" ");
+    cmd.append(quote(GEMMTUNE_CLI_PATH));
+    for (const auto& a : args) cmd.append(" ").append(quote(a));
+    cmd.append(" </dev/null");
+    return run_shell(cmd, dir_ / "stderr.txt");
+  }
+
+  /// Runs `gemmtune db <args> --db <fixture>`.
+  CliRun db_cmd(std::vector<std::string> args, const fs::path& db) const {
+    args.insert(args.begin(), "db");
+    args.push_back("--db");
+    args.push_back(db.string());
+    return cli(args);
+  }
+
+  /// Whether python3 parses `json` (skips the check when there is no python3).
+  bool json_parses(const std::string& json) const {
+    const fs::path f = dir_ / "out.json";
+    std::ofstream(f, std::ios::binary) << json;
+    CliRun r = run_shell("python3 -c 'import json,sys; v = json.load(sys.stdin); assert isinstance(v, list)' < " +
+                          quote(f.string()),
+                      dir_ / "py_err.txt");
+    if (r.status == 127) return json.size() > 1 && json.front() == '[';  // no python3: a minimal check
+    return r.status == 0;
+  }
+
+  fs::path dir_;
+};
+
+/// Every line of `text` fits a 100-column terminal.
+inline ::testing::AssertionResult fits_100_columns(const std::string& text) {
+  std::istringstream in(text);
+  for (std::string l; std::getline(in, l);) {
+    if (l.size() > 100) return ::testing::AssertionFailure() << l.size() << " columns: " << l;
+  }
+  return ::testing::AssertionSuccess();
+}
+
+/// Number of lines in `s`.
+inline int line_count(const std::string& s) {
+  int n = 0;
+  for (char c : s) n += c == '\n';
+  return n;
+}
+
+}  // namespace gemmtune::tools_test

@@ -1,0 +1,302 @@
+// `gemmtune db ...` run as a user runs it, against a database that simulates recorded sweeps.
+#include "cli_fixture.hpp"
+
+namespace gemmtune::tools_test {
+namespace {
+
+using DbCommands = CliTest;
+
+bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+// The line of `text` that contains `part`, or "".
+std::string line_with(const std::string& text, const std::string& part) {
+  std::istringstream in(text);
+  for (std::string l; std::getline(in, l);)
+    if (contains(l, part)) return l;
+  return "";
+}
+
+TEST_F(DbCommands, DevicesListsEveryGpuWithCounts) {
+  CliRun r = db_cmd({"devices"}, fixture());
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::string h200 = line_with(r.out, "NVIDIA H200");
+  ASSERT_FALSE(h200.empty()) << r.out;
+  EXPECT_TRUE(contains(h200, "sm_90")) << h200;
+  EXPECT_TRUE(contains(h200, "66.9 TFLOP/s")) << h200;  // 2 * 128 * 132 SMs * 1.98 GHz
+  EXPECT_TRUE(contains(h200, "150.0 GiB")) << h200;
+  EXPECT_FALSE(line_with(r.out, "H100").empty()) << r.out;
+  EXPECT_TRUE(fits_100_columns(r.out));
+
+  CliRun j = db_cmd({"devices", "--json"}, fixture());
+  ASSERT_EQ(j.status, 0) << j.err;
+  EXPECT_TRUE(json_parses(j.out)) << j.out;
+  // 2 sweeps, 3 problems, 11 results of which 4 failed.
+  EXPECT_TRUE(contains(line_with(j.out, "NVIDIA H200"),
+                       "\"sweeps\": 2, \"problems\": 3, \"results\": 11, \"failed\": 4"))
+      << j.out;
+}
+
+TEST_F(DbCommands, BestShowsTheWinnerWithSpeedupSpreadAndMargin) {
+  CliRun r = db_cmd({"best", "--device", "H200"}, fixture());
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(fits_100_columns(r.out)) << r.out;
+  EXPECT_TRUE(contains(r.out, "NVIDIA H200 (sm_90, 132 SMs, FP32 peak 66.9 TFLOP/s)")) << r.out;
+  EXPECT_FALSE(contains(r.out, "H100")) << r.out;
+  const std::string big = line_with(r.out, "4096x4096x4096 nn");
+  ASSERT_FALSE(big.empty()) << r.out;
+  EXPECT_TRUE(contains(big, "128x128x8_w64x32_t8x8_s2")) << big;  // the best config
+  EXPECT_TRUE(contains(big, "3.000 ms")) << big;
+  EXPECT_TRUE(contains(big, "45.8")) << big;    // 2*4096^3 / 3 ms
+  EXPECT_TRUE(contains(big, "68.5%")) << big;   // of 66.9 TFLOP/s
+  EXPECT_TRUE(contains(big, "3.600 ms")) << big;  // cuBLAS in the same sweep
+  EXPECT_TRUE(contains(big, "1.20x")) << big;   // 3.6 / 3.0
+  EXPECT_TRUE(contains(big, "10.0%")) << big;   // (3.15 - 2.85) / 3.0
+  EXPECT_TRUE(contains(big, "5.0%")) << big;    // runner-up 3.15 ms
+  const std::string mid = line_with(r.out, "1024x1024x2048 nn");
+  EXPECT_TRUE(contains(mid, "128x64x8_w64x32_t8x4_s2")) << mid;
+  EXPECT_TRUE(contains(mid, "200.0 us")) << mid;
+  EXPECT_TRUE(contains(mid, "1.05x")) << mid;  // 0.21 / 0.2
+  EXPECT_TRUE(contains(r.out, "2048x2048x2048 nt")) << r.out;
+}
+
+TEST_F(DbCommands, BestFiltersByShapeAndLayoutAndWritesJson) {
+  CliRun r = db_cmd({"best", "--shape", "4096x4096x4096", "--json"}, fixture());
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(json_parses(r.out)) << r.out;
+  EXPECT_EQ(line_count(r.out), 4) << r.out;  // [ + a row per GPU + ]
+  EXPECT_TRUE(contains(r.out, "\"config\": \"sgemm_nn_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8\"")) << r.out;
+  EXPECT_TRUE(contains(r.out, "\"speedup_vs_cublas\": 1.2")) << r.out;
+  EXPECT_TRUE(contains(r.out, "\"gpu\": \"NVIDIA H100 80GB HBM3\"")) << r.out;
+
+  CliRun nt = db_cmd({"best", "--layout", "nt"}, fixture());
+  ASSERT_EQ(nt.status, 0) << nt.err;
+  EXPECT_TRUE(contains(nt.out, "2048x2048x2048 nt")) << nt.out;
+  EXPECT_FALSE(contains(nt.out, "4096x4096x4096")) << nt.out;
+}
+
+TEST_F(DbCommands, ResultsRanksCandidatesWithResources) {
+  CliRun r = db_cmd({"results", "4096x4096x4096", "--device", "NVIDIA H200"}, fixture());
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(fits_100_columns(r.out)) << r.out;
+  const auto first = line_with(r.out, "128x128x8_w64x32_t8x8_s2"),
+             second = line_with(r.out, "128x64x8_w64x32_t8x4_s2");
+  EXPECT_EQ(first.substr(0, 3), "1  ") << r.out;
+  EXPECT_EQ(second.substr(0, 3), "2  ") << r.out;
+  EXPECT_TRUE(contains(second, "5.0%")) << second;      // slower than the best
+  EXPECT_TRUE(contains(first, "16 KiB")) << first;      // shared memory
+  EXPECT_TRUE(contains(first, "128")) << first;         // registers
+  EXPECT_TRUE(contains(r.out, "4 configs ran; 4 failed: 1 compile_failed, 2 invalid, 1 wrong_result")) << r.out;
+
+  CliRun top = db_cmd({"results", "4096x4096x4096", "--device", "H200", "--top", "2"}, fixture());
+  ASSERT_EQ(top.status, 0) << top.err;
+  EXPECT_TRUE(line_with(top.out, "64x64x8_w32x32_t4x4_s1").empty()) << top.out;
+  EXPECT_TRUE(contains(top.out, "the fastest 2 of 4")) << top.out;
+
+  CliRun j = db_cmd({"results", "4096x4096x4096", "--json"}, fixture());
+  ASSERT_EQ(j.status, 0) << j.err;
+  EXPECT_TRUE(json_parses(j.out)) << j.out;
+}
+
+TEST_F(DbCommands, ResultsGroupsFailuresByReason) {
+  CliRun r = db_cmd({"results", "4096x4096x4096", "--device", "H200", "--failed"}, fixture());
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(fits_100_columns(r.out)) << r.out;
+  const std::string invalid = line_with(r.out, "invalid   ");
+  EXPECT_TRUE(contains(invalid, " 2 needs 264 KiB of shared memory")) << invalid;  // two configs, one reason
+  EXPECT_TRUE(contains(invalid, "+1 more")) << invalid;
+  EXPECT_TRUE(contains(line_with(r.out, "compile_failed   "), "too much shared data")) << r.out;
+  EXPECT_TRUE(contains(line_with(r.out, "wrong_result   "), "relative error")) << r.out;
+
+  CliRun j = db_cmd({"results", "4096x4096x4096", "--device", "H200", "--failed", "--json"}, fixture());
+  ASSERT_EQ(j.status, 0) << j.err;
+  EXPECT_TRUE(json_parses(j.out)) << j.out;
+  EXPECT_EQ(line_count(j.out), 5) << j.out;  // three groups
+}
+
+TEST_F(DbCommands, CompareShowsCommonProblems) {
+  CliRun r = db_cmd({"compare", "H200", "H100"}, fixture());
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(fits_100_columns(r.out)) << r.out;
+  const std::string big = line_with(r.out, "4096x4096x4096 nn");
+  EXPECT_TRUE(contains(big, "45.8")) << big;   // A: 3.0 ms
+  EXPECT_TRUE(contains(big, "34.4")) << big;   // B: 4.0 ms
+  EXPECT_TRUE(contains(big, "0.75x")) << big;  // B vs A: 3.0 / 4.0
+  EXPECT_FALSE(contains(r.out, "512x512x512")) << r.out;  // only on B
+  EXPECT_TRUE(contains(r.out, "2 common problems")) << r.out;
+  EXPECT_TRUE(contains(r.out, "only on A: 1, only on B: 1")) << r.out;
+
+  CliRun j = db_cmd({"compare", "H200", "H100", "--json"}, fixture());
+  ASSERT_EQ(j.status, 0) << j.err;
+  EXPECT_TRUE(json_parses(j.out)) << j.out;
+}
+
+TEST_F(DbCommands, CompareTwoDatabaseFiles) {
+  // Split the fixture into an H200-only and an H100-only file by pruning... simpler: export each
+  // GPU's view by comparing the fixture with itself for one device.
+  const fs::path a = copy_fixture("a.db"), b = copy_fixture("b.db");
+  CliRun r = cli({"db", "compare", a.string(), b.string(), "--device", "H100"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "3 common problems")) << r.out;
+  EXPECT_TRUE(contains(r.out, "(same)")) << r.out;
+  EXPECT_TRUE(contains(line_with(r.out, "4096x4096x4096"), "1.00x")) << r.out;
+
+  CliRun several = cli({"db", "compare", a.string(), b.string()});
+  EXPECT_NE(several.status, 0);
+  EXPECT_TRUE(contains(several.err, "several GPU models")) << several.err;
+  EXPECT_EQ(line_count(several.err), 1) << several.err;
+}
+
+TEST_F(DbCommands, ExportCsvAndJson) {
+  CliRun csv = db_cmd({"export", "--format", "csv"}, fixture());
+  ASSERT_EQ(csv.status, 0) << csv.err;
+  EXPECT_EQ(line_count(csv.out), 1 + 15) << csv.out;  // header + every result
+  EXPECT_TRUE(contains(csv.out, "ptxas error")) << csv.out;
+
+  const fs::path out = dir_ / "bests.json";
+  CliRun json = db_cmd({"export", "--format", "json", "--what", "bests", "--out", out.string()}, fixture());
+  ASSERT_EQ(json.status, 0) << json.err;
+  const std::string text = read_file(out);
+  EXPECT_TRUE(json_parses(text)) << text;
+  EXPECT_TRUE(contains(text, "sgemm_nn_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8")) << text;
+
+  CliRun bad = db_cmd({"export", "--format", "xml"}, fixture());
+  EXPECT_NE(bad.status, 0);
+}
+
+TEST_F(DbCommands, MergeTwiceAddsNothing) {
+  const fs::path target = dir_ / "merged.db";
+  CliRun first = cli({"db", "merge", fixture().string(), "--db", target.string()});
+  ASSERT_EQ(first.status, 0) << first.err;
+  EXPECT_TRUE(contains(first.out, "15 results")) << first.out;
+  CliRun second = cli({"db", "merge", fixture().string(), "--db", target.string()});
+  ASSERT_EQ(second.status, 0) << second.err;
+  EXPECT_TRUE(contains(second.out, "nothing new")) << second.out;
+  CliRun best = db_cmd({"best", "--device", "H200", "--shape", "4096x4096x4096"}, target);
+  EXPECT_TRUE(contains(best.out, "1.20x")) << best.out;
+
+  CliRun self = cli({"db", "merge", target.string(), "--db", target.string()});
+  EXPECT_NE(self.status, 0);
+  EXPECT_EQ(line_count(self.err), 1) << self.err;
+}
+
+TEST_F(DbCommands, PruneRemovesOldSweeps) {
+  const fs::path db = copy_fixture();
+  CliRun none = cli({"db", "prune", "--db", db.string()});
+  EXPECT_NE(none.status, 0);
+  EXPECT_TRUE(contains(none.err, "--older-than")) << none.err;
+
+  CliRun r = cli({"db", "prune", "--older-than", "30", "--db", db.string()});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "1 sweeps, 1 results, 1 baselines")) << r.out;
+  CliRun devices = db_cmd({"devices", "--json"}, db);
+  EXPECT_TRUE(contains(line_with(devices.out, "H200"), "\"sweeps\": 1")) << devices.out;
+  CliRun again = cli({"db", "prune", "--older-than", "30", "--db", db.string()});
+  EXPECT_TRUE(contains(again.out, "nothing to prune")) << again.out;
+}
+
+TEST_F(DbCommands, PruneStaleTemplatesKeepsCurrentOnes) {
+  const fs::path db = copy_fixture();
+  CliRun r = cli({"db", "prune", "--stale-templates", "--db", db.string()});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "1 sweeps")) << r.out;  // only the sweep with the stale hash
+  CliRun best = db_cmd({"best", "--device", "H200", "--shape", "4096x4096x4096"}, db);
+  EXPECT_TRUE(contains(best.out, "1.20x")) << best.out;
+}
+
+TEST_F(DbCommands, CheckPassesAGoodDatabaseAndReportsACorruptBinary) {
+  CliRun good = db_cmd({"check"}, fixture());
+  EXPECT_EQ(good.status, 0) << good.out << good.err;
+  EXPECT_TRUE(contains(good.out, "schema version")) << good.out;
+  EXPECT_TRUE(contains(good.out, "ok")) << good.out;
+
+  const fs::path db = copy_fixture();
+  {
+    Database d(db.string(), OpenMode::read_write);
+    Statement st(d.connection(), "UPDATE binaries SET cubin = zeroblob(256)");
+    st.run();
+  }
+  CliRun bad = db_cmd({"check"}, db);
+  EXPECT_EQ(bad.status, 1) << bad.out << bad.err;
+  EXPECT_TRUE(contains(bad.out, "fixture-binary")) << bad.out;
+}
+
+TEST_F(DbCommands, EmptyDatabaseSaysNoResultsYet) {
+  const fs::path empty = dir_ / "empty.db";
+  { Database d(empty.string(), OpenMode::read_write); }
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"best"}, {"devices"}, {"results", "64x64x64"}, {"compare", "A", "B"}}) {
+    CliRun r = db_cmd(args, empty);
+    EXPECT_EQ(r.status, 0) << args[0] << ": " << r.err;
+    EXPECT_TRUE(contains(r.out, "no results yet: run gemmtune sweep")) << args[0] << ": " << r.out;
+  }
+  CliRun json = db_cmd({"best", "--json"}, empty);
+  EXPECT_EQ(json.out, "[]\n");
+  // No database at the default path yet: the same, not an error.
+  CliRun fresh = cli({"db", "best"}, (dir_ / "nothing-here.db").string());
+  EXPECT_EQ(fresh.status, 0) << fresh.err;
+  EXPECT_TRUE(contains(fresh.out, "no results yet")) << fresh.out;
+  EXPECT_FALSE(fs::exists(dir_ / "nothing-here.db"));  // read commands create nothing
+}
+
+TEST_F(DbCommands, UnknownDeviceOrShapeIsOneClearLine) {
+  CliRun dev = db_cmd({"best", "--device", "RTX 9090"}, fixture());
+  EXPECT_NE(dev.status, 0);
+  EXPECT_EQ(line_count(dev.err), 1) << dev.err;
+  EXPECT_TRUE(contains(dev.err, "unknown GPU model 'RTX 9090'")) << dev.err;
+  EXPECT_TRUE(contains(dev.err, "NVIDIA H200")) << dev.err;  // says what there is
+
+  CliRun ambiguous = db_cmd({"best", "--device", "NVIDIA"}, fixture());
+  EXPECT_NE(ambiguous.status, 0);
+  EXPECT_TRUE(contains(ambiguous.err, "matches several")) << ambiguous.err;
+
+  CliRun shape = db_cmd({"results", "4096x4096x1"}, fixture());
+  EXPECT_NE(shape.status, 0);
+  EXPECT_EQ(line_count(shape.err), 1) << shape.err;
+  EXPECT_TRUE(contains(shape.err, "no results for shape 4096x4096x1")) << shape.err;
+  EXPECT_TRUE(contains(shape.err, "4096x4096x4096")) << shape.err;
+
+  CliRun best_shape = db_cmd({"best", "--shape", "7x7x7"}, fixture());
+  EXPECT_NE(best_shape.status, 0);
+  EXPECT_EQ(line_count(best_shape.err), 1) << best_shape.err;
+
+  CliRun malformed = db_cmd({"results", "4096x4096"}, fixture());
+  EXPECT_NE(malformed.status, 0);
+  EXPECT_TRUE(contains(malformed.err, "not a shape")) << malformed.err;
+}
+
+TEST_F(DbCommands, NotADatabaseIsOneClearLine) {
+  const fs::path text = dir_ / "notes.txt";
+  std::ofstream(text) << "this is not a database\n";
+  const fs::path other = dir_ / "other.sqlite";
+  {
+    Connection c(other.string(), OpenMode::read_write);
+    c.exec("CREATE TABLE t (x INTEGER); INSERT INTO t VALUES (1)");
+  }
+  const fs::path missing = dir_ / "missing.db";
+  for (const fs::path& f : {text, other, missing}) {
+    for (const auto& args : std::vector<std::vector<std::string>>{{"best"}, {"devices"}, {"check"}, {"export"}}) {
+      CliRun r = db_cmd(args, f);
+      EXPECT_NE(r.status, 0) << f << " " << args[0];
+      EXPECT_EQ(line_count(r.err), 1) << f << " " << args[0] << ": " << r.err;
+      EXPECT_TRUE(contains(r.err, f.string())) << r.err;
+      EXPECT_TRUE(r.out.empty()) << r.out;
+    }
+  }
+  EXPECT_TRUE(contains(db_cmd({"best"}, text).err, "not an SQLite database"));
+  CliRun merge = cli({"db", "merge", text.string(), "--db", (dir_ / "target.db").string()});
+  EXPECT_NE(merge.status, 0);
+  EXPECT_EQ(line_count(merge.err), 1) << merge.err;
+  EXPECT_FALSE(fs::exists(dir_ / "target.db"));
+}
+
+TEST_F(DbCommands, EveryCommandHasHelp) {
+  for (const char* sub : {"devices", "best", "results", "compare", "export", "merge", "prune", "check"}) {
+    CliRun r = cli({"db", sub, "--help"});
+    EXPECT_EQ(r.status, 0) << sub;
+    EXPECT_TRUE(contains(r.out, "Usage:")) << sub << ": " << r.out;
+    EXPECT_TRUE(contains(r.out, "--db")) << sub;
+  }
+}
+
+}  // namespace
+}  // namespace gemmtune::tools_test

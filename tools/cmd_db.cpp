@@ -1,0 +1,174 @@
+// `gemmtune db`: inspect and maintain the tuning database. The sub-commands are in cmd_db_*.cpp;
+// this file adds them under `db` and defines the helpers they share (db_commands.hpp).
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cstdio>
+#include <filesystem>
+
+#include "db_commands.hpp"
+#include "gemmtune/compiler.hpp"
+#include "gemmtune/db/sqlite.hpp"
+#include "table.hpp"
+
+namespace gemmtune::cli {
+
+namespace {
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+  return s;
+}
+
+std::string gpu_names(const std::vector<db::GpuModelRow>& gpus) {
+  std::string s;
+  for (const auto& g : gpus) s += (s.empty() ? "" : ", ") + g.model.name;
+  return s.empty() ? "none" : s;
+}
+
+}  // namespace
+
+void add_db_option(CLI::App* cmd, std::string& path) {
+  cmd->add_option("--db", path, "Tuning database file (default: $GEMMTUNE_DB, else ~/.cache/gemmtune/tuning.db)");
+}
+
+void add_json_flag(CLI::App* cmd, bool& json) {
+  cmd->add_flag("--json", json, "Write the table's rows as a JSON array (numbers in ms, TFLOP/s, %, bytes)");
+}
+
+std::string database_path(const std::string& given) {
+  return given.empty() ? db::default_database_path() : given;
+}
+
+std::optional<db::Database> open_for_reading(const std::string& given) {
+  const std::string path = database_path(given);
+  if (given.empty() && !std::filesystem::exists(path)) return std::nullopt;
+  return db::Database(path, db::OpenMode::read_only);
+}
+
+bool report_if_empty(const std::optional<db::Database>& db, bool json) {
+  bool empty = !db;
+  if (db) {
+    db::Statement st(db->connection(), "SELECT EXISTS (SELECT 1 FROM results)");
+    empty = !st.step() || st.get_int(0) == 0;
+  }
+  if (!empty) return false;
+  if (json) print("[]\n");
+  std::fprintf(json ? stderr : stdout, "no results yet: run gemmtune sweep\n");
+  return true;
+}
+
+const db::GpuModelRow& find_gpu(const std::vector<db::GpuModelRow>& gpus, const std::string& name,
+                                const std::string& db_path) {
+  const std::string want = lower(name);
+  std::vector<const db::GpuModelRow*> exact, partial;
+  for (const auto& g : gpus) {
+    const std::string have = lower(g.model.name);
+    if (have == want) exact.push_back(&g);
+    else if (have.find(want) != std::string::npos) partial.push_back(&g);
+  }
+  const auto& hits = exact.empty() ? partial : exact;
+  if (hits.size() == 1) return *hits.front();
+  if (hits.empty()) {
+    throw usage_error("unknown GPU model '" + name + "' in " + db_path + "; it holds: " + gpu_names(gpus));
+  }
+  std::vector<db::GpuModelRow> matching;
+  for (const auto* g : hits) matching.push_back(*g);
+  throw usage_error("'" + name + "' matches several GPU models in " + db_path + ": " + gpu_names(matching) +
+                    "; give more of the name");
+}
+
+double fp32_peak_tflops(const db::GpuModel& gpu) {
+  return 2.0 * 128.0 * gpu.sm_count * static_cast<double>(gpu.clock_khz) * 1e3 / 1e12;
+}
+
+std::string describe_gpu(const db::GpuModel& gpu) {
+  return format("%s (sm_%d%d, %d SMs, FP32 peak %.1f TFLOP/s)", gpu.name.c_str(), gpu.cc_major, gpu.cc_minor,
+                gpu.sm_count, fp32_peak_tflops(gpu));
+}
+
+std::string problem_label(const db::ProblemKey& p) {
+  std::string s = std::to_string(p.m) + "x" + std::to_string(p.n) + "x" + std::to_string(p.k) + " " + p.op_a + p.op_b;
+  if (p.batch != 1) s += " b" + std::to_string(p.batch);
+  if (p.alignment != 4) s += " a" + std::to_string(p.alignment);
+  if (p.dtype != "f32") s += " " + p.dtype;
+  return s;
+}
+
+double problem_flops(const db::ProblemKey& p) {
+  return 2.0 * static_cast<double>(p.m) * static_cast<double>(p.n) * static_cast<double>(p.k) *
+         static_cast<double>(p.batch);
+}
+
+std::string short_config(const std::string& name) {
+  // family_layout_rest -> rest
+  const auto first = name.find('_');
+  if (first == std::string::npos) return name;
+  const auto second = name.find('_', first + 1);
+  if (second == std::string::npos || second - first != 3) return name;
+  return name.substr(second + 1);
+}
+
+void parse_mnk(const std::string& text, std::int64_t& m, std::int64_t& n, std::int64_t& k) {
+  std::int64_t v[3] = {0, 0, 0};
+  const char* p = text.data();
+  const char* end = text.data() + text.size();
+  bool ok = true;
+  for (int i = 0; i < 3 && ok; ++i) {
+    auto r = std::from_chars(p, end, v[i]);
+    ok = r.ec == std::errc() && v[i] > 0;
+    p = r.ptr;
+    if (i < 2) ok = ok && p < end && (*p == 'x' || *p == 'X') && (++p, true);
+  }
+  if (!ok || p != end) throw usage_error("'" + text + "' is not a shape: write MxNxK, e.g. 4096x4096x4096");
+  m = v[0], n = v[1], k = v[2];
+}
+
+void ProblemFilter::add_options(CLI::App* cmd) {
+  cmd->add_option("--shape", shapes, "Only problems of this shape, MxNxK (repeatable)");
+  cmd->add_option("--layout", layout, "Only this layout: nn, nt, tn, tt or all")->capture_default_str();
+}
+
+void ProblemFilter::parse() {
+  mnk_.clear();
+  for (const auto& s : shapes) {
+    Mnk x{};
+    parse_mnk(s, x.m, x.n, x.k);
+    mnk_.push_back(x);
+  }
+  layouts_.clear();
+  const std::string l = lower(layout);
+  if (l == "all") return;
+  if (l.size() != 2 || (l[0] != 'n' && l[0] != 't') || (l[1] != 'n' && l[1] != 't')) {
+    throw usage_error("'" + layout + "' is not a layout: write nn, nt, tn, tt or all");
+  }
+  layouts_.emplace_back(l[0], l[1]);
+}
+
+bool ProblemFilter::accepts(const db::ProblemKey& p) const {
+  const bool shape_ok = mnk_.empty() || std::any_of(mnk_.begin(), mnk_.end(), [&](const Mnk& x) {
+                          return x.m == p.m && x.n == p.n && x.k == p.k;
+                        });
+  const bool layout_ok = layouts_.empty() || std::any_of(layouts_.begin(), layouts_.end(), [&](auto ab) {
+                           return ab.first == p.op_a && ab.second == p.op_b;
+                         });
+  return shape_ok && layout_ok;
+}
+
+
+
+void print(const std::string& text) { std::fwrite(text.data(), 1, text.size(), stdout); }
+
+namespace {
+
+void add_db_command(CLI::App& app) {
+  auto* db = app.add_subcommand("db", "Inspect and maintain the tuning database (what won, by how much, why)");
+  db->require_subcommand(1);
+  for (auto& [name, add] : db_registry()) add(*db);
+}
+
+const Registration kRegistration("db", add_db_command);
+
+}  // namespace
+
+}  // namespace gemmtune::cli

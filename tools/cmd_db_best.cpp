@@ -1,0 +1,115 @@
+// `gemmtune db best`: per (GPU model, problem) the best config, its time and TFLOP/s, its share of
+// the FP32 peak, cuBLAS's time in the same sweep and the speedup, the spread of the measurement and
+// how far behind the runner-up (the best other config) is.
+#include <algorithm>
+
+#include "db_commands.hpp"
+#include "gemmtune/db/sqlite.hpp"
+#include "table.hpp"
+
+namespace gemmtune::cli {
+namespace {
+
+struct BestOptions {
+  std::string db;
+  std::string device;
+  ProblemFilter filter;
+  bool json = false;
+};
+
+// Median of the fastest ok result of any other config for (GPU model, problem).
+std::optional<double> runner_up_ms(db::Database& db, const db::BestRow& b) {
+  db::Statement st(db.connection(),
+                   "SELECT min(r.median_ms) FROM results AS r JOIN sweeps AS s ON s.id = r.sweep_id "
+                   "WHERE r.status = 'ok' AND s.gpu_model_id = ?1 AND r.problem_id = ?2 AND r.config_id <> ?3");
+  st.bind_int(1, b.gpu_model_id).bind_int(2, b.problem_id).bind_int(3, b.config_id);
+  return st.step() ? st.get_opt_real(0) : std::nullopt;
+}
+
+std::vector<Column> best_columns() {
+  return {{"GPU model", "gpu", Align::left, 0, false},
+          {"problem", "problem", Align::left},
+          {"best config", "config", Align::left, 2, true, true},
+          {"time", "median_ms"},
+          {"TFLOP/s", "tflops"},
+          {"% peak", "peak_percent"},
+          {"cuBLAS", "cublas_median_ms"},
+          {"speedup", "speedup_vs_cublas"},
+          {"spread", "spread_percent"},
+          {"margin", "runner_up_margin_percent"}};
+}
+
+std::vector<Cell> best_row(db::Database& db, const db::GpuModel& gpu, const db::BestRow& b) {
+  const double tflops = b.tflops.value_or(problem_flops(b.problem) / (b.median_ms * 1e-3) / 1e12);
+  std::optional<double> spread, margin;
+  if (b.min_ms && b.max_ms && b.median_ms > 0) spread = (*b.max_ms - *b.min_ms) / b.median_ms * 100.0;
+  if (auto r = runner_up_ms(db, b); r && b.median_ms > 0) margin = (*r - b.median_ms) / b.median_ms * 100.0;
+  const double peak = fp32_peak_tflops(gpu);
+  return {Cell::str(gpu.name),
+          Cell::str(problem_label(b.problem)),
+          Cell{short_config(b.config.name), db::json_string(b.config.name)},
+          time_cell(b.median_ms),
+          fixed_cell(tflops, 1),
+          fixed_cell(peak > 0 ? std::optional<double>(tflops / peak * 100.0) : std::nullopt, 1, "%"),
+          time_cell(b.cublas_median_ms),
+          fixed_cell(b.speedup_vs_cublas(), 2, "x"),
+          fixed_cell(spread, 1, "%"),
+          fixed_cell(margin, 1, "%")};
+}
+
+void run_best(BestOptions& o) {
+  o.filter.parse();
+  auto db = open_for_reading(o.db);
+  if (report_if_empty(db, o.json)) return;
+  const auto gpus = db->gpu_models();
+  std::vector<const db::GpuModelRow*> selected;
+  if (!o.device.empty()) selected.push_back(&find_gpu(gpus, o.device, db->path()));
+  else
+    for (const auto& g : gpus) selected.push_back(&g);
+
+  std::vector<std::string> json_rows;
+  std::string text;
+  std::vector<std::string> seen_problems;
+  for (const auto* g : selected) {
+    Table table(best_columns());
+    for (const auto& b : db->bests(g->id)) {
+      seen_problems.push_back(problem_label(b.problem));
+      if (o.filter.accepts(b.problem)) table.add_row(best_row(*db, g->model, b));
+    }
+    if (table.empty()) continue;
+    auto objs = table.json_objects();
+    json_rows.insert(json_rows.end(), objs.begin(), objs.end());
+    text += (text.empty() ? "" : "\n") + describe_gpu(g->model) + "\n" + table.render();
+  }
+  if (json_rows.empty()) {
+    const std::string where = o.device.empty() ? "" : " on " + selected.front()->model.name;
+    if (seen_problems.empty()) throw usage_error("no results" + where + " yet: run gemmtune sweep");
+    std::sort(seen_problems.begin(), seen_problems.end());
+    seen_problems.erase(std::unique(seen_problems.begin(), seen_problems.end()), seen_problems.end());
+    std::string list;
+    for (std::size_t i = 0; i < seen_problems.size() && i < 8; ++i) list += (i ? ", " : "") + seen_problems[i];
+    if (seen_problems.size() > 8) list += ", ...";
+    throw usage_error("no problem matches --shape/--layout" + where + "; the database has: " + list);
+  }
+  print(o.json ? Table::json_array(json_rows) : text);
+}
+
+void add_db_best(CLI::App& db) {
+  auto o = std::make_shared<BestOptions>();
+  auto* cmd = db.add_subcommand(
+      "best", "Per problem: the best config, its speed, cuBLAS's and the margins");
+  cmd->footer(
+      "Columns: time (median), TFLOP/s, % of the FP32 peak (2 x 128 x SMs x clock), cuBLAS's median in\n"
+      "the same sweep, speedup (cuBLAS time / ours), spread ((max - min) / median of our timing) and\n"
+      "margin (how much slower the best other config is).");
+  add_db_option(cmd, o->db);
+  cmd->add_option("--device", o->device, "Only this GPU model (its name, or a unique part of it, e.g. H200)");
+  o->filter.add_options(cmd);
+  add_json_flag(cmd, o->json);
+  cmd->callback([o] { run_best(*o); });
+}
+
+const DbRegistration kRegistration("best", add_db_best);
+
+}  // namespace
+}  // namespace gemmtune::cli

@@ -1,0 +1,51 @@
+// `gemmtune db merge OTHER.db`: copies into the database what OTHER.db has and it lacks (GPU models,
+// sweeps, problems, configs, results, baselines, cached binaries). Merging twice adds nothing.
+#include <filesystem>
+
+#include "db_commands.hpp"
+#include "table.hpp"
+
+namespace gemmtune::cli {
+namespace {
+
+struct MergeOptions {
+  std::string db;
+  std::string other;
+};
+
+void run_merge(const MergeOptions& o) {
+  const std::string path = database_path(o.db);
+  std::error_code ec;
+  if (std::filesystem::exists(path, ec) && std::filesystem::equivalent(path, o.other, ec)) {
+    throw usage_error("'" + o.other + "' is the database itself (" + path + "); merge another file");
+  }
+  // Open the other file read-only first, so that a file that is not a tuning database is refused
+  // before the target is created or touched.
+  db::Database(o.other, db::OpenMode::read_only);
+  db::Database target(path, db::OpenMode::read_write);
+  const db::MergeStats s = target.merge_from(o.other);
+  const std::int64_t total = s.gpu_models + s.sweeps + s.problems + s.configs + s.results + s.baselines + s.binaries;
+  if (total == 0) {
+    print("nothing new in " + o.other + ": " + path + " already holds all of it\n");
+    return;
+  }
+  print(format("merged %s into %s: %lld GPU models, %lld sweeps, %lld problems, %lld configs, %lld results, "
+               "%lld baselines, %lld binaries\n",
+               o.other.c_str(), path.c_str(), (long long)s.gpu_models, (long long)s.sweeps, (long long)s.problems,
+               (long long)s.configs, (long long)s.results, (long long)s.baselines, (long long)s.binaries));
+}
+
+void add_db_merge(CLI::App& db) {
+  auto o = std::make_shared<MergeOptions>();
+  auto* cmd = db.add_subcommand("merge", "Copy in what another tuning database has and this one lacks");
+  cmd->add_option("other", o->other, "The tuning database to merge in (read, never changed)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  add_db_option(cmd, o->db);
+  cmd->callback([o] { run_merge(*o); });
+}
+
+const DbRegistration kRegistration("merge", add_db_merge);
+
+}  // namespace
+}  // namespace gemmtune::cli

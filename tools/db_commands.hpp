@@ -1,0 +1,93 @@
+#pragma once
+// `gemmtune db ...`: the database inspection commands. Each lives in its own cmd_db_*.cpp and
+// registers itself under `db` with a file-scope
+//   static const gemmtune::cli::DbRegistration reg("best", add_db_best);
+// cmd_db.cpp adds the `db` command and, under it, every registered one; it also defines the helpers
+// below that they share (opening the database, naming devices and problems, error lines).
+#include <CLI/CLI.hpp>
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "commands.hpp"
+#include "gemmtune/db/database.hpp"
+#include "gemmtune/error.hpp"
+
+namespace gemmtune::cli {
+
+/// Every registered `db` sub-command, by name.
+inline std::map<std::string, AddCommand>& db_registry() {
+  static std::map<std::string, AddCommand> commands;
+  return commands;
+}
+
+/// Registers a `db` sub-command at static-initialisation time.
+struct DbRegistration {
+  DbRegistration(const std::string& name, AddCommand add) { db_registry()[name] = std::move(add); }
+};
+
+/// A mistake in what the user asked for (unknown device or shape, bad option): one line, exit 1.
+inline Error usage_error(const std::string& message) { return Error(Status::kInvalidArgument, message); }
+
+/// Adds `--db PATH` (empty: the default database) to `cmd`.
+void add_db_option(CLI::App* cmd, std::string& path);
+/// Adds `--json` to `cmd`.
+void add_json_flag(CLI::App* cmd, bool& json);
+
+/// The path `--db` names, or the default database's.
+std::string database_path(const std::string& given);
+
+/// Opens the database read-only for a read command. Empty when no path was given and the default
+/// database does not exist yet (an empty database, as far as the user is concerned); a named file
+/// that is missing or not a tuning database throws a one-line DatabaseError.
+std::optional<db::Database> open_for_reading(const std::string& given);
+
+/// True, after printing "no results yet: run gemmtune sweep" (to stderr, and "[]" to stdout with
+/// --json), when `db` is absent or holds no results; read commands then exit 0.
+bool report_if_empty(const std::optional<db::Database>& db, bool json);
+
+/// The GPU model whose name is `name` (case-insensitive), or whose name alone contains it;
+/// throws a usage error naming the models there are when none or several match.
+const db::GpuModelRow& find_gpu(const std::vector<db::GpuModelRow>& gpus, const std::string& name,
+                                const std::string& db_path);
+
+/// FP32 FMA peak of a GPU model in TFLOP/s: 2 * 128 * SMs * clock.
+double fp32_peak_tflops(const db::GpuModel& gpu);
+/// "NVIDIA H200 (sm_90, 132 SMs, FP32 peak 66.9 TFLOP/s)".
+std::string describe_gpu(const db::GpuModel& gpu);
+
+/// "4096x4096x4096 nn", with " b8" for a batch and " a1" for an alignment class other than 4.
+std::string problem_label(const db::ProblemKey& p);
+/// FLOPs of one problem: 2 M N K batch.
+double problem_flops(const db::ProblemKey& p);
+/// A config name without its redundant "sgemm_nn_" prefix (the layout is in the problem).
+std::string short_config(const std::string& name);
+
+/// Which problems a command looks at: --shape (repeatable) and --layout.
+struct ProblemFilter {
+  std::vector<std::string> shapes;  ///< "MxNxK"; empty: all
+  std::string layout = "all";       ///< nn, nt, tn, tt or all
+  /// Adds --shape and --layout to `cmd`.
+  void add_options(CLI::App* cmd);
+  /// Parses the options; throws a usage error on malformed ones.
+  void parse();
+  /// Whether `p` passes.
+  bool accepts(const db::ProblemKey& p) const;
+
+ private:
+  struct Mnk {
+    std::int64_t m, n, k;
+  };
+  std::vector<Mnk> mnk_;
+  std::vector<std::pair<char, char>> layouts_;
+};
+
+/// Parses "MxNxK"; throws a usage error naming the text.
+void parse_mnk(const std::string& text, std::int64_t& m, std::int64_t& n, std::int64_t& k);
+
+/// Writes `text` to stdout.
+void print(const std::string& text);
+
+}  // namespace gemmtune::cli
