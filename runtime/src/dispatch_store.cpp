@@ -57,7 +57,7 @@ TuningStore::TuningStore(const std::string& path, DbAccess access, bool verbose)
     switch (access) {
       case DbAccess::automatic:
         if (!exists) {
-          failures.push_back("no tuning database at '" + file + "'");
+          failures.push_back("no tuning database at '" + file + "' (run `gemmtune sweep` to create one, or set GEMMTUNE_DB)");
           break;
         }
         if (can_write(file) && try_open(db::OpenMode::read_write)) break;
@@ -79,8 +79,9 @@ TuningStore::TuningStore(const std::string& path, DbAccess access, bool verbose)
                                          failures.front() + "); compiled kernels will not be cached in it");
     return;
   }
-  for (const auto& f : failures) why_closed_ += (why_closed_.empty() ? "" : "; ") + f;
-  warn_once("database " + file, why_closed_ + "; using built-in default kernels (run `gemmtune sweep` to tune)");
+  for (size_t i = 0; i < failures.size(); ++i)
+    if (i == 0 || failures[i] != failures[i - 1]) why_closed_ += (why_closed_.empty() ? "" : "; ") + failures[i];
+  warn_once("database " + file, why_closed_ + "; using built-in default kernels");
 }
 
 bool TuningStore::writable() const { return db_ && db_->mode() == db::OpenMode::read_write; }

@@ -1,0 +1,198 @@
+// Results of the dispatcher equal the float64 reference for tuned (exact), nearest, model-default
+// and built-in choices, on awkward shapes: every layout, odd sizes, padded (unaligned) leading
+// dimensions, offset pointers, batches. The tuning database is hand-made for this GPU.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "gpu/dispatch/dispatch_helpers.hpp"
+#include "gpu_env.hpp"
+#include "unit/dispatch/tuning_db.hpp"
+
+namespace gemmtune::test {
+namespace {
+
+constexpr std::pair<Op, Op> kLayouts[] = {{Op::N, Op::N}, {Op::N, Op::T}, {Op::T, Op::N}, {Op::T, Op::T}};
+
+class DispatchCorrectness : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    if (!gpu_unavailable_reason().empty()) return;
+    device_ = device_info(0);
+    path_ = (scratch_dir("gpu_correctness") / "tuning.db").string();
+    TuningDbBuilder b(path_);
+    b.gpu(device_.name, device_.limits.cc_major, device_.limits.cc_minor, device_.sm_count);
+    // Three layouts are tuned (tt is not: it takes the built-in default). Per layout: an awkward
+    // exact shape of alignment 1, and a square one of alignment 4 for nearest lookups.
+    for (int i = 0; i < 3; ++i) {
+      auto [oa, ob] = kLayouts[i];
+      auto pool = tuned_pool(device_.limits, oa, ob);
+      ASSERT_GE(pool.size(), 3u);
+      b.add(db_problem(oa, ob, 127, 129, 65, 1, 1), pool[0], 0.01);  // vec 4 stored: lowered to 1
+      b.add(db_problem(oa, ob, 256, 256, 256), pool[1], 0.02);
+      b.add(db_problem(oa, ob, 64, 64, 64, 3), pool[2], 0.01);  // batched
+      auto split = tuned_pool(device_.limits, oa, ob, 4);
+      ASSERT_FALSE(split.empty());
+      b.add(db_problem(oa, ob, 96, 96, 2048), split.front(), 0.05);  // large-K: split-K
+    }
+    DispatcherOptions o;
+    o.db_path = path_;
+    o.db_access = DbAccess::read_write;
+    dispatcher_ = new Dispatcher(o);
+    reference_ = new ReferenceGemm(device_.limits.arch());
+  }
+  static void TearDownTestSuite() {
+    delete dispatcher_;
+    delete reference_;
+    dispatcher_ = nullptr;
+    reference_ = nullptr;
+  }
+  void SetUp() override { GEMMTUNE_REQUIRE_GPU(); }
+
+  // Runs `p` (padded by ld_pad, offset by ptr_offset floats) and checks it against the reference
+  // and the expected source of the choice.
+  void check(Problem p, int ld_pad, int ptr_offset, ChoiceSource expected) {
+    std::mt19937_64 rng(std::hash<std::string>{}(describe(p)) + ld_pad * 31 + ptr_offset);
+    ProblemData data(p, ld_pad, ptr_offset, rng);
+    Choice c = dispatcher_->explain(data.p);
+    EXPECT_EQ(c.source, expected) << describe(data.p) << "\n" << c.to_string();
+    double err = dispatch_error(*dispatcher_, data, *reference_);
+    EXPECT_LE(err, fp32_tolerance(p.k)) << describe(data.p) << " with " << config_name(c.config);
+  }
+
+  static inline DeviceInfo device_;
+  static inline std::string path_;
+  static inline Dispatcher* dispatcher_ = nullptr;
+  static inline ReferenceGemm* reference_ = nullptr;
+};
+
+TEST_F(DispatchCorrectness, ExactTunedShapes) {
+  for (int i = 0; i < 3; ++i) {
+    auto [oa, ob] = kLayouts[i];
+    check(shape(oa, ob, 127, 129, 65), 0, 0, ChoiceSource::exact);
+    check(shape(oa, ob, 256, 256, 256), 0, 0, ChoiceSource::exact);
+    check(shape(oa, ob, 64, 64, 64, 3), 0, 0, ChoiceSource::exact);
+    check(shape(oa, ob, 96, 96, 2048), 0, 0, ChoiceSource::exact);
+  }
+}
+
+TEST_F(DispatchCorrectness, NearestShapes) {
+  for (int i = 0; i < 3; ++i) {
+    auto [oa, ob] = kLayouts[i];
+    check(shape(oa, ob, 200, 136, 312), 0, 0, ChoiceSource::nearest);    // near 256^3
+    check(shape(oa, ob, 129, 131, 67), 0, 0, ChoiceSource::nearest);     // alignment 1, near 127x129x65
+    check(shape(oa, ob, 100, 120, 3000), 0, 0, ChoiceSource::nearest);  // large-K, split-K kernel
+    check(shape(oa, ob, 40, 48, 72, 5), 0, 0, ChoiceSource::nearest);    // batched
+  }
+}
+
+TEST_F(DispatchCorrectness, ModelDefaultForUntunedAlignment) {
+  for (int i = 0; i < 3; ++i) {
+    auto [oa, ob] = kLayouts[i];
+    check(shape(oa, ob, 128, 96, 64), 2, 0, ChoiceSource::model_default);   // padded ld: alignment 2
+    check(shape(oa, ob, 90, 70, 50, 2), 0, 2, ChoiceSource::model_default); // pointers offset 8 bytes
+  }
+}
+
+TEST_F(DispatchCorrectness, BuiltinForUntunedLayout) {
+  check(shape(Op::T, Op::T, 127, 129, 65), 0, 0, ChoiceSource::builtin);
+  check(shape(Op::T, Op::T, 256, 256, 256), 3, 1, ChoiceSource::builtin);
+  check(shape(Op::T, Op::T, 33, 17, 300, 4), 1, 0, ChoiceSource::builtin);
+  check(shape(Op::T, Op::T, 1, 1, 1), 0, 0, ChoiceSource::builtin);
+}
+
+TEST_F(DispatchCorrectness, BetaZeroDoesNotReadC) {
+  // C is poisoned with NaN: a kernel that reads it fails. Alignment 1: nearest to 127x129x65.
+  for (auto [oa, ob] : kLayouts) {
+    ChoiceSource expected = oa == Op::T && ob == Op::T ? ChoiceSource::builtin : ChoiceSource::nearest;
+    check(shape(oa, ob, 77, 55, 33, 1, 1.f, 0.f), 1, 1, expected);
+  }
+}
+
+TEST_F(DispatchCorrectness, SgemmEntryPointsMatchRun) {
+  std::mt19937_64 rng(7);
+  ProblemData data(shape(Op::N, Op::T, 65, 66, 67, 3), 1, 0, rng);
+  const Problem& p = data.p;
+  DeviceArray<double> ref(size_t(p.batch) * p.m * p.n);
+  reference_->run(p, ref.get(), nullptr);
+  dispatcher_->sgemm_strided_batched(p.op_a, p.op_b, p.m, p.n, p.k, p.alpha, p.a, p.lda, p.stride_a, p.b, p.ldb,
+                                     p.stride_b, p.beta, p.c, p.ldc, p.stride_c, p.batch, nullptr);
+  GEMMTUNE_CUDA(cudaDeviceSynchronize());
+  EXPECT_LE(relative_error(data.result(), p.ldc, p.stride_c, ref.download(), p.m, p.n, p.batch), fp32_tolerance(p.k));
+
+  ProblemData one(shape(Op::T, Op::N, 31, 45, 59), 0, 0, rng);
+  const Problem& q = one.p;
+  DeviceArray<double> ref1(size_t(q.m) * q.n);
+  reference_->run(q, ref1.get(), nullptr);
+  dispatcher_->sgemm(q.op_a, q.op_b, q.m, q.n, q.k, q.alpha, q.a, q.lda, q.b, q.ldb, q.beta, q.c, q.ldc, nullptr);
+  GEMMTUNE_CUDA(cudaDeviceSynchronize());
+  EXPECT_LE(relative_error(one.result(), q.ldc, 0, ref1.download(), q.m, q.n, 1), fp32_tolerance(q.k));
+}
+
+TEST_F(DispatchCorrectness, ZeroSizeLeavesCUnchanged) {
+  std::mt19937_64 rng(3);
+  ProblemData data(shape(Op::N, Op::N, 16, 16, 16), 0, 0, rng);
+  auto before = data.result();
+  dispatcher_->sgemm(Op::N, Op::N, 16, 16, 0, 1.f, data.p.a, 16, data.p.b, 16, 0.f, data.p.c, 16, nullptr);
+  dispatcher_->sgemm(Op::N, Op::N, 0, 16, 16, 1.f, nullptr, 16, nullptr, 16, 0.f, nullptr, 16, nullptr);
+  GEMMTUNE_CUDA(cudaDeviceSynchronize());
+  EXPECT_EQ(before, data.result());
+}
+
+TEST_F(DispatchCorrectness, BinariesComeFromTheDatabaseTheSecondTime) {
+  DispatcherOptions o;
+  o.db_path = path_;
+  Problem p = shape_only_problem(Op::N, Op::N, 256, 256, 256);
+  {
+    Dispatcher first(o);  // compiles and stores the kernel, unless an earlier test did
+    first.prepare(p);
+  }
+  Dispatcher fresh(o);
+  EXPECT_TRUE(fresh.database_writable());
+  EXPECT_EQ(fresh.prepare(p), KernelOrigin::database);
+  EXPECT_EQ(fresh.prepare(p), KernelOrigin::memory);
+  // A damaged entry is a miss: compiled again (and replaced).
+  {
+    db::Database raw(path_, db::OpenMode::read_write);
+    raw.connection().exec("UPDATE binaries SET content_hash = '0000000000000000'");
+  }
+  Dispatcher again(o);
+  EXPECT_EQ(again.prepare(p), KernelOrigin::compiled);
+  Dispatcher third(o);
+  EXPECT_EQ(third.prepare(p), KernelOrigin::database);
+}
+
+TEST_F(DispatchCorrectness, DispatchersOnSeveralDevices) {
+  int count = device_count();
+  if (count < 2) GTEST_SKIP() << "needs two GPUs";
+  std::vector<std::unique_ptr<Dispatcher>> ds;
+  for (int dev = 0; dev < 2; ++dev) {
+    DispatcherOptions o;
+    o.db_path = path_;
+    o.device = dev;
+    ds.push_back(std::make_unique<Dispatcher>(o));
+  }
+  for (int dev = 0; dev < 2; ++dev) {
+    GEMMTUNE_CUDA(cudaSetDevice(dev));
+    ReferenceGemm reference(ds[dev]->device().limits.arch());
+    std::mt19937_64 rng(dev);
+    ProblemData data(shape(Op::N, Op::T, 100, 90, 80), 0, 0, rng);
+    const Problem& p = data.p;
+    DeviceArray<double> ref(size_t(p.m) * p.n);
+    reference.run(p, ref.get(), nullptr);
+    GEMMTUNE_CUDA(cudaDeviceSynchronize());
+    GEMMTUNE_CUDA(cudaSetDevice(1 - dev));  // the dispatcher must switch to its device itself
+    ds[dev]->run(p, nullptr);
+    int current = -1;
+    GEMMTUNE_CUDA(cudaGetDevice(&current));
+    EXPECT_EQ(current, 1 - dev) << "the caller's current device is restored";
+    GEMMTUNE_CUDA(cudaSetDevice(dev));
+    GEMMTUNE_CUDA(cudaDeviceSynchronize());
+    EXPECT_LE(relative_error(data.result(), p.ldc, 0, ref.download(), p.m, p.n, 1), fp32_tolerance(p.k))
+        << "device " << dev;
+  }
+  GEMMTUNE_CUDA(cudaSetDevice(0));
+}
+
+}  // namespace
+}  // namespace gemmtune::test

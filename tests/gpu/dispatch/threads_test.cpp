@@ -1,0 +1,73 @@
+// Eight threads call one dispatcher at once, each on its own stream, all starting cold (their
+// first calls race to build the same plans), then hot; every result is checked.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <random>
+#include <thread>
+
+#include "gpu/dispatch/dispatch_helpers.hpp"
+#include "gpu_env.hpp"
+#include "unit/dispatch/tuning_db.hpp"
+
+namespace gemmtune::test {
+namespace {
+
+TEST(DispatchThreads, EightThreadsOwnStreams) {
+  GEMMTUNE_REQUIRE_GPU();
+  constexpr int kThreads = 8, kRepeats = 20;
+  DispatcherOptions o;
+  o.db_path = (scratch_dir("gpu_threads") / "tuning.db").string();
+  o.db_access = DbAccess::read_write;
+  Dispatcher d(o);
+  ReferenceGemm reference(d.device().limits.arch());
+  const Problem shapes[] = {shape(Op::N, Op::N, 128, 128, 128, 1, 1.f, 0.f), shape(Op::N, Op::T, 77, 99, 111, 1, 1.f, 0.f),
+                            shape(Op::T, Op::N, 64, 32, 256, 3, 2.f, 0.f)};
+  struct Work {
+    std::unique_ptr<ProblemData> data;
+    std::unique_ptr<DeviceArray<double>> ref;
+  };
+  std::vector<std::vector<Work>> work(kThreads);
+  std::mt19937_64 rng(11);
+  for (int t = 0; t < kThreads; ++t)
+    for (const Problem& s : shapes) {
+      Work w;
+      w.data = std::make_unique<ProblemData>(s, t % 2, t % 3 == 2 ? 1 : 0, rng);  // several alignment classes
+      w.ref = std::make_unique<DeviceArray<double>>(size_t(s.batch) * s.m * s.n);
+      reference.run(w.data->p, w.ref->get(), nullptr);
+      work[t].push_back(std::move(w));
+    }
+  GEMMTUNE_CUDA(cudaDeviceSynchronize());
+
+  std::atomic<int> ready{0};
+  std::vector<std::string> errors(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      try {
+        cudaStream_t stream;
+        GEMMTUNE_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+        ++ready;
+        while (ready.load() < kThreads) std::this_thread::yield();  // start together: cold plans race
+        for (int r = 0; r < kRepeats; ++r)
+          for (auto& w : work[t]) d.run(w.data->p, stream);
+        GEMMTUNE_CUDA(cudaStreamSynchronize(stream));
+        GEMMTUNE_CUDA(cudaStreamDestroy(stream));
+      } catch (const std::exception& e) {
+        errors[t] = e.what();
+      }
+    });
+  for (auto& th : threads) th.join();
+  for (int t = 0; t < kThreads; ++t) EXPECT_EQ(errors[t], "") << "thread " << t;
+  for (int t = 0; t < kThreads; ++t)
+    for (auto& w : work[t]) {
+      const Problem& p = w.data->p;
+      EXPECT_LE(relative_error(w.data->result(), p.ldc, p.stride_c, w.ref->download(), p.m, p.n, p.batch),
+                fp32_tolerance(p.k))
+          << "thread " << t << " " << describe(p);
+    }
+  EXPECT_GE(d.plan_count(), 3u);
+}
+
+}  // namespace
+}  // namespace gemmtune::test

@@ -1,0 +1,216 @@
+// The fallback chain on a real database file with hand-made rows: exact, nearest (with the
+// regime preference), the GPU model's most common best, the built-in default; stale rows and
+// configs that cannot run the problem are skipped with their reason.
+#include <gtest/gtest.h>
+
+#include "gemmtune/choice.hpp"
+#include "unit/dispatch/tuning_db.hpp"
+
+namespace gemmtune::test {
+namespace {
+
+bool trail_has(const Choice& c, const std::string& text) {
+  for (const auto& line : c.trail)
+    if (line.find(text) != std::string::npos) return true;
+  return false;
+}
+
+std::string trail_of(const Choice& c) {
+  std::string s;
+  for (const auto& line : c.trail) s += "  " + line + "\n";
+  return s;
+}
+
+class ChooserTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    limits_ = DeviceLimits::for_arch("sm_90");
+    pool_ = tuned_pool(limits_, Op::N, Op::N);
+    ASSERT_GE(pool_.size(), 6u);
+    auto split = tuned_pool(limits_, Op::N, Op::N, 16);
+    ASSERT_FALSE(split.empty());
+    split16_ = split.front();
+    stale_ = pool_[0];
+    stale_.bm = stale_.bn = 256, stale_.bk = 32, stale_.stages = 4;  // shared memory above the limit
+    ASSERT_TRUE(stale_.validate(limits_).has_value());
+
+    path_ = (scratch_dir("chooser") / "tuning.db").string();
+    TuningDbBuilder b(path_);
+    b.gpu("NVIDIA H200", 9, 0, 132);
+    b.add(db_problem(Op::N, Op::N, 1024, 1024, 1024), pool_[0], 1.0);
+    b.add(db_problem(Op::N, Op::N, 1024, 1024, 1024), pool_[1], 2.0);  // slower: not the best
+    b.add(db_problem(Op::N, Op::N, 64, 4096, 4096), pool_[2], 1.0);    // skinny
+    b.add(db_problem(Op::N, Op::N, 256, 4096, 4096), pool_[3], 1.0);   // square
+    b.add(db_problem(Op::N, Op::N, 4096, 4096, 4096), pool_[0], 3.0);  // pool_[0] wins twice
+    b.add(db_problem(Op::N, Op::N, 2048, 2048, 2048), stale_, 0.5);    // no longer valid
+    b.add(db_problem(Op::N, Op::N, 128, 128, 128, 5000), split16_, 0.5);  // batch x split_k too big
+    b.add(db_problem(Op::N, Op::N, 512, 512, 512), "sgemm_nn_from_an_older_family", pool_[4], 0.1);
+    b.gpu("NVIDIA A100-SXM4-80GB", 8, 0, 108);
+    b.add(db_problem(Op::N, Op::N, 1000, 1000, 1000), pool_[5], 1.0);
+  }
+
+  static Chooser h200() { return Chooser(limits_, load_tuning_snapshot(path_, {"NVIDIA H200", 9, 0, 132})); }
+
+  static inline DeviceLimits limits_;
+  static inline std::vector<GemmConfig> pool_;
+  static inline GemmConfig split16_, stale_;
+  static inline std::string path_;
+};
+
+TEST_F(ChooserTest, SnapshotHoldsTheModelsBests) {
+  TuningSnapshot s = load_tuning_snapshot(path_, {"NVIDIA H200", 9, 0, 132});
+  EXPECT_EQ(s.bests.size(), 7u);
+  EXPECT_EQ(s.gpu_model, "NVIDIA H200 (sm_90, 132 SMs)");
+  EXPECT_TRUE(s.notes.empty());
+}
+
+TEST_F(ChooserTest, ExactProblemUsesItsTunedBest) {
+  Choice c = h200().choose(shape_only_problem(Op::N, Op::N, 1024, 1024, 1024));
+  EXPECT_EQ(c.source, ChoiceSource::exact) << c.to_string();
+  EXPECT_EQ(c.config, pool_[0]);
+  ASSERT_TRUE(c.tuned.has_value());
+  EXPECT_EQ(c.tuned->problem.m, 1024);
+  EXPECT_DOUBLE_EQ(c.tuned->median_ms, 1.0);
+  EXPECT_FALSE(c.vec_lowered);
+  EXPECT_NE(c.to_string().find("exact"), std::string::npos);
+}
+
+TEST_F(ChooserTest, NearestProblemOfTheSameClass) {
+  // 1000^3 was tuned only on another GPU model: the H200's nearest is 1024^3.
+  Choice c = h200().choose(shape_only_problem(Op::N, Op::N, 1000, 1000, 1000));
+  EXPECT_EQ(c.source, ChoiceSource::nearest) << c.to_string();
+  EXPECT_EQ(c.config, pool_[0]);
+  ASSERT_TRUE(c.tuned.has_value());
+  EXPECT_EQ(c.tuned->problem.m, 1024);
+  EXPECT_GT(c.distance, 0.0);
+  EXPECT_LT(c.distance, 0.1);
+  EXPECT_TRUE(c.same_regime);
+}
+
+TEST_F(ChooserTest, NearestPrefersTheSameRegime) {
+  // 80 x 4096 x 4096 is "square" (min(M, N) > 64). 64 x 4096 x 4096 (skinny) is closer in
+  // log space than 256 x 4096 x 4096 (square), but the square one wins.
+  Choice c = h200().choose(shape_only_problem(Op::N, Op::N, 80, 4096, 4096));
+  EXPECT_EQ(c.source, ChoiceSource::nearest) << c.to_string();
+  ASSERT_TRUE(c.tuned.has_value());
+  EXPECT_EQ(c.tuned->problem.m, 256);
+  EXPECT_EQ(c.config, pool_[3]);
+  EXPECT_TRUE(c.same_regime);
+  // And a skinny problem takes the skinny one.
+  Choice s = h200().choose(shape_only_problem(Op::N, Op::N, 48, 4096, 4096));
+  ASSERT_TRUE(s.tuned.has_value()) << s.to_string();
+  EXPECT_EQ(s.tuned->problem.m, 64);
+}
+
+TEST_F(ChooserTest, StaleRowIsSkipped) {
+  Choice c = h200().choose(shape_only_problem(Op::N, Op::N, 2048, 2048, 2048));
+  EXPECT_EQ(c.source, ChoiceSource::nearest) << c.to_string();
+  EXPECT_TRUE(trail_has(c, "no longer validates")) << trail_of(c);
+  EXPECT_EQ(c.config, pool_[0]);
+}
+
+TEST_F(ChooserTest, ConfigThatCannotRunTheProblemIsSkipped) {
+  Choice c = h200().choose(shape_only_problem(Op::N, Op::N, 128, 128, 128, 5000));
+  EXPECT_NE(c.source, ChoiceSource::exact) << c.to_string();
+  EXPECT_TRUE(trail_has(c, "cannot run this problem")) << trail_of(c);
+  EXPECT_FALSE(c.config.can_implement(shape_only_problem(Op::N, Op::N, 128, 128, 128, 5000)).has_value());
+}
+
+TEST_F(ChooserTest, UnknownConfigNameIsSkipped) {
+  Choice c = h200().choose(shape_only_problem(Op::N, Op::N, 512, 512, 512));
+  EXPECT_EQ(c.source, ChoiceSource::nearest) << c.to_string();
+  EXPECT_TRUE(trail_has(c, "not a config name")) << trail_of(c);
+}
+
+TEST_F(ChooserTest, ModelDefaultWithVecLowered) {
+  // N = 1002 allows only vec 2: no tuned problem has alignment 2, so the config that is best for
+  // the most problems runs, with vec lowered.
+  Problem p = shape_only_problem(Op::N, Op::N, 1000, 1002, 1000);
+  ASSERT_EQ(p.alignment(), 2);
+  Choice c = h200().choose(p);
+  EXPECT_EQ(c.source, ChoiceSource::model_default) << c.to_string();
+  GemmConfig expect = pool_[0];
+  expect.vec = 2;
+  EXPECT_EQ(c.config, expect);
+  EXPECT_TRUE(c.vec_lowered);
+  EXPECT_EQ(c.wins, 2);
+  EXPECT_EQ(c.tuned_problems, 7);
+  EXPECT_TRUE(trail_has(c, "no tuned problem of layout nn and alignment 2")) << trail_of(c);
+}
+
+TEST_F(ChooserTest, PointerAlignmentPicksANarrowerKernel) {
+  Problem p = shape_only_problem(Op::N, Op::N, 1024, 1024, 1024);
+  p.a = reinterpret_cast<const float*>(std::uintptr_t(4));  // misaligned A: vec 1
+  Choice c = h200().choose(p);
+  EXPECT_EQ(c.source, ChoiceSource::model_default) << c.to_string();
+  EXPECT_EQ(c.config.vec, 1);
+}
+
+TEST_F(ChooserTest, UntunedLayoutUsesTheBuiltinDefault) {
+  Problem p = shape_only_problem(Op::T, Op::T, 1024, 1024, 1024);
+  Choice c = h200().choose(p);
+  EXPECT_EQ(c.source, ChoiceSource::builtin) << c.to_string();
+  EXPECT_EQ(c.config, default_config(limits_, p));
+  EXPECT_TRUE(trail_has(c, "no tuned problem of layout tt")) << trail_of(c);
+}
+
+TEST_F(ChooserTest, OtherGpuModelsDataIsNotUsed) {
+  Chooser a100(DeviceLimits::for_arch("sm_80"), load_tuning_snapshot(path_, {"NVIDIA A100-SXM4-80GB", 8, 0, 108}));
+  Choice c = a100.choose(shape_only_problem(Op::N, Op::N, 1000, 1000, 1000));
+  EXPECT_EQ(c.source, ChoiceSource::exact) << c.to_string();
+  EXPECT_EQ(c.config, pool_[5]);
+
+  Chooser h100(limits_, load_tuning_snapshot(path_, {"NVIDIA H100 80GB HBM3", 9, 0, 132}));
+  Choice b = h100.choose(shape_only_problem(Op::N, Op::N, 1024, 1024, 1024));
+  EXPECT_EQ(b.source, ChoiceSource::builtin) << b.to_string();
+  EXPECT_TRUE(trail_has(b, "has no GPU model")) << trail_of(b);
+}
+
+TEST_F(ChooserTest, ModelFoundByArchitectureAlone) {
+  TuningSnapshot s = load_tuning_snapshot(path_, {"", 9, 0, 0});
+  EXPECT_EQ(s.gpu_model, "NVIDIA H200 (sm_90, 132 SMs)");
+  EXPECT_EQ(s.bests.size(), 7u);
+}
+
+TEST_F(ChooserTest, MissingDatabaseFallsBackToBuiltin) {
+  std::string missing = (scratch_dir("chooser_missing") / "nothing.db").string();
+  TuningSnapshot s = load_tuning_snapshot(missing, {"NVIDIA H200", 9, 0, 132});
+  EXPECT_TRUE(s.bests.empty());
+  ASSERT_FALSE(s.notes.empty());
+  EXPECT_NE(s.notes.front().find("nothing.db"), std::string::npos) << s.notes.front();
+  EXPECT_FALSE(std::filesystem::exists(missing));  // read-only: creates nothing
+  Choice c = Chooser(limits_, s).choose(shape_only_problem(Op::N, Op::T, 100, 200, 300));
+  EXPECT_EQ(c.source, ChoiceSource::builtin);
+  EXPECT_TRUE(trail_has(c, "cannot read the tuning database")) << trail_of(c);
+}
+
+TEST_F(ChooserTest, GarbageFileFallsBackToBuiltin) {
+  std::string path = (scratch_dir("chooser_garbage") / "garbage.db").string();
+  {
+    std::FILE* f = std::fopen(path.c_str(), "wb");
+    ASSERT_NE(f, nullptr);
+    std::fputs("this is not a database, it is a text file long enough to have a header.........", f);
+    std::fclose(f);
+  }
+  TuningSnapshot s = load_tuning_snapshot(path, {"NVIDIA H200", 9, 0, 132});
+  EXPECT_TRUE(s.bests.empty());
+  EXPECT_FALSE(s.notes.empty());
+}
+
+TEST(Regime, Classes) {
+  EXPECT_EQ(regime_of(4096, 4096, 4096), Regime::square);
+  EXPECT_EQ(regime_of(64, 4096, 4096), Regime::skinny);
+  EXPECT_EQ(regime_of(4096, 16, 1000), Regime::skinny);
+  EXPECT_EQ(regime_of(128, 128, 1024), Regime::large_k);
+  EXPECT_EQ(regime_of(128, 128, 1023), Regime::square);
+}
+
+TEST(ShapeOnlyProblem, AlignmentClass) {
+  EXPECT_EQ(shape_only_problem(Op::N, Op::N, 64, 64, 64).alignment(), 4);
+  EXPECT_EQ(shape_only_problem(Op::N, Op::N, 64, 64, 64, 1, 2).alignment(), 2);
+  EXPECT_EQ(shape_only_problem(Op::N, Op::N, 64, 64, 64, 1, 1).alignment(), 1);
+  EXPECT_EQ(shape_only_problem(Op::N, Op::N, 64, 63, 64, 1, 4).alignment(), 1);  // the shape allows only 1
+}
+
+}  // namespace
+}  // namespace gemmtune::test

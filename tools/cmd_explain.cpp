@@ -1,0 +1,84 @@
+// `gemmtune explain MxNxK [--layout nt] [--batch N] [--alignment 4] [--db PATH] [--device N]
+// [--arch sm_90 [--gpu-name NAME]]`: the kernel the dispatcher would choose and why. With --arch it
+// needs no GPU: the GPU model is --gpu-name, or the only one of that architecture in the database.
+#include <cstdio>
+
+#include "commands.hpp"
+#include "gemmtune/choice.hpp"
+#include "gemmtune/db/database.hpp"
+#include "gemmtune/error.hpp"
+#include "gemmtune/tuner/shape.hpp"
+
+namespace gemmtune::cli {
+
+namespace {
+struct ExplainOptions {
+  std::string shape;
+  std::string layout = "nn";
+  int batch = 1;
+  int alignment = 0;
+  std::string db_path;
+  int device = 0;
+  std::string arch;
+  std::string gpu_name;
+};
+
+void run_explain(const ExplainOptions& o) {
+  tuner::Shape s = tuner::parse_shape(o.shape);
+  if (o.batch < 1) throw Error(Status::kInvalidArgument, "--batch must be at least 1");
+  if (o.alignment != 0 && o.alignment != 1 && o.alignment != 2 && o.alignment != 4)
+    throw Error(Status::kInvalidArgument, "--alignment must be 1, 2 or 4");
+  DeviceLimits limits;
+  GpuIdentity gpu;
+  if (!o.arch.empty()) {
+    limits = DeviceLimits::for_arch(o.arch);
+    gpu.name = o.gpu_name;
+  } else {
+    DeviceInfo dev = device_info(o.device);  // throws "no CUDA device" with a hint; --arch avoids it
+    limits = dev.limits;
+    gpu.name = o.gpu_name.empty() ? dev.name : o.gpu_name;
+    gpu.sm_count = o.gpu_name.empty() ? dev.sm_count : 0;
+  }
+  gpu.cc_major = limits.cc_major, gpu.cc_minor = limits.cc_minor;
+  std::string path = o.db_path;
+  TuningSnapshot snapshot;
+  try {
+    if (path.empty()) path = db::default_database_path();
+    snapshot = load_tuning_snapshot(path, gpu);
+  } catch (const std::exception& e) {
+    snapshot.notes.push_back(e.what());
+  }
+  Chooser chooser(limits, std::move(snapshot));
+  bool first = true;
+  for (auto [oa, ob] : tuner::parse_layouts(o.layout)) {
+    Problem p = shape_only_problem(oa, ob, s.m, s.n, s.k, o.batch, o.alignment);
+    Choice c = chooser.choose(p);
+    if (!first) std::printf("\n");
+    first = false;
+    std::printf("problem  %s %dx%dx%d batch %d align %d (%s)\n", p.layout().c_str(), p.m, p.n, p.k, p.batch,
+                p.alignment(), regime_name(regime_of(p.m, p.n, p.k)));
+    std::printf("database %s\n", path.empty() ? "(none)" : path.c_str());
+    std::printf("%s", c.to_string().c_str());
+  }
+}
+}  // namespace
+
+static void add_explain_command(CLI::App& app) {
+  auto o = std::make_shared<ExplainOptions>();
+  auto* cmd = app.add_subcommand("explain", "Show the kernel the dispatcher chooses for a problem, and why");
+  cmd->add_option("shape", o->shape, "Problem MxNxK, e.g. 4096x4096x4096")->required();
+  cmd->add_option("--layout", o->layout, "nn, nt, tn, tt or all")->capture_default_str();
+  cmd->add_option("--batch", o->batch, "Batch count")->capture_default_str();
+  cmd->add_option("--alignment", o->alignment, "Alignment class of the data: 4, 2 or 1 floats (default: what the shape allows)");
+  cmd->add_option("--db", o->db_path, "Tuning database (default: $GEMMTUNE_DB, else ~/.cache/gemmtune/tuning.db)");
+  cmd->add_option("--device", o->device, "CUDA device ordinal whose GPU model is looked up")->capture_default_str();
+  cmd->add_option("--arch", o->arch, "Work without a GPU: the architecture, e.g. sm_90");
+  cmd->add_option("--gpu-name", o->gpu_name,
+                  "GPU model name as the database stores it, e.g. \"NVIDIA H200\" (with --arch: default the only "
+                  "model of that architecture)");
+  cmd->callback([o] { run_explain(*o); });
+}
+
+static const Registration kRegistration("explain", add_explain_command);
+
+}  // namespace gemmtune::cli
