@@ -97,10 +97,8 @@ tuner::SweepOptions to_sweep_options(const SweepCliOptions& c) {
   if (c.budget < 0) throw Error(Status::kInvalidArgument, "--budget must be positive seconds (0: no limit)");
   o.strategy.budget_s = c.budget;
   o.strategy.max_configs = c.max_configs;
-  bool quick_only = c.shapes.empty() && c.files.empty() &&
-                    (presets.empty() || (presets.size() == 1 && presets[0] == "quick"));
-  o.space = c.space == "auto" ? (quick_only ? tuner::SpaceKind::reduced : tuner::SpaceKind::full)
-                              : tuner::parse_space(c.space);
+  // The full space is hundreds of thousands of configs per problem: only on request.
+  o.space = c.space == "auto" ? tuner::SpaceKind::reduced : tuner::parse_space(c.space);
   o.only_configs = c.configs;
   o.force = c.force;
   o.devices = parse_devices(c.devices);
@@ -186,7 +184,7 @@ static void add_sweep_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--max-configs", c->max_configs, "Random strategy: candidates to try per problem");
   cmd->add_flag("--force", c->force, "Re-measure configs already measured on this GPU model");
-  cmd->add_option("--space", c->space, "full, reduced, or auto (reduced for the quick preset, else full)")
+  cmd->add_option("--space", c->space, "full, reduced, or auto (= reduced; full takes hours per problem)")
       ->capture_default_str();
   cmd->add_option("--devices", c->devices, "CUDA ordinals, one worker each, e.g. 0,1")->capture_default_str();
   cmd->add_flag("--dry-run", c->dry_run, "List the problems and candidate counts; needs no GPU");

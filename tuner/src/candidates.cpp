@@ -1,3 +1,4 @@
+#include <algorithm>
 #include "gemmtune/tuner/candidates.hpp"
 
 #include "gemmtune/error.hpp"
@@ -16,11 +17,17 @@ bool in_reduced_space(const GemmConfig& c) {
       if (v == x) return true;
     return false;
   };
-  return among(c.bk, {8, 16}) && c.pad == 4 && c.raster == 8 && among(c.stages, {2, 3}) &&
-         among(c.tm, {4, 8, 16}) && among(c.tn, {4, 8, 16}) && among(c.bm, {32, 64, 128, 256}) &&
-         among(c.bn, {32, 64, 128, 256}) && among(c.wm / c.tm, {4, 8}) && among(c.threads(), {128, 256}) &&
-         among(c.split_k, {1, 8}) && c.tm <= 2 * c.tn && c.tn <= 2 * c.tm && c.bm <= 2 * c.bn &&
-         c.bn <= 2 * c.bm && among(c.occupancy, {1, 2});
+  // What the hand sweeps on an H200 found to matter: thread tiles of 4-16 (2 for the thinnest
+  // block tiles), 64-256 threads, square-ish warp grids, bk 8-32, stages 2-3, split-K for the
+  // few-tile problems (split_k_useful() decides per problem); padding and rasterization fixed.
+  const int min_t = std::min(c.tm, c.tn), max_t = std::max(c.tm, c.tn);
+  const int min_b = std::min(c.bm, c.bn), max_b = std::max(c.bm, c.bn);
+  const bool slice_ok = (c.stages == 2 && among(c.bk, {8, 16})) || (c.stages == 3 && among(c.bk, {16, 32}));
+  const bool tile_ok = max_b <= 2 * min_b || (min_b <= 32 && c.bm == min_b);  // thin tiles: few rows, for small M
+  return slice_ok && tile_ok && c.pad == 4 && c.raster == 8 && among(max_t, {4, 8, 16}) &&
+         max_t <= 2 * min_t && among(c.wm / c.tm, {4, 8}) && among(c.threads(), {64, 128, 256}) &&
+         among(c.split_k, {1, 2, 4, 16, 64}) && among(c.occupancy, {1, 2}) &&
+         (c.occupancy == 1 || c.tm * c.tn <= 64);
 }
 
 bool split_k_useful(const Problem& p, int bm, int bn, int bk, int split_k, int sm_count) {

@@ -136,11 +136,14 @@ StrategyResult run_strategy(std::size_t count, const std::map<std::size_t, doubl
   std::vector<std::size_t> fresh;
   for (std::size_t i = 0; i < count; ++i)
     if (!known.count(i)) fresh.push_back(i);
-  if (options.kind == StrategyKind::random) {
+  if (options.kind != StrategyKind::exhaustive) {
+    // Random order: a budget that runs out during the first pass still leaves a fair sample of
+    // the space measured, not its first few tile sizes.
     std::mt19937_64 rng(options.seed);
     std::shuffle(fresh.begin(), fresh.end(), rng);
-    if (options.max_configs > 0 && fresh.size() > options.max_configs) fresh.resize(options.max_configs);
   }
+  if (options.kind == StrategyKind::random && options.max_configs > 0 && fresh.size() > options.max_configs)
+    fresh.resize(options.max_configs);
   std::size_t pool = fresh.size() + known.size();
   std::size_t finalists = std::min(options.finalists, pool);
   Search search(known, options, hooks);

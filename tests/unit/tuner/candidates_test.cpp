@@ -38,7 +38,7 @@ TEST(Candidates, SplitKOnlyWhenTilesCannotFillTheGpu) {
   Problem deep = Problem::packed(Op::N, Op::N, 64, 64, 65536);
   std::set<int> splits;
   for (const auto& c : candidate_configs(valid_nn(), deep, 132, SpaceKind::reduced)) splits.insert(c.split_k);
-  EXPECT_EQ(splits, (std::set<int>{1, 8}));  // the reduced space's split_k values
+  EXPECT_EQ(splits, (std::set<int>{1, 2, 4, 16, 64}));  // the reduced space's split_k values
   EXPECT_TRUE(split_k_useful(deep, 64, 64, 8, 16, 132));
   Problem shallow = Problem::packed(Op::N, Op::N, 64, 64, 64);
   EXPECT_FALSE(split_k_useful(shallow, 64, 64, 8, 4, 132));  // 16 K values per split: too few
@@ -52,7 +52,7 @@ TEST(Candidates, ReducedSpaceIsSmallSubsetOfFull) {
   std::printf("1024^3 nn on 132 SMs: %zu candidates in the full space, %zu in the reduced one\n", full.size(),
               reduced.size());
   EXPECT_GT(reduced.size(), 20u);
-  EXPECT_LT(reduced.size(), 600u);
+  EXPECT_LT(reduced.size(), 2500u);
   EXPECT_GT(full.size(), 4 * reduced.size());
   for (const auto& c : reduced) EXPECT_TRUE(in_reduced_space(c));
   EXPECT_EQ(parse_space("full"), SpaceKind::full);
