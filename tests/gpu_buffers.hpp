@@ -6,39 +6,14 @@
 #include <random>
 #include <vector>
 
+#include "gemmtune/device_buffer.hpp"
 #include "gemmtune/error.hpp"
 #include "gemmtune/problem.hpp"
 
 namespace gemmtune::test {
 
-/// cudaMalloc'd array of T; freed on destruction.
 template <typename T>
-class DeviceArray {
- public:
-  explicit DeviceArray(size_t count) : count_(count) { GEMMTUNE_CUDA(cudaMalloc(reinterpret_cast<void**>(&ptr_), std::max<size_t>(1, count) * sizeof(T))); }
-  ~DeviceArray() { GEMMTUNE_CUDA_NOTHROW(cudaFree(ptr_)); }
-  DeviceArray(const DeviceArray&) = delete;
-  DeviceArray& operator=(const DeviceArray&) = delete;
-  T* get() const { return ptr_; }
-  size_t size() const { return count_; }
-  void upload(const std::vector<T>& h) { GEMMTUNE_CUDA(cudaMemcpy(ptr_, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice)); }
-  std::vector<T> download() const {
-    std::vector<T> h(count_);
-    GEMMTUNE_CUDA(cudaMemcpy(h.data(), ptr_, count_ * sizeof(T), cudaMemcpyDeviceToHost));
-    return h;
-  }
-
- private:
-  T* ptr_ = nullptr;
-  size_t count_;
-};
-
-inline std::vector<float> random_floats(size_t n, std::mt19937_64& rng) {
-  std::uniform_real_distribution<float> d(-1.f, 1.f);
-  std::vector<float> v(n);
-  for (auto& x : v) x = d(rng);
-  return v;
-}
+using DeviceArray = DeviceBuffer<T>;
 
 /// A problem with its own device memory: A, B, C filled with fresh random numbers, leading
 /// dimensions padded by `ld_pad` elements and pointers offset by `ptr_offset` floats (to make

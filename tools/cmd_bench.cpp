@@ -7,6 +7,7 @@
 #include <random>
 
 #include "commands.hpp"
+#include "gemmtune/device_buffer.hpp"
 #include "gemmtune/error.hpp"
 #include "gemmtune/gemmtune.hpp"
 #include "gemmtune/reference.hpp"
@@ -34,27 +35,6 @@ struct Row {
   std::string config, source;
 };
 
-// Device memory of one problem, freed on scope exit.
-struct Buffer {
-  float* p = nullptr;
-  explicit Buffer(size_t n) { GEMMTUNE_CUDA(cudaMalloc(reinterpret_cast<void**>(&p), std::max<size_t>(n, 1) * 4)); }
-  ~Buffer() { GEMMTUNE_CUDA_NOTHROW(cudaFree(p)); }
-  Buffer(const Buffer&) = delete;
-  Buffer& operator=(const Buffer&) = delete;
-  std::vector<float> download(size_t n) const {
-    std::vector<float> h(n);
-    GEMMTUNE_CUDA(cudaMemcpy(h.data(), p, n * 4, cudaMemcpyDeviceToHost));
-    return h;
-  }
-};
-
-void fill_random(const Buffer& b, size_t n, std::mt19937_64& rng) {
-  std::vector<float> h(n);
-  std::uniform_real_distribution<float> d(-1, 1);
-  for (auto& x : h) x = d(rng);
-  GEMMTUNE_CUDA(cudaMemcpy(b.p, h.data(), n * 4, cudaMemcpyHostToDevice));
-}
-
 std::vector<tuner::ProblemSpec> problems_of(const BenchOptions& o) {
   std::vector<tuner::ProblemSpec> out;
   if (!o.preset.empty()) out = tuner::preset_problems(o.preset, o.layout);
@@ -75,12 +55,12 @@ Row bench_one(const tuner::ProblemSpec& spec, Dispatcher& gemm, const tuner::Cub
   Problem p = spec.problem();
   size_t a_n = size_t(p.a_rows()) * p.lda * p.batch, b_n = size_t(p.b_rows()) * p.ldb * p.batch;
   size_t c_n = size_t(p.m) * p.ldc * p.batch;
-  Buffer a(a_n), b(b_n), ours(c_n), theirs(c_n);
-  fill_random(a, a_n, rng);
-  fill_random(b, b_n, rng);
-  p.a = a.p, p.b = b.p;
+  DeviceBuffer<float> a(a_n), b(b_n), ours(c_n), theirs(c_n);
+  a.upload(random_floats(a_n, rng));
+  b.upload(random_floats(b_n, rng));
+  p.a = a.get(), p.b = b.get();
   Problem q = p;
-  p.c = ours.p, q.c = theirs.p;
+  p.c = ours.get(), q.c = theirs.get();
 
   Row row;
   row.spec = spec;
@@ -88,11 +68,11 @@ Row bench_one(const tuner::ProblemSpec& spec, Dispatcher& gemm, const tuner::Cub
   Choice choice = gemm.explain(p);
   row.config = config_name(choice.config);
   row.source = choice_source_name(choice.source);
-  GEMMTUNE_CUDA(cudaMemset(ours.p, 0xff, c_n * 4));  // NaN: every element must be written
+  GEMMTUNE_CUDA(cudaMemset(ours.get(), 0xff, c_n * sizeof(float)));  // NaN: every element must be written
   gemm.run(p);
   cublas.run(q, nullptr);
   GEMMTUNE_CUDA(cudaDeviceSynchronize());
-  std::vector<float> mine = ours.download(c_n), ref = theirs.download(c_n);
+  std::vector<float> mine = ours.download(), ref = theirs.download();
   std::vector<double> ref64(ref.begin(), ref.end());
   row.rel_diff = relative_error(mine, p.ldc, p.stride_c, ref64, p.m, p.n, p.batch);
   if (!(row.rel_diff < 2 * fp32_tolerance(p.k)))

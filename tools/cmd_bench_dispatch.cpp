@@ -12,6 +12,7 @@
 
 #include "commands.hpp"
 #include "gemmtune/db/database.hpp"
+#include "gemmtune/device_buffer.hpp"
 #include "gemmtune/gemmtune.hpp"
 #include "gemmtune/kernel.hpp"
 #include "gemmtune/tuner/cublas_baseline.hpp"
@@ -34,27 +35,14 @@ struct BenchOptions {
 
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
-// Device memory for one problem, filled with a constant (values do not matter for timing).
+// Device memory for one problem, filled with zeros (values do not matter for host-side cost).
 struct Buffers {
-  float* a = nullptr;
-  float* b = nullptr;
-  float* c = nullptr;
-  explicit Buffers(Problem& p) {
-    size_t na = size_t(p.m) * p.k, nb = size_t(p.k) * p.n, nc = size_t(p.m) * p.n;
-    GEMMTUNE_CUDA(cudaMalloc(reinterpret_cast<void**>(&a), na * 4));
-    GEMMTUNE_CUDA(cudaMalloc(reinterpret_cast<void**>(&b), nb * 4));
-    GEMMTUNE_CUDA(cudaMalloc(reinterpret_cast<void**>(&c), nc * 4));
-    GEMMTUNE_CUDA(cudaMemset(a, 0, na * 4));
-    GEMMTUNE_CUDA(cudaMemset(b, 0, nb * 4));
-    p.a = a, p.b = b, p.c = c;
+  DeviceBuffer<float> a, b, c;
+  explicit Buffers(Problem& p) : a(size_t(p.m) * p.k), b(size_t(p.k) * p.n), c(size_t(p.m) * p.n) {
+    GEMMTUNE_CUDA(cudaMemset(a.get(), 0, a.size() * sizeof(float)));
+    GEMMTUNE_CUDA(cudaMemset(b.get(), 0, b.size() * sizeof(float)));
+    p.a = a.get(), p.b = b.get(), p.c = c.get();
   }
-  ~Buffers() {
-    GEMMTUNE_CUDA_NOTHROW(cudaFree(a));
-    GEMMTUNE_CUDA_NOTHROW(cudaFree(b));
-    GEMMTUNE_CUDA_NOTHROW(cudaFree(c));
-  }
-  Buffers(const Buffers&) = delete;
-  Buffers& operator=(const Buffers&) = delete;
 };
 
 Problem packed(const std::string& text) {

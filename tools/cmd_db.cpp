@@ -78,6 +78,17 @@ const db::GpuModelRow& find_gpu(const std::vector<db::GpuModelRow>& gpus, const 
                     "; give more of the name");
 }
 
+std::vector<const db::GpuModelRow*> select_gpus(const std::vector<db::GpuModelRow>& gpus, const std::string& name,
+                                                const std::string& path) {
+  std::vector<const db::GpuModelRow*> out;
+  if (!name.empty()) {
+    out.push_back(&find_gpu(gpus, name, path));
+  } else {
+    for (const auto& g : gpus) out.push_back(&g);
+  }
+  return out;
+}
+
 double fp32_peak_tflops(const db::GpuModel& gpu) {
   return 2.0 * 128.0 * gpu.sm_count * static_cast<double>(gpu.clock_khz) * 1e3 / 1e12;
 }

@@ -62,10 +62,7 @@ void run_best(BestOptions& o) {
   auto db = open_for_reading(o.db);
   if (report_if_empty(db, o.json)) return;
   const auto gpus = db->gpu_models();
-  std::vector<const db::GpuModelRow*> selected;
-  if (!o.device.empty()) selected.push_back(&find_gpu(gpus, o.device, db->path()));
-  else
-    for (const auto& g : gpus) selected.push_back(&g);
+  const std::vector<const db::GpuModelRow*> selected = select_gpus(gpus, o.device, db->path());
 
   std::vector<std::string> json_rows;
   std::string text;

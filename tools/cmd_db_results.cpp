@@ -168,10 +168,7 @@ void run_results(ResultsOptions& o) {
   auto db = open_for_reading(o.db);
   if (report_if_empty(db, o.json)) return;
   const auto gpus = db->gpu_models();
-  std::vector<const db::GpuModelRow*> selected;
-  if (!o.device.empty()) selected.push_back(&find_gpu(gpus, o.device, db->path()));
-  else
-    for (const auto& g : gpus) selected.push_back(&g);
+  const std::vector<const db::GpuModelRow*> selected = select_gpus(gpus, o.device, db->path());
   const auto problems = problems_of_shape(*db, filter, m, n, k);
 
   std::vector<std::string> json_rows;

@@ -4,6 +4,7 @@
 #include <random>
 
 #include "commands.hpp"
+#include "gemmtune/device_buffer.hpp"
 #include "gemmtune/error.hpp"
 #include "gemmtune/kernel.hpp"
 #include "gemmtune/reference.hpp"
@@ -21,22 +22,6 @@ struct TryOptions {
   int device = 0;
 };
 
-// Device memory owned for the duration of one shape.
-struct Buffer {
-  void* p = nullptr;
-  explicit Buffer(size_t bytes) { GEMMTUNE_CUDA(cudaMalloc(&p, bytes)); }
-  ~Buffer() { GEMMTUNE_CUDA_NOTHROW(cudaFree(p)); }
-  Buffer(const Buffer&) = delete;
-  Buffer& operator=(const Buffer&) = delete;
-};
-
-void fill_random(float* dst, size_t n, std::mt19937_64& rng) {
-  std::vector<float> h(n);
-  std::uniform_real_distribution<float> d(-1, 1);
-  for (auto& x : h) x = d(rng);
-  GEMMTUNE_CUDA(cudaMemcpy(dst, h.data(), n * 4, cudaMemcpyHostToDevice));
-}
-
 void run_try(const TryOptions& o) {
   DeviceInfo dev = device_info(o.device);
   GEMMTUNE_CUDA(cudaSetDevice(o.device));
@@ -49,18 +34,14 @@ void run_try(const TryOptions& o) {
     tuner::Shape s = tuner::parse_shape(text);
     for (auto [oa, ob] : tuner::parse_layouts(o.layout)) {
       Problem p = Problem::packed(oa, ob, s.m, s.n, s.k);
-      Buffer a(size_t(p.m) * p.k * 4), b(size_t(p.k) * p.n * 4), c(size_t(p.m) * p.n * 4), r(size_t(p.m) * p.n * 8);
-      p.a = static_cast<float*>(a.p), p.b = static_cast<float*>(b.p), p.c = static_cast<float*>(c.p);
-      fill_random(static_cast<float*>(a.p), size_t(p.m) * p.k, rng);
-      fill_random(static_cast<float*>(b.p), size_t(p.k) * p.n, rng);
-      reference.run(p, static_cast<double*>(r.p), nullptr);
-      std::vector<double> ref(size_t(p.m) * p.n);
-      GEMMTUNE_CUDA(cudaMemcpy(ref.data(), r.p, ref.size() * 8, cudaMemcpyDeviceToHost));
-      auto error_of_c = [&] {
-        std::vector<float> out(size_t(p.m) * p.n);
-        GEMMTUNE_CUDA(cudaMemcpy(out.data(), c.p, out.size() * 4, cudaMemcpyDeviceToHost));
-        return relative_error(out, p.ldc, 0, ref, p.m, p.n, 1);
-      };
+      DeviceBuffer<float> a(size_t(p.m) * p.k), b(size_t(p.k) * p.n), c(size_t(p.m) * p.n);
+      DeviceBuffer<double> r(size_t(p.m) * p.n);
+      p.a = a.get(), p.b = b.get(), p.c = c.get();
+      a.upload(random_floats(a.size(), rng));
+      b.upload(random_floats(b.size(), rng));
+      reference.run(p, r.get(), nullptr);
+      std::vector<double> ref = r.download();
+      auto error_of_c = [&] { return relative_error(c.download(), p.ldc, 0, ref, p.m, p.n, 1); };
       auto tc = timer.time([&](cudaStream_t st) { cublas.run(p, st); });
       double cublas_tflops = p.flops() / tc.median_ms / 1e9;
       std::printf("\n%s %s  cuBLAS %.3f ms  %.1f TFLOP/s  rel.err %.1e\n", text.c_str(), p.layout().c_str(),
@@ -79,7 +60,7 @@ void run_try(const TryOptions& o) {
         if (!cr.ok) { std::printf("  %-52s compile failed\n%s\n", config_name(cfg).c_str(), cr.log.c_str()); continue; }
         if (cr.resources.registers < 0) std::printf("  (no ptxas resource report for %s; NVRTC log:)\n%s\n", cr.lowered_name.c_str(), cr.log.c_str());
         GemmKernel k(cfg, cr.cubin, cr.lowered_name);
-        GEMMTUNE_CUDA(cudaMemset(c.p, 0xff, size_t(p.m) * p.n * 4));  // poison: NaN
+        GEMMTUNE_CUDA(cudaMemset(c.get(), 0xff, c.size() * sizeof(float)));  // poison: NaN
         k.launch(p, nullptr);
         GEMMTUNE_CUDA(cudaDeviceSynchronize());
         double err = error_of_c();

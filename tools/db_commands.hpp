@@ -53,6 +53,10 @@ bool report_if_empty(const std::optional<db::Database>& db, bool json);
 const db::GpuModelRow& find_gpu(const std::vector<db::GpuModelRow>& gpus, const std::string& name,
                                 const std::string& db_path);
 
+/// The GPU model `name` names (see find_gpu), or every model when `name` is empty.
+std::vector<const db::GpuModelRow*> select_gpus(const std::vector<db::GpuModelRow>& gpus, const std::string& name,
+                                                const std::string& path);
+
 /// FP32 FMA peak of a GPU model in TFLOP/s: 2 * 128 * SMs * clock.
 double fp32_peak_tflops(const db::GpuModel& gpu);
 /// "NVIDIA H200 (sm_90, 132 SMs, FP32 peak 66.9 TFLOP/s)".

@@ -2,6 +2,7 @@
 
 #include "gemmtune/compiler.hpp"
 #include "gemmtune/device.hpp"
+#include "gemmtune/device_buffer.hpp"
 #include "gemmtune/error.hpp"
 
 namespace gemmtune::tuner {
@@ -24,14 +25,6 @@ extern "C" __global__ void fma_peak(float* out, int iterations, float a, float b
 )";
 constexpr int kThreads = 256, kIterations = 4096;
 
-// Device memory for the measurement, freed on scope exit.
-struct Scratch {
-  void* p = nullptr;
-  explicit Scratch(size_t bytes) { GEMMTUNE_CUDA(cudaMalloc(&p, bytes)); }
-  ~Scratch() { GEMMTUNE_CUDA_NOTHROW(cudaFree(p)); }
-  Scratch(const Scratch&) = delete;
-  Scratch& operator=(const Scratch&) = delete;
-};
 }  // namespace
 
 MeasuredCeilings measure_ceilings(const GpuTimer& timer) {
@@ -49,8 +42,8 @@ MeasuredCeilings measure_ceilings(const GpuTimer& timer) {
     cudaKernel_t kernel = nullptr;
     GEMMTUNE_CUDA(cudaLibraryGetKernel(&kernel, lib, "fma_peak"));
     const int blocks = info.sm_count * 8;
-    Scratch sink(size_t(blocks) * kThreads * sizeof(float));
-    float* sink_ptr = static_cast<float*>(sink.p);
+    DeviceBuffer<float> sink(size_t(blocks) * kThreads);
+    float* sink_ptr = sink.get();
     int iterations = kIterations;
     float a = 0.999f, b = 0.001f;
     void* params[] = {&sink_ptr, &iterations, &a, &b};
@@ -65,9 +58,9 @@ MeasuredCeilings measure_ceilings(const GpuTimer& timer) {
     out.fp32_tflops = 2.0 * 8 * kIterations * double(blocks) * kThreads / (t.median_ms * 1e-3) / 1e12;
 
     const size_t bytes = size_t(1) << 30;
-    Scratch src(bytes), dst(bytes);
+    DeviceBuffer<char> src(bytes), dst(bytes);
     Timing c = timer.time(
-        [&](cudaStream_t s) { GEMMTUNE_CUDA(cudaMemcpyAsync(dst.p, src.p, bytes, cudaMemcpyDeviceToDevice, s)); },
+        [&](cudaStream_t s) { GEMMTUNE_CUDA(cudaMemcpyAsync(dst.get(), src.get(), bytes, cudaMemcpyDeviceToDevice, s)); },
         quick);
     out.copy_gbs = 2.0 * bytes / (c.median_ms * 1e-3) / 1e9;
   } catch (...) {

@@ -4,6 +4,7 @@
 // an H100, and
 // a runner of the real CLI that captures stdout, stderr and the exit status.
 #include <gtest/gtest.h>
+#include <unistd.h>
 #include <sys/wait.h>
 
 #include <cstdio>
@@ -212,12 +213,20 @@ inline void build_fixture(const fs::path& path) {
 /// Scratch directory of the suite, and the fixture built once in it.
 class CliTest : public ::testing::Test {
  protected:
-  static fs::path suite_dir() { return fs::path(GEMMTUNE_TEST_TMP) / "tools"; }
+  // One directory per process: ctest -j runs the tests of this suite in parallel processes,
+  // and each builds its own fixture.
+  static fs::path suite_dir() {
+    return fs::path(GEMMTUNE_TEST_TMP) / ("tools-" + std::to_string(::getpid()));
+  }
   static fs::path fixture() { return suite_dir() / "fixture.db"; }
 
   static void SetUpTestSuite() {
     fs::create_directories(suite_dir());
     build_fixture(fixture());
+  }
+  static void TearDownTestSuite() {
+    std::error_code ignored;
+    fs::remove_all(suite_dir(), ignored);
   }
 
   void SetUp() override {

@@ -58,7 +58,7 @@ TEST_F(SweepCli, DryRunNeedsNoGpu) {
   EXPECT_NE(r.output.find("5 problems"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("127x257x1023 nn"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("64x64x65536 nn"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("space full"), std::string::npos) << r.output;  // not only the quick preset
+  EXPECT_NE(r.output.find("space reduced"), std::string::npos) << r.output;  // the default space
   r = run_cli("sweep --dry-run --db " + path("t.db"));
   EXPECT_NE(r.output.find("4 problems"), std::string::npos) << r.output;  // quick by default
   EXPECT_NE(r.output.find("space reduced"), std::string::npos) << r.output;
