@@ -47,7 +47,7 @@ void run_try(const TryOptions& o) {
       std::printf("\n%s %s  cuBLAS %.3f ms  %.1f TFLOP/s  rel.err %.1e\n", text.c_str(), p.layout().c_str(),
                   tc.median_ms, cublas_tflops, error_of_c());
       for (const auto& name : o.configs) {
-        GemmConfig cfg;
+        GemmConfig cfg = default_config(dev.limits, p);  // "default": the built-in one for this data
         if (name != "default") {
           auto parsed = parse_config_name(name);
           if (!parsed) throw Error(Status::kInvalidArgument, "'" + name + "' is not a config name (see gemmtune space --list)");

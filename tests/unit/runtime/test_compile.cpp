@@ -112,3 +112,16 @@ TEST(Compile, CubinResourcesMatchPtxasReport) {
   }
   EXPECT_EQ(cubin_resources({'n', 'o'}, "plain").registers, -1);
 }
+
+// The family compiles for every supported architecture, not only the one we test on.
+TEST(Compile, DefaultConfigCompilesForEveryArchitecture) {
+  for (const char* arch : {"sm_80", "sm_86", "sm_89", "sm_90"}) {
+    DeviceLimits limits = DeviceLimits::for_arch(arch);
+    GemmConfig c;
+    c.stages = 3;  // the cp.async path too
+    ASSERT_FALSE(c.validate(limits).has_value()) << arch;
+    CompileResult r = compile_config(c, arch);
+    EXPECT_TRUE(r.ok) << arch << ":\n" << r.log;
+    EXPECT_GT(r.resources.registers, 0) << arch;
+  }
+}
