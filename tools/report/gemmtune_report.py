@@ -171,7 +171,7 @@ def draw_heatmap(plt, gpu, problem, grid, path):
 
 
 def draw_roofline(plt, gpu, bests, bandwidth_gbs, path):
-    fig, ax = plt.subplots(figsize=(7, 4.8))
+    fig, ax = plt.subplots(figsize=(9, 6))
     ais = [intensity(p) for p in bests]
     lo = min(ais + [1.0]) / 2
     hi = max(ais + [gpu["peak"] * 1e3 / bandwidth_gbs if bandwidth_gbs else 1.0]) * 2
@@ -187,8 +187,12 @@ def draw_roofline(plt, gpu, bests, bandwidth_gbs, path):
     cu = [(a, p["cublas_tflops"]) for a, p in zip(ais, bests) if p["cublas_tflops"]]
     if cu:
         ax.scatter([a for a, _ in cu], [t for _, t in cu], marker="x", color="#555555", label="cuBLAS", zorder=3)
-    for a, p in zip(ais, bests):
-        ax.annotate(p["label"], (a, p["tflops"]), fontsize=6, xytext=(3, -8), textcoords="offset points")
+    # Neighbours in intensity get labels on alternating sides, so that clusters stay readable.
+    order = sorted(range(len(bests)), key=lambda i: ais[i])
+    for rank, i in enumerate(order):
+        offset = (4, -10) if rank % 2 == 0 else (4, 5)
+        ax.annotate(bests[i]["label"], (ais[i], bests[i]["tflops"]), fontsize=6, xytext=offset,
+                    textcoords="offset points")
     from matplotlib.ticker import NullFormatter, ScalarFormatter
     ax.set_xscale("log")
     ax.set_yscale("log")
