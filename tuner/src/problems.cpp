@@ -117,7 +117,7 @@ const std::map<std::string, std::vector<PresetShape>>& presets() {
         {128, 11008, 4096},
         {128, 4096, 11008},
         {2048, 2048, 128, 32}}},
-      // The benchmark suite of issue 8.
+      // The benchmark suite (README, docs/PERFORMANCE.md): squares, skinny, deep-K and wide-N shapes.
       {"suite",
        {{1024, 1024, 2048},
         {512, 512, 512},
