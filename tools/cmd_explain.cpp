@@ -34,7 +34,13 @@ void run_explain(const ExplainOptions& o) {
     limits = DeviceLimits::for_arch(o.arch);
     gpu.name = o.gpu_name;
   } else {
-    DeviceInfo dev = device_info(o.device);  // throws "no CUDA device" with a hint; --arch avoids it
+    DeviceInfo dev;
+    try {
+      dev = device_info(o.device);
+    } catch (const Error& e) {
+      if (e.status() != Status::kNoDevice) throw;
+      throw Error(Status::kNoDevice, std::string(e.what()) + "; to explain without a GPU, name the architecture: --arch sm_90");
+    }
     limits = dev.limits;
     gpu.name = o.gpu_name.empty() ? dev.name : o.gpu_name;
     gpu.sm_count = o.gpu_name.empty() ? dev.sm_count : 0;
