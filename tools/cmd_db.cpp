@@ -2,13 +2,14 @@
 // this file adds them under `db` and defines the helpers they share (db_commands.hpp).
 #include <algorithm>
 #include <cctype>
-#include <charconv>
 #include <cstdio>
 #include <filesystem>
 
 #include "db_commands.hpp"
 #include "gemmtune/compiler.hpp"
 #include "gemmtune/db/sqlite.hpp"
+#include "gemmtune/error.hpp"
+#include "gemmtune/tuner/shape.hpp"
 #include "table.hpp"
 
 namespace gemmtune::cli {
@@ -121,18 +122,13 @@ std::string short_config(const std::string& name) {
 }
 
 void parse_mnk(const std::string& text, std::int64_t& m, std::int64_t& n, std::int64_t& k) {
-  std::int64_t v[3] = {0, 0, 0};
-  const char* p = text.data();
-  const char* end = text.data() + text.size();
-  bool ok = true;
-  for (int i = 0; i < 3 && ok; ++i) {
-    auto r = std::from_chars(p, end, v[i]);
-    ok = r.ec == std::errc() && v[i] > 0;
-    p = r.ptr;
-    if (i < 2) ok = ok && p < end && (*p == 'x' || *p == 'X') && (++p, true);
+  tuner::Shape shape;
+  try {
+    shape = tuner::parse_shape(text);  // the one shape syntax of every command
+  } catch (const Error&) {
+    throw usage_error("'" + text + "' is not a shape: write MxNxK, e.g. 4096x4096x4096");
   }
-  if (!ok || p != end) throw usage_error("'" + text + "' is not a shape: write MxNxK, e.g. 4096x4096x4096");
-  m = v[0], n = v[1], k = v[2];
+  m = shape.m, n = shape.n, k = shape.k;
 }
 
 void ProblemFilter::add_options(CLI::App* cmd) {
