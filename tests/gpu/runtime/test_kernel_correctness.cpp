@@ -11,7 +11,6 @@
 #include "gemmtune/reference.hpp"
 #include "gpu_buffers.hpp"
 #include "gpu_env.hpp"
-#include "sample_configs.hpp"
 
 using namespace gemmtune;
 using namespace gemmtune::test;
@@ -51,7 +50,7 @@ TEST(KernelCorrectness, SampledConfigsMatchFloat64Reference) {
   for (Op oa : {Op::N, Op::T})
     for (Op ob : {Op::N, Op::T}) {
       // Compile the layout's sample (and vec-1 variants for unaligned data) in parallel.
-      std::vector<GemmConfig> configs = sample_configs(dev.limits, oa, ob);
+      std::vector<GemmConfig> configs = coverage_sample(dev.limits, oa, ob);
       size_t n_aligned = configs.size();
       for (size_t i = 0; i < n_aligned; ++i) {
         GemmConfig narrow = configs[i];

@@ -5,7 +5,6 @@
 
 #include "gemmtune/compiler.hpp"
 #include "gemmtune/kernel.hpp"
-#include "sample_configs.hpp"
 
 using namespace gemmtune;
 
@@ -73,7 +72,7 @@ TEST(Compile, SampleOfTheFamilyCompilesForSm90) {
   std::vector<GemmConfig> sample;
   for (Op a : {Op::N, Op::T})
     for (Op b : {Op::N, Op::T})
-      for (auto& c : test::sample_configs(limits, a, b)) sample.push_back(c);
+      for (auto& c : coverage_sample(limits, a, b)) sample.push_back(c);
   std::vector<CompileResult> results(sample.size());
   std::atomic<size_t> next{0};
   std::vector<std::thread> pool;
