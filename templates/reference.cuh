@@ -22,3 +22,33 @@ extern "C" __global__ void gemmtune_reference(gemmtune::GemmArgs p, double* out)
     out[idx] = r;
   }
 }
+
+// Sums over the batch*M*N elements of C against the reference `ref` (packed): sums[0] +=
+// (C - R)^2, sums[1] += R^2, sums[2] += number of non-finite elements of C. The caller zeroes
+// `sums`; the relative Frobenius error follows on the host from the three numbers. Verifying on
+// the GPU spares the tuner a copy of C and a single-core pass over it per candidate.
+extern "C" __global__ void gemmtune_error_sums(gemmtune::GemmArgs p, const double* ref, double* sums) {
+  const long long per_batch = static_cast<long long>(p.m) * p.n, total = per_batch * p.batch;
+  double diff = 0, norm = 0, bad = 0;
+  for (long long idx = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; idx < total;
+       idx += static_cast<long long>(gridDim.x) * blockDim.x) {
+    const long long b = idx / per_batch, rest = idx % per_batch;
+    const double x = p.c[b * p.stride_c + (rest / p.n) * p.ldc + rest % p.n], r = ref[idx];
+    if (isfinite(x)) {
+      diff += (x - r) * (x - r);
+    } else {
+      bad += 1;
+    }
+    norm += r * r;
+  }
+  for (int offset = 16; offset > 0; offset /= 2) {
+    diff += __shfl_down_sync(0xffffffffu, diff, offset);
+    norm += __shfl_down_sync(0xffffffffu, norm, offset);
+    bad += __shfl_down_sync(0xffffffffu, bad, offset);
+  }
+  if (threadIdx.x % 32 == 0) {
+    atomicAdd(sums, diff);
+    atomicAdd(sums + 1, norm);
+    atomicAdd(sums + 2, bad);
+  }
+}

@@ -43,6 +43,23 @@ struct __align__(16) Vec<4> { float v[4]; };
 
 template <int N>
 __device__ __forceinline__ Vec<N> load_vec(const float* p) { return *reinterpret_cast<const Vec<N>*>(p); }
+
+// dst[j] += v[j] atomically; one vector atomic per call on sm_90 and newer (4x fewer atomics
+// for split-K's epilogue), one per float before.
+template <int N>
+__device__ __forceinline__ void atomic_add_vec(float* dst, const Vec<N>& v) {
+#if __CUDA_ARCH__ >= 900
+  if constexpr (N == 4) {
+    atomicAdd(reinterpret_cast<float4*>(dst), make_float4(v.v[0], v.v[1], v.v[2], v.v[3]));
+    return;
+  } else if constexpr (N == 2) {
+    atomicAdd(reinterpret_cast<float2*>(dst), make_float2(v.v[0], v.v[1]));
+    return;
+  }
+#endif
+#pragma unroll
+  for (int j = 0; j < N; ++j) atomicAdd(dst + j, v.v[j]);
+}
 template <int N>
 __device__ __forceinline__ void store_vec(float* p, const Vec<N>& v) { *reinterpret_cast<Vec<N>*>(p) = v; }
 
@@ -142,7 +159,7 @@ __device__ __forceinline__ void raster_tile(int bid, int tiles_m, int tiles_n, i
 //   STAGES       1: load-sync-compute; 2: register prefetch (double buffer); >=3: cp.async ring
 //   VEC          floats per global access (1, 2, 4)
 //   PAD          floats of padding per shared row against bank conflicts
-//   SPLITK       K slices summed by atomics into C (which sgemm_scale_c pre-scales by beta)
+//   SPLITK       K slices summed by (vector) atomics into C, which gemmtune_scale_c pre-scales by beta
 //   RASTER       tile-rows per rasterization group
 //   MINB         blocks per SM the registers are budgeted for (__launch_bounds__ minimum)
 //   TA, TB       op(A), op(B) transposed
@@ -155,6 +172,8 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, MINB) sgemm(GemmAr
   constexpr int TX = WN / TN;  // warp threads along n
   constexpr int TY = WM / TM;  // warp threads along m
   constexpr int LDA = BM + PAD, LDB = BN + PAD;
+  // Thin tiles with every row in each thread stream B from global memory (GemmConfig::streams_b).
+  constexpr bool kStreamB = BM <= 8 && TM == BM && !TB;
   constexpr int kStageA = BK * LDA, kStageB = BK * LDB;
   // A is K-contiguous in global memory unless transposed; B is K-contiguous when transposed.
   using LoaderA = detail::TileLoader<BM, BK, LDA, VEC, kThreads, !TA>;
@@ -228,7 +247,50 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, MINB) sgemm(GemmAr
     }
   };
 
-  if constexpr (STAGES <= 2) {
+  // Epilogue and streaming loads move W floats at a time (W <= VEC keeps the alignment the
+  // dispatcher checked); a thread's VN-wide chunks come in whole vectors, so one test each.
+  constexpr int W = VEC < VN ? VEC : VN;
+
+  if constexpr (kStreamB) {
+    // Thin tile, all rows in each thread (TY == 1, row0 == 0): each element of B is used by one
+    // thread only, so B streams from global memory straight into registers (BK rows of W-wide
+    // coalesced loads in flight per thread) and A's TM values per k, the same for the whole
+    // warp, come as broadcast loads. No shared memory, no barriers.
+    const float* a0 = p.a + batch * p.stride_a;
+    const float* b0 = p.b + batch * p.stride_b;
+    for (int k0 = k_begin; k0 < k_end; k0 += BK) {
+      detail::Vec<W> bv[BK][TN / W];
+      float av[BK][TM];
+#pragma unroll
+      for (int u = 0; u < BK; ++u) {
+        const int k = k0 + u;
+#pragma unroll
+        for (int v = 0; v < TN / W; ++v) {
+          const int col = n0 + col0 + (v * W / VN) * TX * VN + (v * W) % VN;
+          if (k < k_end && col < p.n) {
+            bv[u][v] = detail::load_vec<W>(b0 + static_cast<long long>(k) * p.ldb + col);
+          } else {
+#pragma unroll
+            for (int j = 0; j < W; ++j) bv[u][v].v[j] = 0.f;
+          }
+        }
+#pragma unroll
+        for (int i = 0; i < TM; ++i) {
+          const int r = m0 + i;
+          const float* a = TA ? a0 + static_cast<long long>(k) * p.lda + r : a0 + static_cast<long long>(r) * p.lda + k;
+          av[u][i] = k < k_end && r < p.m ? __ldg(a) : 0.f;
+        }
+      }
+#pragma unroll
+      for (int u = 0; u < BK; ++u)
+#pragma unroll
+        for (int i = 0; i < TM; ++i)
+#pragma unroll
+          for (int v = 0; v < TN / W; ++v)
+#pragma unroll
+            for (int j = 0; j < W; ++j) acc[i][v * W + j] = fmaf(av[u][i], bv[u][v].v[j], acc[i][v * W + j]);
+    }
+  } else if constexpr (STAGES <= 2) {
     LoaderA la;
     LoaderB lb;
     la.load(ga, p.lda, xlim_a, k_end - k_begin, tid);
@@ -283,9 +345,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, MINB) sgemm(GemmAr
     detail::cp_async_wait<0>();
   }
 
-  // Epilogue: each chunk of VN columns is written with vectors of W floats (W <= VEC so the
-  // alignment the dispatcher checked holds); columns come in whole vectors, so one test each.
-  constexpr int W = VEC < VN ? VEC : VN;
+  // Epilogue: each chunk of VN columns is written with vectors of W floats.
   float* gc = p.c + batch * p.stride_c;
 #pragma unroll
   for (int i = 0; i < TM; ++i) {
@@ -299,8 +359,10 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, MINB) sgemm(GemmAr
         if (col >= p.n) continue;
         float* dst = gc + r * p.ldc + col;
         if constexpr (SPLITK > 1) {
+          detail::Vec<W> part;
 #pragma unroll
-          for (int j = 0; j < W; ++j) atomicAdd(dst + j, p.alpha * acc[i][c * VN + w * W + j]);
+          for (int j = 0; j < W; ++j) part.v[j] = p.alpha * acc[i][c * VN + w * W + j];
+          detail::atomic_add_vec<W>(dst, part);
         } else {
           detail::Vec<W> out;
           if (p.beta == 0.f) {  // C is not read: NaN in an uninitialised C must not leak in

@@ -11,7 +11,8 @@ namespace gemmtune {
 // The values each parameter takes in the search space. The warp tile is derived from the
 // thread tile and the warp's thread-grid rows, so every warp has exactly 32 threads.
 namespace space {
-constexpr std::array kBlock = {16, 32, 64, 128, 256};
+// 1-8 rows or columns: thin tiles for matrix-vector-like problems (M or N of a few).
+constexpr std::array kBlock = {1, 2, 4, 8, 16, 32, 64, 128, 256};
 constexpr std::array kBk = {8, 16, 32};
 constexpr std::array kThread = {1, 2, 4, 8, 16};
 constexpr std::array kWarpRows = {1, 2, 4, 8, 16, 32};
@@ -28,7 +29,10 @@ int GemmConfig::threads() const {
   return (bm / wm) * (bn / wn) * 32;
 }
 
+bool GemmConfig::streams_b() const { return bm <= 8 && tm == bm && op_b == Op::N; }
+
 int GemmConfig::smem_bytes() const {
+  if (streams_b()) return 0;
   return stages * bk * (bm + pad + bn + pad) * int(sizeof(float));
 }
 
@@ -57,6 +61,9 @@ std::optional<std::string> GemmConfig::validate(const DeviceLimits& limits) cons
   if (pad != 0 && pad != 4) return why("pad must be 0 or 4");
   if (stages < 1 || stages > 4) return why("stages must be 1 to 4");
   if (stages >= 3 && limits.cc_major < 8) return why("stages >= 3 use cp.async, which needs sm_80 or newer");
+  if (streams_b() && (stages != 2 || pad != 4))
+    return why("a thin tile with all rows in each thread (bm <= 8, tm == bm, B not transposed) streams B "
+               "from global memory without shared memory: use stages 2 and pad 4 (neither applies)");
   if (split_k > 128) return why("split_k must be at most 128");
   if (raster > 16) return why("raster must be at most 16");
   if (occupancy < 1 || occupancy > 4) return why("occupancy must be 1 to 4");
@@ -64,16 +71,19 @@ std::optional<std::string> GemmConfig::validate(const DeviceLimits& limits) cons
   if (smem_bytes() * occupancy > limits.max_smem_per_sm)
     return why("occupancy " + std::to_string(occupancy) + " x shared memory " + std::to_string(smem_bytes()) +
                " B exceeds the multiprocessor's " + std::to_string(limits.max_smem_per_sm) + " B");
-  // Threads move whole vectors of both tiles (when a tile has fewer vectors than the block has
-  // threads, some threads idle during loads).
-  if (bk % vec || bm % vec || bn % vec) return why("vec must divide bm, bn and bk");
+  // Threads move whole vectors of both tiles along each operand's contiguous dimension (when a
+  // tile has fewer vectors than the block has threads, some threads idle during loads).
+  const int a_contiguous = op_a == Op::T ? bm : bk, b_contiguous = op_b == Op::T ? bk : bn;
+  if (a_contiguous % vec || b_contiguous % vec)
+    return why(std::string("vec must divide ") + (op_a == Op::T ? "bm" : "bk") + " (A's contiguous extent) and " +
+               (op_b == Op::T ? "bk" : "bn") + " (B's)");
   if (smem_bytes() > limits.max_smem_per_block_optin)
     return why("shared memory " + std::to_string(smem_bytes()) + " B exceeds the opt-in limit " +
                std::to_string(limits.max_smem_per_block_optin) + " B");
   // Register budget: __launch_bounds__ caps each thread at 64K / (threads x occupancy). This is a
   // floor (accumulators, fragments, register-staged prefetch, a little addressing): what passes
   // may still spill, which the compiled resource report tells and the tuner prunes.
-  int staged = stages <= 2 ? (bm + bn) * bk / t : 0;
+  int staged = streams_b() ? bk * (tm + tn) : stages <= 2 ? (bm + bn) * bk / t : 0;
   int need = tm * tn + tm + tn + staged + 16;
   int cap = register_budget(limits);
   if (need > cap)
@@ -136,26 +146,33 @@ std::size_t full_space_size() {
          kStages.size() * kVec.size() * kPad.size() * kSplitK.size() * kRaster.size() * kOccupancy.size();
 }
 
-void for_each_config(Op op_a, Op op_b, const std::function<void(const GemmConfig&)>& fn) {
+void for_each_config(Op op_a, Op op_b, const std::function<void(const GemmConfig&)>& fn, bool skip_misfits) {
   using namespace space;
   GemmConfig c;
   c.op_a = op_a, c.op_b = op_b;
   for (int bm : kBlock) for (int bn : kBlock) for (int bk : kBk)
-  for (int tm : kThread) for (int tn : kThread) for (int rows : kWarpRows)
-  for (int st : kStages) for (int v : kVec) for (int pad : kPad)
-  for (int sk : kSplitK) for (int r : kRaster) for (int occ : kOccupancy) {
+  for (int tm : kThread) for (int tn : kThread) for (int rows : kWarpRows) {
     c.bm = bm, c.bn = bn, c.bk = bk, c.tm = tm, c.tn = tn;
     c.wm = tm * rows, c.wn = tn * (32 / rows);
-    c.stages = st, c.vec = v, c.pad = pad, c.split_k = sk, c.raster = r, c.occupancy = occ;
-    fn(c);
+    // A warp tile that does not fit the block tile is invalid whatever the other knobs say;
+    // skipping those here keeps the walk fast (the thin tiles add many).
+    if (skip_misfits && (bm % c.wm || bn % c.wn)) continue;
+    for (int st : kStages) for (int v : kVec) for (int pad : kPad)
+    for (int sk : kSplitK) for (int r : kRaster) for (int occ : kOccupancy) {
+      c.stages = st, c.vec = v, c.pad = pad, c.split_k = sk, c.raster = r, c.occupancy = occ;
+      fn(c);
+    }
   }
 }
 
 std::vector<GemmConfig> valid_space(const DeviceLimits& limits, Op op_a, Op op_b) {
   std::vector<GemmConfig> out;
-  for_each_config(op_a, op_b, [&](const GemmConfig& c) {
-    if (!c.validate(limits)) out.push_back(c);
-  });
+  for_each_config(
+      op_a, op_b,
+      [&](const GemmConfig& c) {
+        if (!c.validate(limits)) out.push_back(c);
+      },
+      /*skip_misfits=*/true);
   return out;
 }
 

@@ -1,5 +1,6 @@
 #include "gemmtune/reference.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "gemmtune/compiler.hpp"
@@ -16,6 +17,7 @@ ReferenceGemm::ReferenceGemm(const std::string& arch) {
   if (!r.ok) throw Error(Status::kCompileError, "compiling the reference GEMM failed:\n" + r.log);
   GEMMTUNE_CUDA(cudaLibraryLoadData(&library_, r.cubin.data(), nullptr, nullptr, 0, nullptr, nullptr, 0));
   GEMMTUNE_CUDA(cudaLibraryGetKernel(&kernel_, library_, "gemmtune_reference"));
+  GEMMTUNE_CUDA(cudaLibraryGetKernel(&error_sums_, library_, "gemmtune_error_sums"));
 }
 
 ReferenceGemm::~ReferenceGemm() { GEMMTUNE_CUDA_NOTHROW(cudaLibraryUnload(library_)); }
@@ -31,6 +33,29 @@ void ReferenceGemm::run(const Problem& p, double* out, cudaStream_t stream) cons
   GEMMTUNE_CUDA(cudaGetLastError());
 }
 
+double ReferenceGemm::relative_error(const Problem& p, const double* ref, double* scratch,
+                                     cudaStream_t stream) const {
+  GemmArgs args{p.a, p.b, p.c, p.lda, p.ldb, p.ldc, p.stride_a, p.stride_b, p.stride_c,
+                p.m, p.n, p.k, p.batch, p.alpha, p.beta};
+  void* params[] = {&args, &ref, &scratch};
+  long long total = static_cast<long long>(p.m) * p.n * p.batch;
+  unsigned blocks = unsigned(std::min<long long>((total + 255) / 256, 1024));
+  GEMMTUNE_CUDA(cudaMemsetAsync(scratch, 0, 3 * sizeof(double), stream));
+  GEMMTUNE_CUDA(
+      cudaLaunchKernel(reinterpret_cast<const void*>(error_sums_), dim3(blocks), dim3(256), params, 0, stream));
+  GEMMTUNE_CUDA(cudaGetLastError());
+  double sums[3];
+  GEMMTUNE_CUDA(cudaMemcpyAsync(sums, scratch, sizeof sums, cudaMemcpyDeviceToHost, stream));
+  GEMMTUNE_CUDA(cudaStreamSynchronize(stream));
+  return relative_error_from_sums(sums[0], sums[1], sums[2]);
+}
+
+double relative_error_from_sums(double diff, double norm, double non_finite) {
+  if (non_finite != 0) return INFINITY;
+  if (norm == 0) return std::sqrt(diff);
+  return std::sqrt(diff / norm);
+}
+
 double relative_error(const std::vector<float>& c, long long ldc, long long stride_c, const std::vector<double>& ref,
                       int m, int n, int batch) {
   double diff = 0, norm = 0;
@@ -43,8 +68,7 @@ double relative_error(const std::vector<float>& c, long long ldc, long long stri
         diff += (x - r) * (x - r);
         norm += r * r;
       }
-  if (norm == 0) return std::sqrt(diff);
-  return std::sqrt(diff / norm);
+  return relative_error_from_sums(diff, norm, 0);
 }
 
 double fp32_tolerance(int k) { return std::max(1e-6, 2e-7 * std::sqrt(double(k)) * 4); }

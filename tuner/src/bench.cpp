@@ -36,7 +36,7 @@ static void fill_uniform(float* dst, std::size_t n, std::mt19937_64& rng) {
 
 ProblemBench::ProblemBench(const ProblemSpec& spec, const ReferenceGemm& reference, cudaStream_t stream,
                            std::uint64_t seed)
-    : p_(spec.problem()), stream_(stream) {
+    : p_(spec.problem()), stream_(stream), reference_(reference) {
   std::size_t na = std::size_t(p_.batch) * p_.m * p_.k, nb = std::size_t(p_.batch) * p_.k * p_.n,
               nc = std::size_t(p_.batch) * p_.m * p_.n;
   try {
@@ -47,31 +47,24 @@ ProblemBench::ProblemBench(const ProblemSpec& spec, const ReferenceGemm& referen
     fill_uniform(a_, na, rng);
     fill_uniform(b_, nb, rng);
     p_.a = a_, p_.b = b_, p_.c = c_;
-    double* r = nullptr;
-    GEMMTUNE_CUDA(cudaMalloc(reinterpret_cast<void**>(&r), nc * sizeof(double)));
-    reference_.resize(nc);
-    try {
-      reference.run(p_, r, stream_);
-      GEMMTUNE_CUDA(cudaStreamSynchronize(stream_));
-      GEMMTUNE_CUDA(cudaMemcpy(reference_.data(), r, nc * sizeof(double), cudaMemcpyDeviceToHost));
-    } catch (...) {
-      GEMMTUNE_CUDA_NOTHROW(cudaFree(r));
-      throw;
-    }
-    GEMMTUNE_CUDA(cudaFree(r));
+    GEMMTUNE_CUDA(cudaMalloc(reinterpret_cast<void**>(&ref_), nc * sizeof(double)));
+    GEMMTUNE_CUDA(cudaMalloc(reinterpret_cast<void**>(&sums_), 3 * sizeof(double)));
+    reference.run(p_, ref_, stream_);
+    GEMMTUNE_CUDA(cudaStreamSynchronize(stream_));
   } catch (...) {
-    GEMMTUNE_CUDA_NOTHROW(cudaFree(a_));
-    GEMMTUNE_CUDA_NOTHROW(cudaFree(b_));
-    GEMMTUNE_CUDA_NOTHROW(cudaFree(c_));
+    free_buffers();
     throw;
   }
 }
 
+void ProblemBench::free_buffers() {
+  for (void* ptr : {static_cast<void*>(a_), static_cast<void*>(b_), static_cast<void*>(c_),
+                    static_cast<void*>(ref_), static_cast<void*>(sums_)})
+    GEMMTUNE_CUDA_NOTHROW(cudaFree(ptr));
+}
+
 ProblemBench::~ProblemBench() {
-  if (abandoned_) return;
-  GEMMTUNE_CUDA_NOTHROW(cudaFree(a_));
-  GEMMTUNE_CUDA_NOTHROW(cudaFree(b_));
-  GEMMTUNE_CUDA_NOTHROW(cudaFree(c_));
+  if (!abandoned_) free_buffers();
 }
 
 Verification ProblemBench::verify(const GemmKernel& kernel, double timeout_s, bool corrupt) {
@@ -97,9 +90,7 @@ Verification ProblemBench::verify(const GemmKernel& kernel, double timeout_s, bo
   }
   if (rc != cudaSuccess)
     return {Outcome::launch_failed, 0, std::string("kernel failed: ") + cudaGetErrorString(rc)};
-  std::vector<float> c(nc);
-  GEMMTUNE_CUDA(cudaMemcpy(c.data(), c_, nc * sizeof(float), cudaMemcpyDeviceToHost));
-  v.rel_error = relative_error(c, p_.ldc, p_.stride_c, reference_, p_.m, p_.n, p_.batch);
+  v.rel_error = reference_.relative_error(p_, ref_, sums_, stream_);
   double tol = fp32_tolerance(p_.k);
   if (!(v.rel_error <= tol)) {
     char buf[160];

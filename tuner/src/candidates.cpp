@@ -23,17 +23,33 @@ bool in_reduced_space(const GemmConfig& c) {
   const int min_t = std::min(c.tm, c.tn), max_t = std::max(c.tm, c.tn);
   const int min_b = std::min(c.bm, c.bn), max_b = std::max(c.bm, c.bn);
   const bool slice_ok = (c.stages == 2 && among(c.bk, {8, 16})) || (c.stages == 3 && among(c.bk, {16, 32}));
-  const bool tile_ok = max_b <= 2 * min_b || (min_b <= 32 && c.bm == min_b);  // thin tiles: few rows, for small M
-  return slice_ok && tile_ok && c.pad == 4 && c.raster == 8 && among(max_t, {4, 8, 16}) &&
-         max_t <= 2 * min_t && among(c.wm / c.tm, {4, 8}) && among(c.threads(), {64, 128, 256}) &&
-         among(c.split_k, {1, 2, 4, 16, 64}) && among(c.occupancy, {1, 2}) &&
-         (c.occupancy == 1 || c.tm * c.tn <= 64);
+  const bool common = slice_ok && c.pad == 4 && c.raster == 8 && among(c.threads(), {64, 128, 256}) &&
+                      (c.occupancy == 1 || c.tm * c.tn <= 64);
+  if (!common) return false;
+  if (c.bm <= 8) return c.wm == c.bm && among(c.tn, {4, 8}) && c.bn >= 64;  // thin: one warp row
+  if (c.bn <= 8) return c.wn == c.bn && among(c.tm, {4, 8}) && c.bm >= 64;  // thin: one warp column
+  return among(max_t, {4, 8, 16}) && max_t <= 2 * min_t && among(c.wm / c.tm, {4, 8}) &&
+         (max_b <= 2 * min_b || min_b <= 32);
+}
+
+bool tile_suits(const GemmConfig& c, const Problem& p, int sm_count) {
+  // Tiles under 64x64 (more shared-memory traffic per FMA) only where 64x64 tiles leave the
+  // GPU short of blocks.
+  long long tiles64 = (long long)((p.m + 63) / 64) * ((p.n + 63) / 64) * p.batch;
+  if (c.bm * c.bn < 64 * 64 && tiles64 >= 4LL * sm_count) return false;
+  // A tile much narrower on one side pays off only where the problem is narrow on that side.
+  if (c.bm <= 8 && p.m > 8) return false;
+  if (c.bn <= 8 && p.n > 8) return false;
+  if (c.bm * 2 < c.bn && p.m > 256) return false;
+  if (c.bn * 2 < c.bm && p.n > 256) return false;
+  return true;
 }
 
 bool split_k_useful(const Problem& p, int bm, int bn, int bk, int split_k, int sm_count) {
   if (split_k == 1) return true;
   long long tiles = (long long)((p.m + bm - 1) / bm) * ((p.n + bn - 1) / bn) * p.batch;
   if (tiles >= 2LL * sm_count) return false;  // enough blocks already: splitting K only adds atomics
+  if (tiles * split_k > 4LL * sm_count) return false;  // more than ~4 waves of blocks: atomics, no gain
   return p.k >= split_k * bk * 4;
 }
 
@@ -43,7 +59,7 @@ std::vector<GemmConfig> candidate_configs(const std::vector<GemmConfig>& valid, 
   int align = p.alignment();
   for (const auto& c : valid) {
     if (c.vec != align) continue;
-    if (space == SpaceKind::reduced && !in_reduced_space(c)) continue;
+    if (space == SpaceKind::reduced && !(in_reduced_space(c) && tile_suits(c, p, sm_count))) continue;
     if (!split_k_useful(p, c.bm, c.bn, c.bk, c.split_k, sm_count)) continue;
     if (c.can_implement(p)) continue;
     out.push_back(c);

@@ -33,6 +33,10 @@ struct GemmConfig {
 
   /// Threads per block.
   int threads() const;
+  /// Whether the kernel streams B from global memory into registers instead of staging tiles in
+  /// shared memory: thin tiles whose rows all belong to each thread (bm <= 8, tm == bm) with B
+  /// not transposed (matrix-vector-like problems). bk is then the K rows loaded per step.
+  bool streams_b() const;
   /// Dynamic shared memory per block, bytes.
   int smem_bytes() const;
   /// Registers per thread that __launch_bounds__(threads, occupancy) leaves on this device.
@@ -58,8 +62,10 @@ std::optional<GemmConfig> parse_config_name(const std::string& name);
 /// Number of combinations of the family's parameter values for one layout, valid or not.
 std::size_t full_space_size();
 
-/// Calls `fn` on every combination of the family's parameter values for one layout.
-void for_each_config(Op op_a, Op op_b, const std::function<void(const GemmConfig&)>& fn);
+/// Calls `fn` on every combination of the family's parameter values for one layout; with
+/// `skip_misfits`, not on those whose warp tile does not divide the block tile (all invalid).
+void for_each_config(Op op_a, Op op_b, const std::function<void(const GemmConfig&)>& fn,
+                     bool skip_misfits = false);
 
 /// The configs of full_space() that validate() accepts on `limits`.
 std::vector<GemmConfig> valid_space(const DeviceLimits& limits, Op op_a, Op op_b);

@@ -23,15 +23,25 @@ class ReferenceGemm {
   /// row-major per batch) from the problem's current A, B and C; does not write C.
   void run(const Problem& p, double* out, cudaStream_t stream) const;
 
+  /// The relative error of the problem's C against `ref` (device memory, as run() writes it),
+  /// computed on the GPU: relative_error()'s definition without copying C to the host.
+  /// `scratch` is 3 doubles of device memory; waits for `stream`.
+  double relative_error(const Problem& p, const double* ref, double* scratch, cudaStream_t stream) const;
+
  private:
   cudaLibrary_t library_ = nullptr;
   cudaKernel_t kernel_ = nullptr;
+  cudaKernel_t error_sums_ = nullptr;
 };
 
 /// ||C - R||_F / ||R||_F over batch*M*N elements, C with leading dimension ldc and batch stride
 /// stride_c, R packed; infinite if C holds a NaN or infinity (an unwritten, poisoned element).
 double relative_error(const std::vector<float>& c, long long ldc, long long stride_c, const std::vector<double>& ref,
                       int m, int n, int batch);
+
+/// The relative error from its three sums: squared difference, squared reference norm and the
+/// count of non-finite elements of C (infinite when that count is not zero).
+double relative_error_from_sums(double diff, double norm, double non_finite);
 
 /// Tolerance for an FP32 kernel with K-long dot products: grows with sqrt(K) (rounding errors
 /// of a sum add like a random walk), floor 1e-6.

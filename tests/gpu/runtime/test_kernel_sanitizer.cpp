@@ -1,4 +1,4 @@
-// A few configs (one per pipeline kind, split-K, transposed layouts) on edge shapes: small enough
+// A few configs (one per pipeline kind, split-K, transposed layouts, thin tiles) on edge shapes: small enough
 // to run under compute-sanitizer memcheck and racecheck (tools/gpu-check.sh --sanitize).
 #include <gtest/gtest.h>
 
@@ -19,6 +19,10 @@ TEST(KernelSanitizer, EdgeShapesAreCorrect) {
   const char* names[] = {
       "sgemm_nn_32x32x8_w16x8_t4x1_s1_v1_p0_k1_r1",  "sgemm_nt_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8",
       "sgemm_tn_64x64x16_w32x32_t4x8_s3_v4_p4_k2_r8", "sgemm_tt_64x128x8_w32x64_t8x8_s4_v2_p0_k4_r1",
+      // thin tiles: B streamed (one row, split-K's vector atomics; four rows, A transposed), and
+      // two columns through shared memory
+      "sgemm_nn_1x256x16_w1x128_t1x4_s2_v4_p4_k8_r8", "sgemm_tn_4x64x8_w4x64_t4x2_s2_v2_p4_k2_r1",
+      "sgemm_nt_64x2x16_w64x2_t4x1_s3_v2_p0_k4_r1",
   };
   struct Case { int m, n, k, batch, ld_pad, ptr_offset; };
   const Case cases[] = {{7, 13, 11, 1, 0, 0}, {65, 67, 129, 3, 0, 0}, {33, 35, 70, 2, 2, 0}, {1, 1, 1, 1, 0, 0}};
@@ -47,5 +51,5 @@ TEST(KernelSanitizer, EdgeShapesAreCorrect) {
       ++checked;
     }
   }
-  EXPECT_EQ(checked, 16);
+  EXPECT_EQ(checked, 28);
 }

@@ -42,12 +42,29 @@ TEST(Config, EachConstraintHasItsReason) {
       {[](GemmConfig& c) { c.bm = 256, c.wm = 64, c.wn = 64, c.tm = 16, c.occupancy = 2; }, "registers"},
       {[](GemmConfig& c) { c.occupancy = 5; }, "occupancy must be 1 to 4"},
       {[](GemmConfig& c) { c.bm = 256, c.bn = 256, c.wm = 64, c.wn = 64, c.tm = 16, c.tn = 8; }, "registers"},
+      {[](GemmConfig& c) { c.bn = 2, c.wn = 2, c.tn = 1, c.wm = 128, c.tm = 8; }, "vec must divide"},
+      {[](GemmConfig& c) { c.bm = 1, c.wm = 1, c.tm = 1, c.tn = 4, c.wn = 128, c.stages = 3; }, "streams B"},
   };
   for (const Case& k : cases) {
     GemmConfig c;
     k.edit(c);
     EXPECT_NE(reason(c).find(k.expect), std::string::npos) << config_name(c) << ": '" << reason(c) << "'";
   }
+}
+
+TEST(Config, ThinTilesWithAllRowsPerThreadStreamB) {
+  auto thin = parse_config_name("sgemm_nn_1x256x16_w1x128_t1x4_s2_v4_p4_k8_r8");
+  ASSERT_TRUE(thin);
+  EXPECT_EQ(reason(*thin), "");
+  EXPECT_TRUE(thin->streams_b());
+  EXPECT_EQ(thin->smem_bytes(), 0);
+  auto transposed_b = parse_config_name("sgemm_nt_1x256x16_w1x128_t1x4_s3_v4_p4_k8_r8");  // B via shared memory
+  ASSERT_TRUE(transposed_b);
+  EXPECT_EQ(reason(*transposed_b), "");
+  EXPECT_FALSE(transposed_b->streams_b());
+  EXPECT_GT(transposed_b->smem_bytes(), 0);
+  // A vector along K for A (not transposed) needs no vector along the one-row M side.
+  EXPECT_EQ(thin->vec, 4);
 }
 
 TEST(Config, CpAsyncNeedsAmpere) {

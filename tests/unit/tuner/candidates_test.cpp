@@ -2,6 +2,7 @@
 // the reduced space small; and the config/problem conversions to database rows.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 
 #include "gemmtune/error.hpp"
@@ -38,11 +39,31 @@ TEST(Candidates, SplitKOnlyWhenTilesCannotFillTheGpu) {
   Problem deep = Problem::packed(Op::N, Op::N, 64, 64, 65536);
   std::set<int> splits;
   for (const auto& c : candidate_configs(valid_nn(), deep, 132, SpaceKind::reduced)) splits.insert(c.split_k);
-  EXPECT_EQ(splits, (std::set<int>{1, 2, 4, 16, 64}));  // the reduced space's split_k values
+  EXPECT_EQ(splits, (std::set<int>{1, 2, 4, 8, 16, 32, 64, 128}));
   EXPECT_TRUE(split_k_useful(deep, 64, 64, 8, 16, 132));
+  EXPECT_TRUE(split_k_useful(deep, 64, 64, 8, 128, 132));   // 128 blocks: one wave
+  EXPECT_FALSE(split_k_useful(deep, 16, 16, 8, 128, 132));  // 16 tiles x 128 = 2048 blocks: too many
   Problem shallow = Problem::packed(Op::N, Op::N, 64, 64, 64);
   EXPECT_FALSE(split_k_useful(shallow, 64, 64, 8, 4, 132));  // 16 K values per split: too few
   EXPECT_TRUE(split_k_useful(shallow, 64, 64, 8, 1, 132));
+}
+
+TEST(Candidates, ThinTilesOnlyForThinProblems) {
+  auto thinnest = [](const Problem& p) {
+    int rows = 1 << 30, cols = 1 << 30;
+    for (const auto& c : candidate_configs(valid_nn(), p, 132, SpaceKind::reduced))
+      rows = std::min(rows, c.bm), cols = std::min(cols, c.bn);
+    return std::pair{rows, cols};
+  };
+  // A matrix-vector product gets one-row tiles, a vector-matrix one one-column tiles.
+  EXPECT_EQ(thinnest(Problem::packed(Op::N, Op::N, 1, 4096, 4096)).first, 1);
+  EXPECT_EQ(thinnest(Problem::packed(Op::N, Op::N, 4096, 1, 4096)).second, 1);
+  // Large problems get neither thin nor elongated tiles.
+  for (const auto& c : candidate_configs(valid_nn(), Problem::packed(Op::N, Op::N, 4096, 4096, 4096), 132,
+                                         SpaceKind::reduced)) {
+    EXPECT_GE(std::min(c.bm, c.bn), 64) << config_name(c);
+    EXPECT_LE(std::max(c.bm, c.bn), 2 * std::min(c.bm, c.bn)) << config_name(c);
+  }
 }
 
 TEST(Candidates, ReducedSpaceIsSmallSubsetOfFull) {

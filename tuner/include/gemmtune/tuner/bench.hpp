@@ -46,7 +46,8 @@ class ProblemBench {
  public:
   /// Allocates A, B, C (packed) and the reference on the current device, fills A and B with
   /// uniform random numbers in [-1, 1] (never zeros: a kernel that skips work is caught) and
-  /// computes the float64 reference with `reference`.
+  /// computes the float64 reference with `reference`, which must outlive the bench (it also
+  /// verifies candidates, on the GPU).
   ProblemBench(const ProblemSpec& spec, const ReferenceGemm& reference, cudaStream_t stream, std::uint64_t seed);
   ~ProblemBench();
   ProblemBench(const ProblemBench&) = delete;
@@ -56,7 +57,7 @@ class ProblemBench {
   const Problem& problem() const { return p_; }
 
   /// Poisons C with NaN (beta = 0 must not read it), launches `kernel` once, waits for it with a
-  /// deadline of `timeout_s` and compares C with the reference at fp32_tolerance(K). With
+  /// deadline of `timeout_s` and compares C with the reference at fp32_tolerance(K), on the GPU. With
   /// `corrupt` (a test hook) a row of C is overwritten after the kernel, before the check.
   /// A hang throws nothing: it comes back as Outcome::timeout; the caller stops the device.
   Verification verify(const GemmKernel& kernel, double timeout_s, bool corrupt = false);
@@ -70,10 +71,14 @@ class ProblemBench {
   void abandon() { abandoned_ = true; }
 
  private:
+  void free_buffers();
+
   Problem p_;
   cudaStream_t stream_;
+  const ReferenceGemm& reference_;
   float *a_ = nullptr, *b_ = nullptr, *c_ = nullptr;
-  std::vector<double> reference_;
+  double* ref_ = nullptr;   // the float64 reference result, packed, on the device
+  double* sums_ = nullptr;  // scratch of ReferenceGemm::relative_error
   bool abandoned_ = false;
 };
 

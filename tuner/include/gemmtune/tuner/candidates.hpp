@@ -19,19 +19,27 @@ enum class SpaceKind {
 /// Parses "full" or "reduced"; throws Error(kInvalidArgument) otherwise.
 SpaceKind parse_space(const std::string& text);
 
-/// Whether `c` belongs to the reduced space: bk 8 or 16, pad 4, raster 8, stages 2 or 3,
-/// tm and tn 4, 8 or 16 (at most 2:1), bm and bn 32 to 256 (at most 2:1), warps of 4x8 or 8x4
-/// threads, 128 or 256 threads, split_k 1 or 8, occupancy 1 or 2.
+/// Whether `c` belongs to the reduced space: pad 4, raster 8, stages 2 (bk 8, 16) or 3 (bk 16,
+/// 32), 64-256 threads, occupancy 2 only for tiles of at most 64 accumulators; block tiles of
+/// 16-256 with 4-16 thread tiles (at most 2:1) on 4x8 or 8x4 warp grids, or thin tiles (1-8
+/// rows or columns spanned by one warp row or column, 4-8 wide thread tiles on the long side).
 bool in_reduced_space(const GemmConfig& c);
+
+/// Whether `c`'s block shape suits `p` on `sm_count` SMs: tiles under 64x64 only where 64x64
+/// tiles give fewer than 4 blocks per SM, thin tiles (<= 8) only where p has <= 8 rows (columns),
+/// tiles more than 2:1 elongated only where p is at most 256 along the short side.
+bool tile_suits(const GemmConfig& c, const Problem& p, int sm_count);
 
 /// Whether split_k = `split_k` makes sense for `p` on a GPU with `sm_count` SMs at block tile
 /// bm x bn x bk: 1 always; more only when the output tiles (times batch) cannot fill twice the
-/// SMs, and every split still gets at least four K slices of bk.
+/// SMs, the split blocks do not exceed four per SM, and every split still gets at least four K
+/// slices of bk.
 bool split_k_useful(const Problem& p, int bm, int bn, int bk, int split_k, int sm_count);
 
 /// The candidates for `p` out of `valid` (valid_space() of p's layout): those that can_implement
 /// p, whose vec equals p's alignment (a narrower vector is never faster on the same data, it only
-/// issues more load instructions), with a useful split_k, and in the reduced space if asked.
+/// issues more load instructions), with a useful split_k, and in the reduced space (with a tile
+/// that suits p) if asked.
 std::vector<GemmConfig> candidate_configs(const std::vector<GemmConfig>& valid, const Problem& p, int sm_count,
                                           SpaceKind space);
 
