@@ -253,14 +253,14 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, MINB) sgemm(GemmAr
 
   if constexpr (kStreamB) {
     // Thin tile, all rows in each thread (TY == 1, row0 == 0): each element of B is used by one
-    // thread only, so B streams from global memory straight into registers (BK rows of W-wide
-    // coalesced loads in flight per thread) and A's TM values per k, the same for the whole
-    // warp, come as broadcast loads. No shared memory, no barriers.
+    // thread only, so B streams from global memory straight into registers and A's TM values
+    // per k, the same for the whole warp, come as broadcast loads. No shared memory, no
+    // barriers. Two register sets of BK rows: the next rows load while this set's FMAs run.
+    using BRows = detail::Vec<W>[BK][TN / W];
+    using ARows = float[BK][TM];
     const float* a0 = p.a + batch * p.stride_a;
     const float* b0 = p.b + batch * p.stride_b;
-    for (int k0 = k_begin; k0 < k_end; k0 += BK) {
-      detail::Vec<W> bv[BK][TN / W];
-      float av[BK][TM];
+    auto load = [&](BRows& bv, ARows& av, int k0) {
 #pragma unroll
       for (int u = 0; u < BK; ++u) {
         const int k = k0 + u;
@@ -281,6 +281,9 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, MINB) sgemm(GemmAr
           av[u][i] = k < k_end && r < p.m ? __ldg(a) : 0.f;
         }
       }
+    };
+    // acc[i][v * W + j] is column chunk (v * W) / VN, element (v * W) % VN + j: the epilogue's order.
+    auto multiply = [&](const BRows& bv, const ARows& av) {
 #pragma unroll
       for (int u = 0; u < BK; ++u)
 #pragma unroll
@@ -289,6 +292,16 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, MINB) sgemm(GemmAr
           for (int v = 0; v < TN / W; ++v)
 #pragma unroll
             for (int j = 0; j < W; ++j) acc[i][v * W + j] = fmaf(av[u][i], bv[u][v].v[j], acc[i][v * W + j]);
+    };
+    BRows b_even, b_odd;
+    ARows a_even, a_odd;
+    load(b_even, a_even, k_begin);
+    for (int k0 = k_begin; k0 < k_end; k0 += 2 * BK) {
+      if (k0 + BK < k_end) load(b_odd, a_odd, k0 + BK);
+      multiply(b_even, a_even);
+      if (k0 + BK >= k_end) break;
+      if (k0 + 2 * BK < k_end) load(b_even, a_even, k0 + 2 * BK);
+      multiply(b_odd, a_odd);
     }
   } else if constexpr (STAGES <= 2) {
     LoaderA la;

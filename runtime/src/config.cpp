@@ -83,7 +83,7 @@ std::optional<std::string> GemmConfig::validate(const DeviceLimits& limits) cons
   // Register budget: __launch_bounds__ caps each thread at 64K / (threads x occupancy). This is a
   // floor (accumulators, fragments, register-staged prefetch, a little addressing): what passes
   // may still spill, which the compiled resource report tells and the tuner prunes.
-  int staged = streams_b() ? bk * (tm + tn) : stages <= 2 ? (bm + bn) * bk / t : 0;
+  int staged = streams_b() ? 2 * bk * (tm + tn) : stages <= 2 ? (bm + bn) * bk / t : 0;
   int need = tm * tn + tm + tn + staged + 16;
   int cap = register_budget(limits);
   if (need > cap)

@@ -45,11 +45,12 @@ bool tile_suits(const GemmConfig& c, const Problem& p, int sm_count) {
   return true;
 }
 
-bool split_k_useful(const Problem& p, int bm, int bn, int bk, int split_k, int sm_count) {
+bool split_k_useful(const Problem& p, int bm, int bn, int bk, int split_k, int sm_count, int threads) {
   if (split_k == 1) return true;
   long long tiles = (long long)((p.m + bm - 1) / bm) * ((p.n + bn - 1) / bn) * p.batch;
   if (tiles >= 2LL * sm_count) return false;  // enough blocks already: splitting K only adds atomics
-  if (tiles * split_k > 4LL * sm_count) return false;  // more than ~4 waves of blocks: atomics, no gain
+  // Beyond two waves of fully occupied SMs more splits only add atomics.
+  if (tiles * split_k * threads > 2LL * 2048 * sm_count) return false;
   return p.k >= split_k * bk * 4;
 }
 
@@ -60,7 +61,7 @@ std::vector<GemmConfig> candidate_configs(const std::vector<GemmConfig>& valid, 
   for (const auto& c : valid) {
     if (c.vec != align) continue;
     if (space == SpaceKind::reduced && !(in_reduced_space(c) && tile_suits(c, p, sm_count))) continue;
-    if (!split_k_useful(p, c.bm, c.bn, c.bk, c.split_k, sm_count)) continue;
+    if (!split_k_useful(p, c.bm, c.bn, c.bk, c.split_k, sm_count, c.threads())) continue;
     if (c.can_implement(p)) continue;
     out.push_back(c);
   }

@@ -35,7 +35,8 @@ struct GemmConfig {
   int threads() const;
   /// Whether the kernel streams B from global memory into registers instead of staging tiles in
   /// shared memory: thin tiles whose rows all belong to each thread (bm <= 8, tm == bm) with B
-  /// not transposed (matrix-vector-like problems). bk is then the K rows loaded per step.
+  /// not transposed (matrix-vector-like problems). bk is then the K rows loaded per step (two
+  /// steps in flight).
   bool streams_b() const;
   /// Dynamic shared memory per block, bytes.
   int smem_bytes() const;

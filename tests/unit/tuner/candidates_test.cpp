@@ -40,12 +40,13 @@ TEST(Candidates, SplitKOnlyWhenTilesCannotFillTheGpu) {
   std::set<int> splits;
   for (const auto& c : candidate_configs(valid_nn(), deep, 132, SpaceKind::reduced)) splits.insert(c.split_k);
   EXPECT_EQ(splits, (std::set<int>{1, 2, 4, 8, 16, 32, 64, 128}));
-  EXPECT_TRUE(split_k_useful(deep, 64, 64, 8, 16, 132));
-  EXPECT_TRUE(split_k_useful(deep, 64, 64, 8, 128, 132));   // 128 blocks: one wave
-  EXPECT_FALSE(split_k_useful(deep, 16, 16, 8, 128, 132));  // 16 tiles x 128 = 2048 blocks: too many
+  EXPECT_TRUE(split_k_useful(deep, 64, 64, 8, 16, 132, 256));
+  EXPECT_TRUE(split_k_useful(deep, 64, 64, 8, 128, 132, 256));   // 128 blocks: one wave
+  EXPECT_FALSE(split_k_useful(deep, 8, 8, 8, 128, 132, 256));  // 8192 blocks of 256 threads: 8 waves
+  EXPECT_TRUE(split_k_useful(deep, 8, 8, 8, 128, 132, 64));     // of 64 threads: two waves
   Problem shallow = Problem::packed(Op::N, Op::N, 64, 64, 64);
-  EXPECT_FALSE(split_k_useful(shallow, 64, 64, 8, 4, 132));  // 16 K values per split: too few
-  EXPECT_TRUE(split_k_useful(shallow, 64, 64, 8, 1, 132));
+  EXPECT_FALSE(split_k_useful(shallow, 64, 64, 8, 4, 132, 256));  // 16 K values per split: too few
+  EXPECT_TRUE(split_k_useful(shallow, 64, 64, 8, 1, 132, 256));
 }
 
 TEST(Candidates, ThinTilesOnlyForThinProblems) {

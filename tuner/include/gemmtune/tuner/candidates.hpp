@@ -31,10 +31,10 @@ bool in_reduced_space(const GemmConfig& c);
 bool tile_suits(const GemmConfig& c, const Problem& p, int sm_count);
 
 /// Whether split_k = `split_k` makes sense for `p` on a GPU with `sm_count` SMs at block tile
-/// bm x bn x bk: 1 always; more only when the output tiles (times batch) cannot fill twice the
-/// SMs, the split blocks do not exceed four per SM, and every split still gets at least four K
-/// slices of bk.
-bool split_k_useful(const Problem& p, int bm, int bn, int bk, int split_k, int sm_count);
+/// bm x bn x bk of `threads` threads: 1 always; more only when the output tiles (times batch)
+/// cannot fill twice the SMs, the split blocks fit two waves of fully occupied SMs (2048 threads
+/// each), and every split still gets at least four K slices of bk.
+bool split_k_useful(const Problem& p, int bm, int bn, int bk, int split_k, int sm_count, int threads);
 
 /// The candidates for `p` out of `valid` (valid_space() of p's layout): those that can_implement
 /// p, whose vec equals p's alignment (a narrower vector is never faster on the same data, it only
