@@ -1,6 +1,7 @@
 // The fallback chain: exact -> nearest -> model default -> built-in (see choice.hpp).
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <tuple>
 
@@ -76,7 +77,19 @@ void note_skipped(std::vector<std::string>& trail, int& listed, int& unlisted, c
   }
 }
 
+// How many of the nearest tuned problems compete on predicted speed.
+constexpr int kNearestCompeting = 4;
+
 }  // namespace
+
+double predicted_efficiency(const GemmConfig& c, long long m, long long n, long long batch, int sm_count) {
+  long long rows = (m + c.bm - 1) / c.bm, cols = (n + c.bn - 1) / c.bn;
+  double area = double(m * n) / double(rows * c.bm * cols * c.bn);
+  if (sm_count <= 0) return area;
+  long long blocks = rows * cols * batch * c.split_k, slots = (long long)sm_count * c.occupancy;
+  long long waves = (blocks + slots - 1) / slots;
+  return area * double(blocks) / double(waves * slots);
+}
 
 Chooser::Chooser(const DeviceLimits& limits, TuningSnapshot snapshot)
     : limits_(limits), snapshot_(std::move(snapshot)) {}
@@ -130,20 +143,57 @@ Choice Chooser::choose(const Problem& p) const {
     return std::tie(x.other_regime, x.distance, x.best->config_id) <
            std::tie(y.other_regime, y.distance, y.best->config_id);
   });
+  // The nearest few usable ones of the first regime group compete: a config tuned for a shape
+  // that tiles evenly can leave half the GPU idle on a slightly different one. Each gets the
+  // ratio of its predicted efficiency here to there; the nearest whose ratio is within 15% of
+  // the best ratio wins (throughputs of different shapes are not comparable, ratios are).
+  struct Usable {
+    const Candidate* cand;
+    Adapted adapted;
+    double carry_over;
+  };
+  std::vector<Usable> usable;
   int listed = 0, unlisted = 0;
   for (const auto& cand : candidates) {
+    if (!usable.empty() && (cand.other_regime != usable.front().cand->other_regime ||
+                            int(usable.size()) == kNearestCompeting))
+      break;
     Adapted a = adapt(cand.best->config_name, limits_, p);
-    if (a.config) {
-      take(ChoiceSource::nearest, a, cand.best->config_name);
-      c.tuned = *cand.best;
-      c.distance = cand.distance;
-      c.same_regime = !cand.other_regime;
-      if (unlisted) c.trail.push_back("nearest: " + std::to_string(unlisted) + " more candidates skipped");
-      return c;
+    if (!a.config) {
+      note_skipped(c.trail, listed, unlisted, "nearest: " + cand.best->problem.to_string() + ": " + a.why);
+      continue;
     }
-    note_skipped(c.trail, listed, unlisted, "nearest: " + cand.best->problem.to_string() + ": " + a.why);
+    const TunedProblem& t = cand.best->problem;
+    double there = predicted_efficiency(*a.config, t.m, t.n, t.batch, snapshot_.sm_count);
+    double here = predicted_efficiency(*a.config, p.m, p.n, p.batch, snapshot_.sm_count);
+    usable.push_back({&cand, a, there > 0 ? here / there : 1.0});
   }
   if (unlisted) c.trail.push_back("nearest: " + std::to_string(unlisted) + " more candidates skipped");
+  double best_ratio = 0;
+  for (const auto& u : usable) best_ratio = std::max(best_ratio, u.carry_over);
+  const Usable* pick = nullptr;
+  for (const auto& u : usable)
+    if (u.carry_over >= 0.85 * best_ratio) {
+      pick = &u;
+      break;
+    }
+  if (pick && pick != &usable.front()) {
+    char buf[200];
+    std::snprintf(buf, sizeof buf,
+                  "nearest: %s passed over: its config would keep %.0f%% of its efficiency here, %s's %.0f%%",
+                  usable.front().cand->best->problem.to_string().c_str(), 100 * usable.front().carry_over,
+                  pick->cand->best->problem.to_string().c_str(), 100 * pick->carry_over);
+    c.trail.push_back(buf);
+  }
+  const Candidate* chosen = pick ? pick->cand : nullptr;
+  Adapted chosen_adapted = pick ? pick->adapted : Adapted{};
+  if (chosen) {
+    take(ChoiceSource::nearest, chosen_adapted, chosen->best->config_name);
+    c.tuned = *chosen->best;
+    c.distance = chosen->distance;
+    c.same_regime = !chosen->other_regime;
+    return c;
+  }
   if (candidates.empty() && !bests.empty())
     c.trail.push_back("nearest: no tuned problem of layout " + p.layout() + " and alignment " +
                       std::to_string(alignment));

@@ -64,6 +64,7 @@ TuningSnapshot load_tuning_snapshot(const db::Database& database, const GpuIdent
     return s;
   }
   s.gpu_model = describe(found.front().model);
+  s.sm_count = found.front().model.sm_count;
   for (const auto& row : database.bests(found.front().id)) s.bests.push_back(to_tuned_best(row));
   if (s.bests.empty()) s.notes.push_back("no tuned results for " + s.gpu_model + " in '" + s.database + "'");
   return s;

@@ -6,8 +6,10 @@
 // The fallback chain, in order (a row whose config no longer validates, or cannot run the
 // problem, is skipped with its reason noted):
 //   exact          the tuned best of this exact problem (layout, M, N, K, batch, alignment class)
-//   nearest        the best of the nearest tuned problem of the same layout and alignment class
-//                  (log-space distance over M, N, K and batch; problems of the same regime first)
+//   nearest        the best of a nearby tuned problem of the same layout and alignment class
+//                  (log-space distance over M, N, K and batch; problems of the same regime first):
+//                  of the nearest few, the nearest whose config keeps its predicted efficiency
+//                  (predicted_efficiency() here / there) within 15% of the best of them
 //   model_default  the config that is best for the most tuned problems of this layout on the GPU model
 //   builtin        default_config(): runs anything of the layout on any supported architecture
 // When the data allows a narrower vector than the chosen config's `vec`, the same config runs
@@ -40,6 +42,12 @@ Regime regime_of(long long m, long long n, long long k);
 
 /// "large-K", "skinny" or "square".
 const char* regime_name(Regime r);
+
+/// The fraction of a GPU with `sm_count` SMs that `c` keeps busy on an M x N x K (x batch)
+/// problem, as a simple model: the share of the tiles' area inside the problem (edge tiles
+/// compute padding) times the fill of the last wave of blocks (`occupancy` blocks per SM). With
+/// sm_count 0 the wave term is left out.
+double predicted_efficiency(const GemmConfig& c, long long m, long long n, long long batch, int sm_count);
 
 /// A tuned problem as the database keys it.
 struct TunedProblem {
@@ -75,6 +83,7 @@ struct GpuIdentity {
 struct TuningSnapshot {
   std::string database;             ///< path read, empty when none
   std::string gpu_model;            ///< the model matched, e.g. "NVIDIA H200 (sm_90, 132 SMs)"; empty when none
+  int sm_count = 0;                 ///< the model's multiprocessors; 0 when unknown
   std::vector<TunedBest> bests;     ///< the best config of every tuned problem of that model
   std::vector<std::string> notes;   ///< why something is missing (unreadable file, unknown model)
 };

@@ -93,13 +93,37 @@ TEST_F(ChooserTest, NearestPrefersTheSameRegime) {
   Choice c = h200().choose(shape_only_problem(Op::N, Op::N, 80, 4096, 4096));
   EXPECT_EQ(c.source, ChoiceSource::nearest) << c.to_string();
   ASSERT_TRUE(c.tuned.has_value());
-  EXPECT_EQ(c.tuned->problem.m, 256);
-  EXPECT_EQ(c.config, pool_[3]);
+  EXPECT_NE(c.tuned->problem.m, 64) << c.to_string();
   EXPECT_TRUE(c.same_regime);
   // And a skinny problem takes the skinny one.
   Choice s = h200().choose(shape_only_problem(Op::N, Op::N, 48, 4096, 4096));
   ASSERT_TRUE(s.tuned.has_value()) << s.to_string();
   EXPECT_EQ(s.tuned->problem.m, 64);
+}
+
+TEST(ChooserCarryOver, NearestWhoseTilesWouldIdleTheGpuIsPassedOver) {
+  // 2048^3 is nearest to 1536^3, but its 128x256 tiles make 72 blocks there: half of 132 SMs.
+  // 1024x1024x2048's split-K config keeps the GPU much busier and is taken instead.
+  auto whole = parse_config_name("sgemm_nn_128x256x8_w64x64_t16x8_s2_v4_p4_k1_r8");
+  auto split = parse_config_name("sgemm_nn_128x256x8_w32x128_t8x16_s2_v4_p4_k4_r8");
+  ASSERT_TRUE(whole && split);
+  EXPECT_NEAR(predicted_efficiency(*whole, 1536, 1536, 1, 132), 72.0 / 132, 1e-12);
+  EXPECT_NEAR(predicted_efficiency(*whole, 2048, 2048, 1, 132), 128.0 / 132, 1e-12);
+  EXPECT_NEAR(predicted_efficiency(*whole, 1000, 1000, 1, 0), 1e6 / (1024.0 * 1024), 1e-12);  // edge padding only
+  std::string path = (scratch_dir("chooser_carry_over") / "tuning.db").string();
+  {
+    TuningDbBuilder b(path);
+    b.gpu("NVIDIA H200", 9, 0, 132);
+    b.add(db_problem(Op::N, Op::N, 2048, 2048, 2048), *whole, 0.36);
+    b.add(db_problem(Op::N, Op::N, 1024, 1024, 2048), *split, 0.104);
+  }
+  Chooser chooser(DeviceLimits::for_arch("sm_90"), load_tuning_snapshot(path, {"NVIDIA H200", 9, 0, 132}));
+  Choice c = chooser.choose(shape_only_problem(Op::N, Op::N, 1536, 1536, 1536));
+  EXPECT_EQ(c.source, ChoiceSource::nearest);
+  EXPECT_EQ(c.config, *split) << c.to_string();
+  EXPECT_TRUE(trail_has(c, "passed over")) << c.to_string();
+  // 2000^3 tiles like 2048^3 (the nearest keeps its efficiency), so the nearest stays.
+  EXPECT_EQ(chooser.choose(shape_only_problem(Op::N, Op::N, 2000, 2000, 2000)).config, *whole);
 }
 
 TEST_F(ChooserTest, StaleRowIsSkipped) {
