@@ -7,7 +7,9 @@
 // (As[k][m], Bs[k][n]) so that fragments are contiguous vectors; an operand whose K dimension is
 // contiguous in global memory is transposed on the way in. A thread's tile is split into
 // vector-wide chunks spread across the warp tile, so a warp reads a contiguous span of shared
-// memory per chunk (no bank conflicts).
+// memory per chunk (no bank conflicts). Thin tiles whose rows all belong to each thread (BM <= 8,
+// TM == BM, B not transposed: matrix-vector-like problems) skip shared memory and stream B from
+// global memory into registers.
 //
 // Each knob is a template parameter; GemmConfig::validate() (runtime/src/config.cpp) states which
 // combinations are valid, and the launcher (runtime/src/kernel.cpp) sizes the grid.
