@@ -185,13 +185,11 @@ Choice Chooser::choose(const Problem& p) const {
                   pick->cand->best->problem.to_string().c_str(), 100 * pick->carry_over);
     c.trail.push_back(buf);
   }
-  const Candidate* chosen = pick ? pick->cand : nullptr;
-  Adapted chosen_adapted = pick ? pick->adapted : Adapted{};
-  if (chosen) {
-    take(ChoiceSource::nearest, chosen_adapted, chosen->best->config_name);
-    c.tuned = *chosen->best;
-    c.distance = chosen->distance;
-    c.same_regime = !chosen->other_regime;
+  if (pick) {
+    take(ChoiceSource::nearest, pick->adapted, pick->cand->best->config_name);
+    c.tuned = *pick->cand->best;
+    c.distance = pick->cand->distance;
+    c.same_regime = !pick->cand->other_regime;
     return c;
   }
   if (candidates.empty() && !bests.empty())

@@ -3,8 +3,8 @@
 #include <algorithm>
 
 #include "gemmtune/error.hpp"
-#include "gemmtune/kernel_args.h"
 #include "gemmtune/templates.hpp"
+#include "kernel_args_of.hpp"
 
 namespace gemmtune {
 
@@ -12,10 +12,6 @@ namespace {
 constexpr const char* kSourceName = "gemmtune_sgemm.cu";
 constexpr const char* kScaleName = "gemmtune_scale_c";
 
-GemmArgs to_args(const Problem& p) {
-  return GemmArgs{p.a, p.b, p.c, p.lda, p.ldb, p.ldc, p.stride_a, p.stride_b, p.stride_c,
-                  p.m, p.n, p.k, p.batch, p.alpha, p.beta};
-}
 }  // namespace
 
 CompileResult compile_config(const GemmConfig& config, const std::string& arch) {
@@ -53,7 +49,7 @@ GemmKernel::GemmKernel(const GemmConfig& config, const std::vector<char>& cubin,
 GemmKernel::~GemmKernel() { GEMMTUNE_CUDA_NOTHROW(cudaLibraryUnload(library_)); }
 
 void GemmKernel::launch(const Problem& p, cudaStream_t stream) const {
-  GemmArgs args = to_args(p);
+  GemmArgs args = kernel_args_of(p);
   void* params[] = {&args};
   const GemmConfig& c = config_;
   if (c.split_k > 1) {

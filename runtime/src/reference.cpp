@@ -5,8 +5,8 @@
 
 #include "gemmtune/compiler.hpp"
 #include "gemmtune/error.hpp"
-#include "gemmtune/kernel_args.h"
 #include "gemmtune/templates.hpp"
+#include "kernel_args_of.hpp"
 
 namespace gemmtune {
 
@@ -24,8 +24,9 @@ ReferenceGemm::~ReferenceGemm() { GEMMTUNE_CUDA_NOTHROW(cudaLibraryUnload(librar
 
 void ReferenceGemm::run(const Problem& p, double* out, cudaStream_t stream) const {
   // The op of each operand travels as the sign of its leading dimension.
-  GemmArgs args{p.a, p.b, p.c, p.op_a == Op::T ? -p.lda : p.lda, p.op_b == Op::T ? -p.ldb : p.ldb, p.ldc,
-                p.stride_a, p.stride_b, p.stride_c, p.m, p.n, p.k, p.batch, p.alpha, p.beta};
+  GemmArgs args = kernel_args_of(p);
+  if (p.op_a == Op::T) args.lda = -args.lda;
+  if (p.op_b == Op::T) args.ldb = -args.ldb;
   void* params[] = {&args, &out};
   long long total = static_cast<long long>(p.m) * p.n * p.batch;
   unsigned blocks = unsigned(std::min<long long>((total + 255) / 256, 1 << 20));
@@ -35,8 +36,7 @@ void ReferenceGemm::run(const Problem& p, double* out, cudaStream_t stream) cons
 
 double ReferenceGemm::relative_error(const Problem& p, const double* ref, double* scratch,
                                      cudaStream_t stream) const {
-  GemmArgs args{p.a, p.b, p.c, p.lda, p.ldb, p.ldc, p.stride_a, p.stride_b, p.stride_c,
-                p.m, p.n, p.k, p.batch, p.alpha, p.beta};
+  GemmArgs args = kernel_args_of(p);
   void* params[] = {&args, &ref, &scratch};
   long long total = static_cast<long long>(p.m) * p.n * p.batch;
   unsigned blocks = unsigned(std::min<long long>((total + 255) / 256, 1024));

@@ -1,0 +1,13 @@
+#pragma once
+// The kernels' argument block of a problem, for every launch in the runtime.
+#include "gemmtune/kernel_args.h"
+#include "gemmtune/problem.hpp"
+
+namespace gemmtune {
+
+inline GemmArgs kernel_args_of(const Problem& p) {
+  return GemmArgs{p.a, p.b, p.c, p.lda, p.ldb, p.ldc, p.stride_a, p.stride_b, p.stride_c,
+                  p.m, p.n, p.k, p.batch, p.alpha, p.beta};
+}
+
+}  // namespace gemmtune
