@@ -1,6 +1,8 @@
 #pragma once
 // Building tuning databases by hand for the dispatcher's tests: a real SQLite file with the rows a
 // sweep would write (GPU model, sweep, problems, configs, ok results).
+#include <unistd.h>
+
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -11,9 +13,10 @@
 
 namespace gemmtune::test {
 
-/// A fresh scratch directory under GEMMTUNE_TEST_TMP/dispatch/<name>.
+/// A fresh scratch directory under GEMMTUNE_TEST_TMP/dispatch/<name>-<pid>: ctest runs each test
+/// in its own process, in parallel, and a shared directory would be wiped under another test.
 inline std::filesystem::path scratch_dir(const std::string& name) {
-  auto dir = std::filesystem::path(GEMMTUNE_TEST_TMP) / "dispatch" / name;
+  auto dir = std::filesystem::path(GEMMTUNE_TEST_TMP) / "dispatch" / (name + "-" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   return dir;
