@@ -46,24 +46,66 @@ struct __align__(16) Vec<4> { float v[4]; };
 template <int N>
 __device__ __forceinline__ Vec<N> load_vec(const float* p) { return *reinterpret_cast<const Vec<N>*>(p); }
 
-// dst[j] += v[j] atomically; one vector atomic per call on sm_90 and newer (4x fewer atomics
-// for split-K's epilogue), one per float before.
-template <int N>
-__device__ __forceinline__ void atomic_add_vec(float* dst, const Vec<N>& v) {
-#if __CUDA_ARCH__ >= 900
-  if constexpr (N == 4) {
-    atomicAdd(reinterpret_cast<float4*>(dst), make_float4(v.v[0], v.v[1], v.v[2], v.v[3]));
-    return;
-  } else if constexpr (N == 2) {
-    atomicAdd(reinterpret_cast<float2*>(dst), make_float2(v.v[0], v.v[1]));
-    return;
-  }
-#endif
-#pragma unroll
-  for (int j = 0; j < N; ++j) atomicAdd(dst + j, v.v[j]);
-}
 template <int N>
 __device__ __forceinline__ void store_vec(float* p, const Vec<N>& v) { *reinterpret_cast<Vec<N>*>(p) = v; }
+// A load that skips L1 (which is not coherent across SMs): for data other blocks just wrote.
+template <int N>
+__device__ __forceinline__ Vec<N> load_vec_l2(const float* p) {
+  Vec<N> v;
+  if constexpr (N == 4) {
+    float4 x = __ldcg(reinterpret_cast<const float4*>(p));
+    v.v[0] = x.x, v.v[1] = x.y, v.v[2] = x.z, v.v[3] = x.w;
+  } else if constexpr (N == 2) {
+    float2 x = __ldcg(reinterpret_cast<const float2*>(p));
+    v.v[0] = x.x, v.v[1] = x.y;
+  } else {
+    v.v[0] = __ldcg(p);
+  }
+  return v;
+}
+
+// Split-K without atomics on C or a prologue: every split stores its partial tile (THREADS x
+// TM*TN accumulators, vector q of thread t at [q][t], coalesced) in its workspace slot and counts
+// itself in at the tile's counter. The last split to arrive resets the counter (counters are zero
+// between launches) and adds the partials up in split order into acc for the common epilogue:
+// the sum is the same whatever the arrival order, so results reproduce bit for bit. Returns false
+// in every other split (it has nothing more to do).
+template <int THREADS, int COUNT, int SPLITK>
+__device__ __forceinline__ bool reduce_splits(float* acc, float* partials, int* counter, int split, int tid) {
+  constexpr int CW = COUNT < 4 ? COUNT : 4;  // COUNT is a power of two
+  constexpr int kSplitFloats = THREADS * COUNT;
+#pragma unroll
+  for (int q = 0; q < COUNT / CW; ++q) {
+    Vec<CW> v;
+#pragma unroll
+    for (int j = 0; j < CW; ++j) v.v[j] = acc[q * CW + j];
+    store_vec<CW>(partials + split * kSplitFloats + (q * THREADS + tid) * CW, v);
+  }
+  __threadfence();  // the partial is visible device-wide before this split is counted
+  __syncthreads();
+  __shared__ int last;
+  if (tid == 0) {
+    last = atomicAdd(counter, 1) == SPLITK - 1;
+    if (last) *counter = 0;  // every split has counted itself: ready for the next launch
+  }
+  __syncthreads();
+  if (!last) return false;
+  __threadfence();
+  // Split by split, each thread's own vectors: acc's registers are free again (its own partial is
+  // read back too), and each round has COUNT / CW independent loads in flight.
+#pragma unroll
+  for (int i = 0; i < COUNT; ++i) acc[i] = 0.f;
+#pragma unroll 1
+  for (int s = 0; s < SPLITK; ++s) {
+#pragma unroll
+    for (int q = 0; q < COUNT / CW; ++q) {
+      Vec<CW> v = load_vec_l2<CW>(partials + s * kSplitFloats + (q * THREADS + tid) * CW);
+#pragma unroll
+      for (int j = 0; j < CW; ++j) acc[q * CW + j] += v.v[j];
+    }
+  }
+  return true;
+}
 
 // Moves one operand's BK-slice into shared memory laid out S[k][x], x in [0, X), row stride LDS.
 // Global memory holds the operand either with x contiguous (rows are k) or with k contiguous
@@ -161,7 +203,7 @@ __device__ __forceinline__ void raster_tile(int bid, int tiles_m, int tiles_n, i
 //   STAGES       1: load-sync-compute; 2: register prefetch (double buffer); >=3: cp.async ring
 //   VEC          floats per global access (1, 2, 4)
 //   PAD          floats of padding per shared row against bank conflicts
-//   SPLITK       K slices summed by (vector) atomics into C, which gemmtune_scale_c pre-scales by beta
+//   SPLITK       K slices computed by separate blocks, summed by the last to finish (reduce_splits)
 //   RASTER       tile-rows per rasterization group
 //   MINB         blocks per SM the registers are budgeted for (__launch_bounds__ minimum)
 //   TA, TB       op(A), op(B) transposed
@@ -196,7 +238,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, MINB) sgemm(GemmAr
   const int k_chunk = ((p.k + SPLITK - 1) / SPLITK + BK - 1) / BK * BK;
   const int k_begin = split * k_chunk;
   const int k_end = min(p.k, k_begin + k_chunk);
-  if (k_begin >= k_end) return;  // nothing left for this split (C already scaled by beta)
+  // A split past the end of K (rounding to BK) runs no loop iterations but still counts itself in.
   const int num_tiles = (k_end - k_begin + BK - 1) / BK;
 
   // Each operand's base at (x0, k_begin); per-slice advance along k.
@@ -360,6 +402,13 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, MINB) sgemm(GemmAr
     detail::cp_async_wait<0>();
   }
 
+  if constexpr (SPLITK > 1) {
+    const long long slot = static_cast<long long>(batch) * gridDim.x + blockIdx.x;
+    if (!detail::reduce_splits<kThreads, TM * TN, SPLITK>(&acc[0][0], p.workspace + slot * SPLITK * (BM * BN),
+                                                          p.tile_counters + slot, split, tid))
+      return;
+  }
+
   // Epilogue: each chunk of VN columns is written with vectors of W floats.
   float* gc = p.c + batch * p.stride_c;
 #pragma unroll
@@ -373,38 +422,19 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, MINB) sgemm(GemmAr
         const int col = n0 + col0 + c * TX * VN + w * W;
         if (col >= p.n) continue;
         float* dst = gc + r * p.ldc + col;
-        if constexpr (SPLITK > 1) {
-          detail::Vec<W> part;
+        detail::Vec<W> out;
+        if (p.beta == 0.f) {  // C is not read: NaN in an uninitialised C must not leak in
 #pragma unroll
-          for (int j = 0; j < W; ++j) part.v[j] = p.alpha * acc[i][c * VN + w * W + j];
-          detail::atomic_add_vec<W>(dst, part);
+          for (int j = 0; j < W; ++j) out.v[j] = p.alpha * acc[i][c * VN + w * W + j];
         } else {
-          detail::Vec<W> out;
-          if (p.beta == 0.f) {  // C is not read: NaN in an uninitialised C must not leak in
+          detail::Vec<W> old = detail::load_vec<W>(dst);
 #pragma unroll
-            for (int j = 0; j < W; ++j) out.v[j] = p.alpha * acc[i][c * VN + w * W + j];
-          } else {
-            detail::Vec<W> old = detail::load_vec<W>(dst);
-#pragma unroll
-            for (int j = 0; j < W; ++j) out.v[j] = fmaf(p.alpha, acc[i][c * VN + w * W + j], p.beta * old.v[j]);
-          }
-          detail::store_vec<W>(dst, out);
+          for (int j = 0; j < W; ++j) out.v[j] = fmaf(p.alpha, acc[i][c * VN + w * W + j], p.beta * old.v[j]);
         }
+        detail::store_vec<W>(dst, out);
       }
     }
   }
 }
 
 }  // namespace gemmtune
-
-// Split-K prologue: C = beta * C (exactly 0 when beta == 0, without reading C), batch by
-// blockIdx.y; the split blocks then add alpha * partial products atomically.
-extern "C" __global__ void gemmtune_scale_c(gemmtune::GemmArgs p) {
-  float* c = p.c + blockIdx.y * p.stride_c;
-  const long long total = static_cast<long long>(p.m) * p.n;
-  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < total;
-       i += static_cast<long long>(gridDim.x) * blockDim.x) {
-    float* dst = c + (i / p.n) * p.ldc + i % p.n;
-    *dst = p.beta == 0.f ? 0.f : p.beta * *dst;
-  }
-}

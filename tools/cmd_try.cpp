@@ -61,10 +61,11 @@ void run_try(const TryOptions& o) {
         if (cr.resources.registers < 0) std::printf("  (no ptxas resource report for %s; NVRTC log:)\n%s\n", cr.lowered_name.c_str(), cr.log.c_str());
         GemmKernel k(cfg, cr.cubin, cr.lowered_name);
         GEMMTUNE_CUDA(cudaMemset(c.get(), 0xff, c.size() * sizeof(float)));  // poison: NaN
-        k.launch(p, nullptr);
+        SplitKWorkspace workspace;
+        k.launch(p, nullptr, &workspace);
         GEMMTUNE_CUDA(cudaDeviceSynchronize());
         double err = error_of_c();
-        auto t = timer.time([&](cudaStream_t st) { k.launch(p, st); });
+        auto t = timer.time([&](cudaStream_t st) { k.launch(p, st, &workspace); });
         double tflops = p.flops() / t.median_ms / 1e9;
         std::printf("  %-52s %7.3f ms %6.1f TFLOP/s  %5.3fx cuBLAS  err %.1e  regs %d spill %d\n",
                     config_name(cfg).c_str(), t.median_ms, tflops, tflops / cublas_tflops, err,

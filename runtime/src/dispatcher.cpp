@@ -4,6 +4,7 @@
 #include "dispatch_kernels.hpp"
 #include "dispatch_plan_cache.hpp"
 #include "dispatch_store.hpp"
+#include "dispatch_workspaces.hpp"
 #include "gemmtune/gemmtune.hpp"
 
 namespace gemmtune {
@@ -64,6 +65,7 @@ struct Dispatcher::Impl {
   Chooser chooser;
   detail::KernelCache kernels;
   detail::PlanCache plans;
+  detail::WorkspacePool workspaces;  // last member: freed first, after waiting for the device
 
   explicit Impl(const DispatcherOptions& o)
       : options(o),
@@ -119,7 +121,11 @@ void Dispatcher::run(const Problem& p, cudaStream_t stream) {
     KernelOrigin origin;
     kernel = &impl_->build(p, key, &origin);
   }
-  kernel->launch(p, stream);
+  if (kernel->config().split_k > 1) {
+    impl_->workspaces.launch(*kernel, p, stream);
+  } else {
+    kernel->launch(p, stream);
+  }
 }
 
 void Dispatcher::sgemm(Op op_a, Op op_b, int m, int n, int k, float alpha, const float* a, long long lda,

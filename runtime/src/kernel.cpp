@@ -10,7 +10,6 @@ namespace gemmtune {
 
 namespace {
 constexpr const char* kSourceName = "gemmtune_sgemm.cu";
-constexpr const char* kScaleName = "gemmtune_scale_c";
 
 }  // namespace
 
@@ -36,7 +35,6 @@ GemmKernel::GemmKernel(const GemmConfig& config, const std::vector<char>& cubin,
   GEMMTUNE_CUDA(cudaLibraryLoadData(&library_, cubin.data(), nullptr, nullptr, 0, nullptr, nullptr, 0));
   try {
     GEMMTUNE_CUDA(cudaLibraryGetKernel(&gemm_, library_, lowered_name.c_str()));
-    GEMMTUNE_CUDA(cudaLibraryGetKernel(&scale_c_, library_, kScaleName));
     // Above 48 KiB a block's dynamic shared memory must be opted in to.
     GEMMTUNE_CUDA(cudaFuncSetAttribute(reinterpret_cast<const void*>(gemm_),
                                        cudaFuncAttributeMaxDynamicSharedMemorySize, config.smem_bytes()));
@@ -48,15 +46,17 @@ GemmKernel::GemmKernel(const GemmConfig& config, const std::vector<char>& cubin,
 
 GemmKernel::~GemmKernel() { GEMMTUNE_CUDA_NOTHROW(cudaLibraryUnload(library_)); }
 
-void GemmKernel::launch(const Problem& p, cudaStream_t stream) const {
-  GemmArgs args = kernel_args_of(p);
-  void* params[] = {&args};
+void GemmKernel::launch(const Problem& p, cudaStream_t stream, SplitKWorkspace* workspace) const {
   const GemmConfig& c = config_;
+  SplitKWorkspace::View ws;
   if (c.split_k > 1) {
-    long long total = static_cast<long long>(p.m) * p.n;
-    dim3 grid(unsigned(std::min<long long>((total + 255) / 256, 4096)), unsigned(p.batch));
-    GEMMTUNE_CUDA(cudaLaunchKernel(reinterpret_cast<const void*>(scale_c_), grid, dim3(256), params, 0, stream));
+    if (!workspace)
+      throw Error(Status::kInvalidArgument,
+                  "launching split-K kernel " + config_name(c) + " without a workspace: pass a SplitKWorkspace");
+    ws = workspace->prepare(c, p, stream);
   }
+  GemmArgs args = kernel_args_of(p, ws.partials, ws.tile_counters);
+  void* params[] = {&args};
   long long tiles = static_cast<long long>((p.m + c.bm - 1) / c.bm) * ((p.n + c.bn - 1) / c.bn);
   if (tiles > 0x7fffffffLL) throw Error(Status::kNotSupported, "problem has more tiles than a grid can hold");
   dim3 grid(unsigned(tiles), 1, unsigned(p.batch * c.split_k));

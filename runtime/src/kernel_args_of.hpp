@@ -5,9 +5,10 @@
 
 namespace gemmtune {
 
-inline GemmArgs kernel_args_of(const Problem& p) {
+/// `workspace` and `tile_counters` are split-K's (SplitKWorkspace::View); null for other launches.
+inline GemmArgs kernel_args_of(const Problem& p, float* workspace = nullptr, int* tile_counters = nullptr) {
   return GemmArgs{p.a, p.b, p.c, p.lda, p.ldb, p.ldc, p.stride_a, p.stride_b, p.stride_c,
-                  p.m, p.n, p.k, p.batch, p.alpha, p.beta};
+                  p.m, p.n, p.k, p.batch, p.alpha, p.beta, workspace, tile_counters};
 }
 
 }  // namespace gemmtune

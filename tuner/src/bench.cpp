@@ -73,7 +73,7 @@ Verification ProblemBench::verify(const GemmKernel& kernel, double timeout_s, bo
   std::size_t nc = std::size_t(p_.batch) * p_.m * p_.n;
   GEMMTUNE_CUDA(cudaMemsetAsync(c_, 0xff, nc * sizeof(float), stream_));  // all-ones bits: NaN
   try {
-    kernel.launch(p_, stream_);
+    kernel.launch(p_, stream_, &workspace_);
   } catch (const Error& e) {
     return {Outcome::launch_failed, 0, e.what()};
   }
@@ -103,7 +103,7 @@ Verification ProblemBench::verify(const GemmKernel& kernel, double timeout_s, bo
 }
 
 Timing ProblemBench::time(const GemmKernel& kernel, const GpuTimer& timer, Effort effort) const {
-  return timer.time([&](cudaStream_t s) { kernel.launch(p_, s); }, timer_options(effort));
+  return timer.time([&](cudaStream_t s) { kernel.launch(p_, s, &workspace_); }, timer_options(effort));
 }
 
 Timing ProblemBench::time_cublas(const CublasSgemm& cublas, const GpuTimer& timer) const {

@@ -9,6 +9,7 @@
 #include "gemmtune/compiler.hpp"
 #include "gemmtune/config.hpp"
 #include "gemmtune/problem.hpp"
+#include "gemmtune/workspace.hpp"
 
 namespace gemmtune {
 
@@ -22,7 +23,7 @@ std::string template_hash();
 /// The binary-cache key of a config: hash of template source, options, arch and NVRTC version.
 std::string binary_key(const GemmConfig& config, const std::string& arch);
 
-/// A loaded cubin holding one config's GEMM kernel (and its split-K prologue). Non-copyable;
+/// A loaded cubin holding one config's GEMM kernel. Non-copyable;
 /// unloads on destruction. Loading and launching need a GPU.
 class GemmKernel {
  public:
@@ -33,8 +34,9 @@ class GemmKernel {
   GemmKernel& operator=(const GemmKernel&) = delete;
 
   /// Enqueues C = alpha op(A) op(B) + beta C on `stream`. The caller has checked
-  /// config().can_implement(p). Throws Error(kCudaError) if the launch fails.
-  void launch(const Problem& p, cudaStream_t stream) const;
+  /// config().can_implement(p). A split-K config needs `workspace` (one per stream; it grows to
+  /// fit p): Error(kInvalidArgument) without one. Throws Error(kCudaError) if the launch fails.
+  void launch(const Problem& p, cudaStream_t stream, SplitKWorkspace* workspace = nullptr) const;
   /// The config this kernel was compiled from.
   const GemmConfig& config() const { return config_; }
 
@@ -42,7 +44,6 @@ class GemmKernel {
   GemmConfig config_;
   cudaLibrary_t library_ = nullptr;
   cudaKernel_t gemm_ = nullptr;
-  cudaKernel_t scale_c_ = nullptr;
 };
 
 /// Compiles (NVRTC) and loads a config; throws Error(kCompileError) with the log if it fails.

@@ -13,6 +13,8 @@ struct GemmArgs {
   int m, n, k;
   int batch;
   float alpha, beta;
+  float* workspace;    // split-K: each split's partial tile (SplitKWorkspace); null otherwise
+  int* tile_counters;  // split-K: splits finished per output tile, zero between launches
 };
 
 }  // namespace gemmtune

@@ -1,5 +1,6 @@
 // Eight threads call one dispatcher at once, each on its own stream, all starting cold (their
-// first calls race to build the same plans), then hot; every result is checked.
+// first calls race to build the same plans), then hot; every result is checked. One shape is
+// tuned to a split-K config: its launches on eight streams at once need eight workspaces.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -19,10 +20,18 @@ TEST(DispatchThreads, EightThreadsOwnStreams) {
   DispatcherOptions o;
   o.db_path = (scratch_dir("gpu_threads") / "tuning.db").string();
   o.db_access = DbAccess::read_write;
+  const DeviceInfo device = device_info(0);
+  {
+    TuningDbBuilder b(o.db_path);
+    b.gpu(device.name, device.limits.cc_major, device.limits.cc_minor, device.sm_count);
+    auto split = tuned_pool(device.limits, Op::N, Op::N, 8);
+    ASSERT_FALSE(split.empty());
+    b.add(db_problem(Op::N, Op::N, 96, 80, 2048), split.front(), 0.05);
+  }
   Dispatcher d(o);
   ReferenceGemm reference(d.device().limits.arch());
   const Problem shapes[] = {shape(Op::N, Op::N, 128, 128, 128, 1, 1.f, 0.f), shape(Op::N, Op::T, 77, 99, 111, 1, 1.f, 0.f),
-                            shape(Op::T, Op::N, 64, 32, 256, 3, 2.f, 0.f)};
+                            shape(Op::T, Op::N, 64, 32, 256, 3, 2.f, 0.f), shape(Op::N, Op::N, 96, 80, 2048, 1, 1.f, 0.5f)};
   struct Work {
     std::unique_ptr<ProblemData> data;
     std::unique_ptr<DeviceArray<double>> ref;
@@ -66,7 +75,8 @@ TEST(DispatchThreads, EightThreadsOwnStreams) {
                 fp32_tolerance(p.k))
           << "thread " << t << " " << describe(p);
     }
-  EXPECT_GE(d.plan_count(), 3u);
+  EXPECT_GE(d.plan_count(), 4u);
+  EXPECT_EQ(d.explain(shapes[3]).config.split_k, 8);
 }
 
 }  // namespace

@@ -47,6 +47,7 @@ TEST(KernelCorrectness, SampledConfigsMatchFloat64Reference) {
   std::mt19937_64 rng(std::random_device{}());
   int checked = 0;
   double worst = 0;
+  SplitKWorkspace workspace;  // shared by every split-K config: counters must reset themselves
   for (Op oa : {Op::N, Op::T})
     for (Op ob : {Op::N, Op::T}) {
       // Compile the layout's sample (and vec-1 variants for unaligned data) in parallel.
@@ -79,7 +80,7 @@ TEST(KernelCorrectness, SampledConfigsMatchFloat64Reference) {
           ASSERT_TRUE(compiled[i].ok) << compiled[i].log;
           GemmKernel kernel(configs[i], compiled[i].cubin, compiled[i].lowered_name);
           data.reset_c();
-          kernel.launch(data.p, nullptr);
+          kernel.launch(data.p, nullptr, &workspace);
           GEMMTUNE_CUDA(cudaDeviceSynchronize());
           double err = relative_error(data.result(), data.p.ldc, data.p.stride_c, expect, s.m, s.n, s.batch);
           EXPECT_LT(err, 1e-5);

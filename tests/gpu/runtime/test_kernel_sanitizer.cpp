@@ -19,7 +19,7 @@ TEST(KernelSanitizer, EdgeShapesAreCorrect) {
   const char* names[] = {
       "sgemm_nn_32x32x8_w16x8_t4x1_s1_v1_p0_k1_r1",  "sgemm_nt_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8",
       "sgemm_tn_64x64x16_w32x32_t4x8_s3_v4_p4_k2_r8", "sgemm_tt_64x128x8_w32x64_t8x8_s4_v2_p0_k4_r1",
-      // thin tiles: B streamed (one row, split-K's vector atomics; four rows, A transposed), and
+      // thin tiles: B streamed (one row with split-K; four rows, A transposed), and
       // two columns through shared memory
       "sgemm_nn_1x256x16_w1x128_t1x4_s2_v4_p4_k8_r8", "sgemm_tn_4x64x8_w4x64_t4x2_s2_v2_p4_k2_r1",
       "sgemm_nt_64x2x16_w64x2_t4x1_s3_v2_p0_k4_r1",
@@ -35,6 +35,7 @@ TEST(KernelSanitizer, EdgeShapesAreCorrect) {
     narrow.vec = 1;
     auto kernel = build_kernel(*cfg, arch);
     auto narrow_kernel = build_kernel(narrow, arch);
+    SplitKWorkspace workspace;
     for (const Case& c : cases) {
       Problem shape = Problem::packed(cfg->op_a, cfg->op_b, c.m, c.n, c.k, c.batch);
       shape.alpha = 1.25f, shape.beta = checked % 2 ? 0.f : -0.5f;
@@ -45,7 +46,7 @@ TEST(KernelSanitizer, EdgeShapesAreCorrect) {
                    std::to_string(c.k) + " batch " + std::to_string(c.batch));
       DeviceArray<double> ref(size_t(c.m) * c.n * c.batch);
       reference.run(data.p, ref.get(), nullptr);
-      k.launch(data.p, nullptr);
+      k.launch(data.p, nullptr, &workspace);
       GEMMTUNE_CUDA(cudaDeviceSynchronize());
       EXPECT_LT(relative_error(data.result(), data.p.ldc, data.p.stride_c, ref.download(), c.m, c.n, c.batch), 1e-5);
       ++checked;

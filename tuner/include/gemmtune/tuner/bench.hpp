@@ -68,7 +68,10 @@ class ProblemBench {
   Timing time_cublas(const CublasSgemm& cublas, const GpuTimer& timer) const;
 
   /// Forgets the device memory without freeing it (after a hang freeing would block forever).
-  void abandon() { abandoned_ = true; }
+  void abandon() {
+    abandoned_ = true;
+    workspace_.abandon();
+  }
 
  private:
   void free_buffers();
@@ -79,6 +82,7 @@ class ProblemBench {
   float *a_ = nullptr, *b_ = nullptr, *c_ = nullptr;
   double* ref_ = nullptr;   // the float64 reference result, packed, on the device
   double* sums_ = nullptr;  // scratch of ReferenceGemm::relative_error
+  mutable SplitKWorkspace workspace_;  // split-K candidates' partial tiles (launches are sequential)
   bool abandoned_ = false;
 };
 

@@ -1,0 +1,33 @@
+#pragma once
+// Split-K workspaces of a dispatcher, one per stream: launches on one stream run in order, so
+// they can share partial tiles and counters; launches on two streams may overlap, so they must
+// not. Non-split-K launches never come here.
+#include <map>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <utility>
+
+#include "gemmtune/kernel.hpp"
+
+namespace gemmtune::detail {
+
+class WorkspacePool {
+ public:
+  /// Launches `kernel` on `p` with `stream`'s workspace. Holds the pool's lock for the launch
+  /// (host-side microseconds), so that threads sharing a stream do not grow its workspace at once.
+  void launch(const GemmKernel& kernel, const Problem& p, cudaStream_t stream) {
+    std::lock_guard lock(mutex_);
+    // cudaStreamPerThread names a different stream in every thread.
+    std::thread::id owner = stream == cudaStreamPerThread ? std::this_thread::get_id() : std::thread::id();
+    std::unique_ptr<SplitKWorkspace>& ws = workspaces_[{stream, owner}];
+    if (!ws) ws = std::make_unique<SplitKWorkspace>();
+    kernel.launch(p, stream, ws.get());
+  }
+
+ private:
+  std::mutex mutex_;
+  std::map<std::pair<cudaStream_t, std::thread::id>, std::unique_ptr<SplitKWorkspace>> workspaces_;
+};
+
+}  // namespace gemmtune::detail

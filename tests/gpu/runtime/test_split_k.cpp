@@ -1,0 +1,83 @@
+// Split-K's workspace reduction: the last split of each tile sums the partials in split order,
+// so repeated launches give the same bits; counters reset themselves between launches (a stale
+// counter would pick the wrong last split and leave tiles unwritten); the workspace grows for a
+// larger problem; splits past the end of K still count themselves in.
+#include <gtest/gtest.h>
+
+#include "gemmtune/kernel.hpp"
+#include "gemmtune/reference.hpp"
+#include "gpu_buffers.hpp"
+#include "gpu_env.hpp"
+
+using namespace gemmtune;
+using namespace gemmtune::test;
+
+namespace {
+
+struct Case {
+  int m, n, k, batch;
+  float alpha, beta;
+};
+
+std::string describe(const Case& c) {
+  return std::to_string(c.m) + "x" + std::to_string(c.n) + "x" + std::to_string(c.k) + " batch " +
+         std::to_string(c.batch);
+}
+
+}  // namespace
+
+TEST(SplitK, ReproducibleCorrectAndSelfResetting) {
+  GEMMTUNE_REQUIRE_GPU();
+  DeviceInfo dev = device_info(0);
+  const std::string arch = dev.limits.arch();
+  ReferenceGemm reference(arch);
+  std::mt19937_64 rng(std::random_device{}());
+  // A shared-memory tile with 16 splits and a streaming one-row tile with 8; vec 1: any shape.
+  for (const char* name : {"sgemm_nn_32x64x8_w32x32_t4x8_s3_v1_p4_k16_r8", "sgemm_nn_1x128x8_w1x128_t1x4_s2_v1_p4_k8_r1"}) {
+    auto cfg = parse_config_name(name);
+    ASSERT_TRUE(cfg.has_value()) << name;
+    ASSERT_FALSE(cfg->validate(dev.limits).has_value()) << *cfg->validate(dev.limits);
+    auto kernel = build_kernel(*cfg, arch);
+    SplitKWorkspace workspace;
+    // Small, large (grows the workspace), small again (reuses it); K = 20 leaves most splits empty.
+    const Case cases[] = {{37, 61, 1009, 1, 1.5f, -0.5f}, {1, 517, 4099, 3, 1.f, 0.f},
+                          {131, 259, 2003, 2, -0.75f, 0.25f}, {37, 61, 20, 1, 1.f, 0.f}};
+    for (const Case& c : cases) {
+      SCOPED_TRACE(std::string(name) + " " + describe(c));
+      Problem shape = Problem::packed(cfg->op_a, cfg->op_b, c.m, c.n, c.k, c.batch);
+      shape.alpha = c.alpha, shape.beta = c.beta;
+      ProblemData data(shape, 0, 0, rng);
+      ASSERT_FALSE(kernel->config().can_implement(data.p).has_value());
+      DeviceArray<double> ref(size_t(c.m) * c.n * c.batch);
+      reference.run(data.p, ref.get(), nullptr);
+      std::vector<float> first;
+      for (int run = 0; run < 3; ++run) {
+        data.reset_c();  // the same C (or poison when beta is 0) before every run
+        kernel->launch(data.p, nullptr, &workspace);
+        GEMMTUNE_CUDA(cudaDeviceSynchronize());
+        std::vector<float> result = data.result();
+        EXPECT_LT(relative_error(result, data.p.ldc, data.p.stride_c, ref.download(), c.m, c.n, c.batch), 1e-5)
+            << "run " << run;
+        if (run == 0) first = result;
+        EXPECT_TRUE(result == first) << "run " << run << " differs from run 0 in some bits";
+      }
+    }
+    EXPECT_GE(workspace.bytes(), SplitKWorkspace::partial_floats(*cfg, Problem::packed(Op::N, Op::N, 131, 259, 1, 2)) *
+                                     sizeof(float));
+  }
+}
+
+TEST(SplitK, LaunchWithoutWorkspaceIsAnError) {
+  GEMMTUNE_REQUIRE_GPU();
+  DeviceInfo dev = device_info(0);
+  auto kernel = build_kernel(*parse_config_name("sgemm_nn_32x64x8_w32x32_t4x8_s3_v1_p4_k16_r8"), dev.limits.arch());
+  std::mt19937_64 rng(3);
+  ProblemData data(Problem::packed(Op::N, Op::N, 32, 64, 256, 1), 0, 0, rng);
+  try {
+    kernel->launch(data.p, nullptr);
+    FAIL() << "launch without a workspace did not throw";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.status(), Status::kInvalidArgument);
+    EXPECT_NE(std::string(e.what()).find("SplitKWorkspace"), std::string::npos) << e.what();
+  }
+}
