@@ -48,64 +48,60 @@ __device__ __forceinline__ Vec<N> load_vec(const float* p) { return *reinterpret
 
 template <int N>
 __device__ __forceinline__ void store_vec(float* p, const Vec<N>& v) { *reinterpret_cast<Vec<N>*>(p) = v; }
-// A load that skips L1 (which is not coherent across SMs): for data other blocks just wrote.
+// dst[j] += v[j] atomically; one vector atomic per call on sm_90 and newer (4x fewer atomics
+// for split-K's epilogue), one per float before.
 template <int N>
-__device__ __forceinline__ Vec<N> load_vec_l2(const float* p) {
-  Vec<N> v;
+__device__ __forceinline__ void atomic_add_vec(float* dst, const Vec<N>& v) {
+#if __CUDA_ARCH__ >= 900
   if constexpr (N == 4) {
-    float4 x = __ldcg(reinterpret_cast<const float4*>(p));
-    v.v[0] = x.x, v.v[1] = x.y, v.v[2] = x.z, v.v[3] = x.w;
+    atomicAdd(reinterpret_cast<float4*>(dst), make_float4(v.v[0], v.v[1], v.v[2], v.v[3]));
+    return;
   } else if constexpr (N == 2) {
-    float2 x = __ldcg(reinterpret_cast<const float2*>(p));
-    v.v[0] = x.x, v.v[1] = x.y;
-  } else {
-    v.v[0] = __ldcg(p);
+    atomicAdd(reinterpret_cast<float2*>(dst), make_float2(v.v[0], v.v[1]));
+    return;
   }
-  return v;
+#endif
+#pragma unroll
+  for (int j = 0; j < N; ++j) atomicAdd(dst + j, v.v[j]);
 }
 
-// Split-K without atomics on C or a prologue: every split stores its partial tile (THREADS x
-// TM*TN accumulators, vector q of thread t at [q][t], coalesced) in its workspace slot and counts
-// itself in at the tile's counter. The last split to arrive resets the counter (counters are zero
-// between launches) and adds the partials up in split order into acc for the common epilogue:
-// the sum is the same whatever the arrival order, so results reproduce bit for bit. Returns false
-// in every other split (it has nothing more to do).
-template <int THREADS, int COUNT, int SPLITK>
-__device__ __forceinline__ bool reduce_splits(float* acc, float* partials, int* counter, int split, int tid) {
-  constexpr int CW = COUNT < 4 ? COUNT : 4;  // COUNT is a power of two
-  constexpr int kSplitFloats = THREADS * COUNT;
-#pragma unroll
-  for (int q = 0; q < COUNT / CW; ++q) {
-    Vec<CW> v;
-#pragma unroll
-    for (int j = 0; j < CW; ++j) v.v[j] = acc[q * CW + j];
-    store_vec<CW>(partials + split * kSplitFloats + (q * THREADS + tid) * CW, v);
-  }
-  __threadfence();  // the partial is visible device-wide before this split is counted
-  __syncthreads();
-  __shared__ int last;
-  if (tid == 0) {
-    last = atomicAdd(counter, 1) == SPLITK - 1;
-    if (last) *counter = 0;  // every split has counted itself: ready for the next launch
-  }
-  __syncthreads();
-  if (!last) return false;
-  __threadfence();
-  // Split by split, each thread's own vectors: acc's registers are free again (its own partial is
-  // read back too), and each round has COUNT / CW independent loads in flight.
-#pragma unroll
-  for (int i = 0; i < COUNT; ++i) acc[i] = 0.f;
-#pragma unroll 1
-  for (int s = 0; s < SPLITK; ++s) {
-#pragma unroll
-    for (int q = 0; q < COUNT / CW; ++q) {
-      Vec<CW> v = load_vec_l2<CW>(partials + s * kSplitFloats + (q * THREADS + tid) * CW);
-#pragma unroll
-      for (int j = 0; j < CW; ++j) acc[q * CW + j] += v.v[j];
+// Split-K in one launch. The first split of a tile to finish writes alpha * acc + beta * C with
+// plain stores, like an unsplit kernel, and raises the tile's flag; every other split waits for
+// the flag, then adds alpha * acc atomically. The first split never waits, so every wait ends.
+// The tile's counter holds tickets (bits 0-9), splits done with the counter (bits 10-19) and the
+// flag (bit 20); the last split done resets it, so counters are zero between launches.
+struct SplitKCounter {
+  static constexpr int kTicket = 1, kDone = 1 << 10, kFlag = 1 << 20;
+
+  // Block-wide: takes this split's ticket; true for the first split. The others return once the
+  // first split's C is visible (and are then done with the counter).
+  template <int SPLITK>
+  __device__ __forceinline__ static bool arrive(int* counter, int tid) {
+    __shared__ int first;
+    if (tid == 0) {
+      first = (atomicAdd(counter, kTicket) & (kDone - 1)) == 0;
+      if (!first) {
+        while ((*reinterpret_cast<volatile int*>(counter) & kFlag) == 0) __nanosleep(32);
+        __threadfence();
+        leave<SPLITK>(counter, kDone);
+      }
     }
+    __syncthreads();
+    return first;
   }
-  return true;
-}
+  // Block-wide, first split only, after its stores to C: makes them visible, raises the flag.
+  template <int SPLITK>
+  __device__ __forceinline__ static void publish(int* counter, int tid) {
+    __threadfence();
+    __syncthreads();
+    if (tid == 0) leave<SPLITK>(counter, kFlag + kDone);
+  }
+  template <int SPLITK>
+  __device__ __forceinline__ static void leave(int* counter, int add) {
+    int before = atomicAdd(counter, add);
+    if ((before / kDone) % (kFlag / kDone) == SPLITK - 1) atomicExch(counter, 0);  // the last one out
+  }
+};
 
 // Moves one operand's BK-slice into shared memory laid out S[k][x], x in [0, X), row stride LDS.
 // Global memory holds the operand either with x contiguous (rows are k) or with k contiguous
@@ -203,7 +199,8 @@ __device__ __forceinline__ void raster_tile(int bid, int tiles_m, int tiles_n, i
 //   STAGES       1: load-sync-compute; 2: register prefetch (double buffer); >=3: cp.async ring
 //   VEC          floats per global access (1, 2, 4)
 //   PAD          floats of padding per shared row against bank conflicts
-//   SPLITK       K slices computed by separate blocks, summed by the last to finish (reduce_splits)
+//   SPLITK       K slices computed by separate blocks: the first to finish stores, the others add
+//                atomically (SplitKCounter)
 //   RASTER       tile-rows per rasterization group
 //   MINB         blocks per SM the registers are budgeted for (__launch_bounds__ minimum)
 //   TA, TB       op(A), op(B) transposed
@@ -402,12 +399,10 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, MINB) sgemm(GemmAr
     detail::cp_async_wait<0>();
   }
 
-  if constexpr (SPLITK > 1) {
-    const long long slot = static_cast<long long>(batch) * gridDim.x + blockIdx.x;
-    if (!detail::reduce_splits<kThreads, TM * TN, SPLITK>(&acc[0][0], p.workspace + slot * SPLITK * (BM * BN),
-                                                          p.tile_counters + slot, split, tid))
-      return;
-  }
+  // Split-K: the first split to finish writes C; the others wait for it, then add to it.
+  int* const tile_counter = p.tile_counters + static_cast<long long>(batch) * gridDim.x + blockIdx.x;
+  bool store_c = true;
+  if constexpr (SPLITK > 1) store_c = detail::SplitKCounter::arrive<SPLITK>(tile_counter, tid);
 
   // Epilogue: each chunk of VN columns is written with vectors of W floats.
   float* gc = p.c + batch * p.stride_c;
@@ -423,6 +418,12 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, MINB) sgemm(GemmAr
         if (col >= p.n) continue;
         float* dst = gc + r * p.ldc + col;
         detail::Vec<W> out;
+        if (SPLITK > 1 && !store_c) {
+#pragma unroll
+          for (int j = 0; j < W; ++j) out.v[j] = p.alpha * acc[i][c * VN + w * W + j];
+          detail::atomic_add_vec<W>(dst, out);
+          continue;
+        }
         if (p.beta == 0.f) {  // C is not read: NaN in an uninitialised C must not leak in
 #pragma unroll
           for (int j = 0; j < W; ++j) out.v[j] = p.alpha * acc[i][c * VN + w * W + j];
@@ -434,6 +435,9 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, MINB) sgemm(GemmAr
         detail::store_vec<W>(dst, out);
       }
     }
+  }
+  if constexpr (SPLITK > 1) {
+    if (store_c) detail::SplitKCounter::publish<SPLITK>(tile_counter, tid);
   }
 }
 

@@ -19,7 +19,7 @@ constexpr std::array kWarpRows = {1, 2, 4, 8, 16, 32};
 constexpr std::array kStages = {1, 2, 3, 4};
 constexpr std::array kVec = {1, 2, 4};
 constexpr std::array kPad = {0, 4};
-constexpr std::array kSplitK = {1, 2, 4, 8, 16, 32, 64, 128};
+constexpr std::array kSplitK = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512};
 constexpr std::array kRaster = {1, 8};
 constexpr std::array kOccupancy = {1, 2};
 }  // namespace space
@@ -64,7 +64,8 @@ std::optional<std::string> GemmConfig::validate(const DeviceLimits& limits) cons
   if (streams_b() && (stages != 2 || pad != 4))
     return why("a thin tile with all rows in each thread (bm <= 8, tm == bm, B not transposed) streams B "
                "from global memory without shared memory: use stages 2 and pad 4 (neither applies)");
-  if (split_k > 128) return why("split_k must be at most 128");
+  // The split-K tile counter counts tickets in 10 bits (SplitKCounter in templates/sgemm.cuh).
+  if (split_k > 512) return why("split_k must be at most 512");
   if (raster > 16) return why("raster must be at most 16");
   if (occupancy < 1 || occupancy > 4) return why("occupancy must be 1 to 4");
   if (t * occupancy > 2048) return why("occupancy x threads exceeds 2048 threads per SM");

@@ -1,6 +1,6 @@
 #pragma once
 // Split-K workspaces of a dispatcher, one per stream: launches on one stream run in order, so
-// they can share partial tiles and counters; launches on two streams may overlap, so they must
+// they can share tile counters; launches on two streams may overlap, so they must
 // not. Non-split-K launches never come here.
 #include <map>
 #include <memory>

@@ -48,14 +48,14 @@ GemmKernel::~GemmKernel() { GEMMTUNE_CUDA_NOTHROW(cudaLibraryUnload(library_)); 
 
 void GemmKernel::launch(const Problem& p, cudaStream_t stream, SplitKWorkspace* workspace) const {
   const GemmConfig& c = config_;
-  SplitKWorkspace::View ws;
+  int* tile_counters = nullptr;
   if (c.split_k > 1) {
     if (!workspace)
       throw Error(Status::kInvalidArgument,
                   "launching split-K kernel " + config_name(c) + " without a workspace: pass a SplitKWorkspace");
-    ws = workspace->prepare(c, p, stream);
+    tile_counters = workspace->prepare(c, p, stream);
   }
-  GemmArgs args = kernel_args_of(p, ws.partials, ws.tile_counters);
+  GemmArgs args = kernel_args_of(p, tile_counters);
   void* params[] = {&args};
   long long tiles = static_cast<long long>((p.m + c.bm - 1) / c.bm) * ((p.n + c.bn - 1) / c.bn);
   if (tiles > 0x7fffffffLL) throw Error(Status::kNotSupported, "problem has more tiles than a grid can hold");

@@ -5,10 +5,10 @@
 
 namespace gemmtune {
 
-/// `workspace` and `tile_counters` are split-K's (SplitKWorkspace::View); null for other launches.
-inline GemmArgs kernel_args_of(const Problem& p, float* workspace = nullptr, int* tile_counters = nullptr) {
+/// `tile_counters` are split-K's (SplitKWorkspace::prepare); null for other launches.
+inline GemmArgs kernel_args_of(const Problem& p, int* tile_counters = nullptr) {
   return GemmArgs{p.a, p.b, p.c, p.lda, p.ldb, p.ldc, p.stride_a, p.stride_b, p.stride_c,
-                  p.m, p.n, p.k, p.batch, p.alpha, p.beta, workspace, tile_counters};
+                  p.m, p.n, p.k, p.batch, p.alpha, p.beta, tile_counters};
 }
 
 }  // namespace gemmtune

@@ -13,8 +13,7 @@ struct GemmArgs {
   int m, n, k;
   int batch;
   float alpha, beta;
-  float* workspace;    // split-K: each split's partial tile (SplitKWorkspace); null otherwise
-  int* tile_counters;  // split-K: splits finished per output tile, zero between launches
+  int* tile_counters;  // split-K: one counter per output tile (SplitKWorkspace); null otherwise
 };
 
 }  // namespace gemmtune

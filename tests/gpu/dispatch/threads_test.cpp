@@ -31,7 +31,7 @@ TEST(DispatchThreads, EightThreadsOwnStreams) {
   Dispatcher d(o);
   ReferenceGemm reference(d.device().limits.arch());
   const Problem shapes[] = {shape(Op::N, Op::N, 128, 128, 128, 1, 1.f, 0.f), shape(Op::N, Op::T, 77, 99, 111, 1, 1.f, 0.f),
-                            shape(Op::T, Op::N, 64, 32, 256, 3, 2.f, 0.f), shape(Op::N, Op::N, 96, 80, 2048, 1, 1.f, 0.5f)};
+                            shape(Op::T, Op::N, 64, 32, 256, 3, 2.f, 0.f), shape(Op::N, Op::N, 96, 80, 2048, 1, 1.5f, 0.f)};
   struct Work {
     std::unique_ptr<ProblemData> data;
     std::unique_ptr<DeviceArray<double>> ref;

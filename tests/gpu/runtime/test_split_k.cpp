@@ -1,7 +1,7 @@
-// Split-K's workspace reduction: the last split of each tile sums the partials in split order,
-// so repeated launches give the same bits; counters reset themselves between launches (a stale
-// counter would pick the wrong last split and leave tiles unwritten); the workspace grows for a
-// larger problem; splits past the end of K still count themselves in.
+// Split-K in one launch: the first split of each tile to finish stores C, the others add to it.
+// Counters reset themselves between launches (a stale counter would let a split add to C before
+// C was stored, or store over the others' sums), so repeated launches on one workspace stay
+// right; the workspace grows for a larger problem; splits past the end of K still take part.
 #include <gtest/gtest.h>
 
 #include "gemmtune/kernel.hpp"
@@ -26,7 +26,7 @@ std::string describe(const Case& c) {
 
 }  // namespace
 
-TEST(SplitK, ReproducibleCorrectAndSelfResetting) {
+TEST(SplitK, RepeatedLaunchesStayCorrect) {
   GEMMTUNE_REQUIRE_GPU();
   DeviceInfo dev = device_info(0);
   const std::string arch = dev.limits.arch();
@@ -50,20 +50,17 @@ TEST(SplitK, ReproducibleCorrectAndSelfResetting) {
       ASSERT_FALSE(kernel->config().can_implement(data.p).has_value());
       DeviceArray<double> ref(size_t(c.m) * c.n * c.batch);
       reference.run(data.p, ref.get(), nullptr);
-      std::vector<float> first;
       for (int run = 0; run < 3; ++run) {
         data.reset_c();  // the same C (or poison when beta is 0) before every run
         kernel->launch(data.p, nullptr, &workspace);
         GEMMTUNE_CUDA(cudaDeviceSynchronize());
-        std::vector<float> result = data.result();
-        EXPECT_LT(relative_error(result, data.p.ldc, data.p.stride_c, ref.download(), c.m, c.n, c.batch), 1e-5)
+        EXPECT_LT(relative_error(data.result(), data.p.ldc, data.p.stride_c, ref.download(), c.m, c.n, c.batch),
+                  1e-5)
             << "run " << run;
-        if (run == 0) first = result;
-        EXPECT_TRUE(result == first) << "run " << run << " differs from run 0 in some bits";
       }
     }
-    EXPECT_GE(workspace.bytes(), SplitKWorkspace::partial_floats(*cfg, Problem::packed(Op::N, Op::N, 131, 259, 1, 2)) *
-                                     sizeof(float));
+    EXPECT_GE(workspace.bytes(), SplitKWorkspace::tile_count(*cfg, Problem::packed(Op::N, Op::N, 131, 259, 1, 2)) *
+                                     sizeof(int));
   }
 }
 

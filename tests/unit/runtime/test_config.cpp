@@ -38,7 +38,7 @@ TEST(Config, EachConstraintHasItsReason) {
       {[](GemmConfig& c) { c.pad = 2; }, "pad must be 0 or 4"},
       {[](GemmConfig& c) { c.bk = 32, c.stages = 4, c.bm = 256, c.bn = 256, c.tm = 16, c.tn = 8, c.wm = 64, c.wn = 64; },
        "shared memory"},
-      {[](GemmConfig& c) { c.split_k = 256; }, "split_k must be at most 128"},
+      {[](GemmConfig& c) { c.split_k = 1024; }, "split_k must be at most 512"},
       {[](GemmConfig& c) { c.bm = 256, c.wm = 64, c.wn = 64, c.tm = 16, c.occupancy = 2; }, "registers"},
       {[](GemmConfig& c) { c.occupancy = 5; }, "occupancy must be 1 to 4"},
       {[](GemmConfig& c) { c.bm = 256, c.bn = 256, c.wm = 64, c.wn = 64, c.tm = 16, c.tn = 8; }, "registers"},
