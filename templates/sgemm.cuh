@@ -235,7 +235,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, MINB) sgemm(GemmAr
   const int k_chunk = ((p.k + SPLITK - 1) / SPLITK + BK - 1) / BK * BK;
   const int k_begin = split * k_chunk;
   const int k_end = min(p.k, k_begin + k_chunk);
-  // A split past the end of K (rounding to BK) runs no loop iterations but still counts itself in.
+  if (k_begin >= k_end) return;  // never for split-K: GemmConfig::can_implement gives every split work
   const int num_tiles = (k_end - k_begin + BK - 1) / BK;
 
   // Each operand's base at (x0, k_begin); per-slice advance along k.

@@ -158,6 +158,18 @@ TEST(Config, AlignmentClassAndCanImplement) {
   EXPECT_TRUE(c.can_implement(p).has_value());
 }
 
+TEST(Config, EverySplitGetsWork) {
+  GemmConfig c;  // bk 8
+  c.split_k = 16, c.vec = 1;  // packed() leaves the pointers null: alignment 1
+  Problem p = Problem::packed(Op::N, Op::N, 64, 64, 125);  // 15 slices of 8, the last split 5 values
+  EXPECT_FALSE(c.can_implement(p).has_value());
+  p.k = 120;  // 16 splits of one slice need more than 120
+  ASSERT_TRUE(c.can_implement(p).has_value());
+  EXPECT_NE(c.can_implement(p)->find("leaves splits without work for K = 120"), std::string::npos) << *c.can_implement(p);
+  c.split_k = 8;
+  EXPECT_FALSE(c.can_implement(p).has_value());
+}
+
 TEST(Config, DefaultConfigFollowsAlignment) {
   Problem p = Problem::packed(Op::T, Op::N, 7, 13, 11);
   p.a = p.b = p.c = reinterpret_cast<float*>(std::uintptr_t(0x1000));
