@@ -134,6 +134,29 @@ std::vector<BestRow> Database::bests(std::optional<Id> gpu_model_id) const {
   return rows;
 }
 
+std::vector<BestRow> Database::top_configs(Id gpu_model_id, int per_problem) const {
+  Statement st(conn_,
+               "WITH per_config AS ("
+               "  SELECT s.gpu_model_id, r.problem_id, r.config_id, r.id AS result_id, r.sweep_id, r.median_ms,"
+               "         r.min_ms, r.max_ms, r.tflops,"
+               "         row_number() OVER (PARTITION BY r.problem_id, r.config_id ORDER BY r.median_ms, r.id) AS own"
+               "  FROM results AS r JOIN sweeps AS s ON s.id = r.sweep_id"
+               "  WHERE r.status = 'ok' AND s.gpu_model_id = ?1),"
+               " ranked AS ("
+               "  SELECT *, row_number() OVER (PARTITION BY problem_id ORDER BY median_ms, result_id) AS place"
+               "  FROM per_config WHERE own = 1)"
+               " SELECT b.gpu_model_id, b.problem_id, b.config_id, b.result_id, b.sweep_id, b.median_ms,"
+               " b.min_ms, b.max_ms, b.tflops, NULL, " +
+                   detail::problem_columns("p") + ", " + detail::config_columns("c") +
+                   " FROM ranked AS b JOIN problems AS p ON p.id = b.problem_id"
+                   " JOIN configs AS c ON c.id = b.config_id"
+                   " WHERE b.place <= ?2 ORDER BY b.problem_id, b.place");
+  st.bind_int(1, gpu_model_id).bind_int(2, per_problem);
+  std::vector<BestRow> rows;
+  while (st.step()) rows.push_back(read_best(st));
+  return rows;
+}
+
 std::vector<ResultRow> Database::results_for(const ProblemKey& problem, Id gpu_model_id) const {
   const auto problem_id = find_problem(problem);
   if (!problem_id) return {};

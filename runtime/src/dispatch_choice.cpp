@@ -54,7 +54,7 @@ std::string Choice::to_string() const {
   switch (source) {
     case ChoiceSource::exact: s += ": the tuned best of this exact problem"; break;
     case ChoiceSource::nearest:
-      s += std::string(": the best of the nearest tuned problem (distance ") + fmt("%.3f", distance) +
+      s += std::string(": one of the fastest configs of the nearest tuned problem (distance ") + fmt("%.3f", distance) +
            (same_regime ? ", same regime)" : ", other regime: none of this regime could run it)");
       break;
     case ChoiceSource::model_default:

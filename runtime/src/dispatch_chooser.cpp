@@ -53,6 +53,17 @@ bool same_class(const TunedProblem& t, const Problem& p, int alignment) {
   return same_layout(t, p) && t.alignment == alignment;
 }
 
+bool same_problem(const TunedProblem& a, const TunedProblem& b) {
+  return a.op_a == b.op_a && a.op_b == b.op_b && a.m == b.m && a.n == b.n && a.k == b.k && a.batch == b.batch &&
+         a.alignment == b.alignment;
+}
+
+double tflops_of(const TunedBest& t) {
+  if (t.tflops) return *t.tflops;
+  const TunedProblem& q = t.problem;
+  return t.median_ms > 0 ? 2.0 * q.m * q.n * q.k * q.batch / (t.median_ms * 1e9) : 0.0;
+}
+
 bool is_exact(const TunedProblem& t, const Problem& p, int alignment) {
   return same_class(t, p, alignment) && t.m == p.m && t.n == p.n && t.k == p.k && t.batch == p.batch;
 }
@@ -144,13 +155,17 @@ Choice Chooser::choose(const Problem& p) const {
            std::tie(y.other_regime, y.distance, y.best->config_id);
   });
   // The nearest few usable ones of the first regime group compete: a config tuned for a shape
-  // that tiles evenly can leave half the GPU idle on a slightly different one. Each gets the
-  // ratio of its predicted efficiency here to there; the nearest whose ratio is within 15% of
-  // the best ratio wins (throughputs of different shapes are not comparable, ratios are).
+  // that tiles evenly can leave half the GPU idle on a slightly different one. Each of their
+  // fastest configs gets a share: its throughput there relative to the problem's best, times the
+  // ratio of its predicted efficiency here to there, capped at 1 (the model knows tile fill and
+  // waves, not what else held a config back on a smaller problem). Throughputs of different
+  // shapes are not comparable, shares are: the nearest problem whose best share is within 15%
+  // of the highest wins, with that config.
   struct Usable {
     const Candidate* cand;
+    const TunedBest* option;  // the config chosen among the problem's fastest
     Adapted adapted;
-    double carry_over;
+    double share;
   };
   std::vector<Usable> usable;
   int listed = 0, unlisted = 0;
@@ -158,36 +173,59 @@ Choice Chooser::choose(const Problem& p) const {
     if (!usable.empty() && (cand.other_regime != usable.front().cand->other_regime ||
                             int(usable.size()) == kNearestCompeting))
       break;
-    Adapted a = adapt(cand.best->config_name, limits_, p);
-    if (!a.config) {
-      note_skipped(c.trail, listed, unlisted, "nearest: " + cand.best->problem.to_string() + ": " + a.why);
+    const TunedProblem& t = cand.best->problem;
+    std::vector<const TunedBest*> options;
+    for (const auto& top : snapshot_.top_configs)
+      if (same_problem(top.problem, t)) options.push_back(&top);
+    if (options.empty()) options.push_back(cand.best);  // a snapshot with bests only
+    std::optional<Usable> chosen;
+    std::string why_not;
+    for (const TunedBest* option : options) {
+      Adapted a = adapt(option->config_name, limits_, p);
+      if (!a.config) {
+        if (why_not.empty()) why_not = a.why;
+        continue;
+      }
+      double there = predicted_efficiency(*a.config, t.m, t.n, t.batch, snapshot_.sm_count);
+      double here = predicted_efficiency(*a.config, p.m, p.n, p.batch, snapshot_.sm_count);
+      double best_there = tflops_of(*cand.best);
+      double share = std::min(1.0, there > 0 ? here / there : 1.0) *
+                     (best_there > 0 ? tflops_of(*option) / best_there : 1.0);
+      if (!chosen || share > chosen->share) chosen = Usable{&cand, option, a, share};
+    }
+    if (!chosen) {
+      note_skipped(c.trail, listed, unlisted, "nearest: " + t.to_string() + ": " + why_not);
       continue;
     }
-    const TunedProblem& t = cand.best->problem;
-    double there = predicted_efficiency(*a.config, t.m, t.n, t.batch, snapshot_.sm_count);
-    double here = predicted_efficiency(*a.config, p.m, p.n, p.batch, snapshot_.sm_count);
-    usable.push_back({&cand, a, there > 0 ? here / there : 1.0});
+    usable.push_back(*chosen);
   }
   if (unlisted) c.trail.push_back("nearest: " + std::to_string(unlisted) + " more candidates skipped");
-  double best_ratio = 0;
-  for (const auto& u : usable) best_ratio = std::max(best_ratio, u.carry_over);
+  double best_share = 0;
+  for (const auto& u : usable) best_share = std::max(best_share, u.share);
   const Usable* pick = nullptr;
   for (const auto& u : usable)
-    if (u.carry_over >= 0.85 * best_ratio) {
+    if (u.share >= 0.85 * best_share) {
       pick = &u;
       break;
     }
   if (pick && pick != &usable.front()) {
-    char buf[200];
+    char buf[240];
     std::snprintf(buf, sizeof buf,
-                  "nearest: %s passed over: its config would keep %.0f%% of its efficiency here, %s's %.0f%%",
-                  usable.front().cand->best->problem.to_string().c_str(), 100 * usable.front().carry_over,
-                  pick->cand->best->problem.to_string().c_str(), 100 * pick->carry_over);
+                  "nearest: %s passed over: its configs would keep %.0f%% of its best throughput here, %s's %.0f%%",
+                  usable.front().cand->best->problem.to_string().c_str(), 100 * usable.front().share,
+                  pick->cand->best->problem.to_string().c_str(), 100 * pick->share);
+    c.trail.push_back(buf);
+  }
+  if (pick && pick->option->config_name != pick->cand->best->config_name) {
+    char buf[240];
+    std::snprintf(buf, sizeof buf, "nearest: %s's best %s passed over for its runner-up (%.0f%% of the best there)",
+                  pick->cand->best->problem.to_string().c_str(), pick->cand->best->config_name.c_str(),
+                  100 * tflops_of(*pick->option) / std::max(1e-12, tflops_of(*pick->cand->best)));
     c.trail.push_back(buf);
   }
   if (pick) {
-    take(ChoiceSource::nearest, pick->adapted, pick->cand->best->config_name);
-    c.tuned = *pick->cand->best;
+    take(ChoiceSource::nearest, pick->adapted, pick->option->config_name);
+    c.tuned = *pick->option;
     c.distance = pick->cand->distance;
     c.same_regime = !pick->cand->other_regime;
     return c;

@@ -16,6 +16,9 @@ std::string describe(const db::GpuModel& g) {
          std::to_string(g.sm_count) + " SMs)";
 }
 
+// How many of each tuned problem's fastest configs the nearest-shape step weighs.
+constexpr int kTopConfigsPerProblem = 16;
+
 bool matches(const db::GpuModel& g, const GpuIdentity& want) {
   return g.cc_major == want.cc_major && g.cc_minor == want.cc_minor &&
          (want.sm_count == 0 || g.sm_count == want.sm_count) && (want.name.empty() || g.name == want.name);
@@ -66,6 +69,8 @@ TuningSnapshot load_tuning_snapshot(const db::Database& database, const GpuIdent
   s.gpu_model = describe(found.front().model);
   s.sm_count = found.front().model.sm_count;
   for (const auto& row : database.bests(found.front().id)) s.bests.push_back(to_tuned_best(row));
+  for (const auto& row : database.top_configs(found.front().id, kTopConfigsPerProblem))
+    s.top_configs.push_back(to_tuned_best(row));
   if (s.bests.empty()) s.notes.push_back("no tuned results for " + s.gpu_model + " in '" + s.database + "'");
   return s;
 }

@@ -85,6 +85,8 @@ struct TuningSnapshot {
   std::string gpu_model;            ///< the model matched, e.g. "NVIDIA H200 (sm_90, 132 SMs)"; empty when none
   int sm_count = 0;                 ///< the model's multiprocessors; 0 when unknown
   std::vector<TunedBest> bests;     ///< the best config of every tuned problem of that model
+  std::vector<TunedBest> top_configs;  ///< the fastest few configs of every tuned problem (bests
+                                       ///< first), for the nearest-shape step
   std::vector<std::string> notes;   ///< why something is missing (unreadable file, unknown model)
 };
 
@@ -97,7 +99,7 @@ struct Choice {
   GemmConfig config;                        ///< the kernel that runs (vec lowered when needed)
   ChoiceSource source = ChoiceSource::builtin;
   std::string tuned_config;                 ///< the config name as stored; empty for builtin
-  std::optional<TunedBest> tuned;           ///< exact, nearest: the tuned problem and its best
+  std::optional<TunedBest> tuned;           ///< exact, nearest: the tuned result chosen (problem, config, figures)
   double distance = 0;                      ///< nearest: log-space distance to the tuned problem
   bool same_regime = true;                  ///< nearest: the tuned problem has the problem's regime
   int wins = 0;                             ///< model_default: tuned problems this config is best for

@@ -172,6 +172,33 @@ TEST_F(Records, BestsAndMostCommonBestPerModel) {
   EXPECT_FALSE(db_->most_common_best(gpu_ + 100));
 }
 
+TEST_F(Records, TopConfigsPerProblemTakeEachConfigsBestResult) {
+  const Id other_gpu = db_->upsert_gpu_model(sample_gpu("NVIDIA A100", 108));
+  const Id c0 = db_->upsert_config(sample_config(0));
+  const Id c1 = db_->upsert_config(sample_config(1));
+  const Id c2 = db_->upsert_config(sample_config(2));
+  const Id p = db_->upsert_problem(sample_problem(512));
+  const Id q = db_->upsert_problem(sample_problem(1024));
+  // c0 measured twice (its faster result counts once), a failure that ranks nowhere, another
+  // GPU's faster result that must not leak in.
+  db_->record_results(sweep_, std::vector<Result>{ok_result(p, c0, 3.0), ok_result(p, c1, 2.0),
+                                                  ok_result(p, c0, 1.0), ok_result(p, c2, 2.5),
+                                                  failed(p, c2, Status::launch_failed, "x"),
+                                                  ok_result(q, c2, 4.0)});
+  db_->record_results(db_->begin_sweep(sweep_info(other_gpu)), std::vector<Result>{ok_result(p, c2, 0.1)});
+  const auto top = db_->top_configs(gpu_, 2);
+  ASSERT_EQ(top.size(), 3u);  // two of p, the only one of q
+  EXPECT_EQ(top[0].config_id, c0);
+  EXPECT_DOUBLE_EQ(top[0].median_ms, 1.0);
+  EXPECT_EQ(top[0].config, sample_config(0));
+  EXPECT_EQ(top[0].problem, sample_problem(512));
+  EXPECT_EQ(top[1].config_id, c1);
+  EXPECT_EQ(top[2].config_id, c2);
+  EXPECT_EQ(top[2].problem, sample_problem(1024));
+  EXPECT_EQ(db_->top_configs(gpu_, 1).size(), 2u);  // the bests
+  EXPECT_EQ(db_->top_configs(gpu_, 1)[0].config_id, db_->best_for(gpu_, sample_problem(512))->config_id);
+}
+
 TEST_F(Records, MeasuredIsPerGpuModelForResume) {
   const Id p = db_->upsert_problem(sample_problem(64));
   const Id c = db_->upsert_config(sample_config(0));

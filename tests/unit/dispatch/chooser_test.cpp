@@ -126,6 +126,32 @@ TEST(ChooserCarryOver, NearestWhoseTilesWouldIdleTheGpuIsPassedOver) {
   EXPECT_EQ(chooser.choose(shape_only_problem(Op::N, Op::N, 2000, 2000, 2000)).config, *whole);
 }
 
+TEST(ChooserCarryOver, RunnerUpOfTheNearestProblemWhenItFitsBetter) {
+  // 128 x 11008 x 4096's best uses 64-row tiles: 96 rows fill 75% of them. Its runner-up with
+  // 32-row tiles, 5% slower there, fills all of them, so 96 x 11008 x 4096 takes the runner-up.
+  auto rows64 = parse_config_name("sgemm_nn_64x128x8_w32x64_t8x8_s2_v4_p4_k16_r8_o2");
+  auto rows32 = parse_config_name("sgemm_nn_32x256x8_w32x64_t4x16_s2_v4_p4_k8_r8");
+  ASSERT_TRUE(rows64 && rows32);
+  ASSERT_FALSE(rows32->validate(DeviceLimits::for_arch("sm_90")).has_value());
+  std::string path = (scratch_dir("chooser_runner_up") / "tuning.db").string();
+  {
+    TuningDbBuilder b(path);
+    b.gpu("NVIDIA H200", 9, 0, 132);
+    b.add(db_problem(Op::N, Op::N, 128, 11008, 4096), *rows64, 0.280);
+    b.add(db_problem(Op::N, Op::N, 128, 11008, 4096), *rows32, 0.294);
+  }
+  Chooser chooser(DeviceLimits::for_arch("sm_90"), load_tuning_snapshot(path, {"NVIDIA H200", 9, 0, 132}));
+  ASSERT_EQ(chooser.snapshot().top_configs.size(), 2u);
+  Choice c = chooser.choose(shape_only_problem(Op::N, Op::N, 96, 11008, 4096));
+  EXPECT_EQ(c.source, ChoiceSource::nearest) << c.to_string();
+  EXPECT_EQ(c.config, *rows32) << c.to_string();
+  ASSERT_TRUE(c.tuned.has_value());
+  EXPECT_EQ(c.tuned->config_name, config_name(*rows32));
+  EXPECT_TRUE(trail_has(c, "passed over for its runner-up")) << c.to_string();
+  // The tuned shape itself keeps its best.
+  EXPECT_EQ(chooser.choose(shape_only_problem(Op::N, Op::N, 128, 11008, 4096)).config, *rows64);
+}
+
 TEST_F(ChooserTest, StaleRowIsSkipped) {
   Choice c = h200().choose(shape_only_problem(Op::N, Op::N, 2048, 2048, 2048));
   EXPECT_EQ(c.source, ChoiceSource::nearest) << c.to_string();

@@ -100,6 +100,10 @@ class Database {
   /// Every (GPU model, problem) best, optionally of one GPU model: the dispatcher's nearest-shape
   /// candidates. Ordered by GPU model, then problem id.
   std::vector<BestRow> bests(std::optional<Id> gpu_model_id = std::nullopt) const;
+  /// The `per_problem` fastest configs of every problem tuned on a GPU model (each config's best
+  /// ok result; lowest median first, the older result on a tie), ordered by problem id, then
+  /// place. The first of each problem is its best. cublas_median_ms is not filled.
+  std::vector<BestRow> top_configs(Id gpu_model_id, int per_problem) const;
   /// Every result for (problem, GPU model): ok ones fastest first, then failures.
   std::vector<ResultRow> results_for(const ProblemKey& problem, Id gpu_model_id) const;
   /// Whether any sweep on the GPU model recorded (problem, config), whatever its status: for
