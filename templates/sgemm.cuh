@@ -48,6 +48,7 @@ __device__ __forceinline__ Vec<N> load_vec(const float* p) { return *reinterpret
 
 template <int N>
 __device__ __forceinline__ void store_vec(float* p, const Vec<N>& v) { *reinterpret_cast<Vec<N>*>(p) = v; }
+
 // dst[j] += v[j] atomically; one vector atomic per call on sm_90 and newer (4x fewer atomics
 // for split-K's epilogue), one per float before.
 template <int N>
