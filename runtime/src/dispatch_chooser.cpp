@@ -58,10 +58,9 @@ bool same_problem(const TunedProblem& a, const TunedProblem& b) {
          a.alignment == b.alignment;
 }
 
-double tflops_of(const TunedBest& t) {
-  if (t.tflops) return *t.tflops;
-  const TunedProblem& q = t.problem;
-  return t.median_ms > 0 ? 2.0 * q.m * q.n * q.k * q.batch / (t.median_ms * 1e9) : 0.0;
+// How fast `option` ran on its problem relative to that problem's best (1 for the best itself).
+double relative_speed(const TunedBest& option, const TunedBest& best) {
+  return option.median_ms > 0 ? best.median_ms / option.median_ms : 1.0;
 }
 
 bool is_exact(const TunedProblem& t, const Problem& p, int alignment) {
@@ -188,9 +187,7 @@ Choice Chooser::choose(const Problem& p) const {
       }
       double there = predicted_efficiency(*a.config, t.m, t.n, t.batch, snapshot_.sm_count);
       double here = predicted_efficiency(*a.config, p.m, p.n, p.batch, snapshot_.sm_count);
-      double best_there = tflops_of(*cand.best);
-      double share = std::min(1.0, there > 0 ? here / there : 1.0) *
-                     (best_there > 0 ? tflops_of(*option) / best_there : 1.0);
+      double share = std::min(1.0, there > 0 ? here / there : 1.0) * relative_speed(*option, *cand.best);
       if (!chosen || share > chosen->share) chosen = Usable{&cand, option, a, share};
     }
     if (!chosen) {
@@ -220,7 +217,7 @@ Choice Chooser::choose(const Problem& p) const {
     char buf[240];
     std::snprintf(buf, sizeof buf, "nearest: %s's best %s passed over for its runner-up (%.0f%% of the best there)",
                   pick->cand->best->problem.to_string().c_str(), pick->cand->best->config_name.c_str(),
-                  100 * tflops_of(*pick->option) / std::max(1e-12, tflops_of(*pick->cand->best)));
+                  100 * relative_speed(*pick->option, *pick->cand->best));
     c.trail.push_back(buf);
   }
   if (pick) {

@@ -48,6 +48,8 @@ GemmKernel::~GemmKernel() { GEMMTUNE_CUDA_NOTHROW(cudaLibraryUnload(library_)); 
 
 void GemmKernel::launch(const Problem& p, cudaStream_t stream, SplitKWorkspace* workspace) const {
   const GemmConfig& c = config_;
+  long long tiles = static_cast<long long>((p.m + c.bm - 1) / c.bm) * ((p.n + c.bn - 1) / c.bn);
+  if (tiles > 0x7fffffffLL) throw Error(Status::kNotSupported, "problem has more tiles than a grid can hold");
   int* tile_counters = nullptr;
   if (c.split_k > 1) {
     if (!workspace)
@@ -57,8 +59,6 @@ void GemmKernel::launch(const Problem& p, cudaStream_t stream, SplitKWorkspace* 
   }
   GemmArgs args = kernel_args_of(p, tile_counters);
   void* params[] = {&args};
-  long long tiles = static_cast<long long>((p.m + c.bm - 1) / c.bm) * ((p.n + c.bn - 1) / c.bn);
-  if (tiles > 0x7fffffffLL) throw Error(Status::kNotSupported, "problem has more tiles than a grid can hold");
   dim3 grid(unsigned(tiles), 1, unsigned(p.batch * c.split_k));
   GEMMTUNE_CUDA(cudaLaunchKernel(reinterpret_cast<const void*>(gemm_), grid, dim3(c.threads()), params,
                                  size_t(c.smem_bytes()), stream));

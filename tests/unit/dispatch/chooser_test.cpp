@@ -3,6 +3,8 @@
 // configs that cannot run the problem are skipped with their reason.
 #include <gtest/gtest.h>
 
+#include <functional>
+
 #include "gemmtune/choice.hpp"
 #include "unit/dispatch/tuning_db.hpp"
 
@@ -101,6 +103,17 @@ TEST_F(ChooserTest, NearestPrefersTheSameRegime) {
   EXPECT_EQ(s.tuned->problem.m, 64);
 }
 
+// A chooser for an H200 whose scratch database `name` holds the results `add` records.
+Chooser h200_chooser_with(const std::string& name, const std::function<void(TuningDbBuilder&)>& add) {
+  std::string path = (scratch_dir(name) / "tuning.db").string();
+  {
+    TuningDbBuilder b(path);
+    b.gpu("NVIDIA H200", 9, 0, 132);
+    add(b);
+  }
+  return Chooser(DeviceLimits::for_arch("sm_90"), load_tuning_snapshot(path, {"NVIDIA H200", 9, 0, 132}));
+}
+
 TEST(ChooserCarryOver, NearestWhoseTilesWouldIdleTheGpuIsPassedOver) {
   // 2048^3 is nearest to 1536^3, but its 128x256 tiles make 72 blocks there: half of 132 SMs.
   // 1024x1024x2048's split-K config keeps the GPU much busier and is taken instead.
@@ -110,14 +123,10 @@ TEST(ChooserCarryOver, NearestWhoseTilesWouldIdleTheGpuIsPassedOver) {
   EXPECT_NEAR(predicted_efficiency(*whole, 1536, 1536, 1, 132), 72.0 / 132, 1e-12);
   EXPECT_NEAR(predicted_efficiency(*whole, 2048, 2048, 1, 132), 128.0 / 132, 1e-12);
   EXPECT_NEAR(predicted_efficiency(*whole, 1000, 1000, 1, 0), 1e6 / (1024.0 * 1024), 1e-12);  // edge padding only
-  std::string path = (scratch_dir("chooser_carry_over") / "tuning.db").string();
-  {
-    TuningDbBuilder b(path);
-    b.gpu("NVIDIA H200", 9, 0, 132);
+  Chooser chooser = h200_chooser_with("chooser_carry_over", [&](TuningDbBuilder& b) {
     b.add(db_problem(Op::N, Op::N, 2048, 2048, 2048), *whole, 0.36);
     b.add(db_problem(Op::N, Op::N, 1024, 1024, 2048), *split, 0.104);
-  }
-  Chooser chooser(DeviceLimits::for_arch("sm_90"), load_tuning_snapshot(path, {"NVIDIA H200", 9, 0, 132}));
+  });
   Choice c = chooser.choose(shape_only_problem(Op::N, Op::N, 1536, 1536, 1536));
   EXPECT_EQ(c.source, ChoiceSource::nearest);
   EXPECT_EQ(c.config, *split) << c.to_string();
@@ -133,14 +142,10 @@ TEST(ChooserCarryOver, RunnerUpOfTheNearestProblemWhenItFitsBetter) {
   auto rows32 = parse_config_name("sgemm_nn_32x256x8_w32x64_t4x16_s2_v4_p4_k8_r8");
   ASSERT_TRUE(rows64 && rows32);
   ASSERT_FALSE(rows32->validate(DeviceLimits::for_arch("sm_90")).has_value());
-  std::string path = (scratch_dir("chooser_runner_up") / "tuning.db").string();
-  {
-    TuningDbBuilder b(path);
-    b.gpu("NVIDIA H200", 9, 0, 132);
+  Chooser chooser = h200_chooser_with("chooser_runner_up", [&](TuningDbBuilder& b) {
     b.add(db_problem(Op::N, Op::N, 128, 11008, 4096), *rows64, 0.280);
     b.add(db_problem(Op::N, Op::N, 128, 11008, 4096), *rows32, 0.294);
-  }
-  Chooser chooser(DeviceLimits::for_arch("sm_90"), load_tuning_snapshot(path, {"NVIDIA H200", 9, 0, 132}));
+  });
   ASSERT_EQ(chooser.snapshot().top_configs.size(), 2u);
   Choice c = chooser.choose(shape_only_problem(Op::N, Op::N, 96, 11008, 4096));
   EXPECT_EQ(c.source, ChoiceSource::nearest) << c.to_string();
