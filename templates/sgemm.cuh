@@ -46,6 +46,24 @@ struct __align__(16) Vec<4> { float v[4]; };
 template <int N>
 __device__ __forceinline__ Vec<N> load_vec(const float* p) { return *reinterpret_cast<const Vec<N>*>(p); }
 
+// The same for data read once (a matrix-vector product's matrix): evict-first in L1 and L2, so
+// that streaming it through the cache does not push out lines that are still wanted (or dirty
+// lines, whose write-back would then compete with the stream for DRAM bandwidth).
+template <int N>
+__device__ __forceinline__ Vec<N> load_vec_once(const float* p) {
+  Vec<N> v;
+  if constexpr (N == 4) {
+    float4 f = __ldcs(reinterpret_cast<const float4*>(p));
+    v.v[0] = f.x, v.v[1] = f.y, v.v[2] = f.z, v.v[3] = f.w;
+  } else if constexpr (N == 2) {
+    float2 f = __ldcs(reinterpret_cast<const float2*>(p));
+    v.v[0] = f.x, v.v[1] = f.y;
+  } else {
+    v.v[0] = __ldcs(p);
+  }
+  return v;
+}
+
 template <int N>
 __device__ __forceinline__ void store_vec(float* p, const Vec<N>& v) { *reinterpret_cast<Vec<N>*>(p) = v; }
 
@@ -310,7 +328,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, MINB) sgemm(GemmAr
         for (int v = 0; v < TN / W; ++v) {
           const int col = n0 + col0 + (v * W / VN) * TX * VN + (v * W) % VN;
           if (k < k_end && col < p.n) {
-            bv[u][v] = detail::load_vec<W>(b0 + static_cast<long long>(k) * p.ldb + col);
+            bv[u][v] = detail::load_vec_once<W>(b0 + static_cast<long long>(k) * p.ldb + col);
           } else {
 #pragma unroll
             for (int j = 0; j < W; ++j) bv[u][v].v[j] = 0.f;
