@@ -97,9 +97,9 @@ std::optional<std::string> GemmConfig::can_implement(const Problem& p) const {
   if (p.op_a != op_a || p.op_b != op_b)
     return "kernel is for layout " + std::string{op_char(op_a), op_char(op_b)} + ", problem is " + p.layout();
   if (p.m < 1 || p.n < 1 || p.k < 1 || p.batch < 1) return std::string("M, N, K and batch must be at least 1");
-  if (vec > p.alignment())
+  if (vec > widest_vec(p))
     return "vec " + std::to_string(vec) + " needs data aligned to " + std::to_string(vec) +
-           " floats; the problem allows " + std::to_string(p.alignment());
+           " floats; the problem allows " + std::to_string(widest_vec(p));
   if (p.batch * split_k > 65535) return std::string("batch x split_k exceeds the grid's z limit 65535");
   // Splits take whole bk slices (templates/sgemm.cuh); each must get at least one K value.
   const long long chunk = ((p.k + split_k - 1) / split_k + bk - 1) / bk * bk;
@@ -107,6 +107,10 @@ std::optional<std::string> GemmConfig::can_implement(const Problem& p) const {
     return "split_k " + std::to_string(split_k) + " with bk " + std::to_string(bk) + " leaves splits without work for K = " +
            std::to_string(p.k) + "; K needs more than " + std::to_string((split_k - 1) * chunk) + " (or fewer splits)";
   return std::nullopt;
+}
+
+int GemmConfig::widest_vec(const Problem& p) const {
+  return streams_b() ? p.alignment_without_a() : p.alignment();
 }
 
 std::string GemmConfig::name_expression() const {

@@ -30,7 +30,7 @@ Adapted adapt(const std::string& name, const DeviceLimits& limits, const Problem
     out.why = name + " no longer validates: " + *why;
     return out;
   }
-  int alignment = p.alignment();
+  const int alignment = cfg->widest_vec(p);
   if (cfg->vec > alignment) {
     cfg->vec = alignment;
     out.lowered = true;

@@ -19,15 +19,26 @@ static bool fits_ptr(int width, const void* ptr) {
   return reinterpret_cast<std::uintptr_t>(ptr) % (width * sizeof(float)) == 0;
 }
 
+// The kernel moves `w` floats at a time along the contiguous dimension of each matrix, so that
+// dimension, the leading dimensions, batch strides and pointers must all be multiples.
+static bool a_fits(int w, const Problem& p) {
+  return fits(w, p.a_cols()) && fits(w, p.lda) && fits_ptr(w, p.a) && (p.batch == 1 || fits(w, p.stride_a));
+}
+static bool b_and_c_fit(int w, const Problem& p) {
+  bool ok = fits(w, p.b_cols()) && fits(w, p.n) && fits(w, p.ldb) && fits(w, p.ldc) && fits_ptr(w, p.b) &&
+            fits_ptr(w, p.c);
+  return ok && (p.batch == 1 || (fits(w, p.stride_b) && fits(w, p.stride_c)));
+}
+
 int Problem::alignment() const {
-  for (int w : {4, 2}) {
-    // The kernel moves `w` floats at a time along the contiguous dimension of each matrix, so
-    // that dimension, the leading dimensions, batch strides and pointers must all be multiples.
-    bool ok = fits(w, a_cols()) && fits(w, b_cols()) && fits(w, n) && fits(w, lda) && fits(w, ldb) &&
-              fits(w, ldc) && fits_ptr(w, a) && fits_ptr(w, b) && fits_ptr(w, c);
-    if (batch > 1) ok = ok && fits(w, stride_a) && fits(w, stride_b) && fits(w, stride_c);
-    if (ok) return w;
-  }
+  for (int w : {4, 2})
+    if (a_fits(w, *this) && b_and_c_fit(w, *this)) return w;
+  return 1;
+}
+
+int Problem::alignment_without_a() const {
+  for (int w : {4, 2})
+    if (b_and_c_fit(w, *this)) return w;
   return 1;
 }
 

@@ -58,9 +58,8 @@ bool split_k_useful(const Problem& p, int bm, int bn, int bk, int split_k, int s
 std::vector<GemmConfig> candidate_configs(const std::vector<GemmConfig>& valid, const Problem& p, int sm_count,
                                           SpaceKind space) {
   std::vector<GemmConfig> out;
-  int align = p.alignment();
   for (const auto& c : valid) {
-    if (c.vec != align) continue;
+    if (c.vec != c.widest_vec(p)) continue;  // the widest vectors the data allows
     if (space == SpaceKind::reduced && !(in_reduced_space(c) && tile_suits(c, p, sm_count))) continue;
     if (!split_k_useful(p, c.bm, c.bn, c.bk, c.split_k, sm_count, c.threads())) continue;
     if (c.can_implement(p)) continue;

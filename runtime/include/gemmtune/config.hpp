@@ -46,6 +46,9 @@ struct GemmConfig {
   std::optional<std::string> validate(const DeviceLimits& limits) const;
   /// Why this (valid) config cannot compute `p` with its pointers' alignment, or nullopt.
   std::optional<std::string> can_implement(const Problem& p) const;
+  /// The widest vec this config may use on `p`: the problem's alignment class, except that a
+  /// config streaming B reads A one float at a time, so only B and C count.
+  int widest_vec(const Problem& p) const;
   /// The NVRTC name expression of this instance, e.g. "gemmtune::sgemm<128,128,...>".
   std::string name_expression() const;
 

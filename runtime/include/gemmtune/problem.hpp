@@ -34,6 +34,8 @@ struct Problem {
   /// Largest vector width (4, 2 or 1 floats) that every row of A, B and C and every pointer and
   /// stride allows: the alignment class of the problem.
   int alignment() const;
+  /// The same for B and C alone: for kernels that read A one float at a time.
+  int alignment_without_a() const;
   /// "nn", "nt", "tn" or "tt".
   std::string layout() const;
   /// Floating-point operations: 2*M*N*K*batch.

@@ -28,6 +28,7 @@ const std::vector<Shape> kShapes = {
     {127, 257, 1023, 1, 0, 0, -0.5f, 0.f},   {1000, 1000, 1000, 1, 0, 0, 1.5f, 0.25f},
     {1024, 1024, 2048, 1, 0, 0, 1.f, 0.f},   {65, 67, 129, 3, 0, 0, 0.5f, 2.f},
     {129, 131, 67, 2, 3, 0, 1.5f, -0.75f},   {64, 96, 80, 1, 0, 1, 2.f, 0.f},
+    {1, 1000, 997, 2, 0, 0, 1.5f, 0.25f},  // rows of A misaligned, B and C aligned
 };
 
 std::string shape_name(const Shape& s, Op a, Op b) {
@@ -91,4 +92,34 @@ TEST(KernelCorrectness, SampledConfigsMatchFloat64Reference) {
     }
   std::cout << checked << " (config, problem) pairs checked, worst relative error " << worst << "\n";
   EXPECT_GT(checked, 100);
+}
+
+// Tiles that stream B read A one float at a time, so they keep float4 loads of B when only A is
+// misaligned (a row of A of odd length, or A transposed with M = 1, so lda = 1).
+TEST(KernelCorrectness, StreamingTilesKeepWideVectorsWhenOnlyAIsMisaligned) {
+  GEMMTUNE_REQUIRE_GPU();
+  DeviceInfo dev = device_info(0);
+  GEMMTUNE_CUDA(cudaSetDevice(0));
+  const std::string arch = dev.limits.arch();
+  ReferenceGemm reference(arch);
+  std::mt19937_64 rng(std::random_device{}());
+  SplitKWorkspace workspace;
+  for (const char* name : {"sgemm_nn_1x256x8_w1x128_t1x4_s2_v4_p4_k8_r8_o2", "sgemm_tn_1x256x8_w1x128_t1x4_s2_v4_p4_k8_r8_o2"}) {
+    auto cfg = parse_config_name(name);
+    ASSERT_TRUE(cfg.has_value()) << name;
+    auto kernel = build_kernel(*cfg, arch);
+    for (const Shape& s : {Shape{1, 1000, 997, 2, 0, 0, 1.5f, 0.25f}, Shape{3, 1000, 997, 1, 0, 0, -1.f, 0.f}}) {
+      SCOPED_TRACE(std::string(name) + " on " + shape_name(s, cfg->op_a, cfg->op_b));
+      Problem shape = Problem::packed(cfg->op_a, cfg->op_b, s.m, s.n, s.k, s.batch);
+      shape.alpha = s.alpha, shape.beta = s.beta;
+      ProblemData data(shape, s.ld_pad, s.ptr_offset, rng);
+      ASSERT_EQ(data.p.alignment(), 1);
+      ASSERT_FALSE(kernel->config().can_implement(data.p).has_value()) << *kernel->config().can_implement(data.p);
+      DeviceArray<double> ref(size_t(s.m) * s.n * s.batch);
+      reference.run(data.p, ref.get(), nullptr);
+      kernel->launch(data.p, nullptr, &workspace);
+      GEMMTUNE_CUDA(cudaDeviceSynchronize());
+      EXPECT_LT(relative_error(data.result(), data.p.ldc, data.p.stride_c, ref.download(), s.m, s.n, s.batch), 1e-5);
+    }
+  }
 }

@@ -158,6 +158,26 @@ TEST(Config, AlignmentClassAndCanImplement) {
   EXPECT_TRUE(c.can_implement(p).has_value());
 }
 
+TEST(Config, StreamingBIgnoresTheAlignmentOfA) {
+  // A matrix-vector product x^T B with x transposed: A's leading dimension is M = 1.
+  Problem p = Problem::packed(Op::T, Op::N, 1, 4096, 4096);
+  EXPECT_EQ(p.alignment(), 1);
+  EXPECT_EQ(p.alignment_without_a(), 4);
+  auto streaming = parse_config_name("sgemm_tn_1x256x8_w1x128_t1x4_s2_v4_p4_k32_r8_o2");
+  ASSERT_TRUE(streaming && streaming->streams_b());
+  EXPECT_EQ(streaming->widest_vec(p), 4);
+  EXPECT_FALSE(streaming->can_implement(p).has_value());
+  auto shared = parse_config_name("sgemm_tn_4x128x16_w4x32_t1x4_s2_v4_p4_k16_r8");  // B via shared memory
+  ASSERT_TRUE(shared && !shared->streams_b());
+  EXPECT_EQ(shared->widest_vec(p), 1);
+  ASSERT_TRUE(shared->can_implement(p).has_value());
+  EXPECT_NE(shared->can_implement(p)->find("allows 1"), std::string::npos);
+  // B and C still count: an odd N leaves the streaming config nothing wider than one float.
+  p = Problem::packed(Op::T, Op::N, 1, 4095, 4096);
+  EXPECT_EQ(p.alignment_without_a(), 1);
+  EXPECT_TRUE(streaming->can_implement(p).has_value());
+}
+
 TEST(Config, EverySplitGetsWork) {
   GemmConfig c;  // bk 8
   c.split_k = 16, c.vec = 1;  // packed() leaves the pointers null: alignment 1

@@ -33,6 +33,18 @@ TEST(Candidates, VecMatchesAlignmentAndAllCanImplement) {
   }
 }
 
+TEST(Candidates, StreamingConfigsKeepWideVectorsWhenOnlyAIsMisaligned) {
+  Problem p = Problem::packed(Op::N, Op::N, 1, 4096, 4095);  // rows of A: 4095 floats
+  ASSERT_EQ(p.alignment(), 1);
+  bool streaming_seen = false;
+  for (const auto& c : candidate_configs(valid_nn(), p, 132, SpaceKind::reduced)) {
+    EXPECT_EQ(c.vec, c.streams_b() ? 4 : 1) << config_name(c);
+    EXPECT_FALSE(c.can_implement(p)) << config_name(c);
+    streaming_seen = streaming_seen || c.streams_b();
+  }
+  EXPECT_TRUE(streaming_seen);
+}
+
 TEST(Candidates, SplitKOnlyWhenTilesCannotFillTheGpu) {
   Problem big = Problem::packed(Op::N, Op::N, 4096, 4096, 4096);
   for (const auto& c : candidate_configs(valid_nn(), big, 132, SpaceKind::reduced)) EXPECT_EQ(c.split_k, 1);
