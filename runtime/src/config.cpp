@@ -73,9 +73,10 @@ std::optional<std::string> GemmConfig::validate(const DeviceLimits& limits) cons
     return why("occupancy " + std::to_string(occupancy) + " x shared memory " + std::to_string(smem_bytes()) +
                " B exceeds the multiprocessor's " + std::to_string(limits.max_smem_per_sm) + " B");
   // Threads move whole vectors of both tiles along each operand's contiguous dimension (when a
-  // tile has fewer vectors than the block has threads, some threads idle during loads).
+  // tile has fewer vectors than the block has threads, some threads idle during loads); tiles
+  // that stream B read A one float at a time.
   const int a_contiguous = op_a == Op::T ? bm : bk, b_contiguous = op_b == Op::T ? bk : bn;
-  if (a_contiguous % vec || b_contiguous % vec)
+  if ((!streams_b() && a_contiguous % vec) || b_contiguous % vec)
     return why(std::string("vec must divide ") + (op_a == Op::T ? "bm" : "bk") + " (A's contiguous extent) and " +
                (op_b == Op::T ? "bk" : "bn") + " (B's)");
   if (smem_bytes() > limits.max_smem_per_block_optin)

@@ -165,6 +165,7 @@ TEST(Config, StreamingBIgnoresTheAlignmentOfA) {
   EXPECT_EQ(p.alignment_without_a(), 4);
   auto streaming = parse_config_name("sgemm_tn_1x256x8_w1x128_t1x4_s2_v4_p4_k32_r8_o2");
   ASSERT_TRUE(streaming && streaming->streams_b());
+  EXPECT_EQ(reason(*streaming), "");  // vec 4 along B's rows, though A's tile is one float wide
   EXPECT_EQ(streaming->widest_vec(p), 4);
   EXPECT_FALSE(streaming->can_implement(p).has_value());
   auto shared = parse_config_name("sgemm_tn_4x128x16_w4x32_t1x4_s2_v4_p4_k16_r8");  // B via shared memory

@@ -34,15 +34,20 @@ TEST(Candidates, VecMatchesAlignmentAndAllCanImplement) {
 }
 
 TEST(Candidates, StreamingConfigsKeepWideVectorsWhenOnlyAIsMisaligned) {
-  Problem p = Problem::packed(Op::N, Op::N, 1, 4096, 4095);  // rows of A: 4095 floats
-  ASSERT_EQ(p.alignment(), 1);
-  bool streaming_seen = false;
-  for (const auto& c : candidate_configs(valid_nn(), p, 132, SpaceKind::reduced)) {
-    EXPECT_EQ(c.vec, c.streams_b() ? 4 : 1) << config_name(c);
-    EXPECT_FALSE(c.can_implement(p)) << config_name(c);
-    streaming_seen = streaming_seen || c.streams_b();
+  const auto valid_tn = valid_space(DeviceLimits::for_arch("sm_90"), Op::T, Op::N);
+  // Rows of A of 4095 floats; A transposed with M = 1 (lda = 1).
+  for (const auto& [valid, p] : {std::pair{&valid_nn(), Problem::packed(Op::N, Op::N, 1, 4096, 4095)},
+                                 std::pair{&valid_tn, Problem::packed(Op::T, Op::N, 1, 4096, 4096)}}) {
+    SCOPED_TRACE(p.layout());
+    ASSERT_EQ(p.alignment(), 1);
+    bool streaming_seen = false;
+    for (const auto& c : candidate_configs(*valid, p, 132, SpaceKind::reduced)) {
+      EXPECT_EQ(c.vec, c.streams_b() ? 4 : 1) << config_name(c);
+      EXPECT_FALSE(c.can_implement(p)) << config_name(c);
+      streaming_seen = streaming_seen || c.streams_b();
+    }
+    EXPECT_TRUE(streaming_seen);
   }
-  EXPECT_TRUE(streaming_seen);
 }
 
 TEST(Candidates, SplitKOnlyWhenTilesCannotFillTheGpu) {
