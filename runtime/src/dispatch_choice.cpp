@@ -82,9 +82,10 @@ std::string Choice::to_string() const {
 
 Problem shape_only_problem(Op op_a, Op op_b, int m, int n, int k, int batch, int alignment) {
   Problem p = Problem::packed(op_a, op_b, m, n, k, batch);
-  int natural = p.alignment();  // null pointers are aligned: the shape decides
-  int want = alignment <= 0 ? natural : std::min(alignment, natural);
   // Placeholder addresses, never dereferenced: 16 bytes allow vec 4, 8 bytes vec 2, 4 bytes vec 1.
+  // Without a requested class the pointers are aligned and the shape alone decides (for each
+  // operand: tiles that stream B ignore a misaligned A).
+  const int want = alignment <= 0 ? 4 : std::min(alignment, p.alignment());
   auto address = std::uintptr_t(want == 4 ? 16 : want == 2 ? 8 : 4);
   p.a = reinterpret_cast<const float*>(address);
   p.b = reinterpret_cast<const float*>(address);

@@ -265,6 +265,22 @@ TEST(ShapeOnlyProblem, AlignmentClass) {
   EXPECT_EQ(shape_only_problem(Op::N, Op::N, 64, 64, 64, 1, 2).alignment(), 2);
   EXPECT_EQ(shape_only_problem(Op::N, Op::N, 64, 64, 64, 1, 1).alignment(), 1);
   EXPECT_EQ(shape_only_problem(Op::N, Op::N, 64, 63, 64, 1, 4).alignment(), 1);  // the shape allows only 1
+  // x^T B with x transposed: lda = 1 limits A alone; a requested class covers every pointer.
+  EXPECT_EQ(shape_only_problem(Op::T, Op::N, 1, 4096, 4096).alignment(), 1);
+  EXPECT_EQ(shape_only_problem(Op::T, Op::N, 1, 4096, 4096).alignment_without_a(), 4);
+  EXPECT_EQ(shape_only_problem(Op::T, Op::N, 1, 4096, 4096, 1, 1).alignment_without_a(), 1);
+}
+
+TEST(Chooser, StreamingConfigKeepsItsVectorsWhenOnlyAIsMisaligned) {
+  auto streaming = parse_config_name("sgemm_tn_1x256x8_w1x128_t1x4_s2_v4_p4_k32_r8_o2");
+  ASSERT_TRUE(streaming);
+  Chooser chooser = h200_chooser_with("chooser_streaming_vec", [&](TuningDbBuilder& b) {
+    b.add(db_problem(Op::T, Op::N, 1, 4096, 4096, 1, 1), *streaming, 0.027);
+  });
+  Choice c = chooser.choose(shape_only_problem(Op::T, Op::N, 1, 4096, 4096));
+  EXPECT_EQ(c.source, ChoiceSource::exact) << trail_of(c);
+  EXPECT_EQ(c.config, *streaming);
+  EXPECT_FALSE(c.vec_lowered);
 }
 
 }  // namespace
