@@ -11,6 +11,7 @@
 #include "gemmtune/reference.hpp"
 #include "gpu_buffers.hpp"
 #include "gpu_env.hpp"
+#include "gpu_reference.hpp"
 
 using namespace gemmtune;
 using namespace gemmtune::test;
@@ -41,11 +42,8 @@ std::string shape_name(const Shape& s, Op a, Op b) {
 
 TEST(KernelCorrectness, SampledConfigsMatchFloat64Reference) {
   GEMMTUNE_REQUIRE_GPU();
-  DeviceInfo dev = device_info(0);
-  GEMMTUNE_CUDA(cudaSetDevice(0));
-  const std::string arch = dev.limits.arch();
-  ReferenceGemm reference(arch);
-  std::mt19937_64 rng(std::random_device{}());
+  ReferenceSetup setup;
+  auto& [dev, arch, reference, rng] = setup;
   int checked = 0;
   double worst = 0;
   SplitKWorkspace workspace;  // shared by every split-K config: counters must reset themselves
@@ -98,11 +96,8 @@ TEST(KernelCorrectness, SampledConfigsMatchFloat64Reference) {
 // misaligned (a row of A of odd length, or A transposed with M = 1, so lda = 1).
 TEST(KernelCorrectness, StreamingTilesKeepWideVectorsWhenOnlyAIsMisaligned) {
   GEMMTUNE_REQUIRE_GPU();
-  DeviceInfo dev = device_info(0);
-  GEMMTUNE_CUDA(cudaSetDevice(0));
-  const std::string arch = dev.limits.arch();
-  ReferenceGemm reference(arch);
-  std::mt19937_64 rng(std::random_device{}());
+  ReferenceSetup setup;
+  auto& [dev, arch, reference, rng] = setup;
   SplitKWorkspace workspace;
   for (const char* name : {"sgemm_nn_1x256x8_w1x128_t1x4_s2_v4_p4_k8_r8_o2", "sgemm_tn_1x256x8_w1x128_t1x4_s2_v4_p4_k8_r8_o2"}) {
     auto cfg = parse_config_name(name);

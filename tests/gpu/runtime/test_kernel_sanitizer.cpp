@@ -6,16 +6,15 @@
 #include "gemmtune/reference.hpp"
 #include "gpu_buffers.hpp"
 #include "gpu_env.hpp"
+#include "gpu_reference.hpp"
 
 using namespace gemmtune;
 using namespace gemmtune::test;
 
 TEST(KernelSanitizer, EdgeShapesAreCorrect) {
   GEMMTUNE_REQUIRE_GPU();
-  DeviceInfo dev = device_info(0);
-  const std::string arch = dev.limits.arch();
-  ReferenceGemm reference(arch);
-  std::mt19937_64 rng(std::random_device{}());
+  ReferenceSetup setup;
+  auto& [dev, arch, reference, rng] = setup;
   const char* names[] = {
       "sgemm_nn_32x32x8_w16x8_t4x1_s1_v1_p0_k1_r1",  "sgemm_nt_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8",
       "sgemm_tn_64x64x16_w32x32_t4x8_s3_v4_p4_k2_r8", "sgemm_tt_64x128x8_w32x64_t8x8_s4_v2_p0_k4_r1",

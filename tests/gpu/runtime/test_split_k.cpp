@@ -8,6 +8,7 @@
 #include "gemmtune/reference.hpp"
 #include "gpu_buffers.hpp"
 #include "gpu_env.hpp"
+#include "gpu_reference.hpp"
 
 using namespace gemmtune;
 using namespace gemmtune::test;
@@ -28,10 +29,8 @@ std::string describe(const Case& c) {
 
 TEST(SplitK, RepeatedLaunchesStayCorrect) {
   GEMMTUNE_REQUIRE_GPU();
-  DeviceInfo dev = device_info(0);
-  const std::string arch = dev.limits.arch();
-  ReferenceGemm reference(arch);
-  std::mt19937_64 rng(std::random_device{}());
+  ReferenceSetup setup;
+  auto& [dev, arch, reference, rng] = setup;
   // A shared-memory tile with 16 splits and a streaming one-row tile with 8; vec 1: any shape.
   for (const char* name : {"sgemm_nn_32x64x8_w32x32_t4x8_s3_v1_p4_k16_r8", "sgemm_nn_1x128x8_w1x128_t1x4_s2_v1_p4_k8_r1"}) {
     auto cfg = parse_config_name(name);
