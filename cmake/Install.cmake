@@ -1,11 +1,14 @@
 # Installs the library, its public headers and a CMake package so that
 # find_package(gemmtune) + target_link_libraries(app gemmtune::gemmtune) work.
 include(CMakePackageConfigHelpers)
-install(TARGETS gemmtune gemmtune_db gemmtune_templates EXPORT gemmtuneTargets
+install(TARGETS gemmtune gemmtune_db gemmtune_templates gemmtune_knobs EXPORT gemmtuneTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# The public API only (runtime/include), with the knob table its GemmConfig is made of; the
+# internal headers (runtime/internal) stay with the tuner and the tools.
 install(DIRECTORY runtime/include/gemmtune DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(FILES templates/include/gemmtune/knobs.hpp DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/gemmtune)
 install(EXPORT gemmtuneTargets NAMESPACE gemmtune:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/gemmtune)
 configure_package_config_file(cmake/gemmtuneConfig.cmake.in
   "${CMAKE_CURRENT_BINARY_DIR}/gemmtuneConfig.cmake"

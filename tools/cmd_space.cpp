@@ -10,6 +10,7 @@
 #include "gemmtune/error.hpp"
 #include "gemmtune/kernel.hpp"
 #include "gemmtune/tuner/shape.hpp"
+#include "gemmtune/tuner/space.hpp"
 
 namespace gemmtune::cli {
 
@@ -61,7 +62,7 @@ void run_space(const SpaceOptions& o) {
   auto layouts = tuner::parse_layouts(o.layout);
   std::vector<GemmConfig> configs;
   for (auto [a, b] : layouts) {
-    auto part = o.sample ? coverage_sample(limits, a, b) : valid_space(limits, a, b);
+    auto part = o.sample ? tuner::coverage_sample(limits, a, b) : tuner::valid_space(limits, a, b);
     configs.insert(configs.end(), part.begin(), part.end());
   }
   if (o.max > 0 && int(configs.size()) > o.max) {
@@ -75,7 +76,7 @@ void run_space(const SpaceOptions& o) {
   if (o.compile) compile_all(configs, o);
   if (o.count || (!o.list && !o.compile)) {
     std::printf("%s, layout %s: %zu combinations per layout, %zu %s after pruning by validate()\n", o.arch.c_str(),
-                o.layout.c_str(), full_space_size(), configs.size(),
+                o.layout.c_str(), tuner::full_space_size(), configs.size(),
                 o.sample ? "in the coverage sample" : "valid");
   }
 }

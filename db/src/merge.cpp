@@ -47,8 +47,9 @@ std::int64_t run(Connection& conn, const std::string& sql) {
 // A config name stored with other parameters on each side cannot be merged by name.
 void check_config_conflicts(Connection& conn, const std::string& other) {
   std::string differs;
-  for (const char* p : kConfigParamNames) {
-    differs += std::string(differs.empty() ? "" : " OR ") + "m." + p + " IS NOT s." + p;
+  for (const Knob& knob : kSgemmKnobs) {
+    const std::string column(knob.name);
+    differs += std::string(differs.empty() ? "" : " OR ") + "m." + column + " IS NOT s." + column;
   }
   Statement st(conn,
                "SELECT s.name FROM src.configs AS s JOIN main.configs AS m ON m.name = s.name "

@@ -24,12 +24,12 @@ char first_char(const Statement& st, int col) {
 
 std::string config_columns(std::string_view alias) {
   std::string out = join(alias, {"family", "name", "op_a", "op_b"});
-  for (const char* p : kConfigParamNames) out += ", " + join(alias, {p});
+  for (const Knob& knob : kSgemmKnobs) out += ", " + join(alias, {knob.name});
   return out;
 }
 
 int config_column_count() {
-  return 4 + static_cast<int>(std::size(kConfigParamNames));
+  return 4 + static_cast<int>(std::size(kSgemmKnobs));
 }
 
 int bind_config(Statement& st, int i, const KernelConfig& c) {
@@ -37,9 +37,7 @@ int bind_config(Statement& st, int i, const KernelConfig& c) {
   st.bind_text(i++, c.name);
   st.bind_text(i++, op_text(c.op_a));
   st.bind_text(i++, op_text(c.op_b));
-#define GEMMTUNE_DB_BIND_PARAM(p) st.bind_int(i++, std::int64_t{c.p});
-  GEMMTUNE_DB_CONFIG_PARAMS(GEMMTUNE_DB_BIND_PARAM)
-#undef GEMMTUNE_DB_BIND_PARAM
+  for (const Knob& knob : kSgemmKnobs) st.bind_int(i++, std::int64_t{knob.get(c)});
   return i;
 }
 
@@ -49,9 +47,7 @@ KernelConfig read_config(const Statement& st, int i) {
   c.name = st.get_text(i++);
   c.op_a = first_char(st, i++);
   c.op_b = first_char(st, i++);
-#define GEMMTUNE_DB_READ_PARAM(p) c.p = static_cast<int>(st.get_int(i++));
-  GEMMTUNE_DB_CONFIG_PARAMS(GEMMTUNE_DB_READ_PARAM)
-#undef GEMMTUNE_DB_READ_PARAM
+  for (const Knob& knob : kSgemmKnobs) knob.set(c, static_cast<int>(st.get_int(i++)));
   return c;
 }
 

@@ -1,6 +1,6 @@
 #pragma once
 // Binding and reading the column groups several queries share (configs, problems), so that each
-// list of columns is written once, from GEMMTUNE_DB_CONFIG_PARAMS.
+// list of columns is written once; the knob columns follow kSgemmKnobs.
 #include <string>
 #include <string_view>
 

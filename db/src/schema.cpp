@@ -1,8 +1,11 @@
 #include "gemmtune/db/schema.hpp"
 
+#include <set>
 #include <string>
+#include <vector>
 
 #include "gemmtune/db/error.hpp"
+#include "gemmtune/knobs.hpp"
 
 namespace gemmtune::db {
 namespace detail {
@@ -34,6 +37,26 @@ int user_objects(Connection& conn) {
                    std::to_string(kSchemaVersion) +
                    "); it was written by a newer gemmtune: use that version or upgrade. The file "
                    "was not changed");
+}
+
+// Knobs of kSgemmKnobs that have no column in `configs` yet: knobs added after the file was made.
+std::vector<const Knob*> missing_knob_columns(Connection& conn) {
+  std::set<std::string, std::less<>> columns;
+  Statement st(conn, "SELECT name FROM pragma_table_info('configs')");
+  while (st.step()) columns.insert(st.get_text(0));
+  std::vector<const Knob*> missing;
+  if (columns.empty()) return missing;  // no schema yet: the migrations create the table
+  for (const Knob& knob : kSgemmKnobs)
+    if (!columns.count(knob.name)) missing.push_back(&knob);
+  return missing;
+}
+
+// The generated migration of the knob table: one column per new knob, its default filling the
+// rows already there (configs made before the knob existed ran with that value).
+void add_knob_columns(Connection& conn) {
+  for (const Knob* knob : missing_knob_columns(conn))
+    conn.exec("ALTER TABLE configs ADD COLUMN " + std::string(knob->name) + " INTEGER NOT NULL DEFAULT " +
+              std::to_string(knob->default_value()));
 }
 
 }  // namespace
@@ -90,6 +113,13 @@ void check_schema_compatible(Connection& conn) {
                      ", and was opened read-only; open "
                      "it read-write once (e.g. `gemmtune db check`) to migrate it");
   }
+  if (conn.mode() == OpenMode::read_only && version > 0) {
+    auto missing = missing_knob_columns(conn);
+    if (!missing.empty())
+      refuse(conn, "it has no column for the kernel knob '" + std::string(missing.front()->name) +
+                       "', which this gemmtune added, and was opened read-only; open it read-write once "
+                       "(e.g. `gemmtune db check`) to add it");
+  }
   snapshot.commit();
 }
 
@@ -98,15 +128,18 @@ void migrate(Connection& conn, int target) {
     throw DatabaseError("cannot migrate '" + conn.path() + "' to unknown schema version " +
                         std::to_string(target));
   }
-  if (schema_version(conn) >= target) return;  // the common case takes no write lock
+  // The common case takes no write lock.
+  if (schema_version(conn) >= target && missing_knob_columns(conn).empty()) return;
   Transaction tx(conn, TransactionKind::immediate);
   const int from = schema_version(conn);  // again: another process may have migrated meanwhile
   if (from > kSchemaVersion) refuse_newer(conn, from);
-  if (from >= target) return;
-  for (int v = from + 1; v <= target; ++v) conn.exec(migration_sql(v));
-  // PRAGMA takes no parameters; both values are constants of this build.
-  conn.exec("PRAGMA user_version = " + std::to_string(target));
-  conn.exec("PRAGMA application_id = " + std::to_string(kApplicationId));
+  if (from < target) {
+    for (int v = from + 1; v <= target; ++v) conn.exec(migration_sql(v));
+    // PRAGMA takes no parameters; both values are constants of this build.
+    conn.exec("PRAGMA user_version = " + std::to_string(target));
+    conn.exec("PRAGMA application_id = " + std::to_string(kApplicationId));
+  }
+  if (target == kSchemaVersion) add_knob_columns(conn);
   tx.commit();
 }
 

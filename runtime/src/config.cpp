@@ -1,28 +1,9 @@
 #include "gemmtune/config.hpp"
 
 #include <algorithm>
-#include <array>
-#include <cstdio>
-#include <map>
-#include <set>
+#include <string_view>
 
 namespace gemmtune {
-
-// The values each parameter takes in the search space. The warp tile is derived from the
-// thread tile and the warp's thread-grid rows, so every warp has exactly 32 threads.
-namespace space {
-// 1-8 rows or columns: thin tiles for matrix-vector-like problems (M or N of a few).
-constexpr std::array kBlock = {1, 2, 4, 8, 16, 32, 64, 128, 256};
-constexpr std::array kBk = {8, 16, 32};
-constexpr std::array kThread = {1, 2, 4, 8, 16};
-constexpr std::array kWarpRows = {1, 2, 4, 8, 16, 32};
-constexpr std::array kStages = {1, 2, 3, 4};
-constexpr std::array kVec = {1, 2, 4};
-constexpr std::array kPad = {0, 4};
-constexpr std::array kSplitK = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512};
-constexpr std::array kRaster = {1, 8};
-constexpr std::array kOccupancy = {1, 2};
-}  // namespace space
 
 int GemmConfig::threads() const {
   if (wm <= 0 || wn <= 0) return 0;
@@ -115,125 +96,55 @@ int GemmConfig::widest_vec(const Problem& p) const {
 }
 
 std::string GemmConfig::name_expression() const {
-  char buf[200];
-  std::snprintf(buf, sizeof buf, "gemmtune::sgemm<%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%s,%s>", bm, bn, bk,
-                wm, wn, tm, tn, stages, vec, pad, split_k, raster, occupancy, op_a == Op::T ? "true" : "false",
-                op_b == Op::T ? "true" : "false");
-  return buf;
+  std::string out = "gemmtune::sgemm<";
+  for (const Knob& knob : kSgemmKnobs) out += std::to_string(knob.get(*this)) + ",";
+  return out + (op_a == Op::T ? "true," : "false,") + (op_b == Op::T ? "true>" : "false>");
 }
 
 std::string config_name(const GemmConfig& c) {
-  char buf[160];
-  int n = std::snprintf(buf, sizeof buf, "sgemm_%c%c_%dx%dx%d_w%dx%d_t%dx%d_s%d_v%d_p%d_k%d_r%d", op_char(c.op_a),
-                        op_char(c.op_b), c.bm, c.bn, c.bk, c.wm, c.wn, c.tm, c.tn, c.stages, c.vec, c.pad,
-                        c.split_k, c.raster);
-  if (c.occupancy != 1) std::snprintf(buf + n, sizeof buf - n, "_o%d", c.occupancy);
-  return buf;
-}
-
-std::optional<GemmConfig> parse_config_name(const std::string& name) {
-  GemmConfig c;
-  char a = 0, b = 0;
-  int used = 0;
-  int got = std::sscanf(name.c_str(), "sgemm_%c%c_%dx%dx%d_w%dx%d_t%dx%d_s%d_v%d_p%d_k%d_r%d%n", &a, &b, &c.bm,
-                        &c.bn, &c.bk, &c.wm, &c.wn, &c.tm, &c.tn, &c.stages, &c.vec, &c.pad, &c.split_k,
-                        &c.raster, &used);
-  if (got != 14) return std::nullopt;
-  if (used != int(name.size())) {
-    int more = 0;
-    if (std::sscanf(name.c_str() + used, "_o%d%n", &c.occupancy, &more) != 1 || used + more != int(name.size()))
-      return std::nullopt;
+  std::string out = std::string("sgemm_") + op_char(c.op_a) + op_char(c.op_b);
+  for (const Knob& knob : kSgemmKnobs) {
+    const int v = knob.get(c);
+    if (knob.named_when_default || v != knob.default_value()) (out += knob.name_prefix) += std::to_string(v);
   }
-  if ((a != 'n' && a != 't') || (b != 'n' && b != 't')) return std::nullopt;
-  c.op_a = a == 't' ? Op::T : Op::N;
-  c.op_b = b == 't' ? Op::T : Op::N;
-  if (config_name(c) != name) return std::nullopt;  // rejects leading zeros, signs, spaces
-  return c;
-}
-
-std::size_t full_space_size() {
-  using namespace space;
-  return kBlock.size() * kBlock.size() * kBk.size() * kThread.size() * kThread.size() * kWarpRows.size() *
-         kStages.size() * kVec.size() * kPad.size() * kSplitK.size() * kRaster.size() * kOccupancy.size();
-}
-
-void for_each_config(Op op_a, Op op_b, const std::function<void(const GemmConfig&)>& fn, bool skip_misfits) {
-  using namespace space;
-  GemmConfig c;
-  c.op_a = op_a, c.op_b = op_b;
-  for (int bm : kBlock) for (int bn : kBlock) for (int bk : kBk)
-  for (int tm : kThread) for (int tn : kThread) for (int rows : kWarpRows) {
-    c.bm = bm, c.bn = bn, c.bk = bk, c.tm = tm, c.tn = tn;
-    c.wm = tm * rows, c.wn = tn * (32 / rows);
-    // A warp tile that does not fit the block tile is invalid whatever the other knobs say;
-    // skipping those here keeps the walk fast (the thin tiles add many).
-    if (skip_misfits && (bm % c.wm || bn % c.wn)) continue;
-    for (int st : kStages) for (int v : kVec) for (int pad : kPad)
-    for (int sk : kSplitK) for (int r : kRaster) for (int occ : kOccupancy) {
-      c.stages = st, c.vec = v, c.pad = pad, c.split_k = sk, c.raster = r, c.occupancy = occ;
-      fn(c);
-    }
-  }
-}
-
-std::vector<GemmConfig> valid_space(const DeviceLimits& limits, Op op_a, Op op_b) {
-  std::vector<GemmConfig> out;
-  for_each_config(
-      op_a, op_b,
-      [&](const GemmConfig& c) {
-        if (!c.validate(limits)) out.push_back(c);
-      },
-      /*skip_misfits=*/true);
   return out;
 }
 
 namespace {
-// Each parameter as (name, getter): the sample's notion of "every knob".
-using Getter = int (*)(const GemmConfig&);
-constexpr std::pair<const char*, Getter> kKnobs[] = {
-    {"bm", [](const GemmConfig& c) { return c.bm; }},
-    {"bn", [](const GemmConfig& c) { return c.bn; }},
-    {"bk", [](const GemmConfig& c) { return c.bk; }},
-    {"wm", [](const GemmConfig& c) { return c.wm; }},
-    {"wn", [](const GemmConfig& c) { return c.wn; }},
-    {"tm", [](const GemmConfig& c) { return c.tm; }},
-    {"tn", [](const GemmConfig& c) { return c.tn; }},
-    {"stages", [](const GemmConfig& c) { return c.stages; }},
-    {"vec", [](const GemmConfig& c) { return c.vec; }},
-    {"pad", [](const GemmConfig& c) { return c.pad; }},
-    {"split_k", [](const GemmConfig& c) { return c.split_k; }},
-    {"raster", [](const GemmConfig& c) { return c.raster; }},
-    {"occupancy", [](const GemmConfig& c) { return c.occupancy; }},
-};
+// Reads the decimal digits at the front of `rest` into `value` and drops them; false when
+// there are none or they do not fit an int.
+bool take_number(std::string_view& rest, int& value) {
+  std::size_t digits = 0;
+  long long v = 0;
+  while (digits < rest.size() && rest[digits] >= '0' && rest[digits] <= '9' && digits < 9)
+    v = v * 10 + (rest[digits++] - '0');
+  if (digits == 0) return false;
+  value = static_cast<int>(v);
+  rest.remove_prefix(digits);
+  return true;
+}
 }  // namespace
 
-std::vector<GemmConfig> coverage_sample(const DeviceLimits& limits, Op op_a, Op op_b) {
-  GemmConfig def;
-  def.op_a = op_a, def.op_b = op_b;
-  auto distance = [&](const GemmConfig& c) {
-    int d = 0;
-    for (auto& knob : kKnobs) d += knob.second(c) != knob.second(def);
-    return d;
-  };
-  std::vector<GemmConfig> valid = valid_space(limits, op_a, op_b);
-  std::vector<GemmConfig> out;
-  std::set<std::pair<int, int>> covered;  // (knob index, value)
-  auto take = [&](const GemmConfig& c) {
-    out.push_back(c);
-    for (int i = 0; i < int(std::size(kKnobs)); ++i) covered.insert({i, kKnobs[i].second(c)});
-  };
-  if (!def.validate(limits)) take(def);
-  for (int i = 0; i < int(std::size(kKnobs)); ++i) {
-    std::map<int, const GemmConfig*> closest;  // value -> closest valid config having it
-    for (auto& c : valid) {
-      int v = kKnobs[i].second(c);
-      if (covered.count({i, v})) continue;
-      if (!closest.count(v) || distance(c) < distance(*closest[v])) closest[v] = &c;
+std::optional<GemmConfig> parse_config_name(const std::string& name) {
+  std::string_view rest = name;
+  if (!rest.starts_with("sgemm_") || rest.size() < 8) return std::nullopt;
+  auto a = op_from_char(rest[6]), b = op_from_char(rest[7]);
+  if (!a || !b) return std::nullopt;
+  GemmConfig c;
+  c.op_a = *a, c.op_b = *b;
+  rest.remove_prefix(8);
+  for (const Knob& knob : kSgemmKnobs) {
+    int v = knob.default_value();
+    if (rest.starts_with(knob.name_prefix)) {
+      rest.remove_prefix(knob.name_prefix.size());
+      if (!take_number(rest, v)) return std::nullopt;
+    } else if (knob.named_when_default) {
+      return std::nullopt;
     }
-    for (auto& [v, c] : closest)
-      if (!covered.count({i, v})) take(*c);
+    knob.set(c, v);
   }
-  return out;
+  if (!rest.empty() || config_name(c) != name) return std::nullopt;  // rejects leading zeros, "_o1"
+  return c;
 }
 
 GemmConfig default_config(const DeviceLimits& limits, const Problem& p) {

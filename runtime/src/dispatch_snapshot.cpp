@@ -9,8 +9,6 @@ namespace gemmtune {
 namespace detail {
 
 namespace {
-Op to_op(char c) { return c == 't' || c == 'T' ? Op::T : Op::N; }
-
 std::string describe(const db::GpuModel& g) {
   return g.name + " (sm_" + std::to_string(g.cc_major) + std::to_string(g.cc_minor) + ", " +
          std::to_string(g.sm_count) + " SMs)";
@@ -27,8 +25,8 @@ bool matches(const db::GpuModel& g, const GpuIdentity& want) {
 
 TunedBest to_tuned_best(const db::BestRow& row) {
   TunedBest b;
-  b.problem.op_a = to_op(row.problem.op_a);
-  b.problem.op_b = to_op(row.problem.op_b);
+  b.problem.op_a = op_from_char(row.problem.op_a).value_or(Op::N);
+  b.problem.op_b = op_from_char(row.problem.op_b).value_or(Op::N);
   b.problem.m = row.problem.m, b.problem.n = row.problem.n, b.problem.k = row.problem.k;
   b.problem.batch = row.problem.batch;
   b.problem.alignment = row.problem.alignment;

@@ -6,6 +6,12 @@ namespace gemmtune {
 
 char op_char(Op op) { return op == Op::N ? 'n' : 't'; }
 
+std::optional<Op> op_from_char(char c) {
+  if (c == 'n') return Op::N;
+  if (c == 't') return Op::T;
+  return std::nullopt;
+}
+
 Problem Problem::packed(Op op_a, Op op_b, int m, int n, int k, int batch) {
   Problem p;
   p.op_a = op_a, p.op_b = op_b, p.m = m, p.n = n, p.k = k, p.batch = batch;

@@ -1,6 +1,6 @@
 #include "gemmtune/tuner/candidate_runner.hpp"
 
-#include "gemmtune/tuner/db_convert.hpp"
+#include "gemmtune/db_rows.hpp"
 
 namespace gemmtune::tuner {
 

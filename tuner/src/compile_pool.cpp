@@ -4,23 +4,13 @@
 #include <filesystem>
 
 #include "gemmtune/db/database.hpp"
+#include "gemmtune/db_rows.hpp"
 #include "gemmtune/kernel.hpp"
 
 namespace gemmtune::tuner {
 
 db::Binary to_binary(const CompiledCandidate& c, const std::string& arch) {
-  db::Binary b;
-  b.key = c.cache_key;
-  b.arch = arch;
-  b.nvrtc_version = nvrtc_version_string();
-  b.config_name = config_name(c.config);
-  b.lowered_name = c.lowered_name;
-  b.cubin.resize(c.cubin.size());
-  std::transform(c.cubin.begin(), c.cubin.end(), b.cubin.begin(), [](char x) { return std::byte(x); });
-  if (c.resources.registers >= 0) b.registers = c.resources.registers;
-  b.spill_bytes = c.resources.spill_stores;
-  b.smem_bytes = c.config.smem_bytes() + c.resources.static_smem;
-  return b;
+  return gemmtune::to_binary(c.config, arch, c.cache_key, {c.cubin, c.lowered_name, c.resources});
 }
 
 // A read-only connection for binary-cache look-ups; none when the file cannot be opened (the
@@ -61,15 +51,12 @@ std::shared_ptr<CompiledCandidate> CompilePool::build(const GemmConfig& config, 
     try {
       db::BinaryLookup hit = db->get_binary(out->cache_key);
       if (hit.binary && !hit.binary->cubin.empty()) {
-        const db::Binary& b = *hit.binary;
+        CompiledKernel k = from_binary(config, *hit.binary);
         out->ok = true;
         out->from_cache = true;
-        out->cubin.resize(b.cubin.size());
-        std::transform(b.cubin.begin(), b.cubin.end(), out->cubin.begin(), [](std::byte x) { return char(x); });
-        out->lowered_name = b.lowered_name;
-        out->resources.registers = int(b.registers.value_or(-1));
-        out->resources.spill_stores = int(b.spill_bytes.value_or(0));
-        out->resources.static_smem = int(b.smem_bytes.value_or(config.smem_bytes()) - config.smem_bytes());
+        out->cubin = std::move(k.cubin);
+        out->lowered_name = std::move(k.lowered_name);
+        out->resources = k.resources;
         return out;
       }
     } catch (const std::exception&) {

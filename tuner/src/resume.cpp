@@ -3,7 +3,7 @@
 #include <set>
 #include <string>
 
-#include "gemmtune/tuner/db_convert.hpp"
+#include "gemmtune/db_rows.hpp"
 
 namespace gemmtune::tuner {
 

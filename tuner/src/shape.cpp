@@ -23,8 +23,10 @@ Shape parse_shape(const std::string& text) {
 
 std::vector<std::pair<Op, Op>> parse_layouts(const std::string& text) {
   if (text == "all") return {{Op::N, Op::N}, {Op::N, Op::T}, {Op::T, Op::N}, {Op::T, Op::T}};
-  if (text.size() == 2 && (text[0] == 'n' || text[0] == 't') && (text[1] == 'n' || text[1] == 't'))
-    return {{text[0] == 't' ? Op::T : Op::N, text[1] == 't' ? Op::T : Op::N}};
+  if (text.size() == 2) {
+    auto a = op_from_char(text[0]), b = op_from_char(text[1]);
+    if (a && b) return {{*a, *b}};
+  }
   throw Error(Status::kInvalidArgument, "bad layout '" + text + "': use nn, nt, tn, tt or all");
 }
 

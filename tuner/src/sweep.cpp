@@ -14,10 +14,11 @@
 
 #include "gemmtune/compiler.hpp"
 #include "gemmtune/db/database.hpp"
-#include "gemmtune/tuner/db_convert.hpp"
+#include "gemmtune/db_rows.hpp"
 #include "gemmtune/tuner/progress.hpp"
 #include "gemmtune/tuner/resume.hpp"
 #include "gemmtune/kernel.hpp"
+#include "gemmtune/tuner/space.hpp"
 
 namespace gemmtune::tuner {
 

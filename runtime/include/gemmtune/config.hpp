@@ -3,33 +3,21 @@
 // This is the only definition of what a valid configuration is: the tuner prunes with
 // validate(), the dispatcher rejects stale database rows with it, tests call it.
 #include <cstddef>
-#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "gemmtune/device.hpp"
+#include "gemmtune/knobs.hpp"
 #include "gemmtune/problem.hpp"
 
 namespace gemmtune {
 
-/// Template parameters of one kernel instance. Defaults are a sound general-purpose kernel.
-struct GemmConfig {
-  int bm = 128;       ///< block tile rows of C
-  int bn = 128;       ///< block tile columns of C
-  int bk = 8;         ///< K slice loaded into shared memory per stage
-  int wm = 64;        ///< warp tile rows (a warp's threads share A reads: no bank conflicts)
-  int wn = 32;        ///< warp tile columns
-  int tm = 8;         ///< thread tile rows: accumulators per thread are tm x tn
-  int tn = 8;         ///< thread tile columns
-  int stages = 2;     ///< shared-memory stages: 1 load-sync-compute, 2 register prefetch, >=3 cp.async
-  int vec = 4;        ///< floats per global load/store (1, 2, 4); wider needs aligned data
-  int pad = 4;        ///< floats of padding per shared-memory row, against bank conflicts (0 or 4)
-  int split_k = 1;    ///< K slices computed by separate blocks and summed atomically into C
-  int raster = 8;     ///< block rows per rasterization group, for L2 reuse (1 = row-major order)
-  int occupancy = 1;  ///< blocks per SM the registers are budgeted for (__launch_bounds__ minimum)
-  Op op_a = Op::N;    ///< op(A): the kernel instance is specialised for the layout
-  Op op_b = Op::N;    ///< op(B)
+/// One kernel instance: the family's knob values (templates/include/gemmtune/knobs.hpp, where
+/// kSgemmKnobs says what each means) for one layout. The defaults are a sound general-purpose kernel.
+struct GemmConfig : SgemmKnobs {
+  Op op_a = Op::N;  ///< op(A): the kernel instance is specialised for the layout
+  Op op_b = Op::N;  ///< op(B)
 
   /// Threads per block.
   int threads() const;
@@ -55,29 +43,14 @@ struct GemmConfig {
   bool operator==(const GemmConfig&) const = default;
 };
 
-/// The procedural name: encodes every parameter, e.g. "sgemm_nn_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8"
-/// ("_oN" follows when occupancy N is not 1). It is the log id, the database's config key and
-/// round-trips through parse_config_name().
+/// The procedural name: the layout and every knob in kSgemmKnobs's order, each after its name
+/// prefix, e.g. "sgemm_nn_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8" (knobs added later appear only
+/// away from their default: "_o2"). It is the log id, the database's config key and round-trips
+/// through parse_config_name().
 std::string config_name(const GemmConfig& c);
 
 /// Parses a procedural name back into a config; nullopt when it is not one.
 std::optional<GemmConfig> parse_config_name(const std::string& name);
-
-/// Number of combinations of the family's parameter values for one layout, valid or not.
-std::size_t full_space_size();
-
-/// Calls `fn` on every combination of the family's parameter values for one layout; with
-/// `skip_misfits`, not on those whose warp tile does not divide the block tile (all invalid).
-void for_each_config(Op op_a, Op op_b, const std::function<void(const GemmConfig&)>& fn,
-                     bool skip_misfits = false);
-
-/// The configs of full_space() that validate() accepts on `limits`.
-std::vector<GemmConfig> valid_space(const DeviceLimits& limits, Op op_a, Op op_b);
-
-/// A small deterministic sample of valid_space() that takes every value of every parameter at
-/// least once, each time in the valid config closest to the default: for compile and
-/// correctness tests and `gemmtune space --sample`.
-std::vector<GemmConfig> coverage_sample(const DeviceLimits& limits, Op op_a, Op op_b);
 
 /// A built-in default that validates on every supported architecture and runs any problem of
 /// the layout (vec 1 when the data is unaligned).

@@ -1,6 +1,7 @@
 #pragma once
 // A GEMM problem: C = alpha * op(A) * op(B) + beta * C, row-major FP32, optionally batched.
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace gemmtune {
@@ -10,6 +11,8 @@ enum class Op { N, T };
 
 /// 'n' or 't'.
 char op_char(Op op);
+/// The Op of 'n' or 't'; nullopt for any other character.
+std::optional<Op> op_from_char(char c);
 
 /// The shape, layout and memory of one (batched) GEMM. Row-major: element (i, j) of a matrix with
 /// leading dimension ld is at [i * ld + j]. op(A) is M x K, op(B) is K x N, C is M x N.

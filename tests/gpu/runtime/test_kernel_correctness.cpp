@@ -9,6 +9,7 @@
 
 #include "gemmtune/kernel.hpp"
 #include "gemmtune/reference.hpp"
+#include "gemmtune/tuner/space.hpp"
 #include "gpu_buffers.hpp"
 #include "gpu_env.hpp"
 #include "gpu_reference.hpp"
@@ -50,7 +51,7 @@ TEST(KernelCorrectness, SampledConfigsMatchFloat64Reference) {
   for (Op oa : {Op::N, Op::T})
     for (Op ob : {Op::N, Op::T}) {
       // Compile the layout's sample (and vec-1 variants for unaligned data) in parallel.
-      std::vector<GemmConfig> configs = coverage_sample(dev.limits, oa, ob);
+      std::vector<GemmConfig> configs = tuner::coverage_sample(dev.limits, oa, ob);
       size_t n_aligned = configs.size();
       for (size_t i = 0; i < n_aligned; ++i) {
         GemmConfig narrow = configs[i];

@@ -13,8 +13,9 @@
 #include <thread>
 
 #include "gemmtune/db/database.hpp"
-#include "gemmtune/tuner/db_convert.hpp"
+#include "gemmtune/db_rows.hpp"
 #include "gemmtune/tuner/sweep.hpp"
+#include "gemmtune/tuner/space.hpp"
 #include "gpu_env.hpp"
 
 extern char** environ;
@@ -42,7 +43,7 @@ class Sweep : public ::testing::Test {
   // `n` configs of the reduced space that can run both problems (split_k 1, vec 4).
   std::vector<std::string> tiny_space(std::size_t n) const {
     DeviceInfo dev = device_info(0);
-    auto valid = valid_space(dev.limits, Op::N, Op::N);
+    auto valid = tuner::valid_space(dev.limits, Op::N, Op::N);
     std::vector<std::string> names;
     for (const auto& c : candidate_configs(valid, problems()[0].problem(), dev.sm_count, SpaceKind::reduced))
       if (c.split_k == 1 && !c.can_implement(problems()[1].problem()) && names.size() < n)

@@ -244,7 +244,7 @@ TEST_F(Export, ResultsCsvParsesBackExactly) {
     EXPECT_NE(it, header.end()) << name;
     return static_cast<std::size_t>(it - header.begin());
   };
-  for (const char* p : kConfigParamNames) col(p);
+  for (const Knob& knob : kSgemmKnobs) col(std::string(knob.name));
   EXPECT_EQ(rows[13][col("error")], kNasty);
   EXPECT_EQ(rows[13][col("status")], "compile_failed");
   EXPECT_EQ(rows[13][col("median_ms")], "");  // NULL

@@ -39,8 +39,31 @@ TEST_F(Schema, FreshFileIsAtCurrentVersionInWalMode) {
 TEST_F(Schema, ConfigsTableHasEveryParameterColumn) {
   Database db(path("tuning.db"), OpenMode::read_write);
   const auto cols = columns(db.connection(), "configs");
-  for (const char* p : kConfigParamNames) EXPECT_TRUE(cols.count(p)) << "configs lacks " << p;
-  EXPECT_EQ(cols.size(), std::size(kConfigParamNames) + 5);  // + id, family, name, op_a, op_b
+  for (const Knob& knob : kSgemmKnobs) EXPECT_TRUE(cols.count(std::string(knob.name))) << "configs lacks " << knob.name;
+  EXPECT_EQ(cols.size(), std::size(kSgemmKnobs) + 5);  // + id, family, name, op_a, op_b
+}
+
+// A file made before a knob existed (here: occupancy, dropped again) gets the knob's column,
+// filled with its default, the first time it is opened for writing; read-only, it is refused.
+TEST_F(Schema, AKnobAddedLaterGetsItsColumnWithItsDefault) {
+  {
+    Database db(path("tuning.db"), OpenMode::read_write);
+    db.connection().exec("ALTER TABLE configs DROP COLUMN occupancy");
+    db.connection().exec(
+        "INSERT INTO configs (family, name, op_a, op_b, bm, bn, bk, wm, wn, tm, tn, stages, vec, pad, split_k, raster) "
+        "VALUES ('sgemm', 'sgemm_nn_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8', 'n', 'n', 128, 128, 8, 64, 32, 8, 8, 2, 4, 4, 1, 8)");
+  }
+  try {
+    Database db(path("tuning.db"), OpenMode::read_only);
+    FAIL() << "a read-only open of a file without a knob column must be refused";
+  } catch (const DatabaseError& e) {
+    EXPECT_NE(std::string(e.what()).find("'occupancy'"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("read-write"), std::string::npos) << e.what();
+  }
+  Database db(path("tuning.db"), OpenMode::read_write);
+  EXPECT_TRUE(columns(db.connection(), "configs").count("occupancy"));
+  EXPECT_EQ(scalar(db.connection(), "SELECT occupancy FROM configs"), 1);
+  EXPECT_TRUE(db.check().ok());
 }
 
 // Rows as version 1 wrote them; later versions only add, so this is valid SQL for each of them.

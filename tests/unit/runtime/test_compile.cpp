@@ -5,6 +5,7 @@
 
 #include "gemmtune/compiler.hpp"
 #include "gemmtune/kernel.hpp"
+#include "gemmtune/tuner/space.hpp"
 
 using namespace gemmtune;
 
@@ -72,7 +73,7 @@ TEST(Compile, SampleOfTheFamilyCompilesForSm90) {
   std::vector<GemmConfig> sample;
   for (Op a : {Op::N, Op::T})
     for (Op b : {Op::N, Op::T})
-      for (auto& c : coverage_sample(limits, a, b)) sample.push_back(c);
+      for (auto& c : tuner::coverage_sample(limits, a, b)) sample.push_back(c);
   std::vector<CompileResult> results(sample.size());
   std::atomic<size_t> next{0};
   std::vector<std::thread> pool;

@@ -5,6 +5,7 @@
 
 #include "gemmtune/config.hpp"
 #include "gemmtune/error.hpp"
+#include "gemmtune/tuner/space.hpp"
 
 using namespace gemmtune;
 
@@ -92,7 +93,7 @@ TEST(Config, NamesRoundTripAndAreUniqueOverTheSpace) {
   size_t n = 0;
   for (Op a : {Op::N, Op::T})
     for (Op b : {Op::N, Op::T})
-      for (const GemmConfig& c : valid_space(kSm90, a, b)) {
+      for (const GemmConfig& c : tuner::valid_space(kSm90, a, b)) {
         std::string name = config_name(c);
         ASSERT_TRUE(names.insert(name).second) << "duplicate name " << name;
         auto back = parse_config_name(name);
@@ -116,15 +117,15 @@ TEST(Config, ParseRejectsNonNames) {
 }
 
 TEST(Config, PruningShrinksTheSpace) {
-  size_t valid = valid_space(kSm90, Op::N, Op::N).size();
-  std::cout << "sm_90 NN: " << full_space_size() << " combinations, " << valid << " valid\n";
-  EXPECT_LT(valid, full_space_size() / 2);
+  size_t valid = tuner::valid_space(kSm90, Op::N, Op::N).size();
+  std::cout << "sm_90 NN: " << tuner::full_space_size() << " combinations, " << valid << " valid\n";
+  EXPECT_LT(valid, tuner::full_space_size() / 2);
   EXPECT_GT(valid, 100u);
 }
 
 TEST(Config, CoverageSampleTakesEveryValueOfEveryKnob) {
-  auto sample = coverage_sample(kSm90, Op::T, Op::N);
-  auto valid = valid_space(kSm90, Op::T, Op::N);
+  auto sample = tuner::coverage_sample(kSm90, Op::T, Op::N);
+  auto valid = tuner::valid_space(kSm90, Op::T, Op::N);
   auto values = [](const std::vector<GemmConfig>& v, int GemmConfig::*field) {
     std::set<int> s;
     for (auto& c : v) s.insert(c.*field);

@@ -7,14 +7,15 @@
 
 #include "gemmtune/error.hpp"
 #include "gemmtune/tuner/candidates.hpp"
-#include "gemmtune/tuner/db_convert.hpp"
+#include "gemmtune/db_rows.hpp"
+#include "gemmtune/tuner/space.hpp"
 
 using namespace gemmtune;
 using namespace gemmtune::tuner;
 
 namespace {
 const std::vector<GemmConfig>& valid_nn() {
-  static const auto v = valid_space(DeviceLimits::for_arch("sm_90"), Op::N, Op::N);
+  static const auto v = tuner::valid_space(DeviceLimits::for_arch("sm_90"), Op::N, Op::N);
   return v;
 }
 }  // namespace
@@ -34,7 +35,7 @@ TEST(Candidates, VecMatchesAlignmentAndAllCanImplement) {
 }
 
 TEST(Candidates, StreamingConfigsKeepWideVectorsWhenOnlyAIsMisaligned) {
-  const auto valid_tn = valid_space(DeviceLimits::for_arch("sm_90"), Op::T, Op::N);
+  const auto valid_tn = tuner::valid_space(DeviceLimits::for_arch("sm_90"), Op::T, Op::N);
   // Rows of A of 4095 floats; A transposed with M = 1 (lda = 1).
   for (const auto& [valid, p] : {std::pair{&valid_nn(), Problem::packed(Op::N, Op::N, 1, 4096, 4095)},
                                  std::pair{&valid_tn, Problem::packed(Op::T, Op::N, 1, 4096, 4096)}}) {

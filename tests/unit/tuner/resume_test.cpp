@@ -2,7 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "gemmtune/db/database.hpp"
-#include "gemmtune/tuner/db_convert.hpp"
+#include "gemmtune/db_rows.hpp"
 #include "gemmtune/tuner/resume.hpp"
 #include "tmp_dir.hpp"
 

@@ -1,12 +1,15 @@
 #pragma once
 // The rows of the tuning database as C++ values. Plain data: the database knows nothing of CUDA or
-// of the runtime's types; the tuner and dispatcher convert (e.g. GemmConfig <-> KernelConfig).
+// of the runtime's types (runtime/src/db_rows.cpp converts GemmConfig <-> KernelConfig), and of the
+// kernel family only its knob table.
 #include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "gemmtune/knobs.hpp"
 
 namespace gemmtune::db {
 
@@ -58,28 +61,14 @@ struct ProblemKey {
   bool operator==(const ProblemKey&) const = default;
 };
 
-/// The integer kernel parameters, one database column each, in column order. This list is the only
-/// place they are named in code: adding a parameter is an edit here plus a schema migration.
-#define GEMMTUNE_DB_CONFIG_PARAMS(X) \
-  X(bm) X(bn) X(bk) X(wm) X(wn) X(tm) X(tn) X(stages) X(vec) X(pad) X(split_k) X(raster) X(occupancy)
-
-/// One kernel configuration; `name` is its procedural name and unique key.
-struct KernelConfig {
+/// One kernel configuration as stored: the family's knobs (kSgemmKnobs names the columns, one
+/// per knob) with the layout; `name` is its procedural name and unique key.
+struct KernelConfig : SgemmKnobs {
   std::string family = "sgemm";
   std::string name;  ///< e.g. "sgemm_nn_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8"
   char op_a = 'n';
   char op_b = 'n';
-#define GEMMTUNE_DB_DECLARE_PARAM(p) int p = 0;
-  GEMMTUNE_DB_CONFIG_PARAMS(GEMMTUNE_DB_DECLARE_PARAM)
-#undef GEMMTUNE_DB_DECLARE_PARAM
   bool operator==(const KernelConfig&) const = default;
-};
-
-/// Column names of GEMMTUNE_DB_CONFIG_PARAMS, in order.
-inline constexpr const char* kConfigParamNames[] = {
-#define GEMMTUNE_DB_PARAM_NAME(p) #p,
-    GEMMTUNE_DB_CONFIG_PARAMS(GEMMTUNE_DB_PARAM_NAME)
-#undef GEMMTUNE_DB_PARAM_NAME
 };
 
 /// Outcome of trying one config on one problem. Failures are data: they are kept, with their cause.

@@ -1,0 +1,94 @@
+#pragma once
+// The knobs of the FP32 GEMM kernel family (templates/sgemm.cuh): the one table of them.
+//
+// Everything that lists knobs follows from kSgemmKnobs: GemmConfig's procedural name and its
+// parser, the NVRTC name expression (the template's parameters come in this order, upper-cased:
+// a unit test reads the template to check), the search space, the database's `configs` columns
+// (a column is added to older databases when they are opened for writing) and
+// `gemmtune space --knobs`. Adding a knob: a field in SgemmKnobs and a row in kSgemmKnobs (same
+// order), the template parameter, and a rule in GemmConfig::validate() if it constrains others.
+// Host-side C++ only (no CUDA); the database layer includes it to name its columns.
+#include <cstddef>
+#include <span>
+#include <string_view>
+
+namespace gemmtune {
+
+/// The knob values of one kernel instance; the defaults make a sound general-purpose kernel.
+/// One field per row of kSgemmKnobs, in its order: the table says what each means.
+struct SgemmKnobs {
+  int bm = 128, bn = 128, bk = 8;
+  int wm = 64, wn = 32;
+  int tm = 8, tn = 8;
+  int stages = 2;
+  int vec = 4;
+  int pad = 4;
+  int split_k = 1;
+  int raster = 8;
+  int occupancy = 1;
+
+  bool operator==(const SgemmKnobs&) const = default;
+};
+
+/// One row of the knob table.
+struct Knob {
+  std::string_view name;             ///< field, database column, lower-case template parameter
+  int SgemmKnobs::*field;            ///< where the value lives
+  std::string_view name_prefix;      ///< what precedes the value in the procedural name
+  bool named_when_default;           ///< false: left out of the name at its default (knobs added
+                                     ///< later, so that names in older databases stay valid)
+  std::span<const int> values;       ///< the values the full search space takes
+  std::string_view meaning;          ///< one line, for docs and `gemmtune space --knobs`
+
+  int get(const SgemmKnobs& k) const { return k.*field; }
+  void set(SgemmKnobs& k, int v) const { k.*field = v; }
+  int default_value() const { return SgemmKnobs{}.*field; }
+};
+
+namespace knob_values {
+// 1-8 rows or columns are thin tiles for matrix-vector-like problems (M or N of a few).
+inline constexpr int kBlock[] = {1, 2, 4, 8, 16, 32, 64, 128, 256};
+inline constexpr int kBk[] = {8, 16, 32};
+// Warp tiles follow from the thread tile and the warp's thread grid (32 threads): every power
+// of two a block tile can hold; the space walk skips warp tiles that do not fit (see
+// for_each_config in runtime/src/config.cpp).
+inline constexpr int kWarp[] = {1, 2, 4, 8, 16, 32, 64, 128, 256};
+inline constexpr int kThread[] = {1, 2, 4, 8, 16};
+inline constexpr int kStages[] = {1, 2, 3, 4};
+inline constexpr int kVec[] = {1, 2, 4};
+inline constexpr int kPad[] = {0, 4};
+inline constexpr int kSplitK[] = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512};
+inline constexpr int kRaster[] = {1, 8};
+inline constexpr int kOccupancy[] = {1, 2};
+}  // namespace knob_values
+
+/// The knob table, in template-parameter order. Name example:
+/// sgemm_nn_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8 (then _o2 when occupancy is 2).
+inline constexpr Knob kSgemmKnobs[] = {
+    {"bm", &SgemmKnobs::bm, "_", true, knob_values::kBlock, "block tile rows of C"},
+    {"bn", &SgemmKnobs::bn, "x", true, knob_values::kBlock, "block tile columns of C"},
+    {"bk", &SgemmKnobs::bk, "x", true, knob_values::kBk,
+     "K slice per shared-memory stage (K rows per step when streaming B)"},
+    {"wm", &SgemmKnobs::wm, "_w", true, knob_values::kWarp,
+     "warp tile rows (a warp's threads share A reads: no bank conflicts)"},
+    {"wn", &SgemmKnobs::wn, "x", true, knob_values::kWarp, "warp tile columns"},
+    {"tm", &SgemmKnobs::tm, "_t", true, knob_values::kThread, "thread tile rows: accumulators per thread are tm x tn"},
+    {"tn", &SgemmKnobs::tn, "x", true, knob_values::kThread, "thread tile columns"},
+    {"stages", &SgemmKnobs::stages, "_s", true, knob_values::kStages,
+     "shared-memory stages: 1 load-sync-compute, 2 register prefetch, >= 3 cp.async ring"},
+    {"vec", &SgemmKnobs::vec, "_v", true, knob_values::kVec,
+     "floats per global load/store (1, 2, 4); wider needs aligned data"},
+    {"pad", &SgemmKnobs::pad, "_p", true, knob_values::kPad,
+     "floats of padding per shared-memory row, against bank conflicts"},
+    {"split_k", &SgemmKnobs::split_k, "_k", true, knob_values::kSplitK,
+     "K slices computed by separate blocks: the first to finish stores C, the others add atomically"},
+    {"raster", &SgemmKnobs::raster, "_r", true, knob_values::kRaster,
+     "block rows per rasterization group, for L2 reuse (1 = row-major order)"},
+    {"occupancy", &SgemmKnobs::occupancy, "_o", false, knob_values::kOccupancy,
+     "blocks per SM the registers are budgeted for (__launch_bounds__ minimum)"},
+};
+
+// Every field has its row: a knob added to the struct but not to the table fails here.
+static_assert(sizeof(SgemmKnobs) == std::size(kSgemmKnobs) * sizeof(int), "one kSgemmKnobs row per field");
+
+}  // namespace gemmtune

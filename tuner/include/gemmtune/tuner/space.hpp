@@ -1,0 +1,22 @@
+#pragma once
+// The search space of the FP32 GEMM family: every combination of the values kSgemmKnobs lists
+// (templates/include/gemmtune/knobs.hpp), and the subsets the tuner and the tests start from.
+#include <cstddef>
+#include <vector>
+
+#include "gemmtune/config.hpp"
+
+namespace gemmtune::tuner {
+
+/// Number of combinations of the knobs' values for one layout, valid or not.
+std::size_t full_space_size();
+
+/// The combinations that GemmConfig::validate() accepts on `limits`, for one layout.
+std::vector<GemmConfig> valid_space(const DeviceLimits& limits, Op op_a, Op op_b);
+
+/// A small deterministic sample of valid_space() that takes every value of every knob at least
+/// once, each time in the valid config closest to the default: for compile and correctness
+/// tests and `gemmtune space --sample`.
+std::vector<GemmConfig> coverage_sample(const DeviceLimits& limits, Op op_a, Op op_b);
+
+}  // namespace gemmtune::tuner
