@@ -1,0 +1,75 @@
+// The knob table is the one list of the family's knobs: the struct, the template and the names
+// must agree with it.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <regex>
+
+#include "gemmtune/config.hpp"
+#include "gemmtune/knobs.hpp"
+#include "gemmtune/templates.hpp"
+
+using namespace gemmtune;
+
+TEST(Knobs, RowsFollowTheStructsFieldOrder) {
+  SgemmKnobs k;
+  for (std::size_t i = 0; i < std::size(kSgemmKnobs); ++i) kSgemmKnobs[i].set(k, 1000 + int(i));
+  int raw[std::size(kSgemmKnobs)];
+  std::memcpy(raw, &k, sizeof raw);
+  for (std::size_t i = 0; i < std::size(kSgemmKnobs); ++i) EXPECT_EQ(raw[i], 1000 + int(i)) << kSgemmKnobs[i].name;
+}
+
+TEST(Knobs, EveryKnobHasValuesTheDefaultAmongThemAndAMeaning) {
+  for (const Knob& knob : kSgemmKnobs) {
+    EXPECT_FALSE(knob.values.empty()) << knob.name;
+    EXPECT_NE(std::find(knob.values.begin(), knob.values.end(), knob.default_value()), knob.values.end()) << knob.name;
+    EXPECT_GT(knob.meaning.size(), 10u) << knob.name;
+  }
+}
+
+// The kernel template's parameters, in order, are the knobs upper-cased, then the layout (TA, TB):
+// GemmConfig::name_expression() instantiates it positionally from the table.
+TEST(Knobs, TemplateParametersAreTheKnobsInTableOrder) {
+  const std::string source(templates::sgemm_source());
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(source, m, std::regex(R"(template <([^>]*)>\s*__global__ void\b[^;{]*?\bsgemm\(GemmArgs)")))
+      << "no `template <...> __global__ void ... sgemm(GemmArgs` in templates/sgemm.cuh";
+  std::vector<std::string> params;
+  const std::string list = m[1].str();
+  std::regex param(R"((?:int|bool)\s+(\w+))");
+  for (auto it = std::sregex_iterator(list.begin(), list.end(), param); it != std::sregex_iterator(); ++it)
+    params.push_back((*it)[1].str());
+  std::vector<std::string> expected;
+  for (const Knob& knob : kSgemmKnobs) {
+    std::string upper(knob.name);
+    for (char& ch : upper) ch = char(std::toupper(static_cast<unsigned char>(ch)));
+    expected.push_back(upper);
+  }
+  expected.push_back("TA");
+  expected.push_back("TB");
+  EXPECT_EQ(params, expected);
+}
+
+TEST(Knobs, NameExpressionListsTheValuesInTableOrder) {
+  GemmConfig c;
+  c.op_b = Op::T;
+  c.split_k = 4;
+  EXPECT_EQ(c.name_expression(), "gemmtune::sgemm<128,128,8,64,32,8,8,2,4,4,4,8,1,false,true>");
+}
+
+// A knob that is not named at its default keeps older names valid, and any other value of it
+// is named and parsed back.
+TEST(Knobs, KnobsNamedOnlyAwayFromTheirDefaultRoundTrip) {
+  for (const Knob& knob : kSgemmKnobs) {
+    for (int v : knob.values) {
+      GemmConfig c;
+      knob.set(c, v);
+      const std::string name = config_name(c);
+      if (!knob.named_when_default && v == knob.default_value())
+        EXPECT_EQ(name.find(std::string(knob.name_prefix) + std::to_string(v)), std::string::npos) << name;
+      auto back = parse_config_name(name);
+      ASSERT_TRUE(back) << name;
+      EXPECT_EQ(knob.get(*back), v) << name;
+    }
+  }
+}
