@@ -15,11 +15,15 @@
 namespace gemmtune::cli {
 
 namespace {
+// --list and --compile take at most this many configs unless --max says otherwise: the space
+// holds millions, and compiling them all would take days.
+constexpr int kDefaultMax = 1000;
+
 struct SpaceOptions {
   std::string arch = "sm_90";
   std::string layout = "nn";
-  bool count = false, list = false, compile = false, sample = false;
-  int max = 0;
+  bool count = false, list = false, compile = false, sample = false, knobs = false;
+  int max = kDefaultMax;
   int jobs = int(std::max(1u, std::thread::hardware_concurrency()));
 };
 
@@ -57,7 +61,22 @@ void compile_all(const std::vector<GemmConfig>& configs, const SpaceOptions& o) 
   if (failed) exit_status() = 1;
 }
 
+// The knob table: what each knob means, its default and the values the space takes.
+void print_knobs() {
+  std::printf("%-10s %7s  %-38s %s\n", "knob", "default", "values", "meaning");
+  for (const Knob& knob : kSgemmKnobs) {
+    std::string values;
+    for (int v : knob.values) {
+      if (!values.empty()) values += ' ';
+      values += std::to_string(v);
+    }
+    std::printf("%-10s %7d  %-38s %s\n", std::string(knob.name).c_str(), knob.default_value(), values.c_str(),
+                std::string(knob.meaning).c_str());
+  }
+}
+
 void run_space(const SpaceOptions& o) {
+  if (o.knobs) return print_knobs();
   DeviceLimits limits = DeviceLimits::for_arch(o.arch);
   auto layouts = tuner::parse_layouts(o.layout);
   std::vector<GemmConfig> configs;
@@ -65,7 +84,11 @@ void run_space(const SpaceOptions& o) {
     auto part = o.sample ? tuner::coverage_sample(limits, a, b) : tuner::valid_space(limits, a, b);
     configs.insert(configs.end(), part.begin(), part.end());
   }
-  if (o.max > 0 && int(configs.size()) > o.max) {
+  const bool capped = (o.list || o.compile) && o.max > 0 && int(configs.size()) > o.max;
+  if (capped)
+    std::fprintf(stderr, "space: taking %d of the %zu configs, evenly spread; --max N for another number, --max 0 for all\n",
+                 o.max, configs.size());
+  if (capped) {
     // An even stride through the space keeps every region represented.
     std::vector<GemmConfig> picked;
     for (int i = 0; i < o.max; ++i) picked.push_back(configs[size_t(i) * configs.size() / o.max]);
@@ -91,8 +114,11 @@ static void add_space_command(CLI::App& app) {
   cmd->add_flag("--list", o->list, "Print every valid config's name");
   cmd->add_flag("--compile", o->compile, "Compile the configs with NVRTC and print registers, spills, shared memory");
   cmd->add_flag("--sample", o->sample, "Only the coverage sample: every parameter value at least once");
-  cmd->add_option("--max", o->max, "At most this many configs, evenly spread over the space (0 = all)");
-  cmd->add_option("-j,--jobs", o->jobs, "Parallel compilations")->capture_default_str();
+  cmd->add_flag("--knobs", o->knobs, "Print the knob table: each knob's meaning, default and values");
+  cmd->add_option("--max", o->max, "With --list or --compile: at most this many configs, evenly spread over the space (0 = all)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("-j,--jobs", o->jobs, "Parallel compilations")->capture_default_str()->check(CLI::Range(1, 256));
   cmd->callback([o] { run_space(*o); });
 }
 
