@@ -6,7 +6,7 @@
 #include <filesystem>
 
 #include "db_commands.hpp"
-#include "gemmtune/compiler.hpp"
+#include "gemmtune/device.hpp"
 #include "gemmtune/db/sqlite.hpp"
 #include "gemmtune/error.hpp"
 #include "gemmtune/tuner/shape.hpp"
@@ -90,9 +90,7 @@ std::vector<const db::GpuModelRow*> select_gpus(const std::vector<db::GpuModelRo
   return out;
 }
 
-double fp32_peak_tflops(const db::GpuModel& gpu) {
-  return 2.0 * 128.0 * gpu.sm_count * static_cast<double>(gpu.clock_khz) * 1e3 / 1e12;
-}
+double fp32_peak_tflops(const db::GpuModel& gpu) { return gemmtune::fp32_peak_tflops(gpu.sm_count, gpu.clock_khz); }
 
 std::string describe_gpu(const db::GpuModel& gpu) {
   return format("%s (sm_%d%d, %d SMs, FP32 peak %.1f TFLOP/s)", gpu.name.c_str(), gpu.cc_major, gpu.cc_minor,

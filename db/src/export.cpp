@@ -122,7 +122,7 @@ void write(Statement& st, ExportFormat format, std::ostream& out) {
 
 std::string param_columns(std::string_view alias) {
   std::string s;
-  for (const Knob& knob : kSgemmKnobs) ((s += ", ") += alias) += "." + std::string(knob.name);
+  for (const Knob& knob : kSgemmKnobs) (((s += ", ") += alias) += '.') += knob.name;
   return s;
 }
 

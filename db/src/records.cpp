@@ -31,9 +31,13 @@ std::optional<Status> parse_status(std::string_view s) {
 }
 
 std::string content_hash(const std::vector<std::byte>& bytes) {
+  return content_hash(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+}
+
+std::string content_hash(std::string_view bytes) {
   std::uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a 64 offset basis
-  for (std::byte b : bytes) {
-    h ^= static_cast<std::uint64_t>(b);
+  for (char b : bytes) {
+    h ^= static_cast<unsigned char>(b);
     h *= 0x100000001b3ull;  // FNV prime
   }
   static constexpr char kHex[] = "0123456789abcdef";

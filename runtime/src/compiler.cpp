@@ -111,15 +111,4 @@ std::string nvrtc_version_string() {
   return std::to_string(major) + "." + std::to_string(minor);
 }
 
-std::string content_hash(std::string_view text) {
-  std::uint64_t h = 1469598103934665603ull;
-  for (unsigned char ch : text) {
-    h ^= ch;
-    h *= 1099511628211ull;
-  }
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
-  return buf;
-}
-
 }  // namespace gemmtune

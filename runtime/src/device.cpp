@@ -28,9 +28,11 @@ std::string DeviceLimits::arch() const {
   return "sm_" + std::to_string(cc_major) + std::to_string(cc_minor);
 }
 
-double DeviceInfo::fp32_peak_tflops() const {
-  return 2.0 * 128.0 * sm_count * clock_khz * 1e3 / 1e12;
+double fp32_peak_tflops(int sm_count, long long clock_khz) {
+  return 2.0 * 128.0 * sm_count * static_cast<double>(clock_khz) * 1e3 / 1e12;
 }
+
+double DeviceInfo::fp32_peak_tflops() const { return gemmtune::fp32_peak_tflops(sm_count, clock_khz); }
 
 CudaVersions cuda_versions() {
   CudaVersions v;

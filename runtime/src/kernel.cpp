@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "gemmtune/error.hpp"
+#include "gemmtune/db/records.hpp"
 #include "gemmtune/templates.hpp"
 #include "kernel_args_of.hpp"
 
@@ -19,7 +20,7 @@ CompileResult compile_config(const GemmConfig& config, const std::string& arch) 
   return compile_cuda(templates::sgemm_source(), kSourceName, config.name_expression(), opts);
 }
 
-std::string template_hash() { return content_hash(templates::sgemm_source()); }
+std::string template_hash() { return db::content_hash(templates::sgemm_source()); }
 
 std::string binary_key(const GemmConfig& config, const std::string& arch) {
   std::string text(templates::sgemm_source());
@@ -27,7 +28,7 @@ std::string binary_key(const GemmConfig& config, const std::string& arch) {
     text += '\n';
     text += part;
   }
-  return content_hash(text);
+  return db::content_hash(text);
 }
 
 GemmKernel::GemmKernel(const GemmConfig& config, const std::vector<char>& cubin, const std::string& lowered_name)

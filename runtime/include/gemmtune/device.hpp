@@ -35,9 +35,12 @@ struct DeviceInfo {
   int clock_khz = 0;             ///< peak SM clock
   DeviceLimits limits;           ///< what configs are validated against
 
-  /// FP32 FMA peak from the datasheet formula (128 FMA lanes per SM x 2 FLOP x clock), in TFLOP/s.
+  /// FP32 FMA peak in TFLOP/s: gemmtune::fp32_peak_tflops() of this GPU.
   double fp32_peak_tflops() const;
 };
+
+/// FP32 FMA peak of a GPU from the datasheet formula (128 FMA lanes per SM x 2 FLOP x clock), TFLOP/s.
+double fp32_peak_tflops(int sm_count, long long clock_khz);
 
 /// Versions of the CUDA pieces gemmtune runs on; 0 where a piece is absent (no driver).
 struct CudaVersions {

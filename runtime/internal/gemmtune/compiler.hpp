@@ -48,7 +48,5 @@ KernelResources cubin_resources(const std::vector<char>& elf, std::string_view k
 /// NVRTC's version as "13.0".
 std::string nvrtc_version_string();
 
-/// A stable 64-bit FNV-1a hash, as 16 hex digits: the binary-cache key of source + options + arch.
-std::string content_hash(std::string_view text);
 
 }  // namespace gemmtune

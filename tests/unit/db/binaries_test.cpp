@@ -21,7 +21,8 @@ Binary sample_binary(const std::string& key, std::size_t size = 4096) {
 }
 
 TEST_F(Binaries, ContentHashIsFnv1a64) {
-  EXPECT_EQ(content_hash({}), "cbf29ce484222325");
+  EXPECT_EQ(content_hash(std::vector<std::byte>{}), "cbf29ce484222325");
+  EXPECT_EQ(content_hash(std::string_view()), "cbf29ce484222325");
   const std::string a = "a";
   std::vector<std::byte> bytes;
   for (char c : a) bytes.push_back(static_cast<std::byte>(c));

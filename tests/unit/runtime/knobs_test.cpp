@@ -65,8 +65,9 @@ TEST(Knobs, KnobsNamedOnlyAwayFromTheirDefaultRoundTrip) {
       GemmConfig c;
       knob.set(c, v);
       const std::string name = config_name(c);
-      if (!knob.named_when_default && v == knob.default_value())
+      if (!knob.named_when_default && v == knob.default_value()) {
         EXPECT_EQ(name.find(std::string(knob.name_prefix) + std::to_string(v)), std::string::npos) << name;
+      }
       auto back = parse_config_name(name);
       ASSERT_TRUE(back) << name;
       EXPECT_EQ(knob.get(*back), v) << name;

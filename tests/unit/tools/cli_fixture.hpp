@@ -15,9 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "gemmtune/compiler.hpp"
 #include "gemmtune/db/database.hpp"
-#include "gemmtune/templates.hpp"
+#include "gemmtune/kernel.hpp"
 
 namespace gemmtune::tools_test {
 
@@ -68,7 +67,7 @@ inline CliRun run_shell(const std::string& command_line, const fs::path& err_fil
 }
 
 /// The template hash the CLI considers current (what a sweep stores).
-inline std::string current_template_hash() { return gemmtune::content_hash(templates::sgemm_source()); }
+inline std::string current_template_hash() { return gemmtune::template_hash(); }
 
 /// A config of the family with the given tiles; its name encodes them as the runtime's does.
 inline KernelConfig make_config(const char* layout, int bm, int bn, int bk, int wm, int wn, int tm, int tn,

@@ -154,5 +154,7 @@ struct BinaryLookup {
 
 /// 64-bit FNV-1a of `bytes`, as 16 lowercase hex digits: the stored content hash of a cubin.
 std::string content_hash(const std::vector<std::byte>& bytes);
+/// The same hash of any bytes: also the binary-cache key of source + options + arch.
+std::string content_hash(std::string_view bytes);
 
 }  // namespace gemmtune::db
