@@ -15,15 +15,16 @@
 #include "gemmtune/compiler.hpp"
 #include "gemmtune/db/database.hpp"
 #include "gemmtune/db_rows.hpp"
+#include "gemmtune/kernel.hpp"
 #include "gemmtune/tuner/progress.hpp"
 #include "gemmtune/tuner/resume.hpp"
-#include "gemmtune/kernel.hpp"
 #include "gemmtune/tuner/space.hpp"
 
 namespace gemmtune::tuner {
 
 std::vector<GemmConfig> sweep_candidates(const SweepOptions& o, const DeviceInfo& device,
-                                         const std::vector<GemmConfig>& valid, const Problem& problem) {
+                                         const std::vector<GemmConfig>& valid,
+                                         const Problem& problem) {
   if (o.only_configs.empty()) return candidate_configs(valid, problem, device.sm_count, o.space);
   std::set<std::string> names(o.only_configs.begin(), o.only_configs.end());
   std::vector<GemmConfig> out;
@@ -81,8 +82,9 @@ struct Shared {
 };
 
 // The summary row of a problem from the database: the best over all sweeps of the GPU model.
-SummaryRow summary_row(const db::Database& db, db::Id gpu_id, const DeviceInfo& dev, const ProblemSpec& spec,
-                       std::optional<double> cublas_ms, const std::string& note) {
+SummaryRow summary_row(const db::Database& db, db::Id gpu_id, const DeviceInfo& dev,
+                       const ProblemSpec& spec, std::optional<double> cublas_ms,
+                       const std::string& note) {
   SummaryRow row;
   row.gpu = dev.name;
   row.problem = problem_label(spec);
@@ -99,11 +101,25 @@ SummaryRow summary_row(const db::Database& db, db::Id gpu_id, const DeviceInfo& 
   return row;
 }
 
+// A worker's GPU tools, made once per sweep and lent to each problem.
+struct Tools {
+  ValidSpaces& spaces;
+  CompilePool& pool;
+  Stream& stream;
+  GpuTimer& timer;
+  CublasSgemm& cublas;
+  ReferenceGemm& reference;
+};
+
 class DeviceWorker {
  public:
-  DeviceWorker(const SweepOptions& o, int device, ProblemQueue& queue, Shared& shared, unsigned compile_threads,
-               bool plain_progress)
-      : o_(o), device_(device), queue_(queue), shared_(shared), compile_threads_(compile_threads),
+  DeviceWorker(const SweepOptions& o, int device, ProblemQueue& queue, Shared& shared,
+               unsigned compile_threads, bool plain_progress)
+      : o_(o),
+        device_(device),
+        queue_(queue),
+        shared_(shared),
+        compile_threads_(compile_threads),
         progress_(o.out ? *o.out : std::cout, o.is_tty && !plain_progress) {
     prefix_ = o.devices.size() > 1 ? "[gpu " + std::to_string(device) + "] " : "";
   }
@@ -144,9 +160,10 @@ class DeviceWorker {
     info.template_hash = template_hash();
     info.hostname = hostname();
     sweep_id_ = db.begin_sweep(info);
-    progress_.note(prefix_ + "GPU " + std::to_string(device_) + ": " + dev_.name + " (" + arch_ + ", " +
-                   std::to_string(dev_.sm_count) + " SMs), sweep " + std::to_string(sweep_id_) + ", strategy " +
-                   strategy_name(o_.strategy.kind) + ", database " + o_.db_path);
+    progress_.note(prefix_ + "GPU " + std::to_string(device_) + ": " + dev_.name + " (" + arch_ +
+                   ", " + std::to_string(dev_.sm_count) + " SMs), sweep " +
+                   std::to_string(sweep_id_) + ", strategy " + strategy_name(o_.strategy.kind) +
+                   ", database " + o_.db_path);
     // Resources are released in reverse order; after a hang they are leaked on purpose, since
     // freeing them would wait for the hung kernel forever.
     auto stream = std::make_unique<Stream>();
@@ -155,87 +172,142 @@ class DeviceWorker {
     auto reference = std::make_unique<ReferenceGemm>(arch_);
     CompilePool pool(arch_, o_.db_path, compile_threads_);
     ValidSpaces spaces(dev_.limits);
+    const Tools tools{spaces, pool, *stream, *timer, *cublas, *reference};
     try {
       while (!stop_requested()) {
         std::size_t i = queue_.next++;
         if (i >= o_.problems.size()) break;
-        tune(db, i, spaces, pool, *stream, *timer, *cublas, *reference);
+        tune(db, i, tools);
       }
     } catch (const DeviceUnusable& e) {
       db.finish_sweep(sweep_id_);
-      if (e.hung()) (void)stream.release(), (void)timer.release(), (void)cublas.release(), (void)reference.release();
+      if (e.hung()) {
+        (void)stream.release();
+        (void)timer.release();
+        (void)cublas.release();
+        (void)reference.release();
+      }
       throw;
     }
     db.finish_sweep(sweep_id_);
   }
 
-  void tune(db::Database& db, std::size_t index, ValidSpaces& spaces, CompilePool& pool, Stream& stream,
-            GpuTimer& timer, CublasSgemm& cublas, ReferenceGemm& reference) {
+  // Tunes problem `index`: its candidates less those measured before, cuBLAS as the baseline,
+  // the strategy over the rest, and the problem's line and summary row.
+  void tune(db::Database& db, std::size_t index, const Tools& tools) {
     const ProblemSpec& spec = o_.problems[index];
-    Problem p = spec.problem();
-    std::vector<GemmConfig> all = sweep_candidates(o_, dev_, spaces.of(p.op_a, p.op_b), p);
+    const Problem p = spec.problem();
+    std::vector<GemmConfig> all = sweep_candidates(o_, dev_, tools.spaces.of(p.op_a, p.op_b), p);
     ResumeState rs = load_resume_state(db, gpu_id_, p, all, o_.force);
-    std::string label = problem_label(spec);
-    progress_.begin_problem(index + 1, o_.problems.size(), label, all.size(), prefix_);
+    progress_.begin_problem(index + 1, o_.problems.size(), problem_label(spec), all.size(),
+                            prefix_);
     if (rs.fresh() == 0) {
-      progress_.end_problem("nothing new to measure (" + std::to_string(all.size() - rs.failed_before) +
-                            " ok and " + std::to_string(rs.failed_before) +
-                            " failed candidates measured before; --force re-measures)");
-      add_row(summary_row(db, gpu_id_, dev_, spec, std::nullopt, "measured before"));
+      report_measured_before(db, spec, all.size(), rs);
       return;
     }
-    db::Id problem_id = db.upsert_problem(to_db(p));
-    std::uint64_t seed = o_.seed ? o_.seed + index : std::random_device{}();
-    auto bench = std::make_unique<ProblemBench>(spec, reference, stream.s, seed);
-    Timing tc = bench->time_cublas(cublas, timer);
+    const db::Id problem_id = db.upsert_problem(to_db(p));
+    const std::uint64_t seed = o_.seed ? o_.seed + index : std::random_device{}();
+    auto bench = std::make_unique<ProblemBench>(spec, tools.reference, tools.stream.s, seed);
+    const db::Baseline base = record_cublas(db, problem_id, *bench, tools);
+    const StrategyResult result = search(db, problem_id, rs, bench, tools, seed);
+    add_measurements(result.measurements);
+    report_tuned(db, spec, rs, result, base);
+  }
+
+  // A problem with nothing new to measure: its best from earlier sweeps.
+  void report_measured_before(const db::Database& db, const ProblemSpec& spec,
+                              std::size_t candidates, const ResumeState& rs) {
+    progress_.end_problem("nothing new to measure (" +
+                          std::to_string(candidates - rs.failed_before) + " ok and " +
+                          std::to_string(rs.failed_before) +
+                          " failed candidates measured before; --force re-measures)");
+    add_row(summary_row(db, gpu_id_, dev_, spec, std::nullopt, "measured before"));
+  }
+
+  // cuBLAS on the same data, recorded as the problem's baseline in this sweep.
+  db::Baseline record_cublas(db::Database& db, db::Id problem_id, const ProblemBench& bench,
+                             const Tools& tools) {
+    Timing tc = bench.time_cublas(tools.cublas, tools.timer);
     db::Baseline base;
     base.problem_id = problem_id;
     base.library = "cublas";
     base.median_ms = tc.median_ms, base.min_ms = tc.min_ms, base.max_ms = tc.max_ms;
-    if (tc.median_ms > 0) base.tflops = p.flops() / tc.median_ms / 1e9;
+    if (tc.median_ms > 0) base.tflops = bench.problem().flops() / tc.median_ms / 1e9;
     db.record_baseline(sweep_id_, base);
+    return base;
+  }
 
-    CandidateRunner runner({&db, sweep_id_, problem_id, arch_}, dev_, *bench, pool, timer, o_.runner);
-    double started = now_s();
-    StrategyHooks hooks;
-    hooks.measure = [&](std::size_t i, Effort e) { return runner.measure(rs.candidates[i], e); };
-    hooks.elapsed_s = [&] { return now_s() - started; };
-    hooks.plan = [&](const std::vector<std::size_t>& order) {
-      std::vector<GemmConfig> configs;
-      for (std::size_t i : order) configs.push_back(rs.candidates[i]);
-      pool.enqueue(configs);
-    };
-    hooks.stop_requested = [&] { return stop_requested(); };
-    hooks.progress = [&](std::size_t done, std::size_t total, std::optional<double> best_ms) {
-      std::optional<double> tflops;
-      if (best_ms && *best_ms > 0) tflops = p.flops() / *best_ms / 1e9;
-      progress_.update(done, total, tflops);
-    };
+  // Runs the strategy over the candidates; the runner compiles (through the pool), verifies,
+  // times and records each one it is asked for. After a hung kernel the bench is leaked:
+  // freeing its buffers would wait for the kernel forever.
+  StrategyResult search(db::Database& db, db::Id problem_id, const ResumeState& rs,
+                        std::unique_ptr<ProblemBench>& bench, const Tools& tools,
+                        std::uint64_t seed) {
+    CandidateRunner runner({&db, sweep_id_, problem_id, arch_}, dev_, *bench, tools.pool,
+                           tools.timer, o_.runner);
     StrategyOptions so = o_.strategy;
     if (!so.seed) so.seed = seed;
     StrategyResult result;
     try {
-      result = run_strategy(rs.candidates.size(), rs.known, so, hooks);
+      result = run_strategy(rs.candidates.size(), rs.known, so,
+                            strategy_hooks(runner, rs, tools.pool, bench->problem()));
     } catch (const DeviceUnusable&) {
-      pool.clear();
+      tools.pool.clear();
       bench->abandon();
       (void)bench.release();
       throw;
     }
-    pool.clear();
-    {
-      std::lock_guard lock(shared_.mutex);
-      shared_.report.measurements += result.measurements;
-    }
-    std::string note = result.stopped ? "interrupted" : result.budget_exhausted ? "budget spent" : "";
-    SummaryRow row = summary_row(db, gpu_id_, dev_, spec, tc.median_ms, note);
+    tools.pool.clear();
+    return result;
+  }
+
+  // How the strategy acts on this worker: measures through `runner`, has the pool compile ahead
+  // in its order, keeps the problem's clock and shows progress.
+  StrategyHooks strategy_hooks(CandidateRunner& runner, const ResumeState& rs, CompilePool& pool,
+                               const Problem& p) {
+    const double started = now_s();
+    const double flops = p.flops();
+    StrategyHooks hooks;
+    hooks.measure = [&runner, &rs](std::size_t i, Effort e) {
+      return runner.measure(rs.candidates[i], e);
+    };
+    hooks.elapsed_s = [started] { return now_s() - started; };
+    hooks.plan = [&rs, &pool](const std::vector<std::size_t>& order) {
+      std::vector<GemmConfig> configs;
+      for (std::size_t i : order) configs.push_back(rs.candidates[i]);
+      pool.enqueue(configs);
+    };
+    hooks.stop_requested = [this] { return stop_requested(); };
+    hooks.progress = [this, flops](std::size_t done, std::size_t total,
+                                   std::optional<double> best_ms) {
+      std::optional<double> tflops;
+      if (best_ms && *best_ms > 0) tflops = flops / *best_ms / 1e9;
+      progress_.update(done, total, tflops);
+    };
+    return hooks;
+  }
+
+  void add_measurements(std::size_t count) {
+    std::lock_guard lock(shared_.mutex);
+    shared_.report.measurements += count;
+  }
+
+  // The problem's line and summary row: its best over all sweeps of the GPU model, and cuBLAS.
+  void report_tuned(const db::Database& db, const ProblemSpec& spec, const ResumeState& rs,
+                    const StrategyResult& result, const db::Baseline& base) {
+    std::string note = result.stopped            ? "interrupted"
+                       : result.budget_exhausted ? "budget spent"
+                                                 : "";
+    SummaryRow row = summary_row(db, gpu_id_, dev_, spec, base.median_ms, note);
     char buf[200];
     if (row.tflops)
-      std::snprintf(buf, sizeof buf, "%zu new of %zu measured; best %s %.1f TFLOP/s, cuBLAS %.1f TFLOP/s",
-                    result.new_candidates, rs.fresh(), row.config.c_str(), *row.tflops, base.tflops.value_or(0));
+      std::snprintf(buf, sizeof buf,
+                    "%zu new of %zu measured; best %s %.1f TFLOP/s, cuBLAS %.1f TFLOP/s",
+                    result.new_candidates, rs.fresh(), row.config.c_str(), *row.tflops,
+                    base.tflops.value_or(0));
     else
-      std::snprintf(buf, sizeof buf, "%zu new of %zu measured; no candidate succeeded", result.new_candidates,
-                    rs.fresh());
+      std::snprintf(buf, sizeof buf, "%zu new of %zu measured; no candidate succeeded",
+                    result.new_candidates, rs.fresh());
     progress_.end_problem(buf + (note.empty() ? std::string() : " [" + note + "]"));
     add_row(row);
   }
@@ -258,8 +330,8 @@ class DeviceWorker {
 
 // The GPU model key of a device: workers of one model share the problem list.
 std::string model_key(const DeviceInfo& d) {
-  return d.name + "/" + std::to_string(d.limits.cc_major) + "." + std::to_string(d.limits.cc_minor) + "/" +
-         std::to_string(d.sm_count);
+  return d.name + "/" + std::to_string(d.limits.cc_major) + "." +
+         std::to_string(d.limits.cc_minor) + "/" + std::to_string(d.sm_count);
 }
 
 }  // namespace
@@ -277,13 +349,14 @@ SweepReport run_sweep(const SweepOptions& o) {
     if (!q) q = std::make_unique<ProblemQueue>();
     queue_of.push_back(q.get());
   }
-  unsigned cores = o.compile_threads ? o.compile_threads : std::max(1u, std::thread::hardware_concurrency());
+  unsigned cores =
+      o.compile_threads ? o.compile_threads : std::max(1u, std::thread::hardware_concurrency());
   unsigned per_device = std::max(1u, cores / unsigned(devices.size()));
   Shared shared;
   std::vector<std::unique_ptr<DeviceWorker>> workers;
   for (std::size_t i = 0; i < devices.size(); ++i)
-    workers.push_back(
-        std::make_unique<DeviceWorker>(o, devices[i], *queue_of[i], shared, per_device, devices.size() > 1));
+    workers.push_back(std::make_unique<DeviceWorker>(o, devices[i], *queue_of[i], shared,
+                                                     per_device, devices.size() > 1));
   if (workers.size() == 1) {
     workers[0]->run();
   } else {

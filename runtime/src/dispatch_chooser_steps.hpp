@@ -1,0 +1,74 @@
+#pragma once
+// What the steps of the chooser's fallback chain share (dispatch_chooser.cpp holds the chain,
+// dispatch_nearest.cpp its nearest-shape step): the request, stored configs made ready for it,
+// and the trail lines of what a step skipped.
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "gemmtune/choice.hpp"
+
+namespace gemmtune::detail {
+
+/// What every step reads: the problem, its alignment class, the GPU model's limits and data.
+struct ChoiceRequest {
+  const Problem& p;
+  int alignment;
+  const DeviceLimits& limits;
+  const TuningSnapshot& snapshot;
+};
+
+/// A stored config name made ready for a problem: parsed, validated, vec lowered to the data's
+/// alignment (then validated again), checked against the problem. `why` says what failed.
+struct Adapted {
+  std::optional<GemmConfig> config;
+  std::string why;
+  bool lowered = false;
+};
+
+/// `name` made ready for the request's problem.
+Adapted adapt(const std::string& name, const ChoiceRequest& r);
+
+/// Makes `a`, stored as `stored`, the choice, from `source`.
+void take(Choice& c, ChoiceSource source, const Adapted& a, const std::string& stored);
+
+/// Whether `t` has the problem's layout and alignment class.
+bool same_class(const TunedProblem& t, const ChoiceRequest& r);
+
+/// Whether `t` is the problem itself: same class and shape.
+bool is_exact(const TunedProblem& t, const ChoiceRequest& r);
+
+/// What one step skipped, in the trail: the first few listed, the rest counted in one line, so
+/// that a database of many stale rows does not bury the answer.
+class SkipNotes {
+ public:
+  SkipNotes(std::vector<std::string>& trail, std::string step)
+      : trail_(trail), step_(std::move(step)) {}
+  /// Lists "<step>: <why>", or counts it once enough are listed.
+  void add(const std::string& why) {
+    if (listed_ < kListed) {
+      trail_.push_back(step_ + ": " + why);
+      ++listed_;
+    } else {
+      ++unlisted_;
+    }
+  }
+  /// "<step>: N more <what> skipped", when some were not listed.
+  void count_unlisted(const std::string& what) {
+    if (unlisted_)
+      trail_.push_back(step_ + ": " + std::to_string(unlisted_) + " more " + what + " skipped");
+  }
+
+ private:
+  static constexpr int kListed = 6;
+  std::vector<std::string>& trail_;
+  std::string step_;
+  int listed_ = 0, unlisted_ = 0;
+};
+
+/// Step 2 of the chain: one of the fastest configs of a nearby tuned problem of the same layout
+/// and alignment class, the same regime first. False, with the trail noted, when none is usable.
+bool choose_nearest(const ChoiceRequest& r, Choice& c);
+
+}  // namespace gemmtune::detail

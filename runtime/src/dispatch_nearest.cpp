@@ -1,0 +1,180 @@
+// The chooser's nearest-shape step: a problem that was not tuned borrows one of the fastest
+// configs of a nearby tuned problem, the one expected to keep the most of its speed here.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <tuple>
+
+#include "dispatch_chooser_steps.hpp"
+
+namespace gemmtune::detail {
+
+namespace {
+
+// How many of the nearest tuned problems compete on predicted speed.
+constexpr int kNearestCompeting = 4;
+
+bool same_problem(const TunedProblem& a, const TunedProblem& b) {
+  return a.op_a == b.op_a && a.op_b == b.op_b && a.m == b.m && a.n == b.n && a.k == b.k &&
+         a.batch == b.batch && a.alignment == b.alignment;
+}
+
+// How fast `option` ran on its problem relative to that problem's best (1 for the best itself).
+double relative_speed(const TunedBest& option, const TunedBest& best) {
+  return option.median_ms > 0 ? best.median_ms / option.median_ms : 1.0;
+}
+
+// Euclidean distance of log(M), log(N), log(K) and log(batch): a shape twice as large in one
+// dimension is as far as one half as large.
+double log_distance(const TunedProblem& t, const Problem& p) {
+  auto d = [](long long a, long long b) {
+    return std::log(double(std::max(1LL, a))) - std::log(double(std::max(1LL, b)));
+  };
+  double dm = d(t.m, p.m), dn = d(t.n, p.n), dk = d(t.k, p.k), db = d(t.batch, p.batch);
+  return std::sqrt(dm * dm + dn * dn + dk * dk + db * db);
+}
+
+// A tuned problem the step may borrow from.
+struct Candidate {
+  const TunedBest* best;
+  bool other_regime;
+  double distance;
+};
+
+// The tuned problems of the same layout and alignment class but another shape: those of the
+// problem's regime first, then the nearest first.
+std::vector<Candidate> nearest_candidates(const ChoiceRequest& r) {
+  const Regime regime = regime_of(r.p.m, r.p.n, r.p.k);
+  std::vector<Candidate> candidates;
+  for (const auto& b : r.snapshot.bests) {
+    if (!same_class(b.problem, r) || is_exact(b.problem, r)) continue;
+    bool other = regime_of(b.problem.m, b.problem.n, b.problem.k) != regime;
+    candidates.push_back({&b, other, log_distance(b.problem, r.p)});
+  }
+  std::sort(candidates.begin(), candidates.end(), [](const Candidate& x, const Candidate& y) {
+    return std::tie(x.other_regime, x.distance, x.best->config_id) <
+           std::tie(y.other_regime, y.distance, y.best->config_id);
+  });
+  return candidates;
+}
+
+// A candidate some of whose configs can run the problem, with the one that keeps the largest share.
+struct Usable {
+  const Candidate* cand;
+  const TunedBest* option;  // the config chosen among the problem's fastest
+  Adapted adapted;
+  double share;
+};
+
+// The share of its problem's best throughput that `option` (made ready as `config`) would keep
+// here: its speed there relative to the best, times its predicted efficiency here relative to
+// there, capped at 1 (the model knows tile fill and waves, not what else held a config back on
+// a smaller problem). Throughputs of different shapes are not comparable, shares are.
+double share_here(const ChoiceRequest& r, const GemmConfig& config, const TunedBest& option,
+                  const Candidate& cand) {
+  const TunedProblem& t = cand.best->problem;
+  double there = predicted_efficiency(config, t.m, t.n, t.batch, r.snapshot.sm_count);
+  double here = predicted_efficiency(config, r.p.m, r.p.n, r.p.batch, r.snapshot.sm_count);
+  return std::min(1.0, there > 0 ? here / there : 1.0) * relative_speed(option, *cand.best);
+}
+
+// The fastest few configs measured on the candidate's problem (best first), or its best alone
+// when the snapshot holds bests only.
+std::vector<const TunedBest*> options_of(const ChoiceRequest& r, const Candidate& cand) {
+  std::vector<const TunedBest*> options;
+  for (const auto& top : r.snapshot.top_configs)
+    if (same_problem(top.problem, cand.best->problem)) options.push_back(&top);
+  if (options.empty()) options.push_back(cand.best);
+  return options;
+}
+
+// The candidate's option that keeps the largest share here; when none can run the problem,
+// nullopt, and `why_not` gets the first option's reason.
+std::optional<Usable> best_option(const ChoiceRequest& r, const Candidate& cand,
+                                  std::string& why_not) {
+  std::optional<Usable> chosen;
+  for (const TunedBest* option : options_of(r, cand)) {
+    Adapted a = adapt(option->config_name, r);
+    if (!a.config) {
+      if (why_not.empty()) why_not = a.why;
+      continue;
+    }
+    double share = share_here(r, *a.config, *option, cand);
+    if (!chosen || share > chosen->share) chosen = Usable{&cand, option, a, share};
+  }
+  return chosen;
+}
+
+// The nearest few usable candidates of the first regime group that has one: a config tuned for
+// a shape that tiles evenly can leave half the GPU idle on a slightly different one, so they
+// compete on share. Unusable candidates are noted in the trail.
+std::vector<Usable> competitors(const ChoiceRequest& r, const std::vector<Candidate>& candidates,
+                                std::vector<std::string>& trail) {
+  std::vector<Usable> usable;
+  SkipNotes skipped(trail, "nearest");
+  for (const auto& cand : candidates) {
+    if (!usable.empty() && (cand.other_regime != usable.front().cand->other_regime ||
+                            int(usable.size()) == kNearestCompeting))
+      break;
+    std::string why_not;
+    if (std::optional<Usable> chosen = best_option(r, cand, why_not))
+      usable.push_back(*chosen);
+    else
+      skipped.add(cand.best->problem.to_string() + ": " + why_not);
+  }
+  skipped.count_unlisted("candidates");
+  return usable;
+}
+
+// The nearest competitor whose share is within 15% of the highest; null when none competes.
+const Usable* pick_competitor(const std::vector<Usable>& usable) {
+  double best_share = 0;
+  for (const auto& u : usable) best_share = std::max(best_share, u.share);
+  for (const auto& u : usable)
+    if (u.share >= 0.85 * best_share) return &u;
+  return nullptr;
+}
+
+// Why the nearest competitor, or the best config of the one picked, was passed over.
+void explain_pick(const std::vector<Usable>& usable, const Usable& pick,
+                  std::vector<std::string>& trail) {
+  const TunedBest& picked = *pick.cand->best;
+  if (&pick != &usable.front()) {
+    char buf[240];
+    std::snprintf(buf, sizeof buf,
+                  "nearest: %s passed over: its configs would keep %.0f%% of its best throughput "
+                  "here, %s's %.0f%%",
+                  usable.front().cand->best->problem.to_string().c_str(),
+                  100 * usable.front().share, picked.problem.to_string().c_str(), 100 * pick.share);
+    trail.push_back(buf);
+  }
+  if (pick.option->config_name != picked.config_name) {
+    char buf[240];
+    std::snprintf(buf, sizeof buf,
+                  "nearest: %s's best %s passed over for its runner-up (%.0f%% of the best there)",
+                  picked.problem.to_string().c_str(), picked.config_name.c_str(),
+                  100 * relative_speed(*pick.option, picked));
+    trail.push_back(buf);
+  }
+}
+
+}  // namespace
+
+bool choose_nearest(const ChoiceRequest& r, Choice& c) {
+  const std::vector<Candidate> candidates = nearest_candidates(r);
+  const std::vector<Usable> usable = competitors(r, candidates, c.trail);
+  if (const Usable* pick = pick_competitor(usable)) {
+    explain_pick(usable, *pick, c.trail);
+    take(c, ChoiceSource::nearest, pick->adapted, pick->option->config_name);
+    c.tuned = *pick->option;
+    c.distance = pick->cand->distance;
+    c.same_regime = !pick->cand->other_regime;
+    return true;
+  }
+  if (candidates.empty() && !r.snapshot.bests.empty())
+    c.trail.push_back("nearest: no tuned problem of layout " + r.p.layout() + " and alignment " +
+                      std::to_string(r.alignment));
+  return false;
+}
+
+}  // namespace gemmtune::detail

@@ -1,0 +1,271 @@
+// Each step of the fallback chain on hand-made snapshots, with the trail pinned line by line:
+// what `gemmtune explain` prints must not change when the chooser does. The snapshots have no
+// SM count, so a config's predicted efficiency is the fill of its tiles alone.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "gemmtune/choice.hpp"
+#include "unit/dispatch/tuning_db.hpp"
+
+namespace gemmtune::test {
+namespace {
+
+using Trail = std::vector<std::string>;
+
+const DeviceLimits& h200_limits() {
+  static const DeviceLimits limits = DeviceLimits::for_arch("sm_90");
+  return limits;
+}
+
+// Valid nn configs with vec 4 and no split K (computed once: the valid space takes seconds).
+const std::vector<GemmConfig>& nn_pool() {
+  static const std::vector<GemmConfig> pool = tuned_pool(h200_limits(), Op::N, Op::N);
+  return pool;
+}
+
+// A valid nn config with `bm` block rows.
+GemmConfig with_rows(int bm) {
+  for (const GemmConfig& c : nn_pool())
+    if (c.bm == bm) return c;
+  ADD_FAILURE() << "no tuned-pool config with bm " << bm;
+  return {};
+}
+
+// Another valid nn config with the block tile of `c`: the same predicted efficiency anywhere.
+GemmConfig another_with_the_tiles_of(const GemmConfig& c) {
+  for (const GemmConfig& other : nn_pool())
+    if (other != c && other.bm == c.bm && other.bn == c.bn) return other;
+  ADD_FAILURE() << "no other config with the tiles of " << config_name(c);
+  return c;
+}
+
+// A config that parses but no longer validates: shared memory above the limit.
+GemmConfig stale_config() {
+  GemmConfig c = with_rows(128);
+  c.bm = c.bn = 256, c.bk = 32, c.stages = 4;
+  return c;
+}
+
+std::string stale_why() {
+  return *stale_config().validate(h200_limits());
+}
+
+TunedProblem nn(long long m, long long n, long long k, int alignment = 4) {
+  TunedProblem t;
+  t.m = m, t.n = n, t.k = k, t.alignment = alignment;
+  return t;
+}
+
+TunedBest tuned(const TunedProblem& t, const std::string& config, long long id, double ms = 1.0) {
+  TunedBest b;
+  b.problem = t;
+  b.config_name = config;
+  b.config_id = id;
+  b.median_ms = ms;
+  return b;
+}
+
+TunedBest tuned(const TunedProblem& t, const GemmConfig& config, long long id, double ms = 1.0) {
+  return tuned(t, config_name(config), id, ms);
+}
+
+Chooser chooser_of(std::vector<TunedBest> bests, std::vector<TunedBest> top_configs = {}) {
+  TuningSnapshot s;
+  s.gpu_model = "NVIDIA H200 (sm_90, 132 SMs)";
+  s.bests = std::move(bests);
+  s.top_configs = std::move(top_configs);
+  return Chooser(h200_limits(), s);
+}
+
+Problem nn_problem(int m, int n, int k) {
+  return shape_only_problem(Op::N, Op::N, m, n, k);
+}
+
+const std::string kNotTuned = "exact: this problem was not tuned on this GPU model";
+
+TEST(ChooserSteps, NoTuningDataIsNoted) {
+  Choice c = Chooser(h200_limits(), TuningSnapshot{}).choose(nn_problem(64, 64, 64));
+  EXPECT_EQ(c.source, ChoiceSource::builtin);
+  EXPECT_EQ(c.trail, Trail{"tuning data: none for this GPU model"});
+  EXPECT_TRUE(c.tuned_config.empty());
+
+  TuningSnapshot s;
+  s.notes = {"first reason", "second reason"};
+  c = Chooser(h200_limits(), s).choose(nn_problem(64, 64, 64));
+  EXPECT_EQ(c.trail, (Trail{"tuning data: first reason", "tuning data: second reason"}));
+}
+
+TEST(ChooserSteps, StaleExactRowIsNotTriedAgainAsNearest) {
+  const std::string stale = config_name(stale_config());
+  Choice c =
+      chooser_of({tuned(nn(2048, 2048, 2048), stale, 1)}).choose(nn_problem(2048, 2048, 2048));
+  EXPECT_EQ(c.source, ChoiceSource::builtin);
+  EXPECT_EQ(c.config, default_config(h200_limits(), nn_problem(2048, 2048, 2048)));
+  EXPECT_EQ(c.trail, (Trail{"exact: " + stale + " no longer validates: " + stale_why(),
+                            "nearest: no tuned problem of layout nn and alignment 4",
+                            "model_default: " + stale + " no longer validates: " + stale_why()}));
+}
+
+TEST(ChooserSteps, UntunedProblemIsNotedBeforeTheNearest) {
+  Choice c = chooser_of({tuned(nn(1024, 1024, 1024), with_rows(128), 1)})
+                 .choose(nn_problem(1000, 1000, 1000));
+  EXPECT_EQ(c.source, ChoiceSource::nearest);
+  EXPECT_EQ(c.trail, Trail{kNotTuned});
+  EXPECT_EQ(c.tuned_config, config_name(with_rows(128)));
+}
+
+TEST(ChooserSteps, SkippedRowsBeyondSixAreCounted) {
+  std::vector<TunedBest> bests;
+  Trail expect{kNotTuned};
+  for (int i = 0; i < 8; ++i) {
+    long long m = 1024 + 64 * i;
+    std::string name = "sgemm_nn_retired_" + std::to_string(i);
+    bests.push_back(tuned(nn(m, m, m), name, i + 1));
+    if (i < 6)
+      expect.push_back("nearest: nn " + std::to_string(m) + "x" + std::to_string(m) + "x" +
+                       std::to_string(m) + " batch 1 align 4: '" + name +
+                       "' is not a config name this version knows");
+  }
+  expect.push_back("nearest: 2 more candidates skipped");
+  for (int i = 0; i < 6; ++i)
+    expect.push_back("model_default: 'sgemm_nn_retired_" + std::to_string(i) +
+                     "' is not a config name this version knows");
+  expect.push_back("model_default: 2 more configs skipped");
+  Choice c = chooser_of(bests).choose(nn_problem(1000, 1000, 1000));
+  EXPECT_EQ(c.source, ChoiceSource::builtin);
+  EXPECT_EQ(c.trail, expect);
+}
+
+// 96 rows fill 75% of 128-row tiles: a config tuned at 128 rows keeps 75% there. A problem tuned
+// with 96 rows itself keeps all of its best, however far.
+std::vector<TunedBest> nearest_four_and_a_far_one(int near_count) {
+  std::vector<TunedBest> bests;
+  const long long ks[] = {4096, 4000, 4200, 3900};
+  for (int i = 0; i < near_count; ++i)
+    bests.push_back(tuned(nn(128, 4096, ks[i]), with_rows(128), i + 1));
+  bests.push_back(tuned(nn(96, 4096, 1024), with_rows(128), 9));
+  return bests;
+}
+
+TEST(ChooserSteps, OnlyTheNearestFourCompete) {
+  Choice c = chooser_of(nearest_four_and_a_far_one(4)).choose(nn_problem(96, 4096, 4096));
+  EXPECT_EQ(c.source, ChoiceSource::nearest);
+  ASSERT_TRUE(c.tuned.has_value());
+  EXPECT_EQ(c.tuned->problem.k, 4096);
+  EXPECT_EQ(c.trail, Trail{kNotTuned});
+
+  c = chooser_of(nearest_four_and_a_far_one(3)).choose(nn_problem(96, 4096, 4096));
+  ASSERT_TRUE(c.tuned.has_value());
+  EXPECT_EQ(c.tuned->problem.k, 1024);
+  EXPECT_EQ(
+      c.trail,
+      (Trail{kNotTuned,
+             "nearest: nn 128x4096x4096 batch 1 align 4 passed over: its configs would keep 75% "
+             "of its best throughput here, nn 96x4096x1024 batch 1 align 4's 100%"}));
+}
+
+TEST(ChooserSteps, TheNearestStaysWithinFifteenPercent) {
+  // 112 rows fill 87.5% of a 128-row tile, 104 rows 81%.
+  auto bests = [] {
+    return std::vector<TunedBest>{tuned(nn(128, 4096, 4096), with_rows(128), 1),
+                                  tuned(nn(112, 4096, 1024), with_rows(128), 2),
+                                  tuned(nn(104, 4096, 1024), with_rows(128), 3)};
+  };
+  Choice kept = chooser_of(bests()).choose(nn_problem(112, 4096, 4096));
+  ASSERT_TRUE(kept.tuned.has_value());
+  EXPECT_EQ(kept.tuned->problem.m, 128);
+  EXPECT_EQ(kept.trail, Trail{kNotTuned});
+
+  Choice passed = chooser_of(bests()).choose(nn_problem(104, 4096, 4096));
+  ASSERT_TRUE(passed.tuned.has_value());
+  EXPECT_EQ(passed.tuned->problem.m, 104);
+  EXPECT_DOUBLE_EQ(passed.distance, std::log(4.0));
+  EXPECT_EQ(passed.trail,
+            (Trail{kNotTuned,
+                   "nearest: nn 128x4096x4096 batch 1 align 4 passed over: its configs would keep "
+                   "81% of its best throughput here, nn 104x4096x1024 batch 1 align 4's 100%"}));
+}
+
+TEST(ChooserSteps, AnotherRegimeCompetesOnlyWhenNoneOfTheRegimeCanRun) {
+  // 96 x 4096 x 65536 is large-K; 96 x 4096 x 4096 is square.
+  TunedBest square = tuned(nn(128, 4096, 4096), with_rows(128), 1);
+  TunedBest large_k = tuned(nn(96, 4096, 65536), with_rows(128), 2);
+  Choice c = chooser_of({square, large_k}).choose(nn_problem(96, 4096, 4096));
+  ASSERT_TRUE(c.tuned.has_value());
+  EXPECT_EQ(c.tuned->problem.m, 128);
+  EXPECT_TRUE(c.same_regime);
+  EXPECT_EQ(c.trail, Trail{kNotTuned});
+
+  const std::string stale = config_name(stale_config());
+  square.config_name = stale;
+  c = chooser_of({square, large_k}).choose(nn_problem(96, 4096, 4096));
+  ASSERT_TRUE(c.tuned.has_value());
+  EXPECT_EQ(c.tuned->problem.k, 65536);
+  EXPECT_FALSE(c.same_regime);
+  EXPECT_DOUBLE_EQ(c.distance, std::log(16.0));
+  EXPECT_EQ(c.trail, (Trail{kNotTuned, "nearest: nn 128x4096x4096 batch 1 align 4: " + stale +
+                                           " no longer validates: " + stale_why()}));
+}
+
+TEST(ChooserSteps, RunnerUpStandsInForAStaleBest) {
+  const std::string stale = config_name(stale_config());
+  TunedProblem near = nn(1024, 1024, 1024);
+  TunedBest best = tuned(near, stale, 1, 1.0);
+  TunedBest runner_up = tuned(near, with_rows(64), 2, 1.05);
+  Choice c = chooser_of({best}, {best, runner_up}).choose(nn_problem(1000, 1000, 1000));
+  EXPECT_EQ(c.source, ChoiceSource::nearest);
+  EXPECT_EQ(c.config, with_rows(64));
+  EXPECT_EQ(c.tuned_config, runner_up.config_name);
+  EXPECT_EQ(c.trail,
+            (Trail{kNotTuned, "nearest: nn 1024x1024x1024 batch 1 align 4's best " + stale +
+                                  " passed over for its runner-up (95% of the best there)"}));
+
+  // A runner-up that would keep only as much as the best does not displace it.
+  GemmConfig twin = another_with_the_tiles_of(with_rows(128));
+  TunedBest usable_best = tuned(near, with_rows(128), 1, 1.0);
+  c = chooser_of({usable_best}, {usable_best, tuned(near, twin, 3, 1.0)})
+          .choose(nn_problem(1000, 1000, 1000));
+  EXPECT_EQ(c.config, with_rows(128));
+  EXPECT_EQ(c.trail, Trail{kNotTuned});
+
+  // When none of its configs can run, the first one's reason is given.
+  runner_up.config_name = "sgemm_nn_retired";
+  c = chooser_of({best}, {best, runner_up}).choose(nn_problem(1000, 1000, 1000));
+  EXPECT_EQ(c.source, ChoiceSource::builtin);
+  EXPECT_EQ(c.trail, (Trail{kNotTuned,
+                            "nearest: nn 1024x1024x1024 batch 1 align 4: " + stale +
+                                " no longer validates: " + stale_why(),
+                            "model_default: " + stale + " no longer validates: " + stale_why()}));
+}
+
+TEST(ChooserSteps, ModelDefaultIsTheMostCommonBestOfTheLayout) {
+  // Tuned only with alignment 1: an aligned problem has no nearest. `twice` and `twice_first`
+  // win twice each, `twice_first` has the lower id; a tn config that wins three times is of
+  // another layout.
+  const GemmConfig once = with_rows(64), twice = with_rows(128), twice_first = nn_pool().back();
+  ASSERT_NE(twice_first, twice);
+  ASSERT_NE(twice_first, once);
+  GemmConfig tn = twice;
+  tn.op_a = Op::T;
+  std::vector<TunedBest> bests = {
+      tuned(nn(100, 100, 100, 1), once, 1),        tuned(nn(200, 200, 200, 1), twice, 5),
+      tuned(nn(300, 300, 300, 1), twice, 5),       tuned(nn(400, 400, 400, 1), twice_first, 3),
+      tuned(nn(500, 500, 500, 1), twice_first, 3),
+  };
+  for (int i = 0; i < 3; ++i) {
+    TunedProblem t = nn(600 + i, 600, 600, 1);
+    t.op_a = Op::T;
+    bests.push_back(tuned(t, tn, 7));
+  }
+  Choice c = chooser_of(bests).choose(nn_problem(256, 256, 256));
+  EXPECT_EQ(c.source, ChoiceSource::model_default);
+  EXPECT_EQ(c.config, twice_first);
+  EXPECT_EQ(c.wins, 2);
+  EXPECT_EQ(c.tuned_problems, 5);
+  EXPECT_FALSE(c.tuned.has_value());
+  EXPECT_EQ(c.trail, (Trail{kNotTuned, "nearest: no tuned problem of layout nn and alignment 4"}));
+}
+
+}  // namespace
+}  // namespace gemmtune::test
