@@ -5,8 +5,8 @@
 
 #include <random>
 
-#include "gpu/dispatch/dispatch_helpers.hpp"
-#include "gpu_env.hpp"
+#include "gpu/dispatch/dispatch_check.hpp"
+#include "support/gpu_env.hpp"
 #include "unit/dispatch/tuning_db.hpp"
 
 namespace gemmtune::test {

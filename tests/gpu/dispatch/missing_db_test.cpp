@@ -6,8 +6,8 @@
 #include <random>
 
 #include "gemmtune/gemmtune.h"
-#include "gpu/dispatch/dispatch_helpers.hpp"
-#include "gpu_env.hpp"
+#include "gpu/dispatch/dispatch_check.hpp"
+#include "support/gpu_env.hpp"
 #include "unit/dispatch/tuning_db.hpp"
 
 namespace gemmtune::test {

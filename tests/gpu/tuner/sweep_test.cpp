@@ -3,8 +3,6 @@
 // interrupted with SIGINT (the CLI in a child process) and resumed ends like an uninterrupted one.
 #include <gtest/gtest.h>
 #include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
 
 #include <chrono>
 #include <filesystem>
@@ -16,9 +14,9 @@
 #include "gemmtune/db_rows.hpp"
 #include "gemmtune/tuner/sweep.hpp"
 #include "gemmtune/tuner/space.hpp"
-#include "gpu_env.hpp"
-
-extern char** environ;
+#include "support/cli.hpp"
+#include "support/gpu_env.hpp"
+#include "support/scratch.hpp"
 
 using namespace gemmtune;
 using namespace gemmtune::tuner;
@@ -27,16 +25,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-class Sweep : public ::testing::Test {
+class Sweep : public gemmtune::test::ScratchDirTest {
  protected:
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::path(gemmtune::test::test_tmp_dir()) / "gpu_tuner" / info->name();
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
-
   // Two small shapes, aligned to 4 floats.
   std::vector<ProblemSpec> problems() const { return {{Op::N, Op::N, 256, 256, 256, 1}, {Op::N, Op::N, 192, 128, 320, 1}}; }
 
@@ -68,31 +58,8 @@ class Sweep : public ::testing::Test {
     return id.value_or(0);
   }
 
-  fs::path dir_;
   mutable std::ostringstream log_;
 };
-
-struct Child {
-  pid_t pid = -1;
-  int wait() const {
-    int st = 0;
-    waitpid(pid, &st, 0);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-  }
-};
-
-Child spawn_cli(const std::vector<std::string>& args, const std::string& log) {
-  std::vector<std::string> all = {"/bin/sh", "-c", ""};
-  std::string cmd = std::string("exec '") + gemmtune::test::cli_path() + "'";
-  for (const auto& a : args) cmd += " '" + a + "'";
-  all[2] = cmd + " > '" + log + "' 2>&1";
-  std::vector<char*> argv;
-  for (auto& a : all) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  Child c;
-  EXPECT_EQ(posix_spawn(&c.pid, "/bin/sh", nullptr, nullptr, argv.data(), environ), 0);
-  return c;
-}
 
 std::size_t ok_results(const std::string& db_path) {
   if (!fs::exists(db_path)) return 0;
@@ -200,23 +167,26 @@ TEST_F(Sweep, InterruptedCliSweepResumesToTheSameBest) {
   std::vector<std::string> args = {"sweep", "--strategy", "exhaustive", "--shape", "256x256x256", "--shape",
                                    "192x128x320", "--seed", "5"};
   for (const auto& name : tiny_space(8)) args.insert(args.end(), {"--config", name});
-  auto with_db = [&](const std::string& db) {
+  // The CLI sweeping into `db`, in the background; stdout and stderr together.
+  auto start = [&](const std::string& db) {
     auto a = args;
     a.insert(a.end(), {"--db", db});
-    return a;
+    return gemmtune::test::ChildProcess(gemmtune::test::cli_argv(a), {.merge_stderr = true});
   };
   // Uninterrupted.
-  ASSERT_EQ(spawn_cli(with_db(path("whole.db")), path("whole.log")).wait(), 0);
+  gemmtune::test::CliRun run = start(path("whole.db")).wait();
+  ASSERT_EQ(run.status, 0) << run.out;
   // Interrupted after the first results, then resumed.
-  Child c = spawn_cli(with_db(path("parts.db")), path("first.log"));
+  gemmtune::test::ChildProcess c = start(path("parts.db"));
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
   while (ok_results(path("parts.db")) < 1 && std::chrono::steady_clock::now() < deadline)
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  kill(c.pid, SIGINT);
-  int rc = c.wait();
+  c.send(SIGINT);
+  int rc = c.wait().status;
   std::size_t after_interrupt = ok_results(path("parts.db"));
   EXPECT_TRUE(rc == 130 || rc == 0) << "130 when interrupted; 0 if it finished first";
-  ASSERT_EQ(spawn_cli(with_db(path("parts.db")), path("second.log")).wait(), 0);
+  run = start(path("parts.db")).wait();
+  ASSERT_EQ(run.status, 0) << run.out;
   if (rc == 130) {
     EXPECT_LT(after_interrupt, 2 * 8u);
   }

@@ -1,10 +1,10 @@
 // The binary cache: round trip, and a corrupted blob is a reported miss, never returned.
-#include "helpers.hpp"
+#include "unit/db/db_fixture.hpp"
 
 namespace gemmtune::db::test {
 namespace {
 
-using Binaries = DbTest;
+using Binaries = ScratchDirTest;
 
 Binary sample_binary(const std::string& key, std::size_t size = 4096) {
   Binary b;

@@ -4,7 +4,7 @@
 #include <variant>
 
 #include "gemmtune/db/export.hpp"
-#include "helpers.hpp"
+#include "unit/db/db_fixture.hpp"
 
 namespace gemmtune::db::test {
 namespace {
@@ -199,10 +199,10 @@ std::string json_decoded(const std::string& raw) {
 const std::string kNasty = std::string("say \"hi\", then\na newline,\r\nCRLF, tab\t, NUL ") +
                            std::string(1, '\0') + ", bytes \xff\xfe\x80, and \xc3\xa9";
 
-class Export : public DbTest {
+class Export : public ScratchDirTest {
  protected:
   void SetUp() override {
-    DbTest::SetUp();
+    ScratchDirTest::SetUp();
     db_.emplace(path("tuning.db"), OpenMode::read_write);
     gpu_ = db_->upsert_gpu_model(sample_gpu());
     other_gpu_ = db_->upsert_gpu_model(sample_gpu("NVIDIA A100", 108));

@@ -1,10 +1,10 @@
 // Merge (idempotent, by natural keys), prune and check.
-#include "helpers.hpp"
+#include "unit/db/db_fixture.hpp"
 
 namespace gemmtune::db::test {
 namespace {
 
-using Maintenance = DbTest;
+using Maintenance = ScratchDirTest;
 
 struct Counts {
   std::int64_t gpu_models, sweeps, problems, configs, results, baselines, binaries;

@@ -3,12 +3,12 @@
 #include <sys/stat.h>
 
 #include "gemmtune/db/schema.hpp"
-#include "helpers.hpp"
+#include "unit/db/db_fixture.hpp"
 
 namespace gemmtune::db::test {
 namespace {
 
-using OpenErrors = DbTest;
+using OpenErrors = ScratchDirTest;
 
 // A database with a few results and pages, closed (so checkpointed).
 void make_database(const std::string& file, int results = 200) {

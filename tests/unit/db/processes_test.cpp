@@ -7,13 +7,13 @@
 #include <set>
 #include <thread>
 
-#include "helpers.hpp"
+#include "unit/db/db_fixture.hpp"
 
 namespace gemmtune::db::test {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-using Processes = DbTest;
+using Processes = ScratchDirTest;
 
 bool write_all(int fd, const void* data, std::size_t size) {
   const char* p = static_cast<const char*>(data);

@@ -1,13 +1,13 @@
 // The typed API: natural keys, results, the best view, lookups for the dispatcher and for resume.
-#include "helpers.hpp"
+#include "unit/db/db_fixture.hpp"
 
 namespace gemmtune::db::test {
 namespace {
 
-class Records : public DbTest {
+class Records : public ScratchDirTest {
  protected:
   void SetUp() override {
-    DbTest::SetUp();
+    ScratchDirTest::SetUp();
     db_.emplace(path("tuning.db"), OpenMode::read_write);
     gpu_ = db_->upsert_gpu_model(sample_gpu());
     sweep_ = db_->begin_sweep(sweep_info(gpu_, "gemmtune sweep"));

@@ -2,12 +2,12 @@
 #include <set>
 
 #include "gemmtune/db/schema.hpp"
-#include "helpers.hpp"
+#include "unit/db/db_fixture.hpp"
 
 namespace gemmtune::db::test {
 namespace {
 
-using Schema = DbTest;
+using Schema = ScratchDirTest;
 
 // The schema as SQLite stores it, one object per line, for comparing two files.
 std::string schema_text(Connection& conn) {

@@ -1,35 +1,25 @@
 // `gemmtune explain` without a GPU (--arch): what it prints for tuned, nearest and untuned problems.
 #include <gtest/gtest.h>
 
-#include <cstdio>
 #include <string>
+#include <vector>
 
+#include "support/cli.hpp"
 #include "unit/dispatch/tuning_db.hpp"
 
 namespace gemmtune::test {
 namespace {
 
-struct CliRun {
-  int status = -1;
-  std::string out;
-};
-
-CliRun run_cli(const std::string& args) {
-  CliRun r;
-  std::string cmd = std::string(GEMMTUNE_CLI_PATH) + " " + args + " 2>&1";
-  std::FILE* pipe = popen(cmd.c_str(), "r");
-  if (!pipe) return r;
-  char buf[4096];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, pipe)) > 0) r.out.append(buf, n);
-  r.status = pclose(pipe);
-  return r;
+// Runs `gemmtune explain <args>`, stdout and stderr together as `out`.
+CliRun explain(std::vector<std::string> args) {
+  args.insert(args.begin(), "explain");
+  return run_cli(args, {.merge_stderr = true});
 }
 
 class ExplainCli : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (std::string(GEMMTUNE_CLI_PATH).empty()) GTEST_SKIP() << "the command line is not built";
+    if (cli_path().empty()) GTEST_SKIP() << "the command line is not built";
     limits_ = DeviceLimits::for_arch("sm_90");
     pool_ = tuned_pool(limits_, Op::N, Op::T);
     ASSERT_GE(pool_.size(), 2u);
@@ -45,7 +35,7 @@ class ExplainCli : public ::testing::Test {
 };
 
 TEST_F(ExplainCli, ExactWithoutAGpu) {
-  CliRun r = run_cli("explain 4096x4096x4096 --layout nt --arch sm_90 --db " + path_);
+  CliRun r = explain({"4096x4096x4096", "--layout", "nt", "--arch", "sm_90", "--db", path_});
   EXPECT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("source   exact"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find(config_name(pool_[0])), std::string::npos) << r.out;
@@ -54,25 +44,26 @@ TEST_F(ExplainCli, ExactWithoutAGpu) {
 }
 
 TEST_F(ExplainCli, NearestAndBuiltin) {
-  CliRun r = run_cli("explain 600x500x500 --layout nt --arch sm_90 --gpu-name 'NVIDIA H200' --db " + path_);
+  CliRun r = explain({"600x500x500", "--layout", "nt", "--arch", "sm_90", "--gpu-name",
+                      "NVIDIA H200", "--db", path_});
   EXPECT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("source   nearest"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("nt 512x512x512"), std::string::npos) << r.out;
 
-  r = run_cli("explain 600x500x500 --layout tt --arch sm_90 --db " + path_);
+  r = explain({"600x500x500", "--layout", "tt", "--arch", "sm_90", "--db", path_});
   EXPECT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("source   builtin"), std::string::npos) << r.out;
 }
 
 TEST_F(ExplainCli, MissingDatabaseStillAnswers) {
-  CliRun r = run_cli("explain 100x100x100 --arch sm_80 --db " + path_ + ".missing");
+  CliRun r = explain({"100x100x100", "--arch", "sm_80", "--db", path_ + ".missing"});
   EXPECT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("source   builtin"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("does not exist"), std::string::npos) << r.out;
 }
 
 TEST_F(ExplainCli, BadShapeIsAnError) {
-  CliRun r = run_cli("explain 100x100 --arch sm_90 --db " + path_);
+  CliRun r = explain({"100x100", "--arch", "sm_90", "--db", path_});
   EXPECT_NE(r.status, 0) << r.out;
 }
 

@@ -1,9 +1,6 @@
 #pragma once
 // Building tuning databases by hand for the dispatcher's tests: a real SQLite file with the rows a
-// sweep would write (GPU model, sweep, problems, configs, ok results).
-#include <unistd.h>
-
-#include <filesystem>
+// sweep would write (GPU model, sweep, problems, configs, ok results), in a scratch_dir().
 #include <string>
 #include <vector>
 
@@ -11,17 +8,9 @@
 #include "gemmtune/config.hpp"
 #include "gemmtune/db/database.hpp"
 #include "gemmtune/tuner/space.hpp"
+#include "support/scratch.hpp"
 
 namespace gemmtune::test {
-
-/// A fresh scratch directory under GEMMTUNE_TEST_TMP/dispatch/<name>-<pid>: ctest runs each test
-/// in its own process, in parallel, and a shared directory would be wiped under another test.
-inline std::filesystem::path scratch_dir(const std::string& name) {
-  auto dir = std::filesystem::path(GEMMTUNE_TEST_TMP) / "dispatch" / (name + "-" + std::to_string(::getpid()));
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  return dir;
-}
 
 /// The database row of a config (test-only conversion: the tuner owns the real one).
 inline db::KernelConfig to_db_config(const GemmConfig& c) {

@@ -1,5 +1,5 @@
 // `gemmtune db ...` run as a user runs it, against a database that simulates recorded sweeps.
-#include "cli_fixture.hpp"
+#include "unit/tools/tools_fixture.hpp"
 
 namespace gemmtune::tools_test {
 namespace {
@@ -155,7 +155,7 @@ TEST_F(DbCommands, ExportCsvAndJson) {
   const fs::path out = dir_ / "bests.json";
   CliRun json = db_cmd({"export", "--format", "json", "--what", "bests", "--out", out.string()}, fixture());
   ASSERT_EQ(json.status, 0) << json.err;
-  const std::string text = read_file(out);
+  const std::string text = file_bytes(out);
   EXPECT_TRUE(json_parses(text)) << text;
   EXPECT_TRUE(contains(text, "sgemm_nn_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8")) << text;
 

@@ -1,13 +1,13 @@
 // `gemmtune report`: the pictures and the index page exist and are not empty.
-#include "cli_fixture.hpp"
+#include "unit/tools/tools_fixture.hpp"
 
 namespace gemmtune::tools_test {
 namespace {
 
 using Report = CliTest;
 
-bool has_matplotlib(const fs::path& dir) {
-  return run_shell("python3 -c 'import matplotlib' >/dev/null", dir / "probe.txt").status == 0;
+bool has_matplotlib() {
+  return ::gemmtune::test::run_program({"python3", "-c", "import matplotlib"}).status == 0;
 }
 
 bool non_empty(const fs::path& p) {
@@ -16,7 +16,8 @@ bool non_empty(const fs::path& p) {
 }
 
 TEST_F(Report, WritesPicturesAndAnIndex) {
-  if (!has_matplotlib(dir_)) GTEST_SKIP() << "python3 with matplotlib is needed: pip install matplotlib";
+  if (!has_matplotlib())
+    GTEST_SKIP() << "python3 with matplotlib is needed: pip install matplotlib";
   const fs::path out = dir_ / "report";
   CliRun r = cli({"report", "--out", out.string(), "--db", fixture().string()});
   ASSERT_EQ(r.status, 0) << r.out << r.err;
@@ -24,24 +25,25 @@ TEST_F(Report, WritesPicturesAndAnIndex) {
     for (const char* kind : {"bars", "heatmap", "roofline"}) {
       const fs::path png = out / (std::string(kind) + "_" + gpu + ".png");
       EXPECT_TRUE(non_empty(png)) << png;
-      EXPECT_EQ(read_file(png).substr(1, 3), "PNG") << png;
+      EXPECT_EQ(file_bytes(png).substr(1, 3), "PNG") << png;
     }
   }
   ASSERT_TRUE(non_empty(out / "index.html"));
-  const std::string index = read_file(out / "index.html");
+  const std::string index = file_bytes(out / "index.html");
   EXPECT_NE(index.find("bars_nvidia_h200.png"), std::string::npos);
   EXPECT_NE(index.find("sgemm_nn_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8"), std::string::npos);
 }
 
 TEST_F(Report, SvgForOneDeviceAndShape) {
-  if (!has_matplotlib(dir_)) GTEST_SKIP() << "python3 with matplotlib is needed: pip install matplotlib";
+  if (!has_matplotlib())
+    GTEST_SKIP() << "python3 with matplotlib is needed: pip install matplotlib";
   const fs::path out = dir_ / "svg";
   CliRun r = cli({"report", "--out", out.string(), "--db", fixture().string(), "--device", "H200", "--shape",
                   "1024x1024x2048", "--format", "svg"});
   ASSERT_EQ(r.status, 0) << r.out << r.err;
   EXPECT_TRUE(non_empty(out / "heatmap_nvidia_h200.svg"));
   EXPECT_FALSE(fs::exists(out / "bars_nvidia_h100_80gb_hbm3.svg"));
-  EXPECT_NE(read_file(out / "heatmap_nvidia_h200.svg").find("1024x1024x2048"), std::string::npos);
+  EXPECT_NE(file_bytes(out / "heatmap_nvidia_h200.svg").find("1024x1024x2048"), std::string::npos);
 }
 
 TEST_F(Report, ErrorsAreOneLine) {

@@ -1,79 +1,65 @@
 // The sweep command as a user meets it without a GPU: one plain line and exit status 2; a dry
 // run plans without a GPU; bad problems are named.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
-#include <array>
-#include <cstdio>
+#include <algorithm>
+#include <string>
+#include <vector>
 
-#include "gemmtune/device.hpp"
-#include "gemmtune/error.hpp"
-#include "tmp_dir.hpp"
+#include "support/cli.hpp"
+#include "support/gpu_env.hpp"
+#include "support/scratch.hpp"
 
 namespace {
 
-struct CliRun {
-  int status = -1;
-  std::string output;
-};
+using gemmtune::test::CliRun;
 
-// Runs the CLI with `args`, stdout and stderr together, environment GEMMTUNE_DB unset.
-CliRun run_cli(const std::string& args) {
-  std::string cmd = std::string("env -u GEMMTUNE_DB '") + GEMMTUNE_CLI_PATH + "' " + args + " 2>&1";
-  CliRun r;
-  FILE* f = popen(cmd.c_str(), "r");
-  if (!f) return r;
-  std::array<char, 4096> buf;
-  while (std::size_t n = std::fread(buf.data(), 1, buf.size(), f)) r.output.append(buf.data(), n);
-  int st = pclose(f);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return r;
+// Runs `gemmtune sweep <args>`, stdout and stderr together as `out`, GEMMTUNE_DB unset.
+CliRun sweep(std::vector<std::string> args) {
+  args.insert(args.begin(), "sweep");
+  return gemmtune::test::run_cli(args, {.unset_env = {"GEMMTUNE_DB"}, .merge_stderr = true});
 }
 
 bool have_gpu() {
-  try {
-    gemmtune::device_count();
-    return true;
-  } catch (const gemmtune::Error&) {
-    return false;
-  }
+  return gemmtune::test::gpu_unavailable_reason().empty();
 }
 
-class SweepCli : public gemmtune::tuner::test::TmpDirTest {};
+class SweepCli : public gemmtune::test::ScratchDirTest {};
 
 }  // namespace
 
 TEST_F(SweepCli, NoGpuIsOnePlainLineAndExitTwo) {
   if (have_gpu()) GTEST_SKIP() << "this machine has a GPU";
-  CliRun r = run_cli("sweep --shape 64x64x64 --db " + path("t.db"));
-  EXPECT_EQ(r.status, 2) << r.output;
-  EXPECT_EQ(r.output.rfind("gemmtune sweep: no CUDA device / driver found: ", 0), 0u) << r.output;
-  EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << r.output;
+  CliRun r = sweep({"--shape", "64x64x64", "--db", path("t.db")});
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_EQ(r.out.rfind("gemmtune sweep: no CUDA device / driver found: ", 0), 0u) << r.out;
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
   EXPECT_FALSE(std::filesystem::exists(path("t.db"))) << "no database is created without a GPU";
 }
 
 TEST_F(SweepCli, DryRunNeedsNoGpu) {
-  CliRun r = run_cli("sweep --dry-run --preset quick --shape 64x64x65536 --db " + path("t.db"));
-  EXPECT_EQ(r.status, 0) << r.output;
-  EXPECT_NE(r.output.find("5 problems"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("127x257x1023 nn"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("64x64x65536 nn"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("space reduced"), std::string::npos) << r.output;  // the default space
-  r = run_cli("sweep --dry-run --db " + path("t.db"));
-  EXPECT_NE(r.output.find("4 problems"), std::string::npos) << r.output;  // quick by default
-  EXPECT_NE(r.output.find("space reduced"), std::string::npos) << r.output;
+  CliRun r =
+      sweep({"--dry-run", "--preset", "quick", "--shape", "64x64x65536", "--db", path("t.db")});
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("5 problems"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("127x257x1023 nn"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("64x64x65536 nn"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("space reduced"), std::string::npos) << r.out;  // the default space
+  r = sweep({"--dry-run", "--db", path("t.db")});
+  EXPECT_NE(r.out.find("4 problems"), std::string::npos) << r.out;  // quick by default
+  EXPECT_NE(r.out.find("space reduced"), std::string::npos) << r.out;
 }
 
 TEST_F(SweepCli, BadInputsAreNamed) {
-  CliRun r = run_cli("sweep --dry-run --shape 12x3");
+  CliRun r = sweep({"--dry-run", "--shape", "12x3"});
   EXPECT_NE(r.status, 0);
-  EXPECT_NE(r.output.find("'12x3'"), std::string::npos) << r.output;
+  EXPECT_NE(r.out.find("'12x3'"), std::string::npos) << r.out;
   std::string f = write("p.csv", "m,n,k\n1,2,-3\n");
-  r = run_cli("sweep --dry-run --file " + f);
+  r = sweep({"--dry-run", "--file", f});
   EXPECT_NE(r.status, 0);
-  EXPECT_NE(r.output.find(f + ":2:"), std::string::npos) << r.output;
-  r = run_cli("sweep --dry-run --strategy greedy");
-  EXPECT_NE(r.output.find("'greedy'"), std::string::npos) << r.output;
-  r = run_cli("sweep --dry-run --strategy halving --max-configs 5");
-  EXPECT_NE(r.output.find("--max-configs applies to --strategy random"), std::string::npos) << r.output;
+  EXPECT_NE(r.out.find(f + ":2:"), std::string::npos) << r.out;
+  r = sweep({"--dry-run", "--strategy", "greedy"});
+  EXPECT_NE(r.out.find("'greedy'"), std::string::npos) << r.out;
+  r = sweep({"--dry-run", "--strategy", "halving", "--max-configs", "5"});
+  EXPECT_NE(r.out.find("--max-configs applies to --strategy random"), std::string::npos) << r.out;
 }

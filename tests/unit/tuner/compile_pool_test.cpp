@@ -5,13 +5,13 @@
 #include "gemmtune/db/database.hpp"
 #include "gemmtune/kernel.hpp"
 #include "gemmtune/tuner/compile_pool.hpp"
-#include "tmp_dir.hpp"
+#include "support/scratch.hpp"
 
 using namespace gemmtune;
 using namespace gemmtune::tuner;
 
 namespace {
-class Pool : public test::TmpDirTest {};
+class Pool : public gemmtune::test::ScratchDirTest {};
 }  // namespace
 
 TEST_F(Pool, CompilesAheadAndReusesTheBinaryCache) {

@@ -3,7 +3,7 @@
 
 #include "gemmtune/error.hpp"
 #include "gemmtune/tuner/problems.hpp"
-#include "tmp_dir.hpp"
+#include "support/scratch.hpp"
 
 using namespace gemmtune;
 using namespace gemmtune::tuner;
@@ -19,7 +19,7 @@ std::string error_of(const std::function<void()>& f) {
   ADD_FAILURE() << "no error";
   return "";
 }
-class ProblemFile : public test::TmpDirTest {};
+class ProblemFile : public gemmtune::test::ScratchDirTest {};
 }  // namespace
 
 TEST(Problems, ShapesTimesLayouts) {

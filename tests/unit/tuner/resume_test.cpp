@@ -4,14 +4,14 @@
 #include "gemmtune/db/database.hpp"
 #include "gemmtune/db_rows.hpp"
 #include "gemmtune/tuner/resume.hpp"
-#include "tmp_dir.hpp"
+#include "support/scratch.hpp"
 
 using namespace gemmtune;
 using namespace gemmtune::tuner;
 
 namespace {
 
-class Resume : public test::TmpDirTest {
+class Resume : public gemmtune::test::ScratchDirTest {
  protected:
   // Four configs of the nn layout that differ in their block tile.
   std::vector<GemmConfig> configs() const {

@@ -1,70 +1,26 @@
 #pragma once
 // Shared fixtures of the `gemmtune db` / `gemmtune report` tests: a tuning database that looks like
 // two recorded sweeps on an H200 (an old one with a stale template hash, a current one) and one on
-// an H100, and
-// a runner of the real CLI that captures stdout, stderr and the exit status.
+// an H100, and a test fixture that runs the real CLI against it (support/cli.hpp).
 #include <gtest/gtest.h>
-#include <unistd.h>
-#include <sys/wait.h>
 
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "gemmtune/db/database.hpp"
 #include "gemmtune/kernel.hpp"
+#include "support/cli.hpp"
+#include "support/scratch.hpp"
 
 namespace gemmtune::tools_test {
 
 namespace fs = std::filesystem;
 using namespace gemmtune::db;
-
-/// What a CLI run printed and returned.
-struct CliRun {
-  int status = -1;  ///< exit status
-  std::string out, err;
-  /// Lines of stdout.
-  std::vector<std::string> lines() const {
-    std::vector<std::string> v;
-    std::istringstream in(out);
-    for (std::string l; std::getline(in, l);) v.push_back(l);
-    return v;
-  }
-};
-
-inline std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-/// `s` quoted for the shell.
-inline std::string quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) {
-    if (c == '\'') q.append("'\\''");
-    else q.push_back(c);
-  }
-  q.push_back('\'');
-  return q;
-}
-
-/// Runs `sh -c "<env> <cmd> <args>"` with stdin from `input` (a file, or /dev/null).
-inline CliRun run_shell(const std::string& command_line, const fs::path& err_file) {
-  CliRun r;
-  FILE* p = popen((command_line + " 2>" + quote(err_file.string())).c_str(), "r");
-  if (!p) return r;
-  char buf[4096];
-  std::size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-  const int st = pclose(p);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  r.err = read_file(err_file);
-  return r;
-}
+using ::gemmtune::test::CliRun;
+using ::gemmtune::test::file_bytes;
 
 /// The template hash the CLI considers current (what a sweep stores).
 inline std::string current_template_hash() { return gemmtune::template_hash(); }
@@ -209,30 +165,19 @@ inline void build_fixture(const fs::path& path) {
   db.put_binary(bin);
 }
 
-/// Scratch directory of the suite, and the fixture built once in it.
-class CliTest : public ::testing::Test {
+/// The fixture, built once per process in a directory of its own (ctest -j runs the tests of
+/// this suite in parallel processes), and a fresh directory per test.
+class CliTest : public ::gemmtune::test::ScratchDirTest {
  protected:
-  // One directory per process: ctest -j runs the tests of this suite in parallel processes,
-  // and each builds its own fixture.
-  static fs::path suite_dir() {
-    return fs::path(GEMMTUNE_TEST_TMP) / ("tools-" + std::to_string(::getpid()));
-  }
-  static fs::path fixture() { return suite_dir() / "fixture.db"; }
+  static fs::path fixture() { return suite_dir_ / "fixture.db"; }
 
   static void SetUpTestSuite() {
-    fs::create_directories(suite_dir());
+    suite_dir_ = ::gemmtune::test::scratch_dir("fixture");
     build_fixture(fixture());
   }
   static void TearDownTestSuite() {
     std::error_code ignored;
-    fs::remove_all(suite_dir(), ignored);
-  }
-
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = suite_dir() / (std::string(info->test_suite_name()) + "." + info->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    fs::remove_all(suite_dir_, ignored);
   }
 
   /// A copy of the fixture in this test's directory, for commands that change it.
@@ -242,14 +187,11 @@ class CliTest : public ::testing::Test {
     return p;
   }
 
-  /// Runs the CLI with `args` (each quoted), with GEMMTUNE_DB set to `default_db` when given.
+  /// Runs the CLI with `args`, with GEMMTUNE_DB set to `default_db` when given.
   CliRun cli(const std::vector<std::string>& args, const std::string& default_db = "") const {
-    std::string cmd;
-    if (!default_db.empty()) cmd.append("GEMMTUNE_DB=").append(quote(default_db)).append(" ");
-    cmd.append(quote(GEMMTUNE_CLI_PATH));
-    for (const auto& a : args) cmd.append(" ").append(quote(a));
-    cmd.append(" </dev/null");
-    return run_shell(cmd, dir_ / "stderr.txt");
+    ::gemmtune::test::RunOptions options;
+    if (!default_db.empty()) options.set_env = {{"GEMMTUNE_DB", default_db}};
+    return ::gemmtune::test::run_cli(args, options);
   }
 
   /// Runs `gemmtune db <args> --db <fixture>`.
@@ -262,16 +204,16 @@ class CliTest : public ::testing::Test {
 
   /// Whether python3 parses `json` (skips the check when there is no python3).
   bool json_parses(const std::string& json) const {
-    const fs::path f = dir_ / "out.json";
-    std::ofstream(f, std::ios::binary) << json;
-    CliRun r = run_shell("python3 -c 'import json,sys; v = json.load(sys.stdin); assert isinstance(v, list)' < " +
-                          quote(f.string()),
-                      dir_ / "py_err.txt");
+    const std::string f = write("out.json", json);
+    CliRun r = ::gemmtune::test::run_program(
+        {"python3", "-c",
+         "import json,sys; v = json.load(open(sys.argv[1], 'rb')); assert isinstance(v, list)", f});
     if (r.status == 127) return json.size() > 1 && json.front() == '[';  // no python3: a minimal check
     return r.status == 0;
   }
 
-  fs::path dir_;
+ private:
+  inline static fs::path suite_dir_;
 };
 
 /// Every line of `text` fits a 100-column terminal.

@@ -10,9 +10,9 @@
 #include "gemmtune/kernel.hpp"
 #include "gemmtune/reference.hpp"
 #include "gemmtune/tuner/space.hpp"
-#include "gpu_buffers.hpp"
-#include "gpu_env.hpp"
-#include "gpu_reference.hpp"
+#include "support/gpu_buffers.hpp"
+#include "support/gpu_env.hpp"
+#include "support/gpu_reference.hpp"
 
 using namespace gemmtune;
 using namespace gemmtune::test;

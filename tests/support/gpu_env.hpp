@@ -3,25 +3,12 @@
 // with the reason, never failed.
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <string>
 
 #include "gemmtune/device.hpp"
 #include "gemmtune/error.hpp"
 
 namespace gemmtune::test {
-/// Scratch directory for test files: $GEMMTUNE_TEST_TMP, else the build's (GPU machines run
-/// binaries built elsewhere, where the build path does not exist).
-inline std::string test_tmp_dir() {
-  const char* env = std::getenv("GEMMTUNE_TEST_TMP");
-  return env && *env ? env : GEMMTUNE_TEST_TMP;
-}
-/// The gemmtune executable: $GEMMTUNE_TEST_CLI, else the one built beside the tests.
-inline std::string cli_path() {
-  const char* env = std::getenv("GEMMTUNE_TEST_CLI");
-  return env && *env ? env : GEMMTUNE_CLI_PATH;
-}
-
 /// Empty when a GPU is usable, else why not.
 inline std::string gpu_unavailable_reason() {
   try {

@@ -1,6 +1,6 @@
 #pragma once
-// Shared fixtures of the database tests: a fresh scratch directory per test, sample rows, and
-// running code in a forked child (optionally as an unprivileged user, for permission tests).
+// Shared fixtures of the database tests: sample rows, running code in a forked child (optionally
+// as an unprivileged user, for permission tests), errors; scratch directories from support/.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -8,35 +8,20 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <functional>
-#include <iterator>
 #include <string>
 #include <vector>
 
 #include "gemmtune/db/database.hpp"
 #include "gemmtune/db/error.hpp"
+#include "support/scratch.hpp"
 
 namespace gemmtune::db::test {
 
 namespace fs = std::filesystem;
 
-/// A scratch directory of its own for every test, emptied before the test runs.
-class DbTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::path(GEMMTUNE_TEST_TMP) / "db" /
-           (std::string(info->test_suite_name()) + "." + info->name());
-    std::error_code ec;
-    fs::permissions(dir_, fs::perms::owner_all, fs::perm_options::add, ec);
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  /// A path inside this test's directory.
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
-  fs::path dir_;
-};
+using ::gemmtune::test::file_bytes;
+using ::gemmtune::test::ScratchDirTest;
 
 /// Names of the files in `dir`, sorted.
 inline std::vector<std::string> list_dir(const fs::path& dir) {
@@ -44,12 +29,6 @@ inline std::vector<std::string> list_dir(const fs::path& dir) {
   for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());
   std::sort(names.begin(), names.end());
   return names;
-}
-
-/// The bytes of a file.
-inline std::string file_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
 inline GpuModel sample_gpu(const std::string& name = "NVIDIA H200", int sms = 132) {

@@ -6,8 +6,8 @@
 
 #include "gemmtune/kernel.hpp"
 #include "gemmtune/reference.hpp"
-#include "gpu_buffers.hpp"
-#include "gpu_env.hpp"
+#include "support/gpu_buffers.hpp"
+#include "support/gpu_env.hpp"
 
 using namespace gemmtune;
 using namespace gemmtune::test;

@@ -5,7 +5,7 @@
 
 #include "gemmtune/gemmtune.hpp"
 #include "gemmtune/reference.hpp"
-#include "gpu_buffers.hpp"
+#include "support/gpu_buffers.hpp"
 
 namespace gemmtune::test {
 
