@@ -51,7 +51,7 @@ inline constexpr int kBlock[] = {1, 2, 4, 8, 16, 32, 64, 128, 256};
 inline constexpr int kBk[] = {8, 16, 32};
 // Warp tiles follow from the thread tile and the warp's thread grid (32 threads): every power
 // of two a block tile can hold; the space walk skips warp tiles that do not fit (see
-// for_each_config in runtime/src/config.cpp).
+// walk() in tuner/src/space.cpp).
 inline constexpr int kWarp[] = {1, 2, 4, 8, 16, 32, 64, 128, 256};
 inline constexpr int kThread[] = {1, 2, 4, 8, 16};
 inline constexpr int kStages[] = {1, 2, 3, 4};

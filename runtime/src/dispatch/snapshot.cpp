@@ -1,7 +1,7 @@
 // Reading what the database knows about one GPU model into a TuningSnapshot.
 #include <cstdio>
 
-#include "dispatch_store.hpp"
+#include "store.hpp"
 #include "gemmtune/db/error.hpp"
 
 namespace gemmtune {

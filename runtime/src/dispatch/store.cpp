@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <set>
 
-#include "dispatch_store.hpp"
+#include "store.hpp"
 #include "gemmtune/db/error.hpp"
 
 namespace gemmtune::detail {

@@ -4,7 +4,7 @@
 #include <map>
 #include <tuple>
 
-#include "dispatch_chooser_steps.hpp"
+#include "chooser_steps.hpp"
 
 namespace gemmtune {
 namespace detail {

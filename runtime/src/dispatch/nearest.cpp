@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <tuple>
 
-#include "dispatch_chooser_steps.hpp"
+#include "chooser_steps.hpp"
 
 namespace gemmtune::detail {
 

@@ -6,7 +6,7 @@
 #include <mutex>
 #include <string>
 
-#include "dispatch_store.hpp"
+#include "store.hpp"
 #include "gemmtune/gemmtune.hpp"
 #include "gemmtune/kernel.hpp"
 

@@ -1,5 +1,5 @@
 // Kernel binaries: memory -> database binary cache -> NVRTC (stored when writable).
-#include "dispatch_kernels.hpp"
+#include "kernels.hpp"
 #include "gemmtune/compiler.hpp"
 #include "gemmtune/db_rows.hpp"
 #include "gemmtune/error.hpp"

@@ -1,10 +1,10 @@
 // The Dispatcher: arguments -> plan cache (hot) -> chooser + kernel cache (first call) -> launch.
 #include <cstdio>
 
-#include "dispatch_kernels.hpp"
-#include "dispatch_plan_cache.hpp"
-#include "dispatch_store.hpp"
-#include "dispatch_workspaces.hpp"
+#include "kernels.hpp"
+#include "plan_cache.hpp"
+#include "store.hpp"
+#include "workspaces.hpp"
 #include "gemmtune/gemmtune.hpp"
 
 namespace gemmtune {

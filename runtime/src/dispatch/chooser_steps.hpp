@@ -1,6 +1,6 @@
 #pragma once
-// What the steps of the chooser's fallback chain share (dispatch_chooser.cpp holds the chain,
-// dispatch_nearest.cpp its nearest-shape step): the request, stored configs made ready for it,
+// What the steps of the chooser's fallback chain share (chooser.cpp holds the chain,
+// nearest.cpp its nearest-shape step): the request, stored configs made ready for it,
 // and the trail lines of what a step skipped.
 #include <optional>
 #include <string>
