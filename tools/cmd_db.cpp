@@ -98,9 +98,8 @@ std::string describe_gpu(const db::GpuModel& gpu) {
 }
 
 std::string problem_label(const db::ProblemKey& p) {
-  std::string s = std::to_string(p.m) + "x" + std::to_string(p.n) + "x" + std::to_string(p.k) + " " + p.op_a + p.op_b;
-  if (p.batch != 1) s += " b" + std::to_string(p.batch);
-  if (p.alignment != 4) s += " a" + std::to_string(p.alignment);
+  std::string s = gemmtune::problem_label(op_from_char(p.op_a).value_or(Op::N), op_from_char(p.op_b).value_or(Op::N),
+                                          p.m, p.n, p.k, p.batch, p.alignment);
   if (p.dtype != "f32") s += " " + p.dtype;
   return s;
 }

@@ -61,8 +61,7 @@ void run_explain(const ExplainOptions& o) {
     Choice c = chooser.choose(p);
     if (!first) std::printf("\n");
     first = false;
-    std::printf("problem  %s %dx%dx%d batch %d align %d (%s)\n", p.layout().c_str(), p.m, p.n, p.k, p.batch,
-                p.alignment(), regime_name(regime_of(p.m, p.n, p.k)));
+    std::printf("problem  %s (%s)\n", p.label().c_str(), regime_name(regime_of(p.m, p.n, p.k)));
     std::printf("database %s\n", path.empty() ? "(none)" : path.c_str());
     std::printf("%s", c.to_string().c_str());
   }

@@ -12,12 +12,7 @@
 
 namespace gemmtune::tuner {
 
-std::string problem_label(const ProblemSpec& p) {
-  std::string s = std::to_string(p.m) + "x" + std::to_string(p.n) + "x" + std::to_string(p.k) + " " +
-                  op_char(p.op_a) + op_char(p.op_b);
-  if (p.batch > 1) s += " b" + std::to_string(p.batch);
-  return s;
-}
+std::string problem_label(const ProblemSpec& p) { return gemmtune::problem_label(p.op_a, p.op_b, p.m, p.n, p.k, p.batch); }
 
 static void check_batch(int batch, const std::string& where) {
   if (batch < 1 || batch > 65535)

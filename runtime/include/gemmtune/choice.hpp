@@ -55,7 +55,7 @@ struct TunedProblem {
   long long m = 0, n = 0, k = 0;
   long long batch = 1;
   int alignment = 4;  ///< alignment class: 4, 2 or 1 floats
-  /// E.g. "nn 4096x4096x4096 batch 1 align 4".
+  /// problem_label(): e.g. "4096x4096x4096 nn".
   std::string to_string() const;
 };
 

@@ -14,6 +14,11 @@ char op_char(Op op);
 /// The Op of 'n' or 't'; nullopt for any other character.
 std::optional<Op> op_from_char(char c);
 
+/// The one label of a problem class in gemmtune's output: "4096x4096x4096 nn", then " b8" for a
+/// batch of 8 and " a1" (or " a2") when the data allows only 1- (or 2-) float vectors.
+std::string problem_label(Op op_a, Op op_b, long long m, long long n, long long k, long long batch = 1,
+                          int alignment = 4);
+
 /// The shape, layout and memory of one (batched) GEMM. Row-major: element (i, j) of a matrix with
 /// leading dimension ld is at [i * ld + j]. op(A) is M x K, op(B) is K x N, C is M x N.
 struct Problem {
@@ -41,6 +46,8 @@ struct Problem {
   int alignment_without_a() const;
   /// "nn", "nt", "tn" or "tt".
   std::string layout() const;
+  /// problem_label() of this problem's class, e.g. "4095x4096x4096 nn a1".
+  std::string label() const { return problem_label(op_a, op_b, m, n, k, batch, alignment()); }
   /// Floating-point operations: 2*M*N*K*batch.
   double flops() const { return 2.0 * m * n * double(k) * batch; }
 };

@@ -33,12 +33,7 @@ const char* regime_name(Regime r) {
   return "?";
 }
 
-std::string TunedProblem::to_string() const {
-  char buf[128];
-  std::snprintf(buf, sizeof buf, "%c%c %lldx%lldx%lld batch %lld align %d", op_char(op_a), op_char(op_b), m, n, k,
-                batch, alignment);
-  return buf;
-}
+std::string TunedProblem::to_string() const { return problem_label(op_a, op_b, m, n, k, batch, alignment); }
 
 namespace {
 std::string fmt(const char* format, double v) {

@@ -99,8 +99,8 @@ struct Dispatcher::Impl {
       kernel = &kernels.get(choice.config, origin);
     }
     if (options.verbose)
-      std::fprintf(stderr, "gemmtune: %s %dx%dx%d batch %d align %d -> %s (%s; kernel from %s)\n",
-                   p.layout().c_str(), p.m, p.n, p.k, p.batch, p.alignment(), config_name(choice.config).c_str(),
+      std::fprintf(stderr, "gemmtune: %s -> %s (%s; kernel from %s)\n", p.label().c_str(),
+                   config_name(choice.config).c_str(),
                    choice_source_name(choice.source), origin ? kernel_origin_name(*origin) : "?");
     plans.insert(key, kernel);
     return *kernel;

@@ -6,6 +6,14 @@ namespace gemmtune {
 
 char op_char(Op op) { return op == Op::N ? 'n' : 't'; }
 
+std::string problem_label(Op op_a, Op op_b, long long m, long long n, long long k, long long batch, int alignment) {
+  std::string s = std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) + " " + op_char(op_a) +
+                  op_char(op_b);
+  if (batch != 1) s += " b" + std::to_string(batch);
+  if (alignment != 4) s += " a" + std::to_string(alignment);
+  return s;
+}
+
 std::optional<Op> op_from_char(char c) {
   if (c == 'n') return Op::N;
   if (c == 't') return Op::T;

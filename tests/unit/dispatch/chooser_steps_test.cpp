@@ -123,8 +123,8 @@ TEST(ChooserSteps, SkippedRowsBeyondSixAreCounted) {
     std::string name = "sgemm_nn_retired_" + std::to_string(i);
     bests.push_back(tuned(nn(m, m, m), name, i + 1));
     if (i < 6)
-      expect.push_back("nearest: nn " + std::to_string(m) + "x" + std::to_string(m) + "x" +
-                       std::to_string(m) + " batch 1 align 4: '" + name +
+      expect.push_back("nearest: " + std::to_string(m) + "x" + std::to_string(m) + "x" + std::to_string(m) +
+                       " nn: '" + name +
                        "' is not a config name this version knows");
   }
   expect.push_back("nearest: 2 more candidates skipped");
@@ -161,8 +161,8 @@ TEST(ChooserSteps, OnlyTheNearestFourCompete) {
   EXPECT_EQ(
       c.trail,
       (Trail{kNotTuned,
-             "nearest: nn 128x4096x4096 batch 1 align 4 passed over: its configs would keep 75% "
-             "of its best throughput here, nn 96x4096x1024 batch 1 align 4's 100%"}));
+             "nearest: 128x4096x4096 nn passed over: its configs would keep 75% "
+             "of its best throughput here, 96x4096x1024 nn's 100%"}));
 }
 
 TEST(ChooserSteps, TheNearestStaysWithinFifteenPercent) {
@@ -183,8 +183,8 @@ TEST(ChooserSteps, TheNearestStaysWithinFifteenPercent) {
   EXPECT_DOUBLE_EQ(passed.distance, std::log(4.0));
   EXPECT_EQ(passed.trail,
             (Trail{kNotTuned,
-                   "nearest: nn 128x4096x4096 batch 1 align 4 passed over: its configs would keep "
-                   "81% of its best throughput here, nn 104x4096x1024 batch 1 align 4's 100%"}));
+                   "nearest: 128x4096x4096 nn passed over: its configs would keep "
+                   "81% of its best throughput here, 104x4096x1024 nn's 100%"}));
 }
 
 TEST(ChooserSteps, AnotherRegimeCompetesOnlyWhenNoneOfTheRegimeCanRun) {
@@ -204,7 +204,7 @@ TEST(ChooserSteps, AnotherRegimeCompetesOnlyWhenNoneOfTheRegimeCanRun) {
   EXPECT_EQ(c.tuned->problem.k, 65536);
   EXPECT_FALSE(c.same_regime);
   EXPECT_DOUBLE_EQ(c.distance, std::log(16.0));
-  EXPECT_EQ(c.trail, (Trail{kNotTuned, "nearest: nn 128x4096x4096 batch 1 align 4: " + stale +
+  EXPECT_EQ(c.trail, (Trail{kNotTuned, "nearest: 128x4096x4096 nn: " + stale +
                                            " no longer validates: " + stale_why()}));
 }
 
@@ -218,7 +218,7 @@ TEST(ChooserSteps, RunnerUpStandsInForAStaleBest) {
   EXPECT_EQ(c.config, with_rows(64));
   EXPECT_EQ(c.tuned_config, runner_up.config_name);
   EXPECT_EQ(c.trail,
-            (Trail{kNotTuned, "nearest: nn 1024x1024x1024 batch 1 align 4's best " + stale +
+            (Trail{kNotTuned, "nearest: 1024x1024x1024 nn's best " + stale +
                                   " passed over for its runner-up (95% of the best there)"}));
 
   // A runner-up that would keep only as much as the best does not displace it.
@@ -234,7 +234,7 @@ TEST(ChooserSteps, RunnerUpStandsInForAStaleBest) {
   c = chooser_of({best}, {best, runner_up}).choose(nn_problem(1000, 1000, 1000));
   EXPECT_EQ(c.source, ChoiceSource::builtin);
   EXPECT_EQ(c.trail, (Trail{kNotTuned,
-                            "nearest: nn 1024x1024x1024 batch 1 align 4: " + stale +
+                            "nearest: 1024x1024x1024 nn: " + stale +
                                 " no longer validates: " + stale_why(),
                             "model_default: " + stale + " no longer validates: " + stale_why()}));
 }

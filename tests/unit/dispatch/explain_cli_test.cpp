@@ -48,7 +48,7 @@ TEST_F(ExplainCli, NearestAndBuiltin) {
                       "NVIDIA H200", "--db", path_});
   EXPECT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("source   nearest"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("nt 512x512x512"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("tuned    512x512x512 nt"), std::string::npos) << r.out;
 
   r = explain({"600x500x500", "--layout", "tt", "--arch", "sm_90", "--db", path_});
   EXPECT_EQ(r.status, 0) << r.out;
