@@ -12,6 +12,7 @@
 #include <functional>
 #include <iterator>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gemmtune/db/database.hpp"
@@ -119,6 +120,16 @@ inline Result ok_result(Id problem, Id config, double median_ms) {
   return r;
 }
 
+/// A failed result: no time, only the status and why.
+inline Result failed_result(Id problem, Id config, Status status, std::string error) {
+  Result r;
+  r.problem_id = problem;
+  r.config_id = config;
+  r.status = status;
+  r.error = std::move(error);
+  return r;
+}
+
 /// Runs `fn` in a forked child and returns what it returned (or the exception it threw, prefixed
 /// "threw: "). With `unprivileged`, a root child first becomes nobody, so file permissions apply.
 inline std::string run_in_child(const std::function<std::string()>& fn, bool unprivileged = false) {
@@ -176,6 +187,19 @@ inline void expect_error(const std::function<void()>& fn, const std::vector<std:
 inline std::int64_t scalar(Connection& conn, const std::string& sql) {
   Statement st(conn, sql);
   return st.step() ? st.get_int(0) : -1;
+}
+
+/// One scalar from SQL on a connection of its own to the file at `path`, which a Database may
+/// hold open: Database offers no raw SQL.
+inline std::int64_t scalar(const std::string& path, const std::string& sql) {
+  Connection conn(path, OpenMode::read_only);
+  return scalar(conn, sql);
+}
+
+/// Runs SQL on a connection of its own to the file at `path`, behind the typed API's back (to
+/// damage or backdate rows).
+inline void exec_raw(const std::string& path, const std::string& sql) {
+  Connection(path, OpenMode::read_write).exec(sql);
 }
 
 }  // namespace gemmtune::db::test

@@ -28,9 +28,10 @@ std::set<std::string> columns(Connection& conn, const std::string& table) {
 
 TEST_F(Schema, FreshFileIsAtCurrentVersionInWalMode) {
   Database db(path("tuning.db"), OpenMode::read_write);
-  EXPECT_EQ(schema_version(db.connection()), kSchemaVersion);
-  EXPECT_EQ(scalar(db.connection(), "PRAGMA application_id"), kApplicationId);
-  Statement st(db.connection(), "PRAGMA journal_mode");
+  Connection raw(db.path(), OpenMode::read_only);
+  EXPECT_EQ(schema_version(raw), kSchemaVersion);
+  EXPECT_EQ(scalar(raw, "PRAGMA application_id"), kApplicationId);
+  Statement st(raw, "PRAGMA journal_mode");
   ASSERT_TRUE(st.step());
   EXPECT_EQ(st.get_text(0), "wal");
   EXPECT_TRUE(db.check().ok());
@@ -38,7 +39,8 @@ TEST_F(Schema, FreshFileIsAtCurrentVersionInWalMode) {
 
 TEST_F(Schema, ConfigsTableHasEveryParameterColumn) {
   Database db(path("tuning.db"), OpenMode::read_write);
-  const auto cols = columns(db.connection(), "configs");
+  Connection raw(db.path(), OpenMode::read_only);
+  const auto cols = columns(raw, "configs");
   for (const char* p : kConfigParamNames) EXPECT_TRUE(cols.count(p)) << "configs lacks " << p;
   EXPECT_EQ(cols.size(), std::size(kConfigParamNames) + 5);  // + id, family, name, op_a, op_b
 }
@@ -59,7 +61,8 @@ TEST_F(Schema, MigratesFromEveryOlderVersion) {
   std::string fresh_schema;
   {
     Database fresh(path("fresh.db"), OpenMode::read_write);
-    fresh_schema = schema_text(fresh.connection());
+    Connection raw(fresh.path(), OpenMode::read_only);
+    fresh_schema = schema_text(raw);
   }
   for (int from = 1; from < kSchemaVersion; ++from) {
     SCOPED_TRACE("from version " + std::to_string(from));
@@ -76,8 +79,9 @@ TEST_F(Schema, MigratesFromEveryOlderVersion) {
     EXPECT_EQ(file_bytes(file), before);
 
     Database db(file, OpenMode::read_write);
-    EXPECT_EQ(schema_version(db.connection()), kSchemaVersion);
-    EXPECT_EQ(schema_text(db.connection()), fresh_schema);
+    Connection migrated(file, OpenMode::read_only);
+    EXPECT_EQ(schema_version(migrated), kSchemaVersion);
+    EXPECT_EQ(schema_text(migrated), fresh_schema);
     const auto sweeps = db.sweeps();
     ASSERT_EQ(sweeps.size(), 1u);
     EXPECT_EQ(sweeps[0].info.command_line, "old sweep");
@@ -93,9 +97,10 @@ TEST_F(Schema, MigratesFromEveryOlderVersion) {
 
 TEST_F(Schema, MigrationIsIdempotentAndRefusesUnknownTargets) {
   Database db(path("tuning.db"), OpenMode::read_write);
-  migrate(db.connection());
-  EXPECT_EQ(schema_version(db.connection()), kSchemaVersion);
-  EXPECT_THROW(migrate(db.connection(), kSchemaVersion + 1), DatabaseError);
+  Connection raw(db.path(), OpenMode::read_write);
+  migrate(raw);
+  EXPECT_EQ(schema_version(raw), kSchemaVersion);
+  EXPECT_THROW(migrate(raw, kSchemaVersion + 1), DatabaseError);
   EXPECT_THROW(migration_sql(kSchemaVersion + 1), DatabaseError);
 }
 
