@@ -11,6 +11,7 @@
 #include <fstream>
 #include <functional>
 #include <iterator>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -56,6 +57,18 @@ inline std::string file_bytes(const std::string& path) {
 inline GpuModel sample_gpu(const std::string& name = "NVIDIA H200", int sms = 132) {
   return GpuModel{name, 9, 0, sms, 150ll << 30, 60ll << 20, 232448, 1980000};
 }
+
+/// A read-write tuning.db in the test's directory holding one GPU model, sample_gpu().
+class OneGpuDbTest : public DbTest {
+ protected:
+  void SetUp() override {
+    DbTest::SetUp();
+    db_.emplace(path("tuning.db"), OpenMode::read_write);
+    gpu_ = db_->upsert_gpu_model(sample_gpu());
+  }
+  std::optional<Database> db_;
+  Id gpu_ = 0;
+};
 
 inline ProblemKey sample_problem(std::int64_t m, std::int64_t n = 1024, std::int64_t k = 1024) {
   ProblemKey p;

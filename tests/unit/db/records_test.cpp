@@ -4,16 +4,13 @@
 namespace gemmtune::db::test {
 namespace {
 
-class Records : public DbTest {
+class Records : public OneGpuDbTest {
  protected:
   void SetUp() override {
-    DbTest::SetUp();
-    db_.emplace(path("tuning.db"), OpenMode::read_write);
-    gpu_ = db_->upsert_gpu_model(sample_gpu());
+    OneGpuDbTest::SetUp();
     sweep_ = db_->begin_sweep(sweep_info(gpu_, "gemmtune sweep"));
   }
-  std::optional<Database> db_;
-  Id gpu_ = 0, sweep_ = 0;
+  Id sweep_ = 0;
 };
 
 TEST_F(Records, NaturalKeysGiveStableIds) {

@@ -9,13 +9,8 @@
 namespace gemmtune::db::test {
 namespace {
 
-class Reports : public DbTest {
+class Reports : public OneGpuDbTest {
  protected:
-  void SetUp() override {
-    DbTest::SetUp();
-    db_.emplace(path("tuning.db"), OpenMode::read_write);
-    gpu_ = db_->upsert_gpu_model(sample_gpu());
-  }
   Id problem(std::int64_t m, std::int64_t n, std::int64_t k, char op_a = 'n',
              std::int64_t batch = 1, int alignment = 4) {
     ProblemKey p = sample_problem(m, n, k);
@@ -24,8 +19,6 @@ class Reports : public DbTest {
     p.alignment = alignment;
     return db_->upsert_problem(p);
   }
-  std::optional<Database> db_;
-  Id gpu_ = 0;
 };
 
 TEST_F(Reports, RowCountsCountEachTable) {
