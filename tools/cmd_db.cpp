@@ -6,8 +6,8 @@
 #include <filesystem>
 
 #include "db_commands.hpp"
+#include "gemmtune/db/reports.hpp"
 #include "gemmtune/device.hpp"
-#include "gemmtune/db/sqlite.hpp"
 #include "gemmtune/error.hpp"
 #include "gemmtune/tuner/shape.hpp"
 #include "table.hpp"
@@ -48,12 +48,7 @@ std::optional<db::Database> open_for_reading(const std::string& given) {
 }
 
 bool report_if_empty(const std::optional<db::Database>& db, bool json) {
-  bool empty = !db;
-  if (db) {
-    db::Statement st(db->connection(), "SELECT EXISTS (SELECT 1 FROM results)");
-    empty = !st.step() || st.get_int(0) == 0;
-  }
-  if (!empty) return false;
+  if (db && db::has_results(*db)) return false;
   if (json) print("[]\n");
   std::fprintf(json ? stderr : stdout, "no results yet: run gemmtune sweep\n");
   return true;

@@ -4,7 +4,7 @@
 #include <algorithm>
 
 #include "db_commands.hpp"
-#include "gemmtune/db/sqlite.hpp"
+#include "gemmtune/db/reports.hpp"
 #include "table.hpp"
 
 namespace gemmtune::cli {
@@ -16,15 +16,6 @@ struct BestOptions {
   ProblemFilter filter;
   bool json = false;
 };
-
-// Median of the fastest ok result of any other config for (GPU model, problem).
-std::optional<double> runner_up_ms(db::Database& db, const db::BestRow& b) {
-  db::Statement st(db.connection(),
-                   "SELECT min(r.median_ms) FROM results AS r JOIN sweeps AS s ON s.id = r.sweep_id "
-                   "WHERE r.status = 'ok' AND s.gpu_model_id = ?1 AND r.problem_id = ?2 AND r.config_id <> ?3");
-  st.bind_int(1, b.gpu_model_id).bind_int(2, b.problem_id).bind_int(3, b.config_id);
-  return st.step() ? st.get_opt_real(0) : std::nullopt;
-}
 
 std::vector<Column> best_columns() {
   return {{"GPU model", "gpu", Align::left, 0, false},
@@ -43,7 +34,8 @@ std::vector<Cell> best_row(db::Database& db, const db::GpuModel& gpu, const db::
   const double tflops = b.tflops.value_or(problem_flops(b.problem) / (b.median_ms * 1e-3) / 1e12);
   std::optional<double> spread, margin;
   if (b.min_ms && b.max_ms && b.median_ms > 0) spread = (*b.max_ms - *b.min_ms) / b.median_ms * 100.0;
-  if (auto r = runner_up_ms(db, b); r && b.median_ms > 0) margin = (*r - b.median_ms) / b.median_ms * 100.0;
+  if (auto r = db::runner_up_ms(db, b); r && b.median_ms > 0)
+    margin = (*r - b.median_ms) / b.median_ms * 100.0;
   const double peak = fp32_peak_tflops(gpu);
   return {Cell::str(gpu.name),
           Cell::str(problem_label(b.problem)),

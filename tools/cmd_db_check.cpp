@@ -1,8 +1,8 @@
 // `gemmtune db check`: SQLite's integrity and foreign-key checks, the schema version, and every
 // cached binary re-hashed. Exit 1 when anything is wrong.
 #include "db_commands.hpp"
+#include "gemmtune/db/reports.hpp"
 #include "gemmtune/db/schema.hpp"
-#include "gemmtune/db/sqlite.hpp"
 #include "table.hpp"
 
 namespace gemmtune::cli {
@@ -12,21 +12,17 @@ struct CheckOptions {
   std::string db;
 };
 
-std::int64_t count_rows(db::Database& db, const char* table) {
-  db::Statement st(db.connection(), std::string("SELECT count(*) FROM ") + table);
-  return st.step() ? st.get_int(0) : 0;
-}
-
 void run_check(const CheckOptions& o) {
   const std::string path = database_path(o.db);
   db::Database db(path, db::OpenMode::read_only);
   const db::CheckReport report = db.check();
   std::string out = path + "\n";
   out += format("  schema version %d (this build: %d)\n", report.schema_version, db::kSchemaVersion);
-  out += format("  %lld GPU models, %lld sweeps, %lld problems, %lld configs, %lld results, %lld binaries\n",
-                (long long)count_rows(db, "gpu_models"), (long long)count_rows(db, "sweeps"),
-                (long long)count_rows(db, "problems"), (long long)count_rows(db, "configs"),
-                (long long)count_rows(db, "results"), (long long)count_rows(db, "binaries"));
+  const db::RowCounts rows = db::row_counts(db);
+  out += format(
+      "  %lld GPU models, %lld sweeps, %lld problems, %lld configs, %lld results, %lld binaries\n",
+      (long long)rows.gpu_models, (long long)rows.sweeps, (long long)rows.problems,
+      (long long)rows.configs, (long long)rows.results, (long long)rows.binaries);
   if (report.ok()) {
     out += "  ok: integrity, foreign keys and binary hashes\n";
     print(out);

@@ -1,6 +1,6 @@
 // `gemmtune db devices`: the GPU models in the database, with their sweeps, problems and results.
 #include "db_commands.hpp"
-#include "gemmtune/db/sqlite.hpp"
+#include "gemmtune/db/reports.hpp"
 #include "table.hpp"
 
 namespace gemmtune::cli {
@@ -32,24 +32,15 @@ void run_devices(const DevicesOptions& o) {
                {"results", "results"},
                {"failed", "failed"},
                {"last sweep", "last_sweep", Align::left}});
-  db::Statement st(db->connection(),
-                   "SELECT (SELECT count(*) FROM sweeps WHERE gpu_model_id = ?1), "
-                   "count(DISTINCT r.problem_id), count(r.id), "
-                   "coalesce(sum(r.status <> 'ok'), 0), "
-                   "(SELECT max(started_at) FROM sweeps WHERE gpu_model_id = ?1) "
-                   "FROM results AS r JOIN sweeps AS s ON s.id = r.sweep_id WHERE s.gpu_model_id = ?1");
   for (const auto& g : gpus) {
-    st.reset();
-    st.bind_int(1, g.id);
-    st.step();
-    const std::string last = st.get_text(4);
-    table.add_row({Cell::str(g.model.name), Cell::str(format("sm_%d%d", g.model.cc_major, g.model.cc_minor)),
-                   Cell::integer(g.model.sm_count),
-                   fixed_cell(fp32_peak_tflops(g.model), 1, " TFLOP/s"),
-                   bytes_cell(g.model.memory_bytes),
-                   Cell::integer(st.get_int(0)), Cell::integer(st.get_int(1)), Cell::integer(st.get_int(2)),
-                   Cell::integer(st.get_int(3)),
-                   last.empty() ? Cell::none() : Cell{last.substr(0, 10), db::json_string(last)}});
+    const db::GpuModelSummary s = db::gpu_model_summary(*db, g.id);
+    const std::string& last = s.last_sweep_started_at;
+    table.add_row(
+        {Cell::str(g.model.name), Cell::str(format("sm_%d%d", g.model.cc_major, g.model.cc_minor)),
+         Cell::integer(g.model.sm_count), fixed_cell(fp32_peak_tflops(g.model), 1, " TFLOP/s"),
+         bytes_cell(g.model.memory_bytes), Cell::integer(s.sweeps), Cell::integer(s.problems),
+         Cell::integer(s.results), Cell::integer(s.failed),
+         last.empty() ? Cell::none() : Cell{last.substr(0, 10), db::json_string(last)}});
   }
   print(o.json ? table.json() : table.render());
 }

@@ -5,6 +5,7 @@
 
 #include "db_commands.hpp"
 #include "gemmtune/db/export.hpp"
+#include "gemmtune/db/reports.hpp"
 
 namespace gemmtune::cli {
 namespace {
@@ -21,16 +22,9 @@ void run_export(const ExportOptions& o) {
   const auto format = o.format == "json" ? db::ExportFormat::json : db::ExportFormat::csv;
   auto db = open_for_reading(o.db);
   // Nothing to export: say so on stderr, so that a pipe into another program stays clean.
-  {
-    bool empty = !db;
-    if (db) {
-      db::Statement st(db->connection(), "SELECT EXISTS (SELECT 1 FROM results)");
-      empty = !st.step() || st.get_int(0) == 0;
-    }
-    if (empty) {
-      std::fprintf(stderr, "no results yet: run gemmtune sweep\n");
-      return;
-    }
+  if (!db || !db::has_results(*db)) {
+    std::fprintf(stderr, "no results yet: run gemmtune sweep\n");
+    return;
   }
   std::optional<db::Id> gpu;
   if (!o.device.empty()) gpu = find_gpu(db->gpu_models(), o.device, db->path()).id;

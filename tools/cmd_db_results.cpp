@@ -5,7 +5,7 @@
 #include <set>
 
 #include "db_commands.hpp"
-#include "gemmtune/db/sqlite.hpp"
+#include "gemmtune/db/reports.hpp"
 #include "table.hpp"
 
 namespace gemmtune::cli {
@@ -22,34 +22,22 @@ struct ResultsOptions {
 };
 
 // The problems of shape m x n x k (every layout, batch and alignment the filter lets through).
-std::vector<db::ProblemKey> problems_of_shape(db::Database& db, const ProblemFilter& filter, std::int64_t m,
-                                              std::int64_t n, std::int64_t k) {
-  db::Statement st(db.connection(),
-                   "SELECT dtype, op_a, op_b, batch, alignment FROM problems WHERE m = ?1 AND n = ?2 AND k = ?3 "
-                   "ORDER BY op_a, op_b, batch, alignment, dtype");
-  st.bind_int(1, m).bind_int(2, n).bind_int(3, k);
+std::vector<db::ProblemKey> matching_problems(db::Database& db, const ProblemFilter& filter,
+                                              std::int64_t m, std::int64_t n, std::int64_t k) {
   std::vector<db::ProblemKey> out;
-  while (st.step()) {
-    db::ProblemKey p;
-    p.dtype = st.get_text(0);
-    p.op_a = st.get_text(1).at(0);
-    p.op_b = st.get_text(2).at(0);
-    p.m = m, p.n = n, p.k = k;
-    p.batch = st.get_int(3);
-    p.alignment = static_cast<int>(st.get_int(4));
+  for (const auto& p : db::problems_of_shape(db, m, n, k)) {
     if (filter.accepts(p)) out.push_back(p);
   }
   return out;
 }
 
 std::string known_shapes(db::Database& db) {
-  db::Statement st(db.connection(), "SELECT DISTINCT m, n, k FROM problems ORDER BY m * n * k DESC LIMIT 9");
   std::string s;
   int count = 0;
-  while (st.step()) {
+  for (const auto& shape : db::largest_shapes(db, 9)) {  // the ninth only says there are more
     if (++count > 8) return s + ", ...";
-    s += (s.empty() ? "" : ", ") + format("%lldx%lldx%lld", (long long)st.get_int(0), (long long)st.get_int(1),
-                                          (long long)st.get_int(2));
+    s += (s.empty() ? "" : ", ") +
+         format("%lldx%lldx%lld", (long long)shape.m, (long long)shape.n, (long long)shape.k);
   }
   return s.empty() ? "none" : s;
 }
@@ -169,7 +157,7 @@ void run_results(ResultsOptions& o) {
   if (report_if_empty(db, o.json)) return;
   const auto gpus = db->gpu_models();
   const std::vector<const db::GpuModelRow*> selected = select_gpus(gpus, o.device, db->path());
-  const auto problems = problems_of_shape(*db, filter, m, n, k);
+  const auto problems = matching_problems(*db, filter, m, n, k);
 
   std::vector<std::string> json_rows;
   std::string text;

@@ -23,6 +23,15 @@ void Database::put_binary(const Binary& b) {
   tx.commit();
 }
 
+std::int64_t Database::clear_binaries() {
+  require_writable("clear the binary cache");
+  Transaction tx(conn_);
+  Statement(conn_, "DELETE FROM binaries").run();
+  const std::int64_t dropped = conn_.changes();
+  tx.commit();
+  return dropped;
+}
+
 BinaryLookup Database::get_binary(const std::string& key) const {
   Statement st(conn_,
                "SELECT arch, nvrtc_version, config_name, lowered_name, cubin, content_hash, "

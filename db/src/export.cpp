@@ -6,6 +6,8 @@
 #include <charconv>
 #include <cmath>
 
+#include "database_access.hpp"
+
 namespace gemmtune::db {
 namespace {
 
@@ -130,7 +132,7 @@ std::string param_columns(std::string_view alias) {
 
 void export_results(const Database& db, ExportFormat format, std::ostream& out,
                     std::optional<Id> gpu_model_id) {
-  Statement st(db.connection(),
+  Statement st(detail::DatabaseAccess::connection(db),
                "SELECT r.id AS result_id, s.uid AS sweep_uid, s.started_at AS sweep_started_at, "
                "s.hostname, s.template_hash, g.name AS gpu_name, g.cc_major, g.cc_minor, "
                "g.sm_count, p.dtype, p.op_a, p.op_b, p.m, p.n, p.k, p.batch, p.alignment, "
@@ -149,7 +151,7 @@ void export_results(const Database& db, ExportFormat format, std::ostream& out,
 
 void export_bests(const Database& db, ExportFormat format, std::ostream& out,
                   std::optional<Id> gpu_model_id) {
-  Statement st(db.connection(),
+  Statement st(detail::DatabaseAccess::connection(db),
                "SELECT b.*" + param_columns("c") +
                    " FROM best_results AS b JOIN configs AS c ON c.id = b.config_id "
                    "WHERE ?1 IS NULL OR b.gpu_model_id = ?1 "

@@ -33,6 +33,11 @@ class Error : public std::runtime_error {
 };
 
 namespace detail {
+/// The status an exception caught at an API boundary (the C API) reports: an Error's own,
+/// kDatabaseError for a failure of the tuning database (db::DatabaseError, not a public type),
+/// kInternal for anything else (out of memory, a bug).
+Status status_of(const std::exception& e) noexcept;
+
 [[noreturn]] void throw_cuda(int code, const char* call, const char* file, int line);
 [[noreturn]] void throw_nvrtc(int code, const char* call, const char* file, int line);
 void warn_cuda(int code, const char* call, const char* file, int line);

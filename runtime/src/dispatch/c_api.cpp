@@ -15,6 +15,8 @@ namespace {
 
 static_assert(GEMMTUNE_STATUS_INTERNAL == int(gemmtune::Status::kInternal), "C and C++ status codes differ");
 static_assert(GEMMTUNE_STATUS_NO_DEVICE == int(gemmtune::Status::kNoDevice), "C and C++ status codes differ");
+static_assert(GEMMTUNE_STATUS_DATABASE_ERROR == int(gemmtune::Status::kDatabaseError),
+              "C and C++ status codes differ");
 
 thread_local std::string last_error;
 
@@ -32,12 +34,10 @@ gemmtune_status_t guarded(Fn&& fn) noexcept {
   try {
     fn();
     return GEMMTUNE_STATUS_SUCCESS;
-  } catch (const gemmtune::Error& e) {
-    return fail(e.status(), e.what());
   } catch (const std::bad_alloc&) {
     return fail(gemmtune::Status::kInternal, "out of host memory");
-  } catch (const std::exception& e) {
-    return fail(gemmtune::Status::kInternal, e.what());
+  } catch (const std::exception& e) {  // gemmtune::Error, db::DatabaseError, or a bug
+    return fail(gemmtune::detail::status_of(e), e.what());
   } catch (...) {
     return fail(gemmtune::Status::kInternal, "unknown exception");
   }

@@ -5,6 +5,8 @@
 
 #include <cstdio>
 
+#include "gemmtune/db/error.hpp"
+
 namespace gemmtune {
 
 const char* status_name(Status s) {
@@ -22,6 +24,12 @@ const char* status_name(Status s) {
 }
 
 namespace detail {
+
+Status status_of(const std::exception& e) noexcept {
+  if (const auto* error = dynamic_cast<const Error*>(&e)) return error->status();
+  if (dynamic_cast<const db::DatabaseError*>(&e)) return Status::kDatabaseError;
+  return Status::kInternal;
+}
 
 static std::string where(const char* call, const char* file, int line) {
   return std::string(call) + " at " + file + ":" + std::to_string(line);

@@ -5,6 +5,7 @@
 
 #include <random>
 
+#include "gemmtune/db/sqlite.hpp"
 #include "gpu/dispatch/dispatch_check.hpp"
 #include "support/gpu_env.hpp"
 #include "unit/dispatch/tuning_db.hpp"
@@ -152,10 +153,8 @@ TEST_F(DispatchCorrectness, BinariesComeFromTheDatabaseTheSecondTime) {
   EXPECT_EQ(fresh.prepare(p), KernelOrigin::database);
   EXPECT_EQ(fresh.prepare(p), KernelOrigin::memory);
   // A damaged entry is a miss: compiled again (and replaced).
-  {
-    db::Database raw(path_, db::OpenMode::read_write);
-    raw.connection().exec("UPDATE binaries SET content_hash = '0000000000000000'");
-  }
+  db::Connection(path_, db::OpenMode::read_write)
+      .exec("UPDATE binaries SET content_hash = '0000000000000000'");
   Dispatcher again(o);
   EXPECT_EQ(again.prepare(p), KernelOrigin::compiled);
   Dispatcher third(o);

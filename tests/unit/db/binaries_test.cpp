@@ -50,12 +50,12 @@ TEST_F(Binaries, CorruptBlobIsAReportedMissAndPutRepairsIt) {
   db.put_binary(sample_binary("key-1"));
   db.put_binary(sample_binary("key-2"));
   // Flip one byte in the middle of the stored cubin, behind the API's back.
-  db.connection().exec(
+  exec_raw(
+      db.path(),
       "UPDATE binaries SET cubin = CAST(substr(cubin, 1, 99) || x'ff' || substr(cubin, 101) AS "
       "BLOB) "
       "WHERE key = 'key-1'");
-  ASSERT_EQ(scalar(db.connection(), "SELECT length(cubin) FROM binaries WHERE key = 'key-1'"),
-            4096);
+  ASSERT_EQ(scalar(db.path(), "SELECT length(cubin) FROM binaries WHERE key = 'key-1'"), 4096);
   const BinaryLookup lookup = db.get_binary("key-1");
   EXPECT_FALSE(lookup.binary);
   EXPECT_NE(lookup.corrupt.find("key-1"), std::string::npos) << lookup.corrupt;
@@ -72,10 +72,26 @@ TEST_F(Binaries, CorruptBlobIsAReportedMissAndPutRepairsIt) {
   EXPECT_TRUE(db.check().ok());
 }
 
+TEST_F(Binaries, ClearDropsEveryBinaryAndNeedsReadWrite) {
+  {
+    Database db(path("tuning.db"), OpenMode::read_write);
+    db.put_binary(sample_binary("key-1"));
+    db.put_binary(sample_binary("key-2"));
+    EXPECT_EQ(db.clear_binaries(), 2);
+    EXPECT_FALSE(db.get_binary("key-1").binary);
+    EXPECT_FALSE(db.get_binary("key-2").binary);
+    EXPECT_EQ(db.clear_binaries(), 0);
+    db.put_binary(sample_binary("key-3"));
+  }
+  Database read_only(path("tuning.db"), OpenMode::read_only);
+  expect_error([&] { read_only.clear_binaries(); }, {"read-only", "clear the binary cache"});
+  EXPECT_TRUE(read_only.get_binary("key-3").binary);
+}
+
 TEST_F(Binaries, TruncatedBlobIsAMissToo) {
   Database db(path("tuning.db"), OpenMode::read_write);
   db.put_binary(sample_binary("key-1"));
-  db.connection().exec("UPDATE binaries SET cubin = substr(cubin, 1, 100) WHERE key = 'key-1'");
+  exec_raw(db.path(), "UPDATE binaries SET cubin = substr(cubin, 1, 100) WHERE key = 'key-1'");
   EXPECT_FALSE(db.get_binary("key-1").binary);
   EXPECT_FALSE(db.get_binary("key-1").corrupt.empty());
 }

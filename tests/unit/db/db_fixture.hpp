@@ -9,7 +9,9 @@
 #include <cstdio>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gemmtune/db/database.hpp"
@@ -34,6 +36,18 @@ inline std::vector<std::string> list_dir(const fs::path& dir) {
 inline GpuModel sample_gpu(const std::string& name = "NVIDIA H200", int sms = 132) {
   return GpuModel{name, 9, 0, sms, 150ll << 30, 60ll << 20, 232448, 1980000};
 }
+
+/// A read-write tuning.db in the test's directory holding one GPU model, sample_gpu().
+class OneGpuDbTest : public ScratchDirTest {
+ protected:
+  void SetUp() override {
+    ScratchDirTest::SetUp();
+    db_.emplace(path("tuning.db"), OpenMode::read_write);
+    gpu_ = db_->upsert_gpu_model(sample_gpu());
+  }
+  std::optional<Database> db_;
+  Id gpu_ = 0;
+};
 
 inline ProblemKey sample_problem(std::int64_t m, std::int64_t n = 1024, std::int64_t k = 1024) {
   ProblemKey p;
@@ -98,6 +112,16 @@ inline Result ok_result(Id problem, Id config, double median_ms) {
   return r;
 }
 
+/// A failed result: no time, only the status and why.
+inline Result failed_result(Id problem, Id config, Status status, std::string error) {
+  Result r;
+  r.problem_id = problem;
+  r.config_id = config;
+  r.status = status;
+  r.error = std::move(error);
+  return r;
+}
+
 /// Runs `fn` in a forked child and returns what it returned (or the exception it threw, prefixed
 /// "threw: "). With `unprivileged`, a root child first becomes nobody, so file permissions apply.
 inline std::string run_in_child(const std::function<std::string()>& fn, bool unprivileged = false) {
@@ -155,6 +179,19 @@ inline void expect_error(const std::function<void()>& fn, const std::vector<std:
 inline std::int64_t scalar(Connection& conn, const std::string& sql) {
   Statement st(conn, sql);
   return st.step() ? st.get_int(0) : -1;
+}
+
+/// One scalar from SQL on a connection of its own to the file at `path`, which a Database may
+/// hold open: Database offers no raw SQL.
+inline std::int64_t scalar(const std::string& path, const std::string& sql) {
+  Connection conn(path, OpenMode::read_only);
+  return scalar(conn, sql);
+}
+
+/// Runs SQL on a connection of its own to the file at `path`, behind the typed API's back (to
+/// damage or backdate rows).
+inline void exec_raw(const std::string& path, const std::string& sql) {
+  Connection(path, OpenMode::read_write).exec(sql);
 }
 
 }  // namespace gemmtune::db::test

@@ -199,12 +199,10 @@ std::string json_decoded(const std::string& raw) {
 const std::string kNasty = std::string("say \"hi\", then\na newline,\r\nCRLF, tab\t, NUL ") +
                            std::string(1, '\0') + ", bytes \xff\xfe\x80, and \xc3\xa9";
 
-class Export : public ScratchDirTest {
+class Export : public OneGpuDbTest {
  protected:
   void SetUp() override {
-    ScratchDirTest::SetUp();
-    db_.emplace(path("tuning.db"), OpenMode::read_write);
-    gpu_ = db_->upsert_gpu_model(sample_gpu());
+    OneGpuDbTest::SetUp();
     other_gpu_ = db_->upsert_gpu_model(sample_gpu("NVIDIA A100", 108));
     const Id sweep = db_->begin_sweep(sweep_info(gpu_, kNasty));
     const Id other_sweep = db_->begin_sweep(sweep_info(other_gpu_));
@@ -230,8 +228,7 @@ class Export : public ScratchDirTest {
     fn(*db_, f, out, gpu);
     return out.str();
   }
-  std::optional<Database> db_;
-  Id gpu_ = 0, other_gpu_ = 0;
+  Id other_gpu_ = 0;
 };
 
 TEST_F(Export, ResultsCsvParsesBackExactly) {

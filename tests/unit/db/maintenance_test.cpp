@@ -13,7 +13,7 @@ struct Counts {
 
 Counts counts(Database& db) {
   auto n = [&](const char* t) {
-    return scalar(db.connection(), std::string("SELECT count(*) FROM ") + t);
+    return scalar(db.path(), std::string("SELECT count(*) FROM ") + t);
   };
   return {n("gpu_models"), n("sweeps"),    n("problems"), n("configs"),
           n("results"),    n("baselines"), n("binaries")};
@@ -129,8 +129,8 @@ TEST_F(Maintenance, PruneByTemplateHashAndAge) {
   const Id old_templates = sweep("old");
   const Id current = sweep("new");
   const Id ancient = sweep("new");
-  db.connection().exec("UPDATE sweeps SET started_at = '2020-01-01T00:00:00.000Z' WHERE id = " +
-                       std::to_string(ancient));
+  exec_raw(db.path(), "UPDATE sweeps SET started_at = '2020-01-01T00:00:00.000Z' WHERE id = " +
+                          std::to_string(ancient));
   PruneOptions by_hash;
   by_hash.keep_template_hash = "new";
   const PruneStats a = db.prune(by_hash);
@@ -143,7 +143,7 @@ TEST_F(Maintenance, PruneByTemplateHashAndAge) {
   const auto left = db.sweeps();
   ASSERT_EQ(left.size(), 1u);
   EXPECT_EQ(left[0].id, current);
-  EXPECT_EQ(scalar(db.connection(), "SELECT count(*) FROM results"), 1);
+  EXPECT_EQ(scalar(db.path(), "SELECT count(*) FROM results"), 1);
   EXPECT_EQ(db.prune(PruneOptions{}).sweeps, 0);  // no criterion: nothing
   EXPECT_NE(old_templates, current);
   EXPECT_TRUE(db.check().ok());
@@ -153,9 +153,7 @@ TEST_F(Maintenance, CheckReportsForeignKeyDamage) {
   Database db(path("tuning.db"), OpenMode::read_write);
   fill(db, sample_gpu(), 0, 1);
   EXPECT_TRUE(db.check().ok());
-  db.connection().exec(
-      "PRAGMA foreign_keys = OFF; DELETE FROM configs WHERE id = 1; "
-      "PRAGMA foreign_keys = ON");
+  exec_raw(db.path(), "PRAGMA foreign_keys = OFF; DELETE FROM configs WHERE id = 1");
   const CheckReport report = db.check();
   ASSERT_FALSE(report.ok());
   EXPECT_NE(report.problems[0].find("results"), std::string::npos) << report.problems[0];

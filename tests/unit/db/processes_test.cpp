@@ -195,14 +195,14 @@ TEST_F(Processes, FourWritersAtOnceLoseNoRow) {
   Database db(path("four.db"), OpenMode::read_only);
   EXPECT_TRUE(db.check().ok());
   EXPECT_EQ(db.gpu_models().size(), 1u);
-  EXPECT_EQ(scalar(db.connection(), "SELECT count(*) FROM configs"), w.batch_size);
-  EXPECT_EQ(scalar(db.connection(), "SELECT count(*) FROM problems"), w.batches);
+  EXPECT_EQ(scalar(db.path(), "SELECT count(*) FROM configs"), w.batch_size);
+  EXPECT_EQ(scalar(db.path(), "SELECT count(*) FROM problems"), w.batches);
   for (Id s : sweeps) {
-    EXPECT_EQ(scalar(db.connection(),
-                     "SELECT count(*) FROM results WHERE sweep_id = " + std::to_string(s)),
-              w.results());
+    EXPECT_EQ(
+        scalar(db.path(), "SELECT count(*) FROM results WHERE sweep_id = " + std::to_string(s)),
+        w.results());
   }
-  EXPECT_EQ(scalar(db.connection(), "SELECT count(*) FROM results"), 4 * w.results());
+  EXPECT_EQ(scalar(db.path(), "SELECT count(*) FROM results"), 4 * w.results());
   for (const SweepRow& s : db.sweeps()) EXPECT_TRUE(s.finished_at);
   EXPECT_EQ(db.bests().size(), static_cast<std::size_t>(w.batches));
 

@@ -4,26 +4,14 @@
 namespace gemmtune::db::test {
 namespace {
 
-class Records : public ScratchDirTest {
+class Records : public OneGpuDbTest {
  protected:
   void SetUp() override {
-    ScratchDirTest::SetUp();
-    db_.emplace(path("tuning.db"), OpenMode::read_write);
-    gpu_ = db_->upsert_gpu_model(sample_gpu());
+    OneGpuDbTest::SetUp();
     sweep_ = db_->begin_sweep(sweep_info(gpu_, "gemmtune sweep"));
   }
-  std::optional<Database> db_;
-  Id gpu_ = 0, sweep_ = 0;
+  Id sweep_ = 0;
 };
-
-Result failed(Id problem, Id config, Status status, std::string error) {
-  Result r;
-  r.problem_id = problem;
-  r.config_id = config;
-  r.status = status;
-  r.error = std::move(error);
-  return r;
-}
 
 TEST_F(Records, NaturalKeysGiveStableIds) {
   EXPECT_EQ(db_->upsert_gpu_model(sample_gpu()), gpu_);
@@ -73,8 +61,9 @@ TEST_F(Records, ResultsRoundTripAndRankOkFirst) {
   std::vector<Id> cfg;
   for (int i = 0; i < 5; ++i) cfg.push_back(db_->upsert_config(sample_config(i)));
   std::vector<Result> batch{
-      ok_result(p, cfg[0], 3.0), failed(p, cfg[1], Status::compile_failed, "ptxas: too many regs"),
-      ok_result(p, cfg[2], 1.5), failed(p, cfg[3], Status::wrong_result, "rel error 0.3"),
+      ok_result(p, cfg[0], 3.0),
+      failed_result(p, cfg[1], Status::compile_failed, "ptxas: too many regs"),
+      ok_result(p, cfg[2], 1.5), failed_result(p, cfg[3], Status::wrong_result, "rel error 0.3"),
       ok_result(p, cfg[4], 2.0)};
   db_->record_results(sweep_, batch);
   const auto rows = db_->results_for(sample_problem(256), gpu_);
@@ -101,7 +90,7 @@ TEST_F(Records, ResultsRoundTripAndRankOkFirst) {
 TEST_F(Records, RecordingAgainInTheSameSweepReplaces) {
   const Id p = db_->upsert_problem(sample_problem(256));
   const Id c = db_->upsert_config(sample_config(0));
-  db_->record_results(sweep_, std::vector<Result>{failed(p, c, Status::timeout, "slow")});
+  db_->record_results(sweep_, std::vector<Result>{failed_result(p, c, Status::timeout, "slow")});
   db_->record_results(sweep_, std::vector<Result>{ok_result(p, c, 0.7)});
   const auto rows = db_->results_for(sample_problem(256), gpu_);
   ASSERT_EQ(rows.size(), 1u);
@@ -115,9 +104,9 @@ TEST_F(Records, BestViewPicksLowestOkMedianAcrossSweeps) {
   const Id c1 = db_->upsert_config(sample_config(1));
   const Id c2 = db_->upsert_config(sample_config(2));
   // A failure with a (bogus) tiny time must not win; neither must a pruned row.
-  Result bogus = failed(p, c2, Status::wrong_result, "garbage");
+  Result bogus = failed_result(p, c2, Status::wrong_result, "garbage");
   bogus.median_ms = 0.001;
-  Result pruned = failed(p, c0, Status::pruned, "");
+  Result pruned = failed_result(p, c0, Status::pruned, "");
   pruned.median_ms = 0.002;
   db_->record_results(sweep_,
                       std::vector<Result>{ok_result(p, c0, 2.0), ok_result(p, c1, 1.2), bogus});
@@ -136,11 +125,12 @@ TEST_F(Records, BestViewPicksLowestOkMedianAcrossSweeps) {
   EXPECT_DOUBLE_EQ(*best->cublas_median_ms, 1.5);
   EXPECT_DOUBLE_EQ(best->speedup_vs_cublas().value(), 1.5);
   EXPECT_EQ(best->problem, sample_problem(1024));
-  EXPECT_EQ(scalar(db_->connection(), "SELECT count(*) FROM best_results"), 1);
+  EXPECT_EQ(scalar(db_->path(), "SELECT count(*) FROM best_results"), 1);
 
   // Only failures: no best.
   const Id q = db_->upsert_problem(sample_problem(2048));
-  db_->record_results(sweep_, std::vector<Result>{failed(q, c0, Status::launch_failed, "x")});
+  db_->record_results(sweep_,
+                      std::vector<Result>{failed_result(q, c0, Status::launch_failed, "x")});
   EXPECT_FALSE(db_->best_for(gpu_, sample_problem(2048)));
   EXPECT_FALSE(db_->best_for(gpu_, sample_problem(4096)));  // unknown problem
 }
@@ -183,7 +173,7 @@ TEST_F(Records, TopConfigsPerProblemTakeEachConfigsBestResult) {
   // GPU's faster result that must not leak in.
   db_->record_results(sweep_, std::vector<Result>{ok_result(p, c0, 3.0), ok_result(p, c1, 2.0),
                                                   ok_result(p, c0, 1.0), ok_result(p, c2, 2.5),
-                                                  failed(p, c2, Status::launch_failed, "x"),
+                                                  failed_result(p, c2, Status::launch_failed, "x"),
                                                   ok_result(q, c2, 4.0)});
   db_->record_results(db_->begin_sweep(sweep_info(other_gpu)), std::vector<Result>{ok_result(p, c2, 0.1)});
   const auto top = db_->top_configs(gpu_, 2);
@@ -204,7 +194,7 @@ TEST_F(Records, MeasuredIsPerGpuModelForResume) {
   const Id c = db_->upsert_config(sample_config(0));
   const Id other_gpu = db_->upsert_gpu_model(sample_gpu("NVIDIA A100", 108));
   EXPECT_FALSE(db_->measured(gpu_, p, c));
-  db_->record_results(sweep_, std::vector<Result>{failed(p, c, Status::invalid, "smem")});
+  db_->record_results(sweep_, std::vector<Result>{failed_result(p, c, Status::invalid, "smem")});
   EXPECT_TRUE(db_->measured(gpu_, p, c));
   EXPECT_FALSE(db_->measured(other_gpu, p, c));
 }
@@ -241,7 +231,7 @@ TEST_F(Records, TextWithQuotesNewlinesAndNonUtf8RoundTrips) {
   const Id s = db_->begin_sweep(info);
   const Id p = db_->upsert_problem(sample_problem(64));
   const Id c = db_->upsert_config(sample_config(0));
-  db_->record_results(s, std::vector<Result>{failed(p, c, Status::compile_failed, nasty)});
+  db_->record_results(s, std::vector<Result>{failed_result(p, c, Status::compile_failed, nasty)});
   const std::string file = db_->path();
   db_.reset();  // through the file, not a cache
   Database db(file, OpenMode::read_only);

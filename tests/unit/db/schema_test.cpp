@@ -28,9 +28,10 @@ std::set<std::string> columns(Connection& conn, const std::string& table) {
 
 TEST_F(Schema, FreshFileIsAtCurrentVersionInWalMode) {
   Database db(path("tuning.db"), OpenMode::read_write);
-  EXPECT_EQ(schema_version(db.connection()), kSchemaVersion);
-  EXPECT_EQ(scalar(db.connection(), "PRAGMA application_id"), kApplicationId);
-  Statement st(db.connection(), "PRAGMA journal_mode");
+  Connection raw(db.path(), OpenMode::read_only);
+  EXPECT_EQ(schema_version(raw), kSchemaVersion);
+  EXPECT_EQ(scalar(raw, "PRAGMA application_id"), kApplicationId);
+  Statement st(raw, "PRAGMA journal_mode");
   ASSERT_TRUE(st.step());
   EXPECT_EQ(st.get_text(0), "wal");
   EXPECT_TRUE(db.check().ok());
@@ -38,7 +39,8 @@ TEST_F(Schema, FreshFileIsAtCurrentVersionInWalMode) {
 
 TEST_F(Schema, ConfigsTableHasEveryParameterColumn) {
   Database db(path("tuning.db"), OpenMode::read_write);
-  const auto cols = columns(db.connection(), "configs");
+  Connection raw(db.path(), OpenMode::read_only);
+  const auto cols = columns(raw, "configs");
   for (const Knob& knob : kSgemmKnobs) EXPECT_TRUE(cols.count(std::string(knob.name))) << "configs lacks " << knob.name;
   EXPECT_EQ(cols.size(), std::size(kSgemmKnobs) + 5);  // + id, family, name, op_a, op_b
 }
@@ -48,8 +50,9 @@ TEST_F(Schema, ConfigsTableHasEveryParameterColumn) {
 TEST_F(Schema, AKnobAddedLaterGetsItsColumnWithItsDefault) {
   {
     Database db(path("tuning.db"), OpenMode::read_write);
-    db.connection().exec("ALTER TABLE configs DROP COLUMN occupancy");
-    db.connection().exec(
+    Connection raw(db.path(), OpenMode::read_write);
+    raw.exec("ALTER TABLE configs DROP COLUMN occupancy");
+    raw.exec(
         "INSERT INTO configs (family, name, op_a, op_b, bm, bn, bk, wm, wn, tm, tn, stages, vec, pad, split_k, raster) "
         "VALUES ('sgemm', 'sgemm_nn_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8', 'n', 'n', 128, 128, 8, 64, 32, 8, 8, 2, 4, 4, 1, 8)");
   }
@@ -61,8 +64,9 @@ TEST_F(Schema, AKnobAddedLaterGetsItsColumnWithItsDefault) {
     EXPECT_NE(std::string(e.what()).find("read-write"), std::string::npos) << e.what();
   }
   Database db(path("tuning.db"), OpenMode::read_write);
-  EXPECT_TRUE(columns(db.connection(), "configs").count("occupancy"));
-  EXPECT_EQ(scalar(db.connection(), "SELECT occupancy FROM configs"), 1);
+  Connection raw(db.path(), OpenMode::read_only);
+  EXPECT_TRUE(columns(raw, "configs").count("occupancy"));
+  EXPECT_EQ(scalar(raw, "SELECT occupancy FROM configs"), 1);
   EXPECT_TRUE(db.check().ok());
 }
 
@@ -82,7 +86,8 @@ TEST_F(Schema, MigratesFromEveryOlderVersion) {
   std::string fresh_schema;
   {
     Database fresh(path("fresh.db"), OpenMode::read_write);
-    fresh_schema = schema_text(fresh.connection());
+    Connection raw(fresh.path(), OpenMode::read_only);
+    fresh_schema = schema_text(raw);
   }
   for (int from = 1; from < kSchemaVersion; ++from) {
     SCOPED_TRACE("from version " + std::to_string(from));
@@ -99,8 +104,9 @@ TEST_F(Schema, MigratesFromEveryOlderVersion) {
     EXPECT_EQ(file_bytes(file), before);
 
     Database db(file, OpenMode::read_write);
-    EXPECT_EQ(schema_version(db.connection()), kSchemaVersion);
-    EXPECT_EQ(schema_text(db.connection()), fresh_schema);
+    Connection migrated(file, OpenMode::read_only);
+    EXPECT_EQ(schema_version(migrated), kSchemaVersion);
+    EXPECT_EQ(schema_text(migrated), fresh_schema);
     const auto sweeps = db.sweeps();
     ASSERT_EQ(sweeps.size(), 1u);
     EXPECT_EQ(sweeps[0].info.command_line, "old sweep");
@@ -116,9 +122,10 @@ TEST_F(Schema, MigratesFromEveryOlderVersion) {
 
 TEST_F(Schema, MigrationIsIdempotentAndRefusesUnknownTargets) {
   Database db(path("tuning.db"), OpenMode::read_write);
-  migrate(db.connection());
-  EXPECT_EQ(schema_version(db.connection()), kSchemaVersion);
-  EXPECT_THROW(migrate(db.connection(), kSchemaVersion + 1), DatabaseError);
+  Connection raw(db.path(), OpenMode::read_write);
+  migrate(raw);
+  EXPECT_EQ(schema_version(raw), kSchemaVersion);
+  EXPECT_THROW(migrate(raw, kSchemaVersion + 1), DatabaseError);
   EXPECT_THROW(migration_sql(kSchemaVersion + 1), DatabaseError);
 }
 

@@ -210,11 +210,7 @@ TEST_F(DbCommands, CheckPassesAGoodDatabaseAndReportsACorruptBinary) {
   EXPECT_TRUE(contains(good.out, "ok")) << good.out;
 
   const fs::path db = copy_fixture();
-  {
-    Database d(db.string(), OpenMode::read_write);
-    Statement st(d.connection(), "UPDATE binaries SET cubin = zeroblob(256)");
-    st.run();
-  }
+  Connection(db.string(), OpenMode::read_write).exec("UPDATE binaries SET cubin = zeroblob(256)");
   CliRun bad = db_cmd({"check"}, db);
   EXPECT_EQ(bad.status, 1) << bad.out << bad.err;
   EXPECT_TRUE(contains(bad.out, "fixture-binary")) << bad.out;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "gemmtune/db/database.hpp"
+#include "gemmtune/db/sqlite.hpp"
 #include "gemmtune/kernel.hpp"
 #include "support/cli.hpp"
 #include "support/scratch.hpp"
@@ -128,7 +129,8 @@ inline void build_fixture(const fs::path& path) {
   db.record_baseline(s_old, cublas(p_big, 3.7));
   db.finish_sweep(s_old);
   {
-    Statement st(db.connection(), "UPDATE sweeps SET started_at = '2020-01-01T00:00:00.000Z' WHERE id = ?1");
+    Connection raw(db.path(), OpenMode::read_write);  // backdating is no typed API's job
+    Statement st(raw, "UPDATE sweeps SET started_at = '2020-01-01T00:00:00.000Z' WHERE id = ?1");
     st.bind_int(1, s_old).run();
   }
 

@@ -12,6 +12,10 @@
 
 namespace gemmtune::db {
 
+namespace detail {
+struct DatabaseAccess;  // db's own sources reach the connection through it (database_access.hpp)
+}  // namespace detail
+
 /// $GEMMTUNE_DB when set and non-empty, else $HOME/.cache/gemmtune/tuning.db.
 std::string default_database_path();
 
@@ -59,8 +63,6 @@ class Database {
   const std::string& path() const { return conn_.path(); }
   /// The mode it was opened in.
   OpenMode mode() const { return conn_.mode(); }
-  /// The connection, for queries this class does not offer (tools, tests).
-  Connection& connection() const { return conn_; }
 
   // ---- writes (read_write only; each call is one transaction) ----
 
@@ -82,6 +84,9 @@ class Database {
   void record_baseline(Id sweep_id, const Baseline& baseline);
   /// Stores a compiled kernel under its key (replacing an earlier, e.g. corrupt, entry).
   void put_binary(const Binary& binary);
+  /// Drops every cached binary, so that the next use of each kernel compiles it (cold-start
+  /// timing). Returns how many were dropped.
+  std::int64_t clear_binaries();
 
   // ---- reads ----
 
@@ -126,6 +131,7 @@ class Database {
   CheckReport check() const;
 
  private:
+  friend struct detail::DatabaseAccess;
   void require_writable(const char* action) const;
 
   mutable Connection conn_;

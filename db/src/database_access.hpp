@@ -1,0 +1,13 @@
+#pragma once
+// The connection behind a Database, for db's own free functions (export, reports). Database's
+// public interface does not offer it: outside db/ every query is a named one.
+#include "gemmtune/db/database.hpp"
+
+namespace gemmtune::db::detail {
+
+/// Grants db's sources the connection of a Database (a friend of it).
+struct DatabaseAccess {
+  static Connection& connection(const Database& db) { return db.conn_; }
+};
+
+}  // namespace gemmtune::db::detail
