@@ -1,0 +1,78 @@
+// The dispatcher and the tuner share the database's binary cache: a kernel either one compiled
+// and stored reads back in the other with the same resources (shared memory with its static share).
+#include <gtest/gtest.h>
+
+#include "gemmtune/db/database.hpp"
+#include "gemmtune/db_rows.hpp"
+#include "gemmtune/gemmtune.hpp"
+#include "gemmtune/kernel.hpp"
+#include "gemmtune/tuner/compile_pool.hpp"
+#include "support/gpu_env.hpp"
+#include "support/scratch.hpp"
+
+namespace gemmtune::test {
+namespace {
+
+class BinaryCache : public ScratchDirTest {
+ protected:
+  void SetUp() override {
+    GEMMTUNE_REQUIRE_GPU();
+    ScratchDirTest::SetUp();
+    device_ = device_info(0);
+    options_.db_path = path("tuning.db");
+    options_.db_access = DbAccess::read_write;
+  }
+  DeviceInfo device_;
+  DispatcherOptions options_;
+};
+
+TEST_F(BinaryCache, TheTunerReadsWhatTheDispatcherStored) {
+  const Problem p = shape_only_problem(Op::N, Op::N, 256, 256, 256);
+  GemmConfig config;
+  {
+    Dispatcher dispatcher(options_);
+    config = dispatcher.explain(p).config;
+    ASSERT_EQ(dispatcher.prepare(p), KernelOrigin::compiled);
+  }
+  const std::string arch = device_.limits.arch();
+  const CompileResult compiled = compile_config(config, arch);
+  ASSERT_TRUE(compiled.ok) << compiled.log;
+
+  tuner::CompilePool pool(arch, options_.db_path, 1);
+  auto cached = pool.take(config);
+  ASSERT_TRUE(cached->ok);
+  EXPECT_TRUE(cached->from_cache);
+  EXPECT_EQ(cached->resources.registers, compiled.resources.registers);
+  EXPECT_EQ(cached->resources.static_smem, compiled.resources.static_smem);
+  db::Database db(options_.db_path, db::OpenMode::read_only);
+  auto row = db.get_binary(binary_key(config, arch));
+  ASSERT_TRUE(row.binary);
+  EXPECT_EQ(row.binary->smem_bytes, config.smem_bytes() + compiled.resources.static_smem);
+}
+
+TEST_F(BinaryCache, TheDispatcherRunsWhatTheTunerStored) {
+  const Problem p = shape_only_problem(Op::N, Op::T, 256, 256, 256);
+  const std::string arch = device_.limits.arch();
+  GemmConfig config;
+  {
+    Dispatcher dispatcher(options_);  // creates the file; its choice for an untuned problem
+    config = dispatcher.explain(p).config;
+  }
+  tuner::CompilePool pool(arch, "", 1);  // no cache: compiles
+  auto compiled = pool.take(config);
+  ASSERT_TRUE(compiled->ok) << compiled->log;
+  ASSERT_FALSE(compiled->from_cache);
+  {
+    db::Database db(options_.db_path, db::OpenMode::read_write);
+    db.put_binary(tuner::to_binary(*compiled, arch));
+  }
+  Dispatcher dispatcher(options_);
+  EXPECT_EQ(dispatcher.prepare(p), KernelOrigin::database);
+  tuner::CompilePool reader(arch, options_.db_path, 1);
+  auto back = reader.take(config);
+  EXPECT_TRUE(back->from_cache);
+  EXPECT_EQ(back->resources.static_smem, compiled->resources.static_smem);
+}
+
+}  // namespace
+}  // namespace gemmtune::test
