@@ -176,7 +176,7 @@ static void add_sweep_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--batch", c->batch, "Batch count of the --shape problems")->capture_default_str();
   cmd->add_option("--file", c->files, "CSV of problems: m,n,k[,layout][,batch] (repeatable)");
-  cmd->add_option("--preset", c->presets, "Named problem set: quick, squares, transformer, suite (repeatable); "
+  cmd->add_option("--preset", c->presets, "Named problem set: quick, squares, transformer, suite, users (repeatable); "
                                           "quick when no problem is given");
   cmd->add_option("--db", c->db_path, "Tuning database (default: $GEMMTUNE_DB or ~/.cache/gemmtune/tuning.db)");
   cmd->add_option("--strategy", c->strategy, "exhaustive, random or halving")->capture_default_str();

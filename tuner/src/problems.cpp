@@ -88,6 +88,7 @@ namespace {
 // Shapes as M x N x K (and batch) of each preset.
 struct PresetShape {
   int m, n, k, batch = 1;
+  const char* layout = nullptr;  ///< its own layout; null: the caller's
 };
 
 const std::map<std::string, std::vector<PresetShape>>& presets() {
@@ -129,6 +130,23 @@ const std::map<std::string, std::vector<PresetShape>>& presets() {
         {64, 64, 65536},
         {8192, 64, 8192},
         {100, 100, 100}}},
+      // Shapes users bring, each odd one beside its aligned twin: odd vocabulary sizes (language-
+      // model heads, B transposed as nn.Linear stores it), prime and odd M/N/K, all four layouts,
+      // every matrix-vector form, dot products from 1e3 to 1e7, deep K, batched attention-like
+      // products, tall-skinny and short-wide, tiny.
+      {"users",
+       {{1024, 32000, 4096, 1, "nn"},   {1024, 32001, 4096, 1, "nn"},  {1024, 50256, 768, 1, "nt"},
+        {1024, 50257, 768, 1, "nt"},    {3000, 3000, 2000, 1, "nn"},   {2999, 3001, 2003, 1, "nn"},
+        {4096, 4096, 1024, 1, "tn"},    {4095, 4097, 1023, 1, "tn"},   {32, 4096, 4096, 1, "nn"},
+        {33, 4097, 4095, 1, "nn"},      {2048, 2048, 2048, 1, "nt"},   {2048, 2048, 2048, 1, "tn"},
+        {2048, 2048, 2048, 1, "tt"},    {1, 4096, 4096, 1, "nn"},      {1, 4096, 4096, 1, "nt"},
+        {1, 4096, 4096, 1, "tn"},       {1, 4096, 4096, 1, "tt"},      {4096, 1, 4096, 1, "nn"},
+        {4096, 1, 4096, 1, "nt"},       {4096, 1, 4096, 1, "tn"},      {4096, 1, 4096, 1, "tt"},
+        {1, 4095, 4095, 1, "nt"},       {4095, 1, 4095, 1, "nn"},      {1, 1, 1000, 1, "nn"},
+        {1, 1, 100000, 1, "nn"},        {1, 1, 10000000, 1, "nn"},     {64, 64, 262144, 1, "nn"},
+        {16, 16, 500000, 1, "nn"},      {512, 512, 64, 64, "nt"},      {512, 64, 512, 64, "nn"},
+        {65536, 64, 64, 1, "nn"},       {64, 65536, 64, 1, "nn"},      {8192, 17, 8191, 1, "nn"},
+        {7, 9, 13, 1, "tn"}}},
   };
   return table;
 }
@@ -150,7 +168,7 @@ std::vector<ProblemSpec> preset_problems(const std::string& name, const std::str
   auto layouts = parse_layouts(layout);
   std::vector<ProblemSpec> out;
   for (const auto& s : it->second)
-    for (auto [oa, ob] : layouts) out.push_back({oa, ob, s.m, s.n, s.k, s.batch});
+    for (auto [oa, ob] : s.layout ? parse_layouts(s.layout) : layouts) out.push_back({oa, ob, s.m, s.n, s.k, s.batch});
   return out;
 }
 

@@ -69,7 +69,7 @@ TEST_F(ProblemFile, ErrorsNameFileAndLine) {
 }
 
 TEST(Presets, NamesAndContents) {
-  EXPECT_EQ(preset_names(), (std::vector<std::string>{"quick", "squares", "suite", "transformer"}));
+  EXPECT_EQ(preset_names(), (std::vector<std::string>{"quick", "squares", "suite", "transformer", "users"}));
   auto quick = preset_problems("quick");
   ASSERT_EQ(quick.size(), 4u);
   EXPECT_EQ(problem_label(quick[2]), "127x257x1023 nn");
@@ -83,7 +83,7 @@ TEST(Presets, NamesAndContents) {
   EXPECT_EQ(squares.back().m, 8192);
   auto tf = preset_problems("transformer");
   EXPECT_NE(std::find(tf.begin(), tf.end(), ProblemSpec{Op::N, Op::N, 2048, 11008, 4096, 1}), tf.end());
-  EXPECT_NE(error_of([] { preset_problems("huge"); }).find("quick, squares, suite, transformer"), std::string::npos);
+  EXPECT_NE(error_of([] { preset_problems("huge"); }).find("quick, squares, suite, transformer, users"), std::string::npos);
 }
 
 TEST(Problems, UniqueKeepsFirstOrder) {
@@ -92,4 +92,19 @@ TEST(Problems, UniqueKeepsFirstOrder) {
   ASSERT_EQ(u.size(), 2u);
   EXPECT_EQ(u[0].m, 8);
   EXPECT_EQ(u[1].m, 4);
+}
+
+// The users preset keeps each shape's own layout and pairs odd shapes with aligned twins.
+TEST(Problems, UsersPresetHasItsOwnLayoutsAndEveryMatrixVectorForm) {
+  auto users = preset_problems("users", "tt");
+  EXPECT_GE(users.size(), 30u);
+  int gemv = 0, dots = 0;
+  for (const auto& p : users) {
+    if ((p.m == 1) != (p.n == 1)) ++gemv;
+    if (p.m == 1 && p.n == 1) ++dots;
+  }
+  EXPECT_GE(gemv, 8);
+  EXPECT_EQ(dots, 3);
+  EXPECT_EQ(users.front().op_a, Op::N);  // 1024x32000x4096 nn, whatever the layout argument
+  EXPECT_EQ(problem_label(users[2]), "1024x50256x768 nt");
 }

@@ -31,11 +31,12 @@ std::vector<ProblemSpec> problems_from_shapes(const std::vector<std::string>& sh
 /// defaults to `default_layout`. Throws Error(kInvalidArgument) naming file:line on a bad line.
 std::vector<ProblemSpec> problems_from_csv(const std::string& path, const std::string& default_layout = "nn");
 
-/// Names of the built-in presets: quick, squares, transformer, suite.
+/// Names of the built-in presets: quick, squares, suite, transformer, users.
 std::vector<std::string> preset_names();
 
-/// The problems of a preset, each in `layout` (nn|nt|tn|tt|all). Throws Error(kInvalidArgument)
-/// listing the preset names when `name` is unknown.
+/// The problems of a preset, each in `layout` (nn|nt|tn|tt|all), except the shapes of a preset
+/// that name their own layout (the `users` preset's). Throws Error(kInvalidArgument) listing the
+/// preset names when `name` is unknown.
 std::vector<ProblemSpec> preset_problems(const std::string& name, const std::string& layout = "nn");
 
 /// Drops repeated problems, keeping the first occurrence's order.
