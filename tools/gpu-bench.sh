@@ -3,7 +3,10 @@
 # machine with a GPU, from a build made elsewhere (like tools/gpu-check.sh). Every performance
 # figure in docs/PERFORMANCE.md comes from a run of this script.
 #   usage: tools/gpu-bench.sh BUILD_DIR BUDGET_S PROBLEM_ARGS...
+#          tools/gpu-bench.sh BUILD_DIR --db FILE PROBLEM_ARGS...
 #     BUDGET_S      sweep seconds per problem (0: no limit)
+#     --db FILE     no sweep: benchmark against a database tuned earlier (e.g. the same tuned
+#                   kernels before and after a change), copied to $OUT first
 #     PROBLEM_ARGS  gemmtune problem options, e.g. --preset suite, or --shape 64x64x65536 ...
 #   Writes to $OUT (default BUILD_DIR/gpu-bench): sweep.log, bench.log, bench.json and
 #   tuning.db (its binary cache dropped, so that it stays small enough to copy back).
@@ -12,8 +15,12 @@ if [ $# -lt 3 ]; then
   sed -n '2,10p' "$0" >&2
   exit 2
 fi
-build=$1 budget=$2
+build=$1 budget=$2 tuned_db=""
 shift 2
+if [ "$budget" = "--db" ]; then
+  tuned_db=$1
+  shift
+fi
 out=${OUT:-$build/gpu-bench}
 mkdir -p "$out"
 for d in /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib; do
@@ -23,10 +30,14 @@ gemmtune="$build/tools/gemmtune"
 db="$out/tuning.db"
 rm -f "$db" "$db-wal" "$db-shm"
 command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version,clocks.sm,temperature.gpu --format=csv,noheader
-start=$(date +%s)
-"$gemmtune" sweep --db "$db" --budget "$budget" "$@" > "$out/sweep.log" 2>&1
-tail -30 "$out/sweep.log"
-echo "sweep: $(($(date +%s) - start)) s"
+if [ -n "$tuned_db" ]; then
+  cp "$tuned_db" "$db" || exit 1
+else
+  start=$(date +%s)
+  "$gemmtune" sweep --db "$db" --budget "$budget" "$@" > "$out/sweep.log" 2>&1
+  tail -30 "$out/sweep.log"
+  echo "sweep: $(($(date +%s) - start)) s"
+fi
 "$gemmtune" bench --db "$db" --json "$out/bench.json" "$@" 2>&1 | tee "$out/bench.log"
 status=${PIPESTATUS[0]}
 python3 - "$db" <<'EOF'
