@@ -1,6 +1,7 @@
 #pragma once
 // The argument block of every kernel of the family, passed by value. Shared verbatim by the host
-// launcher and the NVRTC-compiled templates (it is prepended to templates/sgemm.cuh when embedded).
+// launcher and the NVRTC-compiled templates (it comes first in their embedded sources:
+// templates/CMakeLists.txt).
 namespace gemmtune {
 
 /// C = alpha * op(A) * op(B) + beta * C for `batch` matrices, row-major, FP32.

@@ -3,7 +3,9 @@
 
 namespace gemmtune::templates {
 
-/// The CUDA C++ source of the FP32 GEMM kernel family (templates/sgemm.cuh), as embedded at build time.
+/// The CUDA C++ source of the FP32 GEMM kernel family as embedded at build time: the kernel
+/// (templates/sgemm.cuh) and its components (templates/sgemm/*.cuh) as one text, each file behind
+/// a #line directive (the order is templates/CMakeLists.txt's). Its hash keys the binary cache.
 std::string_view sgemm_source();
 
 /// The CUDA C++ source of the float64 reference GEMM (templates/reference.cuh).

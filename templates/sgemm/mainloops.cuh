@@ -1,0 +1,175 @@
+// The mainloops of the FP32 GEMM family: each runs a block's K range into the threads'
+// accumulators (laid out by WarpTile). Every one has the same interface:
+//   Mainloop(const GemmArgs& p, const BlockWork& w, float* smem, int tid)   set-up
+//   void operator()(const WarpTile<Cfg>& tile, Accumulators<Cfg>& acc)     the K loop
+// and Mainloop<Cfg> picks one at compile time; a new path (a reduction, a tensor-core family) is
+// a new struct here and a new line in Mainloop.
+//
+// Code generation: NVVM optimizes each function before inlining it, __forceinline__ or not, so a
+// K loop in a function of its own compiles slightly differently from the same loop written in
+// the kernel (another induction variable; ptxas then allocates, and for a few double-buffered
+// tiles unrolls, differently). Wrapping the old inline loop in a lambda shows it. Compare SASS
+// with that in mind; the set-up/loop split and the order of the kernel's statements keep the
+// rest of the code as it was.
+namespace gemmtune {
+namespace detail {
+
+// Thin tiles with every row in each thread (BM <= 8, TM == BM, B not transposed: matrix-vector-
+// like problems; TY == 1 and row0 == 0). Each element of B is used by one thread only, so B
+// streams from global memory straight into registers (evict-first), and A's TM values per k, the
+// same for the whole warp, come as broadcast loads. No shared memory, no barriers. Two register
+// sets of BK rows: the next rows load while this set's FMAs run.
+template <class Cfg>
+struct StreamingMainloop {
+  enum : int { BK = Cfg::BK, TM = Cfg::TM, TN = Cfg::TN, VN = Cfg::VN, W = Cfg::W };
+  // acc[i][v * W + j] is column chunk (v * W) / VN, element (v * W) % VN + j: the epilogue's order.
+  using BRows = Vec<W>[BK][TN / W];
+  using ARows = float[BK][TM];
+
+  const GemmArgs& p;
+  const BlockWork& w;
+
+  // Rows k0 .. k0 + BK - 1 of B (this thread's columns) and of A (the tile's rows); zeros past
+  // the K range, M and N.
+  __device__ __forceinline__ StreamingMainloop(const GemmArgs& p_, const BlockWork& w_, float*, int)
+      : p(p_), w(w_) {}
+
+  __device__ __forceinline__ void load(BRows& bv, ARows& av, const float* a0, const float* b0,
+                                       const WarpTile<Cfg>& tile, int k0) const {
+#pragma unroll
+    for (int u = 0; u < BK; ++u) {
+      const int k = k0 + u;
+#pragma unroll
+      for (int v = 0; v < TN / W; ++v) {
+        const int col = w.n0 + tile.col0 + (v * W / VN) * Cfg::TX * VN + (v * W) % VN;
+        if (k < w.k_end && col < p.n) {
+          bv[u][v] = load_vec_once<W>(b0 + static_cast<long long>(k) * p.ldb + col);
+        } else {
+#pragma unroll
+          for (int j = 0; j < W; ++j) bv[u][v].v[j] = 0.f;
+        }
+      }
+#pragma unroll
+      for (int i = 0; i < TM; ++i) {
+        const int r = w.m0 + i;
+        const float* a = Cfg::TA ? a0 + static_cast<long long>(k) * p.lda + r
+                                 : a0 + static_cast<long long>(r) * p.lda + k;
+        av[u][i] = k < w.k_end && r < p.m ? __ldg(a) : 0.f;
+      }
+    }
+  }
+  __device__ __forceinline__ static void multiply(Accumulators<Cfg>& acc, const BRows& bv,
+                                                  const ARows& av) {
+#pragma unroll
+    for (int u = 0; u < BK; ++u)
+#pragma unroll
+      for (int i = 0; i < TM; ++i)
+#pragma unroll
+        for (int v = 0; v < TN / W; ++v)
+#pragma unroll
+          for (int j = 0; j < W; ++j)
+            acc[i][v * W + j] = fmaf(av[u][i], bv[u][v].v[j], acc[i][v * W + j]);
+  }
+  __device__ __forceinline__ void operator()(const WarpTile<Cfg>& tile,
+                                             Accumulators<Cfg>& acc) const {
+    const float* a0 = p.a + w.batch * p.stride_a;  // this batch's A and B
+    const float* b0 = p.b + w.batch * p.stride_b;
+    BRows b_even, b_odd;
+    ARows a_even, a_odd;
+    load(b_even, a_even, a0, b0, tile, w.k_begin);
+    for (int k0 = w.k_begin; k0 < w.k_end; k0 += 2 * BK) {
+      if (k0 + BK < w.k_end) load(b_odd, a_odd, a0, b0, tile, k0 + BK);
+      multiply(acc, b_even, a_even);
+      if (k0 + BK >= w.k_end) break;
+      if (k0 + 2 * BK < w.k_end) load(b_even, a_even, a0, b0, tile, k0 + 2 * BK);
+      multiply(acc, b_odd, a_odd);
+    }
+  }
+};
+
+// Stages 1 and 2: slices go global -> registers -> shared memory (OperandSlices::load, store).
+// STAGES == 1 has one buffer: compute, barrier, load the next slice, store it, barrier.
+// STAGES == 2 double-buffers: the next slice's global loads are issued before this slice's
+// compute, so their latency hides behind the FMAs, and it is stored to the other buffer after.
+template <class Cfg>
+struct RegisterPrefetchMainloop {
+  OperandSlices<Cfg> s;
+
+  __device__ __forceinline__ RegisterPrefetchMainloop(const GemmArgs& p, const BlockWork& w,
+                                                      float* smem, int tid)
+      : s(p, w, smem, tid) {}
+
+  __device__ __forceinline__ void operator()(const WarpTile<Cfg>& tile,
+                                             Accumulators<Cfg>& acc) const {
+    constexpr int STAGES = Cfg::STAGES;
+    typename OperandSlices<Cfg>::LoaderA la;
+    typename OperandSlices<Cfg>::LoaderB lb;
+    s.load(la, lb, 0, s.klim(0));
+    s.store(la, lb, 0);
+    __syncthreads();
+    for (int t = 0; t < s.num_slices; ++t) {
+      const int cur = STAGES == 2 ? t % 2 : 0;
+      const bool more = t + 1 < s.num_slices;
+      const int klim = s.klim(t + 1);  // here, not in load(): see OperandSlices::load
+      if (STAGES == 2 && more) s.load(la, lb, t + 1, klim);  // prefetch while computing
+      s.compute(tile, acc, cur);
+      if (more) {
+        if (STAGES == 1) {
+          __syncthreads();  // everyone is done reading the single buffer
+          s.load(la, lb, t + 1, klim);
+        }
+        s.store(la, lb, STAGES == 2 ? (t + 1) % 2 : 0);
+        __syncthreads();
+      }
+    }
+  }
+};
+
+// Stages >= 3: a ring of STAGES shared buffers filled by cp.async (OperandSlices::copy_async),
+// STAGES - 1 slices in flight while one is computed. One commit group per slice, empty ones past
+// the end, so that waiting for all but STAGES - 2 groups always means slice t has landed.
+template <class Cfg>
+struct CpAsyncMainloop {
+  OperandSlices<Cfg> s;
+
+  __device__ __forceinline__ CpAsyncMainloop(const GemmArgs& p, const BlockWork& w, float* smem,
+                                             int tid)
+      : s(p, w, smem, tid) {}
+
+  __device__ __forceinline__ void operator()(const WarpTile<Cfg>& tile,
+                                             Accumulators<Cfg>& acc) const {
+    constexpr int STAGES = Cfg::STAGES;
+#pragma unroll
+    for (int t = 0; t < STAGES - 1; ++t) {
+      if (t < s.num_slices) s.copy_async(t, t);
+      cp_async_commit();
+    }
+    for (int t = 0; t < s.num_slices; ++t) {
+      cp_async_wait<STAGES - 2>();
+      __syncthreads();  // slice t is visible; everyone finished computing slice t-1
+      const int load = t + STAGES - 1;
+      if (load < s.num_slices) s.copy_async(load, load % STAGES);
+      cp_async_commit();
+      s.compute(tile, acc, t % STAGES);
+    }
+    cp_async_wait<0>();
+  }
+};
+
+template <bool C, class T, class F>
+struct If {
+  using type = T;
+};
+template <class T, class F>
+struct If<false, T, F> {
+  using type = F;
+};
+
+// The mainloop of an instance: streaming for thin tiles, else by pipeline depth.
+template <class Cfg>
+using Mainloop = typename If<Cfg::kStreamB, StreamingMainloop<Cfg>,
+                             typename If<(Cfg::STAGES <= 2), RegisterPrefetchMainloop<Cfg>,
+                                         CpAsyncMainloop<Cfg>>::type>::type;
+
+}  // namespace detail
+}  // namespace gemmtune

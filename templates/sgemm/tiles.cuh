@@ -1,0 +1,287 @@
+// The tiling of the FP32 GEMM family: an instance's knobs and derived shapes (Traits), a block's
+// share of the problem (BlockWork), a thread's accumulators and the fragment step (WarpTile), and
+// the movement of BK-slices of A and B into shared memory (TileLoader, OperandSlices).
+namespace gemmtune {
+namespace detail {
+
+// The knobs of one instance (the kernel's template parameters, same names) and the shapes that
+// follow from them, for every component to read. Derived:
+//   kThreads        threads per block
+//   VM, VN          fragment vector widths: a thread's TM x TN tile is chunks of VM x VN
+//   TX, TY          the warp's thread grid: TX threads along n, TY along m
+//   LDA, LDB        row strides of the shared-memory operands As[k][m], Bs[k][n]
+//   kStageA/B       floats per pipeline stage of each operand in shared memory
+//   W               floats per access of C and of streamed B: W <= VEC keeps the alignment the
+//                   dispatcher checked, and a thread's VN-wide chunks come in whole vectors
+//   kStreamB        thin tiles with every row in each thread stream B from global memory
+//                   (GemmConfig::streams_b)
+// Enumerators rather than static constexpr members: NVRTC emits each of those as a global
+// variable in the cubin.
+template <int BM_, int BN_, int BK_, int WM_, int WN_, int TM_, int TN_, int STAGES_, int VEC_,
+          int PAD_, int SPLIT_K_, int RASTER_, int OCCUPANCY_, bool TA_, bool TB_>
+struct Traits {
+  // clang-format off
+  enum : int {
+    BM = BM_, BN = BN_, BK = BK_, WM = WM_, WN = WN_, TM = TM_, TN = TN_,
+    STAGES = STAGES_, VEC = VEC_, PAD = PAD_, SPLIT_K = SPLIT_K_, RASTER = RASTER_,
+    OCCUPANCY = OCCUPANCY_,
+
+    kThreads = (BM / WM) * (BN / WN) * 32,
+    VM = TM < 4 ? TM : 4,
+    VN = TN < 4 ? TN : 4,
+    TX = WN / TN,
+    TY = WM / TM,
+    LDA = BM + PAD,
+    LDB = BN + PAD,
+    kStageA = BK * LDA,
+    kStageB = BK * LDB,
+    W = VEC < VN ? VEC : VN,
+  };
+  enum : bool { TA = TA_, TB = TB_, kStreamB = BM <= 8 && TM == BM && !TB };
+  // clang-format on
+};
+
+// Maps the linear block index to a tile so that groups of RASTER tile-rows are walked
+// column by column: neighbouring blocks share B tiles and A tiles in L2.
+template <int RASTER>
+__device__ __forceinline__ void raster_tile(int bid, int tiles_m, int tiles_n, int& tile_m,
+                                            int& tile_n) {
+  if (RASTER == 1) {
+    tile_m = bid / tiles_n, tile_n = bid % tiles_n;
+    return;
+  }
+  int group = bid / (RASTER * tiles_n);
+  int first_m = group * RASTER;
+  int rows = min(tiles_m - first_m, RASTER);
+  int local = bid - group * RASTER * tiles_n;
+  tile_m = first_m + local % rows;
+  tile_n = local / rows;
+}
+
+// A block's work: the BM x BN tile of C at (m0, n0) of matrix `batch`, over K in [k_begin, k_end).
+// blockIdx.x is the tile (rasterized), blockIdx.z is batch * SPLIT_K + split; splits take whole
+// BK slices, so split boundaries never cut a vector.
+struct BlockWork {
+  int m0, n0, batch, k_begin, k_end;
+
+  template <class Cfg>
+  __device__ __forceinline__ static BlockWork of(const GemmArgs& p) {
+    const int tiles_m = (p.m + Cfg::BM - 1) / Cfg::BM, tiles_n = (p.n + Cfg::BN - 1) / Cfg::BN;
+    int tile_m, tile_n;
+    raster_tile<Cfg::RASTER>(blockIdx.x, tiles_m, tiles_n, tile_m, tile_n);
+    BlockWork w;
+    w.m0 = tile_m * Cfg::BM, w.n0 = tile_n * Cfg::BN;
+    w.batch = blockIdx.z / Cfg::SPLIT_K;
+    const int split = blockIdx.z % Cfg::SPLIT_K;
+    const int k_chunk = ((p.k + Cfg::SPLIT_K - 1) / Cfg::SPLIT_K + Cfg::BK - 1) / Cfg::BK * Cfg::BK;
+    w.k_begin = split * k_chunk;
+    w.k_end = min(p.k, w.k_begin + k_chunk);
+    return w;
+  }
+  // No K to work on: never for split-K, whose every split GemmConfig::can_implement gives work.
+  __device__ __forceinline__ bool empty() const { return k_begin >= k_end; }
+};
+
+// A thread's accumulators: its TM x TN tile of C, in registers. Their place in the block tile is
+// the thread's WarpTile.
+template <class Cfg>
+using Accumulators = float[Cfg::TM][Cfg::TN];
+
+template <class Cfg>
+__device__ __forceinline__ void clear(Accumulators<Cfg>& acc) {
+#pragma unroll
+  for (int i = 0; i < Cfg::TM; ++i)
+#pragma unroll
+    for (int j = 0; j < Cfg::TN; ++j) acc[i][j] = 0.f;
+}
+
+// One thread's place in its warp's WM x WN tile of C: its TM x TN accumulators are VM x VN chunks
+// spread across the warp tile (chunk (a, b) starts at row row0 + a * TY * VM, column
+// col0 + b * TX * VN of the block tile), so that a warp reads a contiguous span of shared memory
+// per chunk (no bank conflicts). compute() is the fragment step of the shared-memory mainloops:
+// for each k of a BK slice it reads the thread's A and B fragments from As[k][m] and Bs[k][n] as
+// vectors and accumulates their outer product. (The accumulators are kept apart from row0 and
+// col0, in an array of their own, so that the compiler keeps both in registers from the start.)
+template <class Cfg>
+struct WarpTile {
+  int row0, col0;  // block-tile position of chunk (0, 0)
+
+  __device__ __forceinline__ explicit WarpTile(int tid) {
+    const int warp = tid / 32, lane = tid % 32;
+    const int wm0 = (warp / (Cfg::BN / Cfg::WN)) * Cfg::WM,
+              wn0 = (warp % (Cfg::BN / Cfg::WN)) * Cfg::WN;
+    const int ty = lane / Cfg::TX, tx = lane % Cfg::TX;
+    row0 = wm0 + ty * Cfg::VM, col0 = wn0 + tx * Cfg::VN;
+  }
+
+  __device__ __forceinline__ void compute(Accumulators<Cfg>& acc, const float* as,
+                                          const float* bs) const {
+    constexpr int TM = Cfg::TM, TN = Cfg::TN, VM = Cfg::VM, VN = Cfg::VN;
+#pragma unroll
+    for (int kk = 0; kk < Cfg::BK; ++kk) {
+      float fa[TM], fb[TN];
+#pragma unroll
+      for (int c = 0; c < TM / VM; ++c) {
+        auto v = load_vec<VM>(as + kk * Cfg::LDA + row0 + c * Cfg::TY * VM);
+#pragma unroll
+        for (int j = 0; j < VM; ++j) fa[c * VM + j] = v.v[j];
+      }
+#pragma unroll
+      for (int c = 0; c < TN / VN; ++c) {
+        auto v = load_vec<VN>(bs + kk * Cfg::LDB + col0 + c * Cfg::TX * VN);
+#pragma unroll
+        for (int j = 0; j < VN; ++j) fb[c * VN + j] = v.v[j];
+      }
+      // The longer fragment in the outer loop: measured faster for both 16x8 and 8x16 tiles.
+      if constexpr (TM >= TN) {
+#pragma unroll
+        for (int i = 0; i < TM; ++i)
+#pragma unroll
+          for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(fa[i], fb[j], acc[i][j]);
+      } else {
+#pragma unroll
+        for (int j = 0; j < TN; ++j)
+#pragma unroll
+          for (int i = 0; i < TM; ++i) acc[i][j] = fmaf(fa[i], fb[j], acc[i][j]);
+      }
+    }
+  }
+};
+
+// Moves one operand's BK-slice into shared memory laid out S[k][x], x in [0, X), row stride LDS.
+// Global memory holds the operand either with x contiguous (rows are k) or with k contiguous
+// (rows are x, transposed on the way in). Out-of-range elements become zeros.
+template <int X, int BK, int LDS, int VEC, int THREADS, bool K_CONTIGUOUS>
+struct TileLoader {
+  static constexpr int kTotal = X * BK / VEC;  // vectors in a slice
+  // Per thread (the last round may be partial).
+  static constexpr int kVectors = (kTotal + THREADS - 1) / THREADS;
+  static constexpr int kPerRow = (K_CONTIGUOUS ? BK : X) / VEC;
+  Vec<VEC> staged[kVectors];
+
+  // Position of vector i of this thread: (x, k) of its first element.
+  __device__ __forceinline__ static bool active(int tid, int i) {
+    return kTotal % THREADS == 0 || tid + i * THREADS < kTotal;
+  }
+  __device__ __forceinline__ static void position(int tid, int i, int& x, int& k) {
+    int v = tid + i * THREADS;
+    int row = v / kPerRow, col = (v % kPerRow) * VEC;
+    if (K_CONTIGUOUS)
+      x = row, k = col;
+    else
+      k = row, x = col;
+  }
+  __device__ __forceinline__ static const float* address(const float* g, long long ld, int x,
+                                                         int k) {
+    return K_CONTIGUOUS ? g + x * ld + k : g + k * ld + x;
+  }
+
+  // Stages 1-2: global -> registers now, registers -> shared later, overlapping the compute.
+  __device__ __forceinline__ void load(const float* g, long long ld, int xlim, int klim, int tid) {
+#pragma unroll
+    for (int i = 0; i < kVectors; ++i) {
+      int x, k;
+      position(tid, i, x, k);
+      if (active(tid, i) && x < xlim && k < klim) {
+        staged[i] = load_vec<VEC>(address(g, ld, x, k));
+      } else {
+#pragma unroll
+        for (int j = 0; j < VEC; ++j) staged[i].v[j] = 0.f;
+      }
+    }
+  }
+  __device__ __forceinline__ void store(float* s, int tid) const {
+#pragma unroll
+    for (int i = 0; i < kVectors; ++i) {
+      if (!active(tid, i)) continue;
+      int x, k;
+      position(tid, i, x, k);
+      if (K_CONTIGUOUS) {
+#pragma unroll
+        for (int j = 0; j < VEC; ++j) s[(k + j) * LDS + x] = staged[i].v[j];
+      } else {
+        store_vec<VEC>(s + k * LDS + x, staged[i]);
+      }
+    }
+  }
+  // Stages >= 3: global -> shared directly with cp.async (4-byte copies when transposing).
+  __device__ __forceinline__ static void copy_async(float* s, const float* g, long long ld,
+                                                    int xlim, int klim, int tid) {
+#pragma unroll
+    for (int i = 0; i < kVectors; ++i) {
+      if (!active(tid, i)) continue;
+      int x, k;
+      position(tid, i, x, k);
+      bool valid = x < xlim && k < klim;
+      const float* src = valid ? address(g, ld, x, k) : g;
+      if (K_CONTIGUOUS) {
+#pragma unroll
+        for (int j = 0; j < VEC; ++j)
+          cp_async<4>(s + (k + j) * LDS + x, src + (valid ? j : 0), valid);
+      } else {
+        cp_async<4 * VEC>(s + k * LDS + x, src, valid);
+      }
+    }
+  }
+};
+
+// A and B for the shared-memory mainloops: STAGES buffers of BK-slices of each operand in shared
+// memory (all of A's, then B's), both K-major (As[k][m], Bs[k][n]); in global memory each
+// operand's base at (x0, k_begin), its advance per slice, and how far x and k reach from there.
+// A is K-contiguous in global memory unless transposed; B is K-contiguous when transposed.
+// Slice t is loaded either through registers (load, then store: stages 1-2) or with cp.async
+// (copy_async: stages >= 3); compute() runs the warp tile's fragment step on a buffer.
+template <class Cfg>
+struct OperandSlices {
+  using LoaderA = TileLoader<Cfg::BM, Cfg::BK, Cfg::LDA, Cfg::VEC, Cfg::kThreads, !Cfg::TA>;
+  using LoaderB = TileLoader<Cfg::BN, Cfg::BK, Cfg::LDB, Cfg::VEC, Cfg::kThreads, Cfg::TB>;
+
+  float* As;
+  float* Bs;
+  int k_len, num_slices;  // K of the block, in values and in slices
+  const float* ga;
+  const float* gb;
+  long long lda, ldb, step_a, step_b;
+  int xlim_a, xlim_b, tid;
+
+  __device__ __forceinline__ OperandSlices(const GemmArgs& p, const BlockWork& w, float* smem,
+                                           int tid_)
+      : As(smem), Bs(smem + Cfg::STAGES * Cfg::kStageA), lda(p.lda), ldb(p.ldb), tid(tid_) {
+    k_len = w.k_end - w.k_begin;
+    num_slices = (k_len + Cfg::BK - 1) / Cfg::BK;
+    ga = p.a + w.batch * p.stride_a +
+         (Cfg::TA ? w.k_begin * p.lda + w.m0 : w.m0 * p.lda + w.k_begin);
+    gb = p.b + w.batch * p.stride_b +
+         (Cfg::TB ? w.n0 * p.ldb + w.k_begin : w.k_begin * p.ldb + w.n0);
+    step_a = Cfg::TA ? Cfg::BK * p.lda : Cfg::BK;
+    step_b = Cfg::TB ? Cfg::BK : Cfg::BK * p.ldb;
+    xlim_a = p.m - w.m0, xlim_b = p.n - w.n0;
+  }
+  // How far k reaches from slice t's start.
+  __device__ __forceinline__ int klim(int t) const { return k_len - t * Cfg::BK; }
+
+  // Slice t: global -> registers; k_reach is klim(t), which the caller computes (at the top of
+  // its iteration, where the generated code has always had it).
+  __device__ __forceinline__ void load(LoaderA& la, LoaderB& lb, int t, int k_reach) const {
+    la.load(ga + t * step_a, lda, xlim_a, k_reach, tid);
+    lb.load(gb + t * step_b, ldb, xlim_b, k_reach, tid);
+  }
+  // Registers -> shared buffer `buf`.
+  __device__ __forceinline__ void store(const LoaderA& la, const LoaderB& lb, int buf) const {
+    la.store(As + buf * Cfg::kStageA, tid);
+    lb.store(Bs + buf * Cfg::kStageB, tid);
+  }
+  // Slice t: global -> shared buffer `buf`, asynchronously (commit and wait are the caller's).
+  __device__ __forceinline__ void copy_async(int t, int buf) const {
+    const int k = klim(t);
+    LoaderA::copy_async(As + buf * Cfg::kStageA, ga + t * step_a, lda, xlim_a, k, tid);
+    LoaderB::copy_async(Bs + buf * Cfg::kStageB, gb + t * step_b, ldb, xlim_b, k, tid);
+  }
+  __device__ __forceinline__ void compute(const WarpTile<Cfg>& tile, Accumulators<Cfg>& acc,
+                                          int buf) const {
+    tile.compute(acc, As + buf * Cfg::kStageA, Bs + buf * Cfg::kStageB);
+  }
+};
+
+}  // namespace detail
+}  // namespace gemmtune
