@@ -25,6 +25,7 @@ struct SweepCliOptions {
   std::vector<std::string> files;
   std::vector<std::string> presets;
   std::string db_path;
+  // The default strategy. `model` becomes it only once measured on a GPU against halving.
   std::string strategy = "halving";
   double budget = 0;
   std::size_t max_configs = 0;
@@ -179,7 +180,7 @@ static void add_sweep_command(CLI::App& app) {
   cmd->add_option("--preset", c->presets, "Named problem set: quick, squares, transformer, suite, users (repeatable); "
                                           "quick when no problem is given");
   cmd->add_option("--db", c->db_path, "Tuning database (default: $GEMMTUNE_DB or ~/.cache/gemmtune/tuning.db)");
-  cmd->add_option("--strategy", c->strategy, "exhaustive, random or halving")->capture_default_str();
+  cmd->add_option("--strategy", c->strategy, "exhaustive, random, halving or model")->capture_default_str();
   cmd->add_option("--budget", c->budget, "Seconds per problem (0: no limit); every strategy honours it")
       ->capture_default_str();
   cmd->add_option("--max-configs", c->max_configs, "Random strategy: candidates to try per problem");

@@ -13,7 +13,9 @@ StrategyKind parse_strategy(const std::string& text) {
   if (text == "exhaustive") return StrategyKind::exhaustive;
   if (text == "random") return StrategyKind::random;
   if (text == "halving") return StrategyKind::halving;
-  throw Error(Status::kInvalidArgument, "bad strategy '" + text + "': use exhaustive, random or halving");
+  if (text == "model") return StrategyKind::model;
+  throw Error(Status::kInvalidArgument,
+              "bad strategy '" + text + "': use exhaustive, random, halving or model");
 }
 
 const char* strategy_name(StrategyKind kind) {
@@ -21,6 +23,7 @@ const char* strategy_name(StrategyKind kind) {
     case StrategyKind::exhaustive: return "exhaustive";
     case StrategyKind::random: return "random";
     case StrategyKind::halving: return "halving";
+    case StrategyKind::model: return "model";
   }
   return "?";
 }
@@ -52,6 +55,7 @@ class Search {
       if (first) ++result_.new_candidates;
       if (ms) {
         times_[i] = *ms;
+        note_best(*ms);
       } else {
         times_.erase(i);
         failed_.insert(i);
@@ -85,6 +89,9 @@ class Search {
 
   void set_total(std::size_t total) { total_ = total; }
 
+  // Measurements made since the best last improved by more than model_improvement.
+  std::size_t since_improvement() const { return result_.measurements - improved_at_; }
+
   StrategyResult finish() {
     std::optional<std::size_t> best = final_best_;
     if (!best) {
@@ -104,8 +111,15 @@ class Search {
     hooks_.progress(result_.measurements, std::max(total_, result_.measurements), best);
   }
 
+  void note_best(double ms) {
+    if (ms < best_seen_ * (1 - options_.model_improvement)) improved_at_ = result_.measurements + 1;
+    best_seen_ = std::min(best_seen_, ms);
+  }
+
   std::map<std::size_t, double> times_;
   std::set<std::size_t> failed_;
+  double best_seen_ = HUGE_VAL;
+  std::size_t improved_at_ = 0;
   const StrategyOptions& options_;
   const StrategyHooks& hooks_;
   StrategyResult result_;
@@ -127,6 +141,48 @@ std::vector<std::size_t> halving_rounds(std::size_t pool, const StrategyOptions&
   return sizes;
 }
 
+// The fresh candidates in the model's order: those it ranked first, then any it left out.
+std::vector<std::size_t> model_order(const std::vector<std::size_t>& fresh,
+                                     const StrategyOptions& o) {
+  std::set<std::size_t> left(fresh.begin(), fresh.end());
+  std::vector<std::size_t> order;
+  for (std::size_t i : o.model_order)
+    if (left.erase(i)) order.push_back(i);
+  order.insert(order.end(), left.begin(), left.end());
+  return order;
+}
+
+// The model strategy: the model's leaders quickly, then further ranks step by step until the
+// best has held for a while with the model agreeing (the best sits in the first half of what was
+// measured); when it sits deeper, the model is off for this problem and the step doubles. Then
+// the leaders normally, the finalists carefully.
+StrategyResult run_model(const std::vector<std::size_t>& fresh,
+                         const std::map<std::size_t, double>& known, const StrategyOptions& o,
+                         const StrategyHooks& hooks) {
+  const std::vector<std::size_t> order = model_order(fresh, o);
+  std::map<std::size_t, std::size_t> place;
+  for (std::size_t j = 0; j < order.size(); ++j) place[order[j]] = j;
+  Search search(known, o, hooks);
+  if (hooks.plan) hooks.plan(order);
+  const std::size_t tail = std::min(o.model_retime, order.size() + known.size()) + o.finalists;
+  std::size_t done = 0, step = std::max<std::size_t>(1, o.model_first);
+  while (done < order.size()) {
+    const std::size_t end = std::min(order.size(), done + step);
+    search.set_total(end + tail);
+    if (!search.measure_all({order.begin() + done, order.begin() + end}, Effort::quick))
+      return search.finish();
+    done = end;
+    const auto best = search.leaders(1);
+    const bool agrees = best.empty() || !place.count(best[0]) || 2 * place[best[0]] < done;
+    if (agrees && search.since_improvement() >= o.model_patience) break;
+    step = agrees ? std::max<std::size_t>(1, o.model_step) : std::max(step, done);
+  }
+  search.set_total(done + tail);
+  if (!search.measure_all(search.leaders(o.model_retime), Effort::normal)) return search.finish();
+  search.final_round();
+  return search.finish();
+}
+
 }  // namespace
 
 StrategyResult run_strategy(std::size_t count, const std::map<std::size_t, double>& known,
@@ -136,6 +192,7 @@ StrategyResult run_strategy(std::size_t count, const std::map<std::size_t, doubl
   std::vector<std::size_t> fresh;
   for (std::size_t i = 0; i < count; ++i)
     if (!known.count(i)) fresh.push_back(i);
+  if (options.kind == StrategyKind::model) return run_model(fresh, known, options, hooks);
   if (options.kind != StrategyKind::exhaustive) {
     // Random order: a budget that runs out during the first pass still leaves a fair sample of
     // the space measured, not its first few tile sizes.

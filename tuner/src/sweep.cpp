@@ -16,6 +16,7 @@
 #include "gemmtune/db/database.hpp"
 #include "gemmtune/db_rows.hpp"
 #include "gemmtune/kernel.hpp"
+#include "gemmtune/tuner/calibration.hpp"
 #include "gemmtune/tuner/progress.hpp"
 #include "gemmtune/tuner/resume.hpp"
 #include "gemmtune/tuner/space.hpp"
@@ -209,9 +210,16 @@ class DeviceWorker {
     const std::uint64_t seed = o_.seed ? o_.seed + index : std::random_device{}();
     auto bench = std::make_unique<ProblemBench>(spec, tools.reference, tools.stream.s, seed);
     const db::Baseline base = record_cublas(db, problem_id, *bench, tools);
-    const StrategyResult result = search(db, problem_id, rs, bench, tools, seed);
+    std::optional<ModelRanking> ranking;
+    if (o_.strategy.kind == StrategyKind::model) ranking = rank_by_model(db, p, rs);
+    const StrategyResult result = search(db, problem_id, rs, bench, tools, seed, ranking);
     add_measurements(result.measurements);
-    report_tuned(db, spec, rs, result, base);
+    report_tuned(db, spec, rs, result, base, ranking);
+  }
+
+  // The model strategy's order: the cost model, calibrated with the GPU model's tuned problems.
+  ModelRanking rank_by_model(const db::Database& db, const Problem& p, const ResumeState& rs) {
+    return rank_candidates(rs.candidates, p, GpuCeilings::of(dev_), tuned_neighbours(db, gpu_id_));
   }
 
   // A problem with nothing new to measure: its best from earlier sweeps.
@@ -242,11 +250,12 @@ class DeviceWorker {
   // freeing its buffers would wait for the kernel forever.
   StrategyResult search(db::Database& db, db::Id problem_id, const ResumeState& rs,
                         std::unique_ptr<ProblemBench>& bench, const Tools& tools,
-                        std::uint64_t seed) {
+                        std::uint64_t seed, const std::optional<ModelRanking>& ranking) {
     CandidateRunner runner({&db, sweep_id_, problem_id, arch_}, dev_, *bench, tools.pool,
                            tools.timer, o_.runner);
     StrategyOptions so = o_.strategy;
     if (!so.seed) so.seed = seed;
+    if (ranking) so.model_order = ranking->order;
     StrategyResult result;
     try {
       result = run_strategy(rs.candidates.size(), rs.known, so,
@@ -294,10 +303,17 @@ class DeviceWorker {
 
   // The problem's line and summary row: its best over all sweeps of the GPU model, and cuBLAS.
   void report_tuned(const db::Database& db, const ProblemSpec& spec, const ResumeState& rs,
-                    const StrategyResult& result, const db::Baseline& base) {
+                    const StrategyResult& result, const db::Baseline& base,
+                    const std::optional<ModelRanking>& ranking) {
     std::string note = result.stopped            ? "interrupted"
                        : result.budget_exhausted ? "budget spent"
                                                  : "";
+    // How far down the model's ranking the winner of this run was: how much the model helped.
+    if (ranking && result.best) {
+      const std::string rank = "model rank " + std::to_string(ranking->rank_of(*result.best) + 1) +
+                               " of " + std::to_string(ranking->order.size());
+      note = note.empty() ? rank : note + ", " + rank;
+    }
     SummaryRow row = summary_row(db, gpu_id_, dev_, spec, base.median_ms, note);
     char buf[200];
     if (row.tflops)

@@ -1,6 +1,7 @@
 // Strategies replayed on a recorded table of timings with noise: no GPU, a fake clock.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <set>
@@ -56,6 +57,7 @@ TEST(Strategy, ParseAndName) {
   EXPECT_EQ(parse_strategy("halving"), StrategyKind::halving);
   EXPECT_STREQ(strategy_name(parse_strategy("random")), "random");
   EXPECT_STREQ(strategy_name(parse_strategy("exhaustive")), "exhaustive");
+  EXPECT_STREQ(strategy_name(parse_strategy("model")), "model");
   EXPECT_THROW(parse_strategy("greedy"), Error);
 }
 
@@ -182,4 +184,82 @@ TEST(Strategy, NoCandidatesNoWinner) {
   StrategyResult res = run_strategy(0, {}, {}, r.hooks());
   EXPECT_FALSE(res.best);
   EXPECT_EQ(res.measurements, 0u);
+}
+
+namespace {
+
+// The truth's order, fastest first: a model that ranks perfectly.
+std::vector<std::size_t> true_order(const Replay& r) {
+  std::vector<std::size_t> order(r.truth.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return r.truth[a] < r.truth[b]; });
+  return order;
+}
+
+}  // namespace
+
+TEST(Strategy, ModelMeasuresAFewLeadersWhenTheModelIsRight) {
+  Replay r(2000, 38);
+  StrategyOptions o;
+  o.kind = StrategyKind::model;
+  o.model_order = true_order(r);
+  std::vector<std::size_t> planned;
+  StrategyHooks h = r.hooks();
+  h.plan = [&](const std::vector<std::size_t>& order) { planned = order; };
+  StrategyResult res = run_strategy(2000, {}, o, h);
+  ASSERT_TRUE(res.best);
+  EXPECT_EQ(*res.best, 38u);
+  EXPECT_EQ(planned.front(), 38u);  // compilation runs ahead in the model's order
+  // The first leaders, one widening step while the best holds, then re-timing: far from 2000.
+  EXPECT_LE(res.new_candidates, o.model_first + 2 * o.model_step);
+  EXPECT_LE(res.measurements, res.new_candidates + o.model_retime + o.finalists);
+  std::size_t careful = 0;
+  for (auto [i, e] : r.calls) careful += e == Effort::careful;
+  EXPECT_EQ(careful, o.finalists);
+}
+
+TEST(Strategy, ModelWidensWhenTheMeasurementsDisagree) {
+  // The model ranks the true best last: every step finds a better one deep in its ranking, so
+  // the strategy keeps widening until it reaches it.
+  Replay r(500, 38);
+  StrategyOptions o;
+  o.kind = StrategyKind::model;
+  o.model_order = true_order(r);
+  std::reverse(o.model_order.begin(), o.model_order.end());
+  StrategyResult res = run_strategy(500, {}, o, r.hooks());
+  ASSERT_TRUE(res.best);
+  EXPECT_EQ(*res.best, 38u);
+}
+
+TEST(Strategy, ModelMeasuresCandidatesTheRankingLeftOutLast) {
+  Replay r(100, 7);
+  StrategyOptions o;
+  o.kind = StrategyKind::model;
+  o.model_order = {5, 3, 99};  // a partial ranking: the rest follow in index order
+  o.model_first = 3;
+  o.model_patience = 1000;  // never satisfied: measures everything
+  StrategyResult res = run_strategy(100, {}, o, r.hooks());
+  ASSERT_GE(r.calls.size(), 4u);
+  EXPECT_EQ(r.calls[0].first, 5u);
+  EXPECT_EQ(r.calls[1].first, 3u);
+  EXPECT_EQ(r.calls[2].first, 99u);
+  EXPECT_EQ(r.calls[3].first, 0u);
+  EXPECT_EQ(r.distinct().size(), 100u);
+  EXPECT_EQ(*res.best, 7u);
+}
+
+TEST(Strategy, ModelKeepsKnownResultsInTheRaceAndHonoursTheBudget) {
+  Replay r(300, 38);
+  StrategyOptions o;
+  o.kind = StrategyKind::model;
+  o.model_order = true_order(r);
+  std::map<std::size_t, double> known{{38, 1.0}};  // the best was measured by an earlier sweep
+  StrategyResult res = run_strategy(300, known, o, r.hooks());
+  EXPECT_EQ(*res.best, 38u);
+  for (auto [i, e] : r.calls) EXPECT_TRUE(i != 38u || e != Effort::quick);  // not re-measured quickly
+  o.budget_s = 1.0;  // ten quick measurements
+  Replay budgeted(300, 38);
+  res = run_strategy(300, {}, o, budgeted.hooks());
+  EXPECT_TRUE(res.budget_exhausted);
+  EXPECT_LE(res.measurements, 11u);
 }

@@ -17,12 +17,13 @@ enum class StrategyKind {
   exhaustive,  ///< every candidate, timed normally; the leaders re-timed carefully
   random,      ///< a random subset of max_configs candidates, then like exhaustive
   halving,     ///< successive halving: all quickly, the best third again with more care, ...
+  model,       ///< the cost model's favourites first, widening while the measurements disagree
 };
 
-/// Parses "exhaustive", "random" or "halving"; throws Error(kInvalidArgument) otherwise.
+/// Parses "exhaustive", "random", "halving" or "model"; throws Error(kInvalidArgument) otherwise.
 StrategyKind parse_strategy(const std::string& text);
 
-/// "exhaustive", "random" or "halving".
+/// "exhaustive", "random", "halving" or "model".
 const char* strategy_name(StrategyKind kind);
 
 /// How much care one measurement takes (the sweep maps these to timer options).
@@ -41,6 +42,14 @@ struct StrategyOptions {
   double keep_fraction = 1.0 / 3;  ///< halving: share of a round that goes on to the next
   std::size_t min_keep = 4;        ///< halving: a round keeps at least this many
   std::uint64_t seed = 1;          ///< random: sampling seed
+  /// model: candidate indices in the order the cost model ranks them, its favourite first (the
+  /// sweep computes it from the configs; indices it leaves out come last, in index order).
+  std::vector<std::size_t> model_order;
+  std::size_t model_first = 24;       ///< model: leaders measured quickly before any widening
+  std::size_t model_step = 16;        ///< model: further ranks measured per widening
+  std::size_t model_patience = 32;    ///< model: stop once this many measurements in a row...
+  double model_improvement = 0.01;    ///< ...improved the best by no more than this share
+  std::size_t model_retime = 6;       ///< model: leaders re-timed normally before the finalists
 };
 
 /// How a strategy acts on the world. measure and elapsed_s are required, the rest optional.

@@ -1,0 +1,86 @@
+// The cost model's terms each move the prediction the way the hardware does: these are the
+// rankings it must get right, not its milliseconds.
+#include <gtest/gtest.h>
+
+#include "gemmtune/tuner/cost_model.hpp"
+
+using namespace gemmtune;
+using namespace gemmtune::tuner;
+
+namespace {
+
+GpuCeilings h200() {
+  GpuCeilings g;
+  g.limits = DeviceLimits::for_arch("sm_90");
+  return g;
+}
+
+GemmConfig tile(int bm, int bn, int bk, int wm, int wn, int tm, int tn, int split_k = 1,
+                int stages = 2) {
+  GemmConfig c;
+  c.bm = bm, c.bn = bn, c.bk = bk, c.wm = wm, c.wn = wn, c.tm = tm, c.tn = tn;
+  c.split_k = split_k, c.stages = stages;
+  return c;
+}
+
+double tflops(const GemmConfig& c, const Problem& p) {
+  return p.flops() / predict(c, p, h200()).ms / 1e9;
+}
+
+}  // namespace
+
+TEST(CostModel, LargeThreadTilesBeatSmallOnesOnLargeSquares) {
+  const Problem p = Problem::packed(Op::N, Op::N, 4096, 4096, 4096);
+  const GemmConfig big = tile(128, 128, 8, 64, 32, 8, 8);
+  const GemmConfig small = tile(32, 32, 8, 16, 8, 2, 2);
+  EXPECT_LT(predict(big, p, h200()).ms, predict(small, p, h200()).ms);
+  // No config beats the FMA peak.
+  EXPECT_LT(tflops(big, p), h200().fp32_tflops);
+  EXPECT_GT(tflops(big, p), 0.3 * h200().fp32_tflops);
+}
+
+TEST(CostModel, TailOfOneExtraWaveCosts) {
+  const GemmConfig c = tile(128, 128, 8, 64, 32, 8, 8);
+  const int per_wave = h200().sm_count * blocks_per_sm(c, h200());
+  ASSERT_GT(per_wave, 0);
+  // Exactly one full wave of 128x128 tiles, then one tile more: the extra tile runs alone.
+  const Problem full = Problem::packed(Op::N, Op::N, 128 * per_wave, 128, 2048);
+  const Problem tail = Problem::packed(Op::N, Op::N, 128 * (per_wave + 1), 128, 2048);
+  EXPECT_LT(tflops(c, tail), 0.8 * tflops(c, full));
+}
+
+TEST(CostModel, SplitKHelpsDeepKWithFewTiles) {
+  const Problem p = Problem::packed(Op::N, Op::N, 64, 64, 65536);
+  const GemmConfig one = tile(64, 64, 16, 32, 16, 4, 4, 1);
+  const GemmConfig split = tile(64, 64, 16, 32, 16, 4, 4, 64);
+  EXPECT_LT(predict(split, p, h200()).ms, 0.2 * predict(one, p, h200()).ms);
+  // ...but not where the tiles already fill the GPU: the atomics only add traffic.
+  const Problem wide = Problem::packed(Op::N, Op::N, 4096, 4096, 4096);
+  EXPECT_GT(predict(tile(64, 64, 16, 32, 16, 4, 4, 8), wide, h200()).ms,
+            predict(tile(64, 64, 16, 32, 16, 4, 4, 1), wide, h200()).ms);
+}
+
+TEST(CostModel, MatrixVectorIsBoundByBandwidth) {
+  const Problem p = Problem::packed(Op::N, Op::N, 1, 4096, 4096);
+  const GemmConfig thin = tile(1, 256, 16, 1, 256, 1, 8, 8);
+  const Prediction pred = predict(thin, p, h200());
+  EXPECT_GT(pred.memory_ms, pred.compute_ms);
+  // At least the time to read B (64 MiB) once at the copy bandwidth.
+  EXPECT_GE(pred.ms, 4.0 * 4096 * 4096 / (h200().dram_gbs * 1e6));
+}
+
+TEST(CostModel, OccupancyFollowsSharedMemoryAndThreads) {
+  GpuCeilings g = h200();
+  GemmConfig c = tile(128, 128, 32, 64, 32, 8, 8, 1, 3);  // 3 x 32 x 264 x 4 B = 101 KB
+  EXPECT_EQ(blocks_per_sm(c, g), g.limits.max_smem_per_sm / c.smem_bytes());
+  // Same threads and shared memory, 8x the accumulators: registers allow fewer blocks.
+  const GemmConfig small = tile(64, 64, 8, 32, 16, 4, 4), large = tile(128, 128, 8, 64, 32, 8, 8);
+  ASSERT_EQ(small.threads(), large.threads());
+  EXPECT_LE(blocks_per_sm(small, g), g.max_threads_per_sm / small.threads());
+  EXPECT_LT(blocks_per_sm(large, g), blocks_per_sm(small, g));
+}
+
+TEST(CostModel, RankByTimeIsStableFastestFirst) {
+  EXPECT_EQ(rank_by_time({3.0, 1.0, 2.0, 1.0}), (std::vector<std::size_t>{1, 3, 2, 0}));
+  EXPECT_TRUE(rank_by_time({}).empty());
+}

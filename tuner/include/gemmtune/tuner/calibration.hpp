@@ -1,0 +1,56 @@
+#pragma once
+// Calibrates the cost model with what the database already holds for this GPU model: configs
+// that ran fast on the nearest tuned problems of the same layout and alignment class are raised
+// in the ranking of a new problem. The model knows waves and bytes; the neighbours know what the
+// compiler and the memory system actually did with a config.
+#include <cstddef>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "gemmtune/config.hpp"
+#include "gemmtune/db/database.hpp"
+#include "gemmtune/problem.hpp"
+#include "gemmtune/tuner/cost_model.hpp"
+
+namespace gemmtune::tuner {
+
+/// A problem tuned before, with the fastest configs measured on it.
+struct TunedNeighbour {
+  db::ProblemKey problem;
+  std::vector<std::pair<std::string, double>> configs;  ///< config name, median ms
+};
+
+/// How strongly neighbours count.
+struct CalibrationOptions {
+  std::size_t neighbours = 3;  ///< nearest tuned problems consulted
+  double max_boost = 0.5;      ///< a neighbour's best at distance 0 halves the predicted time
+};
+
+/// The top `per_problem` configs of every problem tuned on `gpu_model_id`.
+std::vector<TunedNeighbour> tuned_neighbours(const db::Database& db, db::Id gpu_model_id,
+                                             int per_problem = 32);
+
+/// Per candidate, the factor (in (0, 1]) its predicted time is multiplied by: 1 minus max_boost
+/// x the strongest support among the nearest neighbours of p's layout and alignment (not p
+/// itself), where support = (neighbour's best / this config's time there) / (1 + log distance),
+/// halved when only the config with another split_k ran there.
+std::vector<double> calibration_factors(const std::vector<GemmConfig>& candidates, const Problem& p,
+                                        const std::vector<TunedNeighbour>& tuned,
+                                        const CalibrationOptions& options = {});
+
+/// The model's ranking of a problem's candidates: predicted (calibrated) times and the candidate
+/// indices fastest first.
+struct ModelRanking {
+  std::vector<double> predicted_ms;
+  std::vector<std::size_t> order;
+  /// Place (0-based) of candidate `index` in `order`.
+  std::size_t rank_of(std::size_t index) const;
+};
+
+/// Ranks `candidates` for `p` by the cost model times calibration_factors().
+ModelRanking rank_candidates(const std::vector<GemmConfig>& candidates, const Problem& p,
+                             const GpuCeilings& gpu, const std::vector<TunedNeighbour>& tuned = {},
+                             const CalibrationOptions& options = {});
+
+}  // namespace gemmtune::tuner

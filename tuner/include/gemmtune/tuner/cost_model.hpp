@@ -1,0 +1,54 @@
+#pragma once
+// An analytic cost model of one config on one problem: predicts a time before anything is
+// timed, so that a search can measure the likely winners first. It only has to RANK candidates
+// well; its milliseconds are rough. Each term is one line of arithmetic in cost_model.cpp:
+// occupancy (threads, registers, shared memory) -> waves and tail, FMA throughput of the thread
+// tile, bytes moved per FLOP of the block tile, split-K's atomics, a fixed cost per block.
+#include <cstddef>
+#include <vector>
+
+#include "gemmtune/config.hpp"
+#include "gemmtune/device.hpp"
+#include "gemmtune/problem.hpp"
+
+namespace gemmtune::tuner {
+
+/// What the model knows of a GPU: its ceilings and its per-SM limits.
+struct GpuCeilings {
+  int sm_count = 132;
+  double fp32_tflops = 66.9;  ///< FMA peak (2 FLOP per FMA)
+  double dram_gbs = 4200;     ///< copy bandwidth; ~4.2 TB/s on an H200 (a parameter)
+  double l2_over_dram = 3;    ///< L2 serves the tiles' re-reads this much faster than DRAM
+  int max_threads_per_sm = 2048;
+  int max_blocks_per_sm = 32;
+  double block_fill_us = 1.0;  ///< a block's pipeline fill and epilogue
+  double atomics_per_us =
+      600e3;               ///< split-K's atomic adds to C (vectors of 4) the L2 completes per us
+  double launch_us = 3.0;  ///< one kernel launch
+  DeviceLimits limits;     ///< registers and shared memory per SM
+
+  /// The ceilings of `device`; dram_gbs is given, since the CUDA runtime does not report it.
+  static GpuCeilings of(const DeviceInfo& device, double dram_gbs = 4200);
+};
+
+/// The model's verdict on one (config, problem), with the terms it came from.
+struct Prediction {
+  double ms = 0;           ///< predicted time
+  double compute_ms = 0;   ///< FMA time on the busiest SM
+  double memory_ms = 0;    ///< global traffic over the bandwidth the blocks can draw
+  double overhead_ms = 0;  ///< the launch, pipeline fills, split-K's atomics
+  int blocks_per_sm = 0;   ///< occupancy: resident blocks per SM
+  long long blocks = 0;    ///< tiles x split_k x batch
+};
+
+/// Predicts the time of `c` on `p`.
+Prediction predict(const GemmConfig& c, const Problem& p, const GpuCeilings& gpu);
+
+/// Blocks of `c` one SM holds at once: the least of threads, registers (estimated from the
+/// accumulators and fragments, capped by the __launch_bounds__ budget) and shared memory.
+int blocks_per_sm(const GemmConfig& c, const GpuCeilings& gpu);
+
+/// Candidate indices sorted by predicted time `ms` (fastest first; ties by index).
+std::vector<std::size_t> rank_by_time(const std::vector<double>& ms);
+
+}  // namespace gemmtune::tuner

@@ -1,0 +1,100 @@
+#include "gemmtune/tuner/calibration.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+namespace gemmtune::tuner {
+
+namespace {
+
+// Euclidean distance of log M, N, K and batch, as the dispatcher's nearest-shape step measures it.
+double log_distance(const db::ProblemKey& t, const Problem& p) {
+  auto d = [](long long a, long long b) {
+    return std::log(double(std::max(1LL, a))) - std::log(double(std::max(1LL, b)));
+  };
+  const double dm = d(t.m, p.m), dn = d(t.n, p.n), dk = d(t.k, p.k), db = d(t.batch, p.batch);
+  return std::sqrt(dm * dm + dn * dn + dk * dk + db * db);
+}
+
+bool same_class(const db::ProblemKey& t, const Problem& p) {
+  return t.op_a == op_char(p.op_a) && t.op_b == op_char(p.op_b) && t.alignment == p.alignment();
+}
+
+bool same_shape(const db::ProblemKey& t, const Problem& p) {
+  return t.m == p.m && t.n == p.n && t.k == p.k && t.batch == p.batch;
+}
+
+// The name of `c` with split_k 1: the split that suits a neighbour rarely suits another shape,
+// the tile that does often does.
+std::string unsplit_name(GemmConfig c) {
+  c.split_k = 1;
+  return config_name(c);
+}
+
+}  // namespace
+
+std::vector<TunedNeighbour> tuned_neighbours(const db::Database& db, db::Id gpu_model_id,
+                                             int per_problem) {
+  std::vector<TunedNeighbour> out;
+  for (const db::BestRow& row : db.top_configs(gpu_model_id, per_problem)) {
+    if (out.empty() || out.back().problem != row.problem) out.push_back({row.problem, {}});
+    out.back().configs.push_back({row.config.name, row.median_ms});
+  }
+  return out;
+}
+
+std::vector<double> calibration_factors(const std::vector<GemmConfig>& candidates, const Problem& p,
+                                        const std::vector<TunedNeighbour>& tuned,
+                                        const CalibrationOptions& options) {
+  std::vector<const TunedNeighbour*> near;
+  for (const auto& t : tuned)
+    if (same_class(t.problem, p) && !same_shape(t.problem, p) && !t.configs.empty())
+      near.push_back(&t);
+  std::sort(near.begin(), near.end(), [&](const TunedNeighbour* a, const TunedNeighbour* b) {
+    return log_distance(a->problem, p) < log_distance(b->problem, p);
+  });
+  if (near.size() > options.neighbours) near.resize(options.neighbours);
+  // Support per config name, and half of it per unsplit name.
+  std::map<std::string, double> exact, unsplit;
+  for (const TunedNeighbour* t : near) {
+    double best = t->configs.front().second;
+    for (const auto& [name, ms] : t->configs) best = std::min(best, ms);
+    const double weight = 1 / (1 + log_distance(t->problem, p));
+    for (const auto& [name, ms] : t->configs) {
+      const double support = ms > 0 ? weight * best / ms : 0;
+      exact[name] = std::max(exact[name], support);
+      if (auto c = parse_config_name(name)) {
+        double& u = unsplit[unsplit_name(*c)];
+        u = std::max(u, support / 2);
+      }
+    }
+  }
+  std::vector<double> factors(candidates.size(), 1.0);
+  if (near.empty()) return factors;
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    double support = 0;
+    if (auto it = exact.find(config_name(candidates[i])); it != exact.end()) support = it->second;
+    if (auto it = unsplit.find(unsplit_name(candidates[i])); it != unsplit.end())
+      support = std::max(support, it->second);
+    factors[i] = 1 - options.max_boost * std::min(1.0, support);
+  }
+  return factors;
+}
+
+std::size_t ModelRanking::rank_of(std::size_t index) const {
+  return std::size_t(std::find(order.begin(), order.end(), index) - order.begin());
+}
+
+ModelRanking rank_candidates(const std::vector<GemmConfig>& candidates, const Problem& p,
+                             const GpuCeilings& gpu, const std::vector<TunedNeighbour>& tuned,
+                             const CalibrationOptions& options) {
+  ModelRanking r;
+  const std::vector<double> factors = calibration_factors(candidates, p, tuned, options);
+  for (std::size_t i = 0; i < candidates.size(); ++i)
+    r.predicted_ms.push_back(predict(candidates[i], p, gpu).ms * factors[i]);
+  r.order = rank_by_time(r.predicted_ms);
+  return r;
+}
+
+}  // namespace gemmtune::tuner

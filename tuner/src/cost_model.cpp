@@ -1,0 +1,114 @@
+#include "gemmtune/tuner/cost_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+namespace gemmtune::tuner {
+
+GpuCeilings GpuCeilings::of(const DeviceInfo& device, double dram_gbs) {
+  GpuCeilings g;
+  g.sm_count = device.sm_count;
+  g.fp32_tflops = device.fp32_peak_tflops();
+  g.dram_gbs = dram_gbs;
+  g.limits = device.limits;
+  return g;
+}
+
+namespace {
+
+long long ceil_div(long long a, long long b) {
+  return (a + b - 1) / b;
+}
+
+// Registers a thread of `c` uses: accumulators, A and B fragments, register-staged prefetch and
+// addressing (validate()'s floor plus a margin), never more than the launch bounds leave.
+int registers_per_thread(const GemmConfig& c, const DeviceLimits& limits) {
+  const int t = std::max(1, c.threads());
+  const int staged = c.streams_b()   ? 2 * c.bk * (c.tm + c.tn)
+                     : c.stages <= 2 ? (c.bm + c.bn) * c.bk / t
+                                     : 0;
+  const int need = c.tm * c.tn + c.tm + c.tn + staged + 32;
+  return std::min(c.register_budget(limits), (need + 7) / 8 * 8);
+}
+
+// Share of the FMA pipe the inner loop keeps busy: per K step a thread issues tm*tn FMAs and
+// loads its tm + tn fragment floats from shared memory (in vectors of up to 4). Small thread
+// tiles spend relatively more issue slots on loads.
+double thread_tile_efficiency(const GemmConfig& c) {
+  const double fmas = c.tm * c.tn;
+  const double loads = std::ceil(c.tm / 4.0) + std::ceil(c.tn / 4.0);
+  return fmas / (fmas + 2 * loads);
+}
+
+// Share of peak the SM reaches with `warps` resident warps of `ilp` independent FMAs each: the
+// FMA latency (~4 cycles, 4 schedulers) needs about 16 FMAs in flight per scheduler.
+double latency_hiding(double warps, double ilp) {
+  return std::min(1.0, warps * ilp / 256.0);
+}
+
+}  // namespace
+
+int blocks_per_sm(const GemmConfig& c, const GpuCeilings& gpu) {
+  const int t = std::max(1, c.threads());
+  int blocks = std::min(gpu.max_blocks_per_sm, gpu.max_threads_per_sm / t);
+  blocks =
+      std::min(blocks, gpu.limits.max_regs_per_block / (t * registers_per_thread(c, gpu.limits)));
+  if (c.smem_bytes() > 0) blocks = std::min(blocks, gpu.limits.max_smem_per_sm / c.smem_bytes());
+  return std::max(1, blocks);
+}
+
+Prediction predict(const GemmConfig& c, const Problem& p, const GpuCeilings& gpu) {
+  Prediction out;
+  const long long tiles = ceil_div(p.m, c.bm) * ceil_div(p.n, c.bn) * p.batch;
+  out.blocks = tiles * c.split_k;
+  out.blocks_per_sm = blocks_per_sm(c, gpu);
+  // Waves and tail: the busiest SM runs ceil(blocks / SMs) blocks, up to blocks_per_sm at once.
+  const long long on_busiest = ceil_div(out.blocks, gpu.sm_count);
+  const long long resident = std::min<long long>(out.blocks_per_sm, on_busiest);
+  const double warps = resident * std::max(1, c.threads()) / 32.0;
+  // A block computes its whole (padded) tile over its share of K.
+  const double k_per_block = double(ceil_div(ceil_div(p.k, c.split_k), c.bk) * c.bk);
+  const double block_fmas = double(c.bm) * c.bn * k_per_block;
+  const double sm_fmas_per_ms = gpu.fp32_tflops * 1e9 / 2 / gpu.sm_count;
+  const double efficiency = thread_tile_efficiency(c) * latency_hiding(warps, c.tm * c.tn);
+  out.compute_ms = on_busiest * block_fmas / (sm_fmas_per_ms * efficiency);
+
+  // Global traffic: every block reads its A and B panels (M*N*K*(1/bn + 1/bm) floats in all,
+  // mostly from L2), A, B and C come from DRAM once, split-K adds an atomic read-modify-write of
+  // C per extra split.
+  const double mnk = double(p.m) * p.n * p.k * p.batch;
+  const double reread_bytes = 4 * mnk * (1.0 / c.bn + 1.0 / c.bm);
+  const double c_floats = double(p.m) * p.n * p.batch;
+  const double unique_bytes = 4 * (double(p.m) * p.k * p.batch + double(p.k) * p.n * p.batch +
+                                   c_floats * (2 * c.split_k - 1));
+  // Few blocks in flight cannot draw the full bandwidth: about half the SMs with 8+ warps each.
+  const double active_sms = std::min<double>(gpu.sm_count, double(out.blocks));
+  const double draw = std::min(1.0, 2 * active_sms / gpu.sm_count) *
+                      std::min(1.0, resident * std::max(1, c.threads()) / 32.0 / 8.0);
+  const double vector_share = c.vec >= 4 ? 1.0 : c.vec == 2 ? 0.85 : 0.7;
+  const double bytes_per_ms = gpu.dram_gbs * 1e6 * draw * vector_share;
+  out.memory_ms =
+      std::max(unique_bytes / bytes_per_ms, reread_bytes / (bytes_per_ms * gpu.l2_over_dram));
+
+  // Fixed costs: the launch, each round of blocks on the busiest SM fills its pipeline, and
+  // split-K's atomic adds, which the L2 completes at its own pace.
+  const double rounds = double(ceil_div(on_busiest, resident));
+  const double atomics = c_floats * (c.split_k - 1);
+  out.overhead_ms =
+      (gpu.launch_us + rounds * gpu.block_fill_us + atomics / gpu.atomics_per_us) / 1e3;
+  // Compute and memory overlap, not perfectly.
+  out.ms = std::max(out.compute_ms, out.memory_ms) + 0.2 * std::min(out.compute_ms, out.memory_ms) +
+           out.overhead_ms;
+  return out;
+}
+
+std::vector<std::size_t> rank_by_time(const std::vector<double>& ms) {
+  std::vector<std::size_t> order(ms.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return ms[a] < ms[b]; });
+  return order;
+}
+
+}  // namespace gemmtune::tuner

@@ -1,0 +1,84 @@
+#include "gemmtune/tuner/replay.hpp"
+
+#include <algorithm>
+#include <map>
+#include <random>
+
+namespace gemmtune::tuner {
+
+GpuCeilings ceilings_of(const db::GpuModel& gpu, double dram_gbs) {
+  GpuCeilings g;
+  g.sm_count = gpu.sm_count;
+  g.fp32_tflops = fp32_peak_tflops(gpu.sm_count, gpu.clock_khz);
+  g.dram_gbs = dram_gbs;
+  g.limits =
+      DeviceLimits::for_arch("sm_" + std::to_string(gpu.cc_major) + std::to_string(gpu.cc_minor));
+  return g;
+}
+
+std::vector<RecordedProblem> load_recorded(const db::Database& db, db::Id gpu_model_id) {
+  std::vector<RecordedProblem> out;
+  for (const db::BestRow& b : db.bests(gpu_model_id)) {
+    RecordedProblem r{b.problem, {}, {}};
+    std::map<std::string, bool>
+        seen;  // results_for lists ok results fastest first: keep each config's best
+    for (const db::ResultRow& row : db.results_for(b.problem, gpu_model_id)) {
+      if (row.result.status != db::Status::ok || !row.result.median_ms || seen[row.config.name])
+        continue;
+      seen[row.config.name] = true;
+      if (auto c = parse_config_name(row.config.name)) {
+        r.configs.push_back(*c);
+        r.median_ms.push_back(*row.result.median_ms);
+      }
+    }
+    if (!r.configs.empty()) out.push_back(std::move(r));
+  }
+  return out;
+}
+
+namespace {
+
+Problem problem_of(const db::ProblemKey& k) {
+  return Problem::packed(op_from_char(k.op_a).value_or(Op::N), op_from_char(k.op_b).value_or(Op::N),
+                         int(k.m), int(k.n), int(k.k), int(k.batch));
+}
+
+}  // namespace
+
+ReplayOutcome replay_problem(const RecordedProblem& recorded, const ReplayOptions& options) {
+  const Problem p = problem_of(recorded.key);
+  const ModelRanking ranking = rank_candidates(recorded.configs, p, options.gpu, options.tuned);
+  StrategyOptions so = options.strategy;
+  so.model_order = ranking.order;
+  const ReplayCost& cost = options.cost;
+  std::mt19937_64 rng(options.seed);
+  double clock = 0;
+  StrategyHooks hooks;
+  hooks.measure = [&](std::size_t i, Effort e) -> std::optional<double> {
+    const bool quick = e == Effort::quick, normal = e == Effort::normal;
+    const int reps = quick ? cost.quick_reps : normal ? cost.normal_reps : cost.careful_reps;
+    const double noise = quick ? cost.quick_noise : normal ? cost.normal_noise : cost.careful_noise;
+    const double ms = recorded.median_ms[i];
+    clock += cost.overhead_s + reps * ms / 1e3;
+    // Timing noise only ever slows a kernel down (clocks, other work), never speeds it up.
+    return ms * (1 + std::uniform_real_distribution<double>(0, noise)(rng));
+  };
+  hooks.elapsed_s = [&clock] { return clock; };
+  const StrategyResult result = run_strategy(recorded.configs.size(), {}, so, hooks);
+
+  ReplayOutcome out;
+  out.candidates = recorded.configs.size();
+  out.measurements = result.measurements;
+  out.simulated_s = clock;
+  const auto best = std::min_element(recorded.median_ms.begin(), recorded.median_ms.end());
+  out.recorded_best_ms = *best;
+  out.best_model_rank = ranking.rank_of(std::size_t(best - recorded.median_ms.begin()));
+  if (result.best) {
+    out.found = config_name(recorded.configs[*result.best]);
+    out.found_ms = recorded.median_ms[*result.best];
+    out.found_model_rank = ranking.rank_of(*result.best);
+  }
+  return out;
+}
+
+}  // namespace gemmtune::tuner
