@@ -23,11 +23,12 @@
 //   Epilogue (epilogue.cuh)         alpha/beta, vector stores; split-K's first-split-stores,
 //                                   others-add protocol (SplitKCounter)
 //
-// Each knob is a template parameter; GemmConfig::validate() (runtime/src/config.cpp) states which
-// combinations are valid, and the launcher (runtime/src/kernel.cpp) sizes the grid.
+// Each knob is a template parameter; GemmConfig::validate() (runtime/src/kernel/config.cpp) states which
+// combinations are valid, and the launcher (runtime/src/kernel/kernel.cpp) sizes the grid.
 namespace gemmtune {
 
-// One instance of the family. Template parameters (see GemmConfig for their defaults):
+// One instance of the family. Template parameters, in the knob table's order (templates/include/
+// gemmtune/knobs.hpp has their defaults and values; a unit test checks the order):
 //   BM, BN, BK   block tile of C and the K slice per stage
 //   WM, WN       warp tile; (WM/TM) * (WN/TN) == 32
 //   TM, TN       thread tile (accumulators per thread)
