@@ -23,15 +23,8 @@ namespace gemmtune::db::test {
 namespace fs = std::filesystem;
 
 using ::gemmtune::test::file_bytes;
+using ::gemmtune::test::list_dir;
 using ::gemmtune::test::ScratchDirTest;
-
-/// Names of the files in `dir`, sorted.
-inline std::vector<std::string> list_dir(const fs::path& dir) {
-  std::vector<std::string> names;
-  for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());
-  std::sort(names.begin(), names.end());
-  return names;
-}
 
 inline GpuModel sample_gpu(const std::string& name = "NVIDIA H200", int sms = 132) {
   return GpuModel{name, 9, 0, sms, 150ll << 30, 60ll << 20, 232448, 1980000};

@@ -163,6 +163,39 @@ TEST_F(DbCommands, ExportCsvAndJson) {
   EXPECT_NE(bad.status, 0);
 }
 
+TEST_F(DbCommands, ExportRefusesToWriteOverTheDatabase) {
+  const fs::path db = copy_fixture();
+  const std::string before = file_bytes(db);
+  fs::create_symlink(db, dir_ / "link.db");
+  fs::create_directory(dir_ / "sub");
+  const std::string via_link = (dir_ / "link.db").string(),
+                    roundabout = (dir_ / "sub" / ".." / "copy.db").string();
+  for (const auto& [out, default_db] : std::vector<std::pair<std::string, std::string>>{
+           {db.string(), ""}, {via_link, ""}, {roundabout, ""}, {db.string(), db.string()}}) {
+    std::vector<std::string> args = {"db", "export", "--out", out};
+    if (default_db.empty()) args.insert(args.end(), {"--db", db.string()});
+    CliRun r = cli(args, default_db);  // without --db: $GEMMTUNE_DB names the database
+    EXPECT_NE(r.status, 0) << out;
+    EXPECT_EQ(line_count(r.err), 1) << r.err;
+    EXPECT_TRUE(contains(r.err, "is the database")) << r.err;
+    EXPECT_TRUE(file_bytes(db) == before) << "export through " << out << " changed the database";
+  }
+  CliRun wal = db_cmd({"export", "--out", db.string() + "-wal"}, db);
+  EXPECT_NE(wal.status, 0);
+  EXPECT_FALSE(fs::exists(db.string() + "-wal"));
+}
+
+TEST_F(DbCommands, FailedExportLeavesTheOutputFileAlone) {
+  const fs::path db = copy_fixture();
+  Connection(db.string(), OpenMode::read_write).exec("DROP VIEW best_results");  // the query fails
+  const std::string out = write("bests.csv", "an earlier export\n");
+  CliRun r = db_cmd({"export", "--what", "bests", "--out", out}, db);
+  EXPECT_NE(r.status, 0);
+  EXPECT_EQ(file_bytes(out), "an earlier export\n");
+  for (const std::string& name : ::gemmtune::test::list_dir(dir_))  // no temporary file left behind
+    EXPECT_TRUE(name == "bests.csv" || name.rfind("copy.db", 0) == 0) << name;
+}
+
 TEST_F(DbCommands, MergeTwiceAddsNothing) {
   const fs::path target = dir_ / "merged.db";
   CliRun first = cli({"db", "merge", fixture().string(), "--db", target.string()});
