@@ -1,4 +1,5 @@
 // `gemmtune db ...` run as a user runs it, against a database that simulates recorded sweeps.
+#include "gemmtune/db/schema.hpp"
 #include "unit/tools/tools_fixture.hpp"
 
 namespace gemmtune::tools_test {
@@ -249,6 +250,41 @@ TEST_F(DbCommands, CheckPassesAGoodDatabaseAndReportsACorruptBinary) {
   EXPECT_TRUE(contains(bad.out, "fixture-binary")) << bad.out;
 }
 
+TEST_F(DbCommands, MigrateIsWhatTheHintOfAnOlderDatabaseSays) {
+  const fs::path old = dir_ / "old.db";
+  {
+    Connection raw(old.string(), OpenMode::read_write);
+    migrate(raw, 1);
+  }
+  CliRun refused = db_cmd({"best"}, old);
+  EXPECT_NE(refused.status, 0);
+  EXPECT_TRUE(contains(refused.err, "`gemmtune db migrate --db '" + old.string() + "'`"))
+      << refused.err;
+  CliRun r = db_cmd({"migrate"}, old);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "migrated " + old.string() + " from schema version 1 to 2")) << r.out;
+  EXPECT_EQ(db_cmd({"check"}, old).status, 0);
+  CliRun again = db_cmd({"migrate"}, old);
+  EXPECT_EQ(again.status, 0) << again.err;
+  EXPECT_TRUE(contains(again.out, "up to date")) << again.out;
+
+  const fs::path no_knob = copy_fixture();  // made before the occupancy knob had a column
+  Connection(no_knob.string(), OpenMode::read_write)
+      .exec("ALTER TABLE configs DROP COLUMN occupancy");
+  refused = db_cmd({"best"}, no_knob);
+  EXPECT_TRUE(contains(refused.err, "`gemmtune db migrate --db '" + no_knob.string() + "'`"))
+      << refused.err;
+  r = db_cmd({"migrate"}, no_knob);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "added the column of kernel knob occupancy")) << r.out;
+  EXPECT_EQ(db_cmd({"best"}, no_knob).status, 0);
+
+  CliRun missing = db_cmd({"migrate"}, dir_ / "typo.db");
+  EXPECT_NE(missing.status, 0);
+  EXPECT_TRUE(contains(missing.err, "typo.db")) << missing.err;
+  EXPECT_FALSE(fs::exists(dir_ / "typo.db"));
+}
+
 TEST_F(DbCommands, EmptyDatabaseSaysNoResultsYet) {
   const fs::path empty = dir_ / "empty.db";
   { Database d(empty.string(), OpenMode::read_write); }
@@ -319,7 +355,8 @@ TEST_F(DbCommands, NotADatabaseIsOneClearLine) {
 }
 
 TEST_F(DbCommands, EveryCommandHasHelp) {
-  for (const char* sub : {"devices", "best", "results", "compare", "export", "merge", "prune", "check"}) {
+  for (const char* sub :
+       {"devices", "best", "results", "compare", "export", "merge", "prune", "check", "migrate"}) {
     CliRun r = cli({"db", sub, "--help"});
     EXPECT_EQ(r.status, 0) << sub;
     EXPECT_TRUE(contains(r.out, "Usage:")) << sub << ": " << r.out;
