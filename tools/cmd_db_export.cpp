@@ -82,12 +82,7 @@ void run_export(const ExportOptions& o) {
     else
       db::export_results(*db, format, out, gpu);
   };
-  if (o.out.empty()) {
-    write(std::cout);
-    std::cout.flush();
-    if (!std::cout) throw usage_error("writing the export to stdout failed");
-    return;
-  }
+  if (o.out.empty()) return write(std::cout);  // main() checks that stdout took it all
   write_replacing(o.out, write);
   std::fprintf(stderr, "wrote %s\n", o.out.c_str());
 }
