@@ -50,6 +50,13 @@ bool same_file(const std::string& a, const std::string& b) {
   return !ec_a && !ec_b && canonical_a == canonical_b;
 }
 
+void require_database_file(const std::string& path, const std::string& action) {
+  if (!std::filesystem::exists(path)) {
+    throw usage_error("no tuning database at '" + path + "': nothing to " + action +
+                      "; check the path (--db, else $GEMMTUNE_DB)");
+  }
+}
+
 std::optional<db::Database> open_for_reading(const std::string& given) {
   const std::string path = database_path(given);
   if (given.empty() && !std::filesystem::exists(path)) return std::nullopt;

@@ -1,8 +1,6 @@
 // `gemmtune db migrate`: brings a tuning database written by an older gemmtune up to this one's
 // schema (new tables, columns of new kernel knobs), as every read-write open does. Read commands
 // open the file read-only and refuse an older one with a hint that names this command.
-#include <filesystem>
-
 #include "db_commands.hpp"
 #include "gemmtune/db/schema.hpp"
 #include "table.hpp"
@@ -22,10 +20,7 @@ std::string joined(const std::vector<std::string>& names) {
 
 void run_migrate(const MigrateOptions& o) {
   const std::string path = database_path(o.db);
-  if (!std::filesystem::exists(path)) {
-    throw usage_error("no tuning database at '" + path +
-                      "': nothing to migrate; check the path (--db, else $GEMMTUNE_DB)");
-  }
+  require_database_file(path, "migrate");
   db::PendingMigration pending;
   {
     db::Connection peek(path, db::OpenMode::read_only);

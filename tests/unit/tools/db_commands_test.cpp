@@ -237,6 +237,70 @@ TEST_F(DbCommands, PruneStaleTemplatesKeepsCurrentOnes) {
   EXPECT_TRUE(contains(best.out, "1.20x")) << best.out;
 }
 
+TEST_F(DbCommands, PruneKeepsUnfinishedSweepsUnlessAskedAndADayOld) {
+  const fs::path db = copy_fixture();
+  Id running = 0, crashed = 0, gpu = 0;
+  {
+    Database d(db.string(), OpenMode::read_write);
+    gpu = d.upsert_gpu_model(h200());
+    SweepInfo info;
+    info.gpu_model_id = gpu;
+    info.template_hash = "0123456789abcdef";  // stale
+    running = d.begin_sweep(info);            // started now, never finished (yet)
+    crashed = d.begin_sweep(info);
+  }
+  Connection(db.string(), OpenMode::read_write)
+      .exec("UPDATE sweeps SET started_at = '2020-01-02T00:00:00.000Z' WHERE id = " +
+            std::to_string(crashed));
+  const auto exists = [&](Id sweep) {
+    Connection conn(db.string(), OpenMode::read_only);
+    Statement st(conn, "SELECT count(*) FROM sweeps WHERE id = ?1");
+    st.bind_int(1, sweep);
+    return st.step() && st.get_int(0) == 1;
+  };
+
+  CliRun r = db_cmd({"prune", "--older-than", "30", "--stale-templates"}, db);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "pruned " + db.string() + ": 1 sweeps"))
+      << r.out;  // the finished old one
+  EXPECT_TRUE(
+      contains(r.out, "kept 2 unfinished sweeps: they may still be running; --include-unfinished"))
+      << r.out;
+  EXPECT_TRUE(exists(running));
+  EXPECT_TRUE(exists(crashed));
+
+  r = db_cmd({"prune", "--older-than", "30", "--stale-templates", "--include-unfinished"}, db);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, ": 1 sweeps")) << r.out;
+  EXPECT_TRUE(contains(r.out, "kept 1 unfinished sweeps")) << r.out;
+  EXPECT_FALSE(exists(crashed));
+  ASSERT_TRUE(exists(running));
+  Database d(db.string(), OpenMode::read_write);  // the running sweep goes on writing
+  const Id problem = d.upsert_problem(make_problem(64, 64, 64)),
+           config = d.upsert_config(cfg_best());
+  EXPECT_NO_THROW(d.record_results(
+      running, std::vector<Result>{ok(problem, config, 0.01, 2.0 * 64 * 64 * 64)}));
+  EXPECT_NO_THROW(d.finish_sweep(running));
+}
+
+TEST_F(DbCommands, PruneRefusesBadDaysAndAMissingFile) {
+  const fs::path db = copy_fixture();
+  for (const char* days : {"nan", "inf", "-1", "1e400", "30x", ""}) {
+    CliRun r = db_cmd({"prune", "--older-than", days}, db);
+    EXPECT_NE(r.status, 0) << days;
+    EXPECT_TRUE(contains(r.err, "--older-than")) << days << ": " << r.err;
+    EXPECT_LT(r.err.size(), 200u) << days << ": " << r.err;
+  }
+  EXPECT_EQ(db_cmd({"prune", "--older-than", "0.5"}, db).status, 0);
+
+  const fs::path typo = dir_ / "typo.db";
+  CliRun r = db_cmd({"prune", "--older-than", "30"}, typo);
+  EXPECT_NE(r.status, 0);
+  EXPECT_EQ(line_count(r.err), 1) << r.err;
+  EXPECT_TRUE(contains(r.err, "no tuning database at '" + typo.string() + "'")) << r.err;
+  EXPECT_FALSE(fs::exists(typo));
+}
+
 TEST_F(DbCommands, CheckPassesAGoodDatabaseAndReportsACorruptBinary) {
   CliRun good = db_cmd({"check"}, fixture());
   EXPECT_EQ(good.status, 0) << good.out << good.err;
