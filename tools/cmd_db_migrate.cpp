@@ -46,7 +46,8 @@ void run_migrate(const MigrateOptions& o) {
 void add_db_migrate(CLI::App& db) {
   auto o = std::make_shared<MigrateOptions>();
   auto* cmd = db.add_subcommand(
-      "migrate", "Bring a database of an older gemmtune up to this one's schema (read commands only read)");
+      "migrate",
+      "Bring a database of an older gemmtune up to this one's schema (read commands only read)");
   add_db_option(cmd, o->db);
   cmd->callback([o] { run_migrate(*o); });
 }

@@ -15,9 +15,9 @@ std::vector<std::thread> start_threads(unsigned count, const std::function<void(
     } catch (const std::exception& e) {  // std::system_error (EAGAIN) or std::bad_alloc
       stop();
       for (auto& t : threads) t.join();
-      throw Error(Status::kInvalidArgument, "the system started only " + std::to_string(i) + " of the " +
-                                                std::to_string(count) + " " + what + " asked for (" +
-                                                e.what() + "): ask for fewer");
+      throw Error(Status::kInvalidArgument, "the system started only " + std::to_string(i) +
+                                                " of the " + std::to_string(count) + " " + what +
+                                                " asked for (" + e.what() + "): ask for fewer");
     }
   }
   return threads;

@@ -20,7 +20,9 @@ namespace {
 // Room for a few 8 MiB thread stacks, not for 64.
 constexpr long long kRoomForAFewThreads = 48ll << 20;
 
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+bool contains(const std::string& s, const std::string& part) {
+  return s.find(part) != std::string::npos;
+}
 
 TEST(StartThreads, RefusedThreadsAreAnErrorAndTheStartedOnesAreJoined) {
   const std::string out = run_in_child([] {
