@@ -34,12 +34,15 @@ bool names_the_database(const std::string& out, const std::string& db_path) {
 }
 
 // Writes `path` through a temporary file beside it, renamed over `path` once complete: a failed
-// export leaves the file that was there as it was.
+// export leaves the file that was there as it was. A device or pipe (/dev/stdout, a FIFO) is
+// written directly: it has no contents to keep, and cannot be renamed over.
 void write_replacing(const std::string& path, const std::function<void(std::ostream&)>& write) {
   std::error_code ec;
   fs::path target = fs::weakly_canonical(path, ec);  // through a symlink: the file it names
   if (ec) target = path;
-  const fs::path temp = target.string() + ".tmp-" + std::to_string(::getpid());
+  const bool direct = fs::exists(target, ec) && !fs::is_regular_file(target, ec);
+  const fs::path temp =
+      direct ? target : fs::path(target.string() + ".tmp-" + std::to_string(::getpid()));
   std::ofstream file(temp, std::ios::binary | std::ios::trunc);
   if (!file)
     throw usage_error("cannot write '" + path +
@@ -49,12 +52,12 @@ void write_replacing(const std::string& path, const std::function<void(std::ostr
     file.close();
     if (!file)
       throw usage_error("writing the export to '" + path + "' failed: " + std::strerror(errno));
-    fs::rename(temp, target);
+    if (!direct) fs::rename(temp, target);
   } catch (const fs::filesystem_error& e) {
     fs::remove(temp, ec);
     throw usage_error("cannot replace '" + path + "': " + e.code().message());
   } catch (...) {
-    fs::remove(temp, ec);
+    if (!direct) fs::remove(temp, ec);
     throw;
   }
 }

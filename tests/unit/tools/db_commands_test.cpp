@@ -162,6 +162,10 @@ TEST_F(DbCommands, ExportCsvAndJson) {
 
   CliRun bad = db_cmd({"export", "--format", "xml"}, fixture());
   EXPECT_NE(bad.status, 0);
+
+  CliRun device = db_cmd({"export", "--out", "/dev/stdout"}, fixture());  // written, not replaced
+  ASSERT_EQ(device.status, 0) << device.err;
+  EXPECT_EQ(device.out, csv.out);
 }
 
 TEST_F(DbCommands, ExportRefusesToWriteOverTheDatabase) {
