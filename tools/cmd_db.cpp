@@ -41,6 +41,22 @@ std::string database_path(const std::string& given) {
   return given.empty() ? db::default_database_path() : given;
 }
 
+bool same_file(const std::string& a, const std::string& b) {
+  std::error_code ec_a, ec_b;
+  if (std::filesystem::exists(a, ec_a) && std::filesystem::exists(b, ec_b))
+    return std::filesystem::equivalent(a, b, ec_a);
+  const auto canonical_a = std::filesystem::weakly_canonical(a, ec_a),
+             canonical_b = std::filesystem::weakly_canonical(b, ec_b);
+  return !ec_a && !ec_b && canonical_a == canonical_b;
+}
+
+void require_database_file(const std::string& path, const std::string& action) {
+  if (!std::filesystem::exists(path)) {
+    throw usage_error("no tuning database at '" + path + "': nothing to " + action +
+                      "; check the path (--db, else $GEMMTUNE_DB)");
+  }
+}
+
 std::optional<db::Database> open_for_reading(const std::string& given) {
   const std::string path = database_path(given);
   if (given.empty() && !std::filesystem::exists(path)) return std::nullopt;

@@ -1,6 +1,12 @@
 // `gemmtune db export`: every result (or every best) as CSV or JSON, for spreadsheets and scripts.
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
 
 #include "db_commands.hpp"
@@ -10,6 +16,8 @@
 namespace gemmtune::cli {
 namespace {
 
+namespace fs = std::filesystem;
+
 struct ExportOptions {
   std::string db;
   std::string format = "csv";
@@ -18,8 +26,51 @@ struct ExportOptions {
   std::string device;
 };
 
+// Whether `out` names the database at `db_path` or one of SQLite's files beside it.
+bool names_the_database(const std::string& out, const std::string& db_path) {
+  for (const char* suffix : {"", "-wal", "-shm", "-journal"})
+    if (same_file(out, db_path + suffix)) return true;
+  return false;
+}
+
+// Writes `path` through a temporary file beside it, renamed over `path` once complete: a failed
+// export leaves the file that was there as it was. A device or pipe (/dev/stdout, a FIFO) is
+// written directly: it has no contents to keep, and cannot be renamed over.
+void write_replacing(const std::string& path, const std::function<void(std::ostream&)>& write) {
+  std::error_code ec;
+  fs::path target = fs::weakly_canonical(path, ec);  // through a symlink: the file it names
+  if (ec) target = path;
+  const bool direct = fs::exists(target, ec) && !fs::is_regular_file(target, ec);
+  const fs::path temp =
+      direct ? target : fs::path(target.string() + ".tmp-" + std::to_string(::getpid()));
+  std::ofstream file(temp, std::ios::binary | std::ios::trunc);
+  if (!file)
+    throw usage_error("cannot write '" + path +
+                      "': check that its directory exists and is writable");
+  try {
+    write(file);
+    file.close();
+    if (!file)
+      throw usage_error("writing the export to '" + path + "' failed: " + std::strerror(errno));
+    if (!direct) fs::rename(temp, target);
+  } catch (const fs::filesystem_error& e) {
+    fs::remove(temp, ec);
+    throw usage_error("cannot replace '" + path + "': " + e.code().message());
+  } catch (...) {
+    if (!direct) fs::remove(temp, ec);
+    throw;
+  }
+}
+
 void run_export(const ExportOptions& o) {
   const auto format = o.format == "json" ? db::ExportFormat::json : db::ExportFormat::csv;
+  if (!o.out.empty() && names_the_database(o.out, database_path(o.db))) {
+    throw usage_error("--out '" + o.out + "' is the database being exported (" +
+                      database_path(o.db) + "); write the export to another file");
+  }
+  if (!o.out.empty() && fs::is_directory(o.out))
+    throw usage_error("--out '" + o.out + "' is a directory: name a file in it, e.g. " +
+                      (fs::path(o.out) / ("gemmtune-" + o.what + "." + o.format)).string());
   auto db = open_for_reading(o.db);
   // Nothing to export: say so on stderr, so that a pipe into another program stays clean.
   if (!db || !db::has_results(*db)) {
@@ -28,17 +79,15 @@ void run_export(const ExportOptions& o) {
   }
   std::optional<db::Id> gpu;
   if (!o.device.empty()) gpu = find_gpu(db->gpu_models(), o.device, db->path()).id;
-  std::ofstream file;
-  if (!o.out.empty()) {
-    file.open(o.out, std::ios::binary | std::ios::trunc);
-    if (!file) throw usage_error("cannot write '" + o.out + "': check that its directory exists and is writable");
-  }
-  std::ostream& out = o.out.empty() ? std::cout : file;
-  if (o.what == "bests") db::export_bests(*db, format, out, gpu);
-  else db::export_results(*db, format, out, gpu);
-  out.flush();
-  if (!out) throw usage_error("writing the export to '" + (o.out.empty() ? std::string("stdout") : o.out) + "' failed");
-  if (!o.out.empty()) std::fprintf(stderr, "wrote %s\n", o.out.c_str());
+  const auto write = [&](std::ostream& out) {
+    if (o.what == "bests")
+      db::export_bests(*db, format, out, gpu);
+    else
+      db::export_results(*db, format, out, gpu);
+  };
+  if (o.out.empty()) return write(std::cout);  // main() checks that stdout took it all
+  write_replacing(o.out, write);
+  std::fprintf(stderr, "wrote %s\n", o.out.c_str());
 }
 
 void add_db_export(CLI::App& db) {
@@ -49,7 +98,9 @@ void add_db_export(CLI::App& db) {
   cmd->add_option("--what", o->what, "results (every outcome, failures included) or bests (one row per problem)")
       ->capture_default_str()
       ->check(CLI::IsMember({"results", "bests"}));
-  cmd->add_option("--out", o->out, "Write to this file instead of stdout");
+  cmd->add_option(
+      "--out", o->out,
+      "Write to this file instead of stdout (replaced only once the export is complete)");
   cmd->add_option("--device", o->device, "Only this GPU model (its name, or a unique part of it)");
   cmd->callback([o] { run_export(*o); });
 }

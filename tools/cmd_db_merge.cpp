@@ -1,7 +1,5 @@
 // `gemmtune db merge OTHER.db`: copies into the database what OTHER.db has and it lacks (GPU models,
 // sweeps, problems, configs, results, baselines, cached binaries). Merging twice adds nothing.
-#include <filesystem>
-
 #include "db_commands.hpp"
 #include "table.hpp"
 
@@ -15,8 +13,7 @@ struct MergeOptions {
 
 void run_merge(const MergeOptions& o) {
   const std::string path = database_path(o.db);
-  std::error_code ec;
-  if (std::filesystem::exists(path, ec) && std::filesystem::equivalent(path, o.other, ec)) {
+  if (same_file(path, o.other)) {
     throw usage_error("'" + o.other + "' is the database itself (" + path + "); merge another file");
   }
   // Open the other file read-only first, so that a file that is not a tuning database is refused

@@ -1,5 +1,10 @@
 // `gemmtune db prune`: drops the sweeps (with their results and baselines) that are older than a
-// number of days, or that were measured with kernel templates other than this build's.
+// number of days, or that were measured with kernel templates other than this build's. A sweep
+// that never finished may still be running: it is kept unless --include-unfinished is given and
+// it started more than a day ago.
+#include <charconv>
+#include <cmath>
+
 #include "db_commands.hpp"
 #include "gemmtune/kernel.hpp"
 #include "table.hpp"
@@ -11,24 +16,41 @@ struct PruneOptions {
   std::string db;
   std::optional<double> older_than_days;
   bool stale_templates = false;
+  bool include_unfinished = false;
 };
+
+// DAYS of --older-than: a finite number, 0 or more (CLI::NonNegativeNumber takes nan).
+std::string check_days(std::string& text) {
+  double days = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), days);
+  if (ec == std::errc() && end == text.data() + text.size() && std::isfinite(days) && days >= 0)
+    return "";
+  return "'" + text + "' is not a number of days: give one of 0 or more, e.g. 30 or 0.5";
+}
 
 void run_prune(const PruneOptions& o) {
   if (!o.older_than_days && !o.stale_templates) {
     throw usage_error("say what to prune: --older-than DAYS and/or --stale-templates");
   }
   const std::string path = database_path(o.db);
+  require_database_file(path, "prune");
   db::Database db(path, db::OpenMode::read_write);
   db::PruneOptions options;
   options.older_than_days = o.older_than_days;
   if (o.stale_templates) options.keep_template_hash = template_hash();
+  options.include_unfinished = o.include_unfinished;
   const db::PruneStats s = db.prune(options);
-  if (s.sweeps == 0) {
+  if (s.sweeps == 0)
     print("nothing to prune in " + path + "\n");
-    return;
+  else
+    print(format("pruned %s: %lld sweeps, %lld results, %lld baselines\n", path.c_str(),
+                 (long long)s.sweeps, (long long)s.results, (long long)s.baselines));
+  if (s.unfinished_kept > 0) {
+    print(format(
+        "kept %lld unfinished sweeps: they may still be running%s\n", (long long)s.unfinished_kept,
+        o.include_unfinished ? " (started less than a day ago)"
+                             : "; --include-unfinished drops those started more than a day ago"));
   }
-  print(format("pruned %s: %lld sweeps, %lld results, %lld baselines\n", path.c_str(), (long long)s.sweeps,
-               (long long)s.results, (long long)s.baselines));
 }
 
 void add_db_prune(CLI::App& db) {
@@ -37,9 +59,13 @@ void add_db_prune(CLI::App& db) {
       "prune", "Drop old sweeps, or sweeps of outdated templates, with their results");
   add_db_option(cmd, o->db);
   cmd->add_option("--older-than", o->older_than_days, "Drop sweeps started more than DAYS days ago")
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::Validator(check_days, "DAYS", "days"));
   cmd->add_flag("--stale-templates", o->stale_templates,
                 "Drop sweeps whose kernel templates differ from this build's (template hash " + template_hash() + ")");
+  cmd->add_flag("--include-unfinished", o->include_unfinished,
+                "Also drop those sweeps that never finished (killed, crashed) if they started more "
+                "than a day "
+                "ago. Without it a sweep with no end time is kept: it may still be running");
   cmd->callback([o] { run_prune(*o); });
 }
 

@@ -11,6 +11,7 @@
 #include "gemmtune/kernel.hpp"
 #include "gemmtune/tuner/shape.hpp"
 #include "gemmtune/tuner/space.hpp"
+#include "gemmtune/tuner/threads.hpp"
 
 namespace gemmtune::cli {
 
@@ -30,16 +31,16 @@ struct SpaceOptions {
 void compile_all(const std::vector<GemmConfig>& configs, const SpaceOptions& o) {
   std::vector<CompileResult> results(configs.size());
   std::atomic<size_t> next{0}, done{0};
-  std::vector<std::thread> pool;
-  for (int t = 0; t < o.jobs; ++t)
-    pool.emplace_back([&] {
-      for (size_t i; (i = next++) < configs.size();) {
-        results[i] = compile_config(configs[i], o.arch);
-        size_t d = ++done;
-        if (d % 50 == 0) std::fprintf(stderr, "compiled %zu / %zu\n", d, configs.size());
-      }
-    });
-  for (auto& t : pool) t.join();
+  const auto compile = [&] {
+    for (size_t i; (i = next++) < configs.size();) {
+      results[i] = compile_config(configs[i], o.arch);
+      size_t d = ++done;
+      if (d % 50 == 0) std::fprintf(stderr, "compiled %zu / %zu\n", d, configs.size());
+    }
+  };
+  const auto stop = [&] { next = configs.size(); };  // each thread ends after its current config
+  for (auto& t : tuner::start_threads(unsigned(o.jobs), compile, stop, "compile jobs (-j)"))
+    t.join();
   std::printf("%-52s %5s %6s %8s %7s\n", "config", "regs", "spill", "smem KiB", "seconds");
   int failed = 0, spilled = 0;
   std::vector<double> secs;

@@ -192,7 +192,9 @@ static void add_sweep_command(CLI::App& app) {
   cmd->add_option("--config", c->configs, "Only these config names (repeatable), e.g. for a quick check");
   cmd->add_option("--hang-timeout", c->hang_timeout, "Seconds before a verification run counts as hung")
       ->capture_default_str();
-  cmd->add_option("--compile-threads", c->compile_threads, "NVRTC threads (0: one per core)")->capture_default_str();
+  cmd->add_option("--compile-threads", c->compile_threads, "NVRTC threads (0: one per core)")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 256));
   cmd->add_option("--seed", c->seed, "Seed of the random data and sampling (0: random)")->capture_default_str();
   cmd->add_option("--arch", c->arch, "Dry run without a GPU: architecture to plan for")->capture_default_str();
   cmd->add_option("--sms", c->sms, "Dry run without a GPU: SM count to plan for")->capture_default_str();

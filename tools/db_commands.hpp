@@ -39,6 +39,14 @@ void add_json_flag(CLI::App* cmd, bool& json);
 /// The path `--db` names, or the default database's.
 std::string database_path(const std::string& given);
 
+/// Whether paths `a` and `b` name one file: the same file when both exist (through symlinks, hard
+/// links, "..", relative paths), else the same absolute path once symlinks are resolved.
+bool same_file(const std::string& a, const std::string& b);
+
+/// Throws a usage error when there is no file at `path`, for commands that change a database and
+/// must not create one for a mistyped path: "no tuning database at '...': nothing to <action>".
+void require_database_file(const std::string& path, const std::string& action);
+
 /// Opens the database read-only for a read command. Empty when no path was given and the default
 /// database does not exist yet (an empty database, as far as the user is concerned); a named file
 /// that is missing or not a tuning database throws a one-line DatabaseError.

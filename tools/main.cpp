@@ -1,10 +1,16 @@
 // gemmtune: the command line. Errors from the library are reported as one line, never a trace.
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <iostream>
+#include <string>
 
 #include "commands.hpp"
 #include "gemmtune/error.hpp"
 
-int main(int argc, char** argv) {
+namespace {
+
+int run(int argc, char** argv) {
   CLI::App app{"gemmtune: auto-tuned FP32 GEMM kernels for NVIDIA GPUs"};
   app.set_version_flag("--version", std::string("gemmtune ") + GEMMTUNE_VERSION);
   app.require_subcommand(1);
@@ -21,4 +27,26 @@ int main(int argc, char** argv) {
     return 1;
   }
   return gemmtune::cli::exit_status();
+}
+
+// Why writing to stdout failed (a full disk, /dev/full), or "" when all of it got there. Commands
+// write through both stdio and std::cout; this checks both, once, at the end.
+std::string stdout_error() {
+  errno = 0;
+  std::cout.flush();
+  const bool failed = std::fflush(stdout) != 0 || std::ferror(stdout) || !std::cout;
+  if (!failed) return "";
+  // An earlier write's errno is gone when the last flush had nothing left to write.
+  return errno ? std::strerror(errno) : "a write to stdout failed";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int status = run(argc, argv);
+  if (const std::string error = stdout_error(); !error.empty()) {
+    std::fprintf(stderr, "gemmtune: cannot write the output: %s\n", error.c_str());
+    return status ? status : 1;
+  }
+  return status;
 }

@@ -5,17 +5,32 @@
 namespace gemmtune::db {
 namespace {
 
-// Sweeps selected by PruneOptions: ?1 days (or NULL), ?2 template hash to keep (or NULL).
-constexpr const char* kPrunedSweeps =
-    "SELECT id FROM sweeps WHERE (?1 IS NOT NULL AND julianday(started_at) < julianday('now') - ?1)"
-    " OR (?2 IS NOT NULL AND template_hash <> ?2)";
+// Sweeps PruneOptions selects: ?1 days (or NULL), ?2 template hash to keep (or NULL).
+constexpr const char* kSelected =
+    "((?1 IS NOT NULL AND julianday(started_at) < julianday('now') - ?1)"
+    " OR (?2 IS NOT NULL AND template_hash <> ?2))";
+// Of those, the ones that may go: a sweep with no end time may still be running, and its next
+// write would fail; it goes only on request (?3), once older than ?4 days.
+constexpr const char* kMayGo =
+    "(finished_at IS NOT NULL OR (?3 AND julianday(started_at) < julianday('now') - ?4))";
 
-std::int64_t count(Connection& conn, const std::string& table, const PruneOptions& o) {
-  Statement st(conn,
-               "SELECT count(*) FROM " + table + " WHERE sweep_id IN (" + kPrunedSweeps + ")");
+void bind(Statement& st, const PruneOptions& o) {
   st.bind_real(1, o.older_than_days);
   if (o.keep_template_hash) st.bind_text(2, *o.keep_template_hash);
+  st.bind_int(3, o.include_unfinished ? 1 : 0);
+  st.bind_real(4, kUnfinishedSweepMinAgeDays);
+}
+
+std::int64_t count(Connection& conn, const std::string& sql, const PruneOptions& o) {
+  Statement st(conn, sql);
+  bind(st, o);
   return st.step() ? st.get_int(0) : 0;
+}
+
+// Rows of `table` whose sweep prune() drops.
+std::string in_pruned_sweeps(const std::string& table) {
+  return "SELECT count(*) FROM " + table + " WHERE sweep_id IN (SELECT id FROM sweeps WHERE " +
+         kSelected + " AND " + kMayGo + ")";
 }
 
 }  // namespace
@@ -24,12 +39,14 @@ PruneStats Database::prune(const PruneOptions& o) {
   require_writable("prune");
   PruneStats stats;
   Transaction tx(conn_);
-  stats.results = count(conn_, "results", o);
-  stats.baselines = count(conn_, "baselines", o);
+  stats.results = count(conn_, in_pruned_sweeps("results"), o);
+  stats.baselines = count(conn_, in_pruned_sweeps("baselines"), o);
+  stats.unfinished_kept = count(
+      conn_, std::string("SELECT count(*) FROM sweeps WHERE ") + kSelected + " AND NOT " + kMayGo,
+      o);
   // Results and baselines go with their sweep (ON DELETE CASCADE).
-  Statement del(conn_, std::string("DELETE FROM sweeps WHERE id IN (") + kPrunedSweeps + ")");
-  del.bind_real(1, o.older_than_days);
-  if (o.keep_template_hash) del.bind_text(2, *o.keep_template_hash);
+  Statement del(conn_, std::string("DELETE FROM sweeps WHERE ") + kSelected + " AND " + kMayGo);
+  bind(del, o);
   del.run();
   stats.sweeps = conn_.changes();
   tx.commit();

@@ -39,6 +39,11 @@ int user_objects(Connection& conn) {
                    "was not changed");
 }
 
+// The command that migrates `conn`'s file (read commands open it read-only and cannot).
+std::string migrate_hint(const Connection& conn) {
+  return "run `gemmtune db migrate --db '" + conn.path() + "'` (or open it read-write) once";
+}
+
 // Knobs of kSgemmKnobs that have no column in `configs` yet: knobs added after the file was made.
 std::vector<const Knob*> missing_knob_columns(Connection& conn) {
   std::set<std::string, std::less<>> columns;
@@ -109,18 +114,28 @@ void check_schema_compatible(Connection& conn) {
     refuse(conn, "it has schema version " + std::to_string(version) +
                      ", older than this "
                      "gemmtune's " +
-                     std::to_string(kSchemaVersion) +
-                     ", and was opened read-only; open "
-                     "it read-write once (e.g. `gemmtune db check`) to migrate it");
+                     std::to_string(kSchemaVersion) + ", and was opened read-only; " +
+                     migrate_hint(conn) + " to migrate it");
   }
   if (conn.mode() == OpenMode::read_only && version > 0) {
     auto missing = missing_knob_columns(conn);
     if (!missing.empty())
       refuse(conn, "it has no column for the kernel knob '" + std::string(missing.front()->name) +
-                       "', which this gemmtune added, and was opened read-only; open it read-write once "
-                       "(e.g. `gemmtune db check`) to add it");
+                       "', which this gemmtune added, and was opened read-only; " +
+                       migrate_hint(conn) + " to add it");
   }
   snapshot.commit();
+}
+
+PendingMigration pending_migration(Connection& conn) {
+  Transaction snapshot(
+      conn, TransactionKind::deferred);  // one view of a file another process may migrate
+  PendingMigration pending;
+  pending.from_version = schema_version(conn);
+  for (const Knob* knob : missing_knob_columns(conn))
+    pending.new_knob_columns.emplace_back(knob->name);
+  snapshot.commit();
+  return pending;
 }
 
 void migrate(Connection& conn, int target) {

@@ -32,6 +32,7 @@ struct RunOptions {
   std::vector<std::pair<std::string, std::string>> set_env = {};  ///< variables set for the run
   std::vector<std::string> unset_env = {};                        ///< variables removed for the run
   bool merge_stderr = false;  ///< stderr goes into `out`, interleaved as a terminal shows it
+  std::string stdout_file = {};  ///< stdout goes to this file instead of `out` (e.g. /dev/full)
 };
 
 /// What a run printed and returned.
@@ -57,7 +58,11 @@ class ChildProcess {
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_adddup2(&actions, out[1], 1);
+    if (options.stdout_file.empty())
+      posix_spawn_file_actions_adddup2(&actions, out[1], 1);
+    else
+      posix_spawn_file_actions_addopen(&actions, 1, options.stdout_file.c_str(), O_WRONLY | O_TRUNC,
+                                       0);
     posix_spawn_file_actions_adddup2(&actions, options.merge_stderr ? out[1] : err[1], 2);
     std::vector<std::string> args = argv, env = environment(options);
     std::vector<char*> c_args = pointers(args), c_env = pointers(env);

@@ -33,11 +33,17 @@ bool in_reduced_space(const GemmConfig& c) {
          (max_b <= 2 * min_b || min_b <= 32);
 }
 
+// Blocks of bm x bn tiles over the problem's batch; in double, as sizes near INT32_MAX and huge
+// batches overflow 64 bits (it is only compared with a few waves of SMs).
+static double tile_count(const Problem& p, int bm, int bn) {
+  const long long m = p.m, n = p.n;
+  return double((m + bm - 1) / bm) * double((n + bn - 1) / bn) * p.batch;
+}
+
 bool tile_suits(const GemmConfig& c, const Problem& p, int sm_count) {
   // Tiles under 64x64 (more shared-memory traffic per FMA) only where 64x64 tiles leave the
   // GPU short of blocks.
-  long long tiles64 = (long long)((p.m + 63) / 64) * ((p.n + 63) / 64) * p.batch;
-  if (c.bm * c.bn < 64 * 64 && tiles64 >= 4LL * sm_count) return false;
+  if (c.bm * c.bn < 64 * 64 && tile_count(p, 64, 64) >= 4.0 * sm_count) return false;
   // A tile much narrower on one side pays off only where the problem is narrow on that side.
   if (c.bm <= 8 && p.m > 8) return false;
   if (c.bn <= 8 && p.n > 8) return false;
@@ -48,10 +54,11 @@ bool tile_suits(const GemmConfig& c, const Problem& p, int sm_count) {
 
 bool split_k_useful(const Problem& p, int bm, int bn, int bk, int split_k, int sm_count, int threads) {
   if (split_k == 1) return true;
-  long long tiles = (long long)((p.m + bm - 1) / bm) * ((p.n + bn - 1) / bn) * p.batch;
-  if (tiles >= 2LL * sm_count) return false;  // enough blocks already: splitting K only adds atomics
+  const double tiles = tile_count(p, bm, bn);
+  // Enough blocks already: splitting K only adds atomics.
+  if (tiles >= 2.0 * sm_count) return false;
   // Beyond two waves of fully occupied SMs more splits only add atomics.
-  if (tiles * split_k * threads > 2LL * 2048 * sm_count) return false;
+  if (tiles * split_k * threads > 2.0 * 2048 * sm_count) return false;
   return p.k >= split_k * bk * 4;
 }
 

@@ -6,6 +6,7 @@
 #include "gemmtune/db/database.hpp"
 #include "gemmtune/db_rows.hpp"
 #include "gemmtune/kernel.hpp"
+#include "gemmtune/tuner/threads.hpp"
 
 namespace gemmtune::tuner {
 
@@ -28,19 +29,25 @@ CompilePool::CompilePool(std::string arch, std::string db_path, unsigned threads
     : arch_(std::move(arch)), db_path_(std::move(db_path)) {
   if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
   look_ahead_ = look_ahead ? look_ahead : 4 * threads;
-  consumer_cache_ = open_cache(db_path_).release();
-  for (unsigned i = 0; i < threads; ++i) workers_.emplace_back([this] { work(); });
+  const auto run = [this] { work(); };
+  const auto stop = [this] { stop_workers(); };
+  workers_ = start_threads(threads, run, stop, "compile threads");
+  consumer_cache_ = open_cache(db_path_).release();  // after the throw above: nothing to leak
 }
 
 CompilePool::~CompilePool() {
+  stop_workers();
+  for (auto& t : workers_) t.join();
+  delete static_cast<db::Database*>(consumer_cache_);
+}
+
+void CompilePool::stop_workers() {
   {
     std::lock_guard lock(mutex_);
     stopping_ = true;
     queue_.clear();
   }
   work_cv_.notify_all();
-  for (auto& t : workers_) t.join();
-  delete static_cast<db::Database*>(consumer_cache_);
 }
 
 std::shared_ptr<CompiledCandidate> CompilePool::build(const GemmConfig& config, void* cache) {

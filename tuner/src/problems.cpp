@@ -3,9 +3,12 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <sstream>
+#include <utility>
 
 #include "gemmtune/error.hpp"
 #include "gemmtune/tuner/shape.hpp"
@@ -38,16 +41,36 @@ static std::string trim(const std::string& s) {
   return s.substr(b, e - b);
 }
 
+// The columns of a problem file's rows, and its only header (in any case).
+static constexpr const char* kRowFormat = "m,n,k[,layout][,batch]";
+static constexpr const char* kHeader[] = {"m", "n", "k", "layout", "batch"};
+
+static bool is_header(const std::vector<std::string>& cols) {
+  if (cols.size() < 3 || cols.size() > std::size(kHeader)) return false;
+  for (std::size_t i = 0; i < cols.size(); ++i) {
+    std::string name = cols[i];
+    for (char& c : name) c = char(std::tolower(static_cast<unsigned char>(c)));
+    if (name != kHeader[i]) return false;
+  }
+  return true;
+}
+
 static int parse_positive(const std::string& text, const char* column, const std::string& where) {
   int v = 0;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
   if (ec != std::errc() || end != text.data() + text.size() || v < 1)
-    throw Error(Status::kInvalidArgument,
-                where + column + " '" + text + "' is not a positive integer (columns: m,n,k[,layout][,batch])");
+    throw Error(
+        Status::kInvalidArgument,
+        where + column + " '" + text + "' is not a positive integer (columns: " + kRowFormat + ")");
   return v;
 }
 
 std::vector<ProblemSpec> problems_from_csv(const std::string& path, const std::string& default_layout) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw Error(
+        Status::kInvalidArgument,
+        "problem file '" + path + "' is a directory: give a CSV file of " + kRowFormat + " rows");
   std::ifstream in(path);
   if (!in) throw Error(Status::kInvalidArgument, "cannot read problem file '" + path + "': check the path");
   std::vector<ProblemSpec> out;
@@ -62,12 +85,18 @@ std::vector<ProblemSpec> problems_from_csv(const std::string& path, const std::s
     std::stringstream ss(line);
     for (std::string col; std::getline(ss, col, ',');) cols.push_back(trim(col));
     if (!line.empty() && line.back() == ',') cols.push_back("");
-    bool header = first_row && !cols[0].empty() && std::isalpha(static_cast<unsigned char>(cols[0][0]));
-    first_row = false;
-    if (header) continue;  // e.g. "m,n,k,layout,batch"
+    // Only the first row may be the header; a problem row starts with a number.
+    const bool named = !cols[0].empty() && std::isalpha(static_cast<unsigned char>(cols[0][0]));
+    if (std::exchange(first_row, false) && named) {
+      if (is_header(cols)) continue;
+      throw Error(Status::kInvalidArgument,
+                  where + "'" + line + "' is not the header " + kRowFormat +
+                      " nor a problem row (M, N, K are numbers), e.g. 4096,4096,4096,nn");
+    }
     if (cols.size() < 3 || cols.size() > 5)
-      throw Error(Status::kInvalidArgument, where + "expected m,n,k[,layout][,batch], got " +
-                                                std::to_string(cols.size()) + " columns: '" + line + "'");
+      throw Error(Status::kInvalidArgument, where + "expected " + kRowFormat + ", got " +
+                                                std::to_string(cols.size()) + " columns: '" + line +
+                                                "'");
     int m = parse_positive(cols[0], "m", where), n = parse_positive(cols[1], "n", where),
         k = parse_positive(cols[2], "k", where);
     std::string layout = cols.size() > 3 && !cols[3].empty() ? cols[3] : default_layout;
@@ -81,6 +110,14 @@ std::vector<ProblemSpec> problems_from_csv(const std::string& path, const std::s
     }
     for (auto [oa, ob] : layouts) out.push_back({oa, ob, m, n, k, batch});
   }
+  if (in.bad())
+    throw Error(Status::kInvalidArgument, "cannot read problem file '" + path + "': a read failed");
+  if (out.empty())
+    throw Error(Status::kInvalidArgument,
+                "problem file '" + path + "' holds no problems: write one per line as " +
+                    kRowFormat +
+                    ", e.g. 4096,4096,4096 or 16,4096,4096,tn,8 ('#' starts "
+                    "a comment; an optional first line m,n,k,layout,batch is the header)");
   return out;
 }
 

@@ -21,8 +21,17 @@
 extern "C" {
 #endif
 
+/* In C++ the enums below have int as their underlying type: any int a C caller passes is then a
+ * value of the type, which the library checks (an enum without a fixed type holds only the range
+ * of its enumerators, and a compiler may assume a value is in it). */
+#ifdef __cplusplus
+#define GEMMTUNE_INT_ENUM : int
+#else
+#define GEMMTUNE_INT_ENUM
+#endif
+
 /** Status codes; the same values as gemmtune::Status. */
-typedef enum gemmtune_status_t {
+typedef enum gemmtune_status_t GEMMTUNE_INT_ENUM {
   GEMMTUNE_STATUS_SUCCESS = 0,
   GEMMTUNE_STATUS_INVALID_ARGUMENT = 1, /**< a bad shape, leading dimension, stride, pointer or option */
   GEMMTUNE_STATUS_NO_DEVICE = 2,        /**< no CUDA device or driver */
@@ -34,10 +43,10 @@ typedef enum gemmtune_status_t {
 } gemmtune_status_t;
 
 /** op(X): the matrix as stored (N) or transposed (T). */
-typedef enum gemmtune_op_t { GEMMTUNE_OP_N = 0, GEMMTUNE_OP_T = 1 } gemmtune_op_t;
+typedef enum gemmtune_op_t GEMMTUNE_INT_ENUM { GEMMTUNE_OP_N = 0, GEMMTUNE_OP_T = 1 } gemmtune_op_t;
 
 /** How a handle uses its tuning database (see gemmtune::DbAccess). */
-typedef enum gemmtune_db_access_t {
+typedef enum gemmtune_db_access_t GEMMTUNE_INT_ENUM {
   GEMMTUNE_DB_AUTOMATIC = 0,  /**< read-write if the file exists and is writable, read-only if not writable, none if missing */
   GEMMTUNE_DB_READ_ONLY = 1,  /**< never write */
   GEMMTUNE_DB_READ_WRITE = 2, /**< cache compiled kernels; create the file when missing */

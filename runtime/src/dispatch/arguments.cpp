@@ -30,7 +30,12 @@ bool check_arguments(const Problem& p) {
   if (p.batch > 1) {
     if (p.stride_a < 0) invalid("stride_a = " + std::to_string(p.stride_a) + " is negative");
     if (p.stride_b < 0) invalid("stride_b = " + std::to_string(p.stride_b) + " is negative");
-    long long extent_c = (p.m - 1) * p.ldc + p.n;
+    long long extent_c = 0;  // beyond 64 bits, it is beyond every stride
+    if (__builtin_mul_overflow(p.m - 1LL, p.ldc, &extent_c) ||
+        __builtin_add_overflow(extent_c, p.n, &extent_c))
+      invalid("stride_c = " + std::to_string(p.stride_c) +
+              " makes the batches of C overlap: (M - 1) * ldc + N (M = " + std::to_string(p.m) +
+              ", ldc = " + std::to_string(p.ldc) + ") exceeds 2^63; use a smaller ldc");
     if (p.stride_c < extent_c)
       invalid("stride_c = " + std::to_string(p.stride_c) + " makes the batches of C overlap; it must be at least " +
               std::to_string(extent_c) + " ((M - 1) * ldc + N)");

@@ -43,10 +43,33 @@ gemmtune_status_t guarded(Fn&& fn) noexcept {
   }
 }
 
-gemmtune::Op to_op(gemmtune_op_t op) {
-  if (op != GEMMTUNE_OP_N && op != GEMMTUNE_OP_T)
-    throw gemmtune::Error(gemmtune::Status::kInvalidArgument, "op must be GEMMTUNE_OP_N or GEMMTUNE_OP_T");
-  return op == GEMMTUNE_OP_T ? gemmtune::Op::T : gemmtune::Op::N;
+// The enums' values are checked as the ints a C caller may have passed (gemmtune.h gives them int
+// as their type in C++, so these comparisons hold for any value).
+gemmtune::Op to_op(gemmtune_op_t op, const char* name) {
+  const int value = static_cast<int>(op);
+  if (value != GEMMTUNE_OP_N && value != GEMMTUNE_OP_T)
+    throw gemmtune::Error(gemmtune::Status::kInvalidArgument,
+                          std::string(name) + " = " + std::to_string(value) +
+                              " is not GEMMTUNE_OP_N (0) or GEMMTUNE_OP_T (1)");
+  return value == GEMMTUNE_OP_T ? gemmtune::Op::T : gemmtune::Op::N;
+}
+
+gemmtune::DbAccess to_db_access(gemmtune_db_access_t access) {
+  switch (static_cast<int>(access)) {
+    case GEMMTUNE_DB_AUTOMATIC:
+      return gemmtune::DbAccess::automatic;
+    case GEMMTUNE_DB_READ_ONLY:
+      return gemmtune::DbAccess::read_only;
+    case GEMMTUNE_DB_READ_WRITE:
+      return gemmtune::DbAccess::read_write;
+    case GEMMTUNE_DB_NONE:
+      return gemmtune::DbAccess::none;
+  }
+  throw gemmtune::Error(
+      gemmtune::Status::kInvalidArgument,
+      "db_access = " + std::to_string(static_cast<int>(access)) +
+          " is not a gemmtune_db_access_t: use GEMMTUNE_DB_AUTOMATIC, _READ_ONLY, _READ_WRITE "
+          "or _NONE (0 to 3)");
 }
 
 gemmtune::Dispatcher& dispatcher_of(gemmtune_handle_t handle) {
@@ -76,13 +99,7 @@ gemmtune_status_t gemmtune_create(gemmtune_handle_t* handle, const gemmtune_opti
     gemmtune::DispatcherOptions cpp;
     cpp.db_path = o.db_path ? o.db_path : "";
     cpp.device = o.device;
-    switch (o.db_access) {
-      case GEMMTUNE_DB_AUTOMATIC: cpp.db_access = gemmtune::DbAccess::automatic; break;
-      case GEMMTUNE_DB_READ_ONLY: cpp.db_access = gemmtune::DbAccess::read_only; break;
-      case GEMMTUNE_DB_READ_WRITE: cpp.db_access = gemmtune::DbAccess::read_write; break;
-      case GEMMTUNE_DB_NONE: cpp.db_access = gemmtune::DbAccess::none; break;
-      default: throw gemmtune::Error(gemmtune::Status::kInvalidArgument, "db_access is not a gemmtune_db_access_t");
-    }
+    cpp.db_access = to_db_access(o.db_access);
     cpp.verbose = o.verbose != 0;
     *handle = new gemmtune_handle{gemmtune::Dispatcher(cpp)};
   });
@@ -106,7 +123,7 @@ gemmtune_status_t gemmtune_sgemm_strided_batched(gemmtune_handle_t handle, gemmt
                                                  cudaStream_t stream) {
   return guarded([&] {
     gemmtune::Problem p;
-    p.op_a = to_op(op_a), p.op_b = to_op(op_b);
+    p.op_a = to_op(op_a, "op_a"), p.op_b = to_op(op_b, "op_b");
     p.m = m, p.n = n, p.k = k, p.batch = batch;
     p.lda = lda, p.ldb = ldb, p.ldc = ldc;
     p.stride_a = stride_a, p.stride_b = stride_b, p.stride_c = stride_c;
@@ -125,9 +142,9 @@ gemmtune_status_t gemmtune_explain(gemmtune_handle_t handle, gemmtune_op_t op_a,
     if (alignment != 0 && alignment != 1 && alignment != 2 && alignment != 4)
       throw gemmtune::Error(gemmtune::Status::kInvalidArgument, "explain: alignment must be 0, 1, 2 or 4");
     if (!buffer && size > 0) throw gemmtune::Error(gemmtune::Status::kInvalidArgument, "explain: buffer is NULL");
-    std::string text =
-        dispatcher_of(handle).explain(gemmtune::shape_only_problem(to_op(op_a), to_op(op_b), m, n, k, batch, alignment))
-            .to_string();
+    const gemmtune::Problem problem = gemmtune::shape_only_problem(
+        to_op(op_a, "op_a"), to_op(op_b, "op_b"), m, n, k, batch, alignment);
+    std::string text = dispatcher_of(handle).explain(problem).to_string();
     if (length) *length = text.size();
     if (size > 0) {
       size_t n_copy = text.size() < size - 1 ? text.size() : size - 1;

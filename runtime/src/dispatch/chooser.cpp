@@ -1,6 +1,7 @@
 // The fallback chain: exact -> nearest -> model default -> built-in (see choice.hpp). Each step
 // either takes a config into the choice or notes in its trail why it could not.
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <tuple>
 
@@ -149,9 +150,10 @@ double predicted_efficiency(const GemmConfig& c, long long m, long long n, long 
   long long rows = (m + c.bm - 1) / c.bm, cols = (n + c.bn - 1) / c.bn;
   double area = double(m * n) / double(rows * c.bm * cols * c.bn);
   if (sm_count <= 0) return area;
-  long long blocks = rows * cols * batch * c.split_k, slots = (long long)sm_count * c.occupancy;
-  long long waves = (blocks + slots - 1) / slots;
-  return area * double(blocks) / double(waves * slots);
+  // In double: huge shapes and batches overflow 64 bits, and only the ratio matters.
+  const double blocks = double(rows) * double(cols) * double(batch) * c.split_k,
+               slots = double(sm_count) * c.occupancy;
+  return area * blocks / (std::ceil(blocks / slots) * slots);
 }
 
 Chooser::Chooser(const DeviceLimits& limits, TuningSnapshot snapshot)

@@ -82,9 +82,11 @@ std::optional<std::string> GemmConfig::can_implement(const Problem& p) const {
   if (vec > widest_vec(p))
     return "vec " + std::to_string(vec) + " needs data aligned to " + std::to_string(vec) +
            " floats; the problem allows " + std::to_string(widest_vec(p));
-  if (p.batch * split_k > 65535) return std::string("batch x split_k exceeds the grid's z limit 65535");
+  if (static_cast<long long>(p.batch) * split_k > 65535)
+    return std::string("batch x split_k exceeds the grid's z limit 65535");
   // Splits take whole bk slices (templates/sgemm.cuh); each must get at least one K value.
-  const long long chunk = ((p.k + split_k - 1) / split_k + bk - 1) / bk * bk;
+  const long long chunk =
+      ((static_cast<long long>(p.k) + split_k - 1) / split_k + bk - 1) / bk * bk;
   if (split_k > 1 && (split_k - 1) * chunk >= p.k)
     return "split_k " + std::to_string(split_k) + " with bk " + std::to_string(bk) + " leaves splits without work for K = " +
            std::to_string(p.k) + "; K needs more than " + std::to_string((split_k - 1) * chunk) + " (or fewer splits)";

@@ -1,9 +1,7 @@
 #pragma once
-// Shared fixtures of the database tests: sample rows, running code in a forked child (optionally
-// as an unprivileged user, for permission tests), errors; scratch directories from support/.
+// Shared fixtures of the database tests: sample rows, errors; scratch directories and forked
+// children (optionally unprivileged, for permission tests) from support/.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -16,6 +14,7 @@
 
 #include "gemmtune/db/database.hpp"
 #include "gemmtune/db/error.hpp"
+#include "support/child.hpp"
 #include "support/scratch.hpp"
 
 namespace gemmtune::db::test {
@@ -23,15 +22,9 @@ namespace gemmtune::db::test {
 namespace fs = std::filesystem;
 
 using ::gemmtune::test::file_bytes;
+using ::gemmtune::test::list_dir;
+using ::gemmtune::test::run_in_child;
 using ::gemmtune::test::ScratchDirTest;
-
-/// Names of the files in `dir`, sorted.
-inline std::vector<std::string> list_dir(const fs::path& dir) {
-  std::vector<std::string> names;
-  for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());
-  std::sort(names.begin(), names.end());
-  return names;
-}
 
 inline GpuModel sample_gpu(const std::string& name = "NVIDIA H200", int sms = 132) {
   return GpuModel{name, 9, 0, sms, 150ll << 30, 60ll << 20, 232448, 1980000};
@@ -120,46 +113,6 @@ inline Result failed_result(Id problem, Id config, Status status, std::string er
   r.status = status;
   r.error = std::move(error);
   return r;
-}
-
-/// Runs `fn` in a forked child and returns what it returned (or the exception it threw, prefixed
-/// "threw: "). With `unprivileged`, a root child first becomes nobody, so file permissions apply.
-inline std::string run_in_child(const std::function<std::string()>& fn, bool unprivileged = false) {
-  int fds[2];
-  if (pipe(fds) != 0) return "pipe failed";
-  const pid_t pid = fork();
-  if (pid == 0) {
-    close(fds[0]);
-    std::string out;
-    try {
-      if (unprivileged && geteuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0)) {
-        out = "threw: cannot drop privileges";
-      } else {
-        out = fn();
-      }
-    } catch (const std::exception& e) {
-      out = std::string("threw: ") + e.what();
-    }
-    const char* p = out.data();
-    std::size_t left = out.size();
-    while (left > 0) {
-      const ssize_t w = write(fds[1], p, left);
-      if (w <= 0) break;
-      p += w;
-      left -= static_cast<std::size_t>(w);
-    }
-    _exit(0);  // no gtest or static destructors in the child
-  }
-  close(fds[1]);
-  std::string out;
-  char buf[4096];
-  ssize_t r;
-  while ((r = read(fds[0], buf, sizeof buf)) > 0) out.append(buf, static_cast<std::size_t>(r));
-  close(fds[0]);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) out += " [child did not exit cleanly]";
-  return out;
 }
 
 /// Expects `fn` to throw DatabaseError whose message contains every one of `parts`.

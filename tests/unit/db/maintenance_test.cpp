@@ -124,6 +124,7 @@ TEST_F(Maintenance, PruneByTemplateHashAndAge) {
     const Id s = db.begin_sweep(info);
     db.record_results(s, std::vector<Result>{ok_result(p, c, 1.0)});
     db.record_baseline(s, cublas(p, 1.0));
+    db.finish_sweep(s);
     return s;
   };
   const Id old_templates = sweep("old");
@@ -147,6 +148,31 @@ TEST_F(Maintenance, PruneByTemplateHashAndAge) {
   EXPECT_EQ(db.prune(PruneOptions{}).sweeps, 0);  // no criterion: nothing
   EXPECT_NE(old_templates, current);
   EXPECT_TRUE(db.check().ok());
+}
+
+// A sweep with no end time may still be running: kept, unless asked for and a day old.
+TEST_F(Maintenance, PruneKeepsUnfinishedSweeps) {
+  Database db(path("tuning.db"), OpenMode::read_write);
+  const Id g = db.upsert_gpu_model(sample_gpu());
+  SweepInfo info = sweep_info(g);
+  info.template_hash = "old";
+  const Id running = db.begin_sweep(info), crashed = db.begin_sweep(info);
+  exec_raw(db.path(),
+           "UPDATE sweeps SET started_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-25 hours') "
+           "WHERE id = " +
+               std::to_string(crashed));
+  PruneOptions stale;
+  stale.keep_template_hash = "new";
+  PruneStats s = db.prune(stale);
+  EXPECT_EQ(s.sweeps, 0);
+  EXPECT_EQ(s.unfinished_kept, 2);
+  stale.include_unfinished = true;
+  s = db.prune(stale);
+  EXPECT_EQ(s.sweeps, 1);  // the one that started more than a day ago
+  EXPECT_EQ(s.unfinished_kept, 1);
+  const auto left = db.sweeps();
+  ASSERT_EQ(left.size(), 1u);
+  EXPECT_EQ(left[0].id, running);
 }
 
 TEST_F(Maintenance, CheckReportsForeignKeyDamage) {

@@ -3,8 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <thread>
+#include <type_traits>
 
 #include "gemmtune/device.hpp"
 #include "gemmtune/gemmtune.h"
@@ -136,6 +138,43 @@ TEST(CApi, ArgumentErrorsComeBeforeTheHandle) {
                                      20, 600, 0.f, fake, 20, 200, 3, nullptr);
   EXPECT_EQ(s, GEMMTUNE_STATUS_INVALID_ARGUMENT);
   EXPECT_NE(std::string(gemmtune_last_error()).find("B is a null pointer"), std::string::npos);
+}
+
+// A C caller can pass any int where an enum is expected: each is checked, and named.
+TEST(CApi, OutOfRangeEnumValuesAreInvalidArguments) {
+  // In C++ the enums hold every int, so these checks are not assumed away (UBSan agrees).
+  EXPECT_TRUE((std::is_same_v<std::underlying_type_t<gemmtune_op_t>, int>));
+  EXPECT_TRUE((std::is_same_v<std::underlying_type_t<gemmtune_db_access_t>, int>));
+  EXPECT_TRUE((std::is_same_v<std::underlying_type_t<gemmtune_status_t>, int>));
+  float* fake = const_cast<float*>(addr(1024));
+  for (int bad : {4, -1, 1 << 20, std::numeric_limits<int>::min()}) {  // beyond each enum's range
+    SCOPED_TRACE(bad);
+    const std::string value = std::to_string(bad);
+    EXPECT_EQ(gemmtune_sgemm(nullptr, gemmtune_op_t(bad), GEMMTUNE_OP_N, 100, 200, 300, 1.f, fake,
+                             300, fake, 200, 0.f, fake, 200, nullptr),
+              GEMMTUNE_STATUS_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(gemmtune_last_error()).find("op_a = " + value), std::string::npos)
+        << gemmtune_last_error();
+    EXPECT_EQ(gemmtune_sgemm(nullptr, GEMMTUNE_OP_N, gemmtune_op_t(bad), 100, 200, 300, 1.f, fake,
+                             300, fake, 200, 0.f, fake, 200, nullptr),
+              GEMMTUNE_STATUS_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(gemmtune_last_error()).find("op_b = " + value), std::string::npos)
+        << gemmtune_last_error();
+    char buf[64];
+    EXPECT_EQ(gemmtune_explain(nullptr, gemmtune_op_t(bad), GEMMTUNE_OP_N, 64, 64, 64, 1, 0, buf,
+                               sizeof buf, nullptr),
+              GEMMTUNE_STATUS_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(gemmtune_last_error()).find("op_a = " + value), std::string::npos)
+        << gemmtune_last_error();
+    gemmtune_options o;
+    gemmtune_options_init(&o);
+    o.db_access = gemmtune_db_access_t(bad);
+    gemmtune_handle_t h = nullptr;
+    EXPECT_EQ(gemmtune_create(&h, &o), GEMMTUNE_STATUS_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(gemmtune_last_error()).find("db_access = " + value), std::string::npos)
+        << gemmtune_last_error();
+    EXPECT_NE(gemmtune_status_string(gemmtune_status_t(bad)), nullptr);
+  }
 }
 
 TEST(CApi, NullHandleIsReported) {

@@ -1,4 +1,5 @@
 // `gemmtune db ...` run as a user runs it, against a database that simulates recorded sweeps.
+#include "gemmtune/db/schema.hpp"
 #include "unit/tools/tools_fixture.hpp"
 
 namespace gemmtune::tools_test {
@@ -161,6 +162,43 @@ TEST_F(DbCommands, ExportCsvAndJson) {
 
   CliRun bad = db_cmd({"export", "--format", "xml"}, fixture());
   EXPECT_NE(bad.status, 0);
+
+  CliRun device = db_cmd({"export", "--out", "/dev/stdout"}, fixture());  // written, not replaced
+  ASSERT_EQ(device.status, 0) << device.err;
+  EXPECT_EQ(device.out, csv.out);
+}
+
+TEST_F(DbCommands, ExportRefusesToWriteOverTheDatabase) {
+  const fs::path db = copy_fixture();
+  const std::string before = file_bytes(db);
+  fs::create_symlink(db, dir_ / "link.db");
+  fs::create_directory(dir_ / "sub");
+  const std::string via_link = (dir_ / "link.db").string(),
+                    roundabout = (dir_ / "sub" / ".." / "copy.db").string();
+  for (const auto& [out, default_db] : std::vector<std::pair<std::string, std::string>>{
+           {db.string(), ""}, {via_link, ""}, {roundabout, ""}, {db.string(), db.string()}}) {
+    std::vector<std::string> args = {"db", "export", "--out", out};
+    if (default_db.empty()) args.insert(args.end(), {"--db", db.string()});
+    CliRun r = cli(args, default_db);  // without --db: $GEMMTUNE_DB names the database
+    EXPECT_NE(r.status, 0) << out;
+    EXPECT_EQ(line_count(r.err), 1) << r.err;
+    EXPECT_TRUE(contains(r.err, "is the database")) << r.err;
+    EXPECT_TRUE(file_bytes(db) == before) << "export through " << out << " changed the database";
+  }
+  CliRun wal = db_cmd({"export", "--out", db.string() + "-wal"}, db);
+  EXPECT_NE(wal.status, 0);
+  EXPECT_FALSE(fs::exists(db.string() + "-wal"));
+}
+
+TEST_F(DbCommands, FailedExportLeavesTheOutputFileAlone) {
+  const fs::path db = copy_fixture();
+  Connection(db.string(), OpenMode::read_write).exec("DROP VIEW best_results");  // the query fails
+  const std::string out = write("bests.csv", "an earlier export\n");
+  CliRun r = db_cmd({"export", "--what", "bests", "--out", out}, db);
+  EXPECT_NE(r.status, 0);
+  EXPECT_EQ(file_bytes(out), "an earlier export\n");
+  for (const std::string& name : ::gemmtune::test::list_dir(dir_))  // no temporary file left behind
+    EXPECT_TRUE(name == "bests.csv" || name.rfind("copy.db", 0) == 0) << name;
 }
 
 TEST_F(DbCommands, MergeTwiceAddsNothing) {
@@ -203,6 +241,70 @@ TEST_F(DbCommands, PruneStaleTemplatesKeepsCurrentOnes) {
   EXPECT_TRUE(contains(best.out, "1.20x")) << best.out;
 }
 
+TEST_F(DbCommands, PruneKeepsUnfinishedSweepsUnlessAskedAndADayOld) {
+  const fs::path db = copy_fixture();
+  Id running = 0, crashed = 0, gpu = 0;
+  {
+    Database d(db.string(), OpenMode::read_write);
+    gpu = d.upsert_gpu_model(h200());
+    SweepInfo info;
+    info.gpu_model_id = gpu;
+    info.template_hash = "0123456789abcdef";  // stale
+    running = d.begin_sweep(info);            // started now, never finished (yet)
+    crashed = d.begin_sweep(info);
+  }
+  Connection(db.string(), OpenMode::read_write)
+      .exec("UPDATE sweeps SET started_at = '2020-01-02T00:00:00.000Z' WHERE id = " +
+            std::to_string(crashed));
+  const auto exists = [&](Id sweep) {
+    Connection conn(db.string(), OpenMode::read_only);
+    Statement st(conn, "SELECT count(*) FROM sweeps WHERE id = ?1");
+    st.bind_int(1, sweep);
+    return st.step() && st.get_int(0) == 1;
+  };
+
+  CliRun r = db_cmd({"prune", "--older-than", "30", "--stale-templates"}, db);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "pruned " + db.string() + ": 1 sweeps"))
+      << r.out;  // the finished old one
+  EXPECT_TRUE(
+      contains(r.out, "kept 2 unfinished sweeps: they may still be running; --include-unfinished"))
+      << r.out;
+  EXPECT_TRUE(exists(running));
+  EXPECT_TRUE(exists(crashed));
+
+  r = db_cmd({"prune", "--older-than", "30", "--stale-templates", "--include-unfinished"}, db);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, ": 1 sweeps")) << r.out;
+  EXPECT_TRUE(contains(r.out, "kept 1 unfinished sweeps")) << r.out;
+  EXPECT_FALSE(exists(crashed));
+  ASSERT_TRUE(exists(running));
+  Database d(db.string(), OpenMode::read_write);  // the running sweep goes on writing
+  const Id problem = d.upsert_problem(make_problem(64, 64, 64)),
+           config = d.upsert_config(cfg_best());
+  EXPECT_NO_THROW(d.record_results(
+      running, std::vector<Result>{ok(problem, config, 0.01, 2.0 * 64 * 64 * 64)}));
+  EXPECT_NO_THROW(d.finish_sweep(running));
+}
+
+TEST_F(DbCommands, PruneRefusesBadDaysAndAMissingFile) {
+  const fs::path db = copy_fixture();
+  for (const char* days : {"nan", "inf", "-1", "1e400", "30x", ""}) {
+    CliRun r = db_cmd({"prune", "--older-than", days}, db);
+    EXPECT_NE(r.status, 0) << days;
+    EXPECT_TRUE(contains(r.err, "--older-than")) << days << ": " << r.err;
+    EXPECT_LT(r.err.size(), 200u) << days << ": " << r.err;
+  }
+  EXPECT_EQ(db_cmd({"prune", "--older-than", "0.5"}, db).status, 0);
+
+  const fs::path typo = dir_ / "typo.db";
+  CliRun r = db_cmd({"prune", "--older-than", "30"}, typo);
+  EXPECT_NE(r.status, 0);
+  EXPECT_EQ(line_count(r.err), 1) << r.err;
+  EXPECT_TRUE(contains(r.err, "no tuning database at '" + typo.string() + "'")) << r.err;
+  EXPECT_FALSE(fs::exists(typo));
+}
+
 TEST_F(DbCommands, CheckPassesAGoodDatabaseAndReportsACorruptBinary) {
   CliRun good = db_cmd({"check"}, fixture());
   EXPECT_EQ(good.status, 0) << good.out << good.err;
@@ -214,6 +316,41 @@ TEST_F(DbCommands, CheckPassesAGoodDatabaseAndReportsACorruptBinary) {
   CliRun bad = db_cmd({"check"}, db);
   EXPECT_EQ(bad.status, 1) << bad.out << bad.err;
   EXPECT_TRUE(contains(bad.out, "fixture-binary")) << bad.out;
+}
+
+TEST_F(DbCommands, MigrateIsWhatTheHintOfAnOlderDatabaseSays) {
+  const fs::path old = dir_ / "old.db";
+  {
+    Connection raw(old.string(), OpenMode::read_write);
+    migrate(raw, 1);
+  }
+  CliRun refused = db_cmd({"best"}, old);
+  EXPECT_NE(refused.status, 0);
+  EXPECT_TRUE(contains(refused.err, "`gemmtune db migrate --db '" + old.string() + "'`"))
+      << refused.err;
+  CliRun r = db_cmd({"migrate"}, old);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "migrated " + old.string() + " from schema version 1 to 2")) << r.out;
+  EXPECT_EQ(db_cmd({"check"}, old).status, 0);
+  CliRun again = db_cmd({"migrate"}, old);
+  EXPECT_EQ(again.status, 0) << again.err;
+  EXPECT_TRUE(contains(again.out, "up to date")) << again.out;
+
+  const fs::path no_knob = copy_fixture();  // made before the occupancy knob had a column
+  Connection(no_knob.string(), OpenMode::read_write)
+      .exec("ALTER TABLE configs DROP COLUMN occupancy");
+  refused = db_cmd({"best"}, no_knob);
+  EXPECT_TRUE(contains(refused.err, "`gemmtune db migrate --db '" + no_knob.string() + "'`"))
+      << refused.err;
+  r = db_cmd({"migrate"}, no_knob);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "added the column of kernel knob occupancy")) << r.out;
+  EXPECT_EQ(db_cmd({"best"}, no_knob).status, 0);
+
+  CliRun missing = db_cmd({"migrate"}, dir_ / "typo.db");
+  EXPECT_NE(missing.status, 0);
+  EXPECT_TRUE(contains(missing.err, "typo.db")) << missing.err;
+  EXPECT_FALSE(fs::exists(dir_ / "typo.db"));
 }
 
 TEST_F(DbCommands, EmptyDatabaseSaysNoResultsYet) {
@@ -286,7 +423,8 @@ TEST_F(DbCommands, NotADatabaseIsOneClearLine) {
 }
 
 TEST_F(DbCommands, EveryCommandHasHelp) {
-  for (const char* sub : {"devices", "best", "results", "compare", "export", "merge", "prune", "check"}) {
+  for (const char* sub :
+       {"devices", "best", "results", "compare", "export", "merge", "prune", "check", "migrate"}) {
     CliRun r = cli({"db", sub, "--help"});
     EXPECT_EQ(r.status, 0) << sub;
     EXPECT_TRUE(contains(r.out, "Usage:")) << sub << ": " << r.out;

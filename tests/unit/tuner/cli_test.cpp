@@ -63,3 +63,22 @@ TEST_F(SweepCli, BadInputsAreNamed) {
   r = sweep({"--dry-run", "--strategy", "halving", "--max-configs", "5"});
   EXPECT_NE(r.out.find("--max-configs applies to --strategy random"), std::string::npos) << r.out;
 }
+
+TEST_F(SweepCli, CompileThreadsOutOfRangeAreRefused) {
+  for (const char* threads : {"100000", "-1", "257"}) {
+    CliRun r = sweep({"--dry-run", "--compile-threads", threads, "--db", path("t.db")});
+    EXPECT_NE(r.status, 0) << threads << ": " << r.out;
+    EXPECT_NE(r.out.find("--compile-threads"), std::string::npos) << r.out;
+  }
+  CliRun r = sweep({"--dry-run", "--compile-threads", "0", "--db", path("t.db")});  // one per core
+  EXPECT_EQ(r.status, 0) << r.out;
+}
+
+TEST_F(SweepCli, AProblemFileWithoutProblemsIsRefused) {
+  const std::string f = write("empty.csv", "# shapes to come\n");
+  CliRun r = sweep({"--dry-run", "--file", f, "--db", path("t.db")});
+  EXPECT_NE(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find(f), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("dry run"), std::string::npos)
+      << "swept the quick preset instead: " << r.out;
+}

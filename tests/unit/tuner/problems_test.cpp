@@ -68,6 +68,35 @@ TEST_F(ProblemFile, ErrorsNameFileAndLine) {
   EXPECT_NE(error_of([&] { problems_from_csv(path("missing.csv")); }).find("missing.csv"), std::string::npos);
 }
 
+TEST_F(ProblemFile, AFileWithoutProblemsIsAnError) {
+  for (const auto& [name, text] : std::vector<std::pair<std::string, std::string>>{
+           {"empty.csv", ""},
+           {"comments.csv", "# no problem yet\n\n   \n"},
+           {"header.csv", "m,n,k\n"}}) {
+    const std::string f = write(name, text);
+    const std::string e = error_of([&] { problems_from_csv(f); });
+    EXPECT_NE(e.find("'" + f + "' holds no problems"), std::string::npos) << e;
+    EXPECT_NE(e.find("m,n,k[,layout][,batch]"), std::string::npos) << e;  // what a row looks like
+  }
+  const std::string e = error_of([&] { problems_from_csv(dir_.string()); });
+  EXPECT_NE(e.find(dir_.string()), std::string::npos) << e;
+  EXPECT_NE(e.find("is a directory"), std::string::npos) << e;
+}
+
+TEST_F(ProblemFile, OnlyTheDocumentedHeaderIsSkipped) {
+  std::string f = write("upper.csv", "M, N, K, Layout\n8,16,32,nt\n");
+  ASSERT_EQ(problems_from_csv(f).size(), 1u);
+  f = write("short.csv", "m,n,k\n8,16,32\n");
+  ASSERT_EQ(problems_from_csv(f).size(), 1u);
+  for (const char* first : {"x,2,3", "rows,cols,depth", "hello world", "m,n", "m,n,k,batch"}) {
+    f = write("bad.csv", std::string(first) + "\n8,16,32\n");
+    const std::string e = error_of([&] { problems_from_csv(f); });
+    EXPECT_NE(e.find(f + ":1: '" + first + "' is not the header m,n,k[,layout][,batch]"),
+              std::string::npos)
+        << e;
+  }
+}
+
 TEST(Presets, NamesAndContents) {
   EXPECT_EQ(preset_names(), (std::vector<std::string>{"quick", "squares", "suite", "transformer", "users"}));
   auto quick = preset_problems("quick");

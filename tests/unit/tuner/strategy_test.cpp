@@ -27,7 +27,7 @@ struct Replay {
     std::mt19937_64 g(7);
     std::uniform_real_distribution<double> d(1.2, 5.0);
     for (std::size_t i = 0; i < n; ++i) truth.push_back(d(g));
-    truth[best] = 1.0;  // the true best, clearly ahead of the rest
+    truth.at(best) = 1.0;  // the true best, clearly ahead of the rest (and one of the n)
     for (std::size_t i = 3; i < n; i += 17) failing.insert(i);
   }
 
@@ -180,7 +180,7 @@ TEST(Strategy, KnownCandidatesAreNotMeasuredAgainButCompete) {
 }
 
 TEST(Strategy, NoCandidatesNoWinner) {
-  Replay r(1);
+  Replay r(1, /*best=*/0);
   StrategyResult res = run_strategy(0, {}, {}, r.hooks());
   EXPECT_FALSE(res.best);
   EXPECT_EQ(res.measurements, 0u);

@@ -31,15 +31,23 @@ struct MergeStats {
                binaries = 0;
 };
 
+/// A sweep with no end time may still be running: prune() drops one only on request, and only
+/// once it started more than this many days ago.
+inline constexpr double kUnfinishedSweepMinAgeDays = 1;
+
 /// Which sweeps prune() drops, with their results and baselines. Unset criteria are ignored.
 struct PruneOptions {
   std::optional<double> older_than_days;          ///< sweeps started more than this many days ago
   std::optional<std::string> keep_template_hash;  ///< sweeps whose template_hash differs from this
+  /// Also the sweeps above that never finished (killed, crashed), once they started more than
+  /// kUnfinishedSweepMinAgeDays ago. Without it every unfinished sweep is kept.
+  bool include_unfinished = false;
 };
 
-/// What prune() removed.
+/// What prune() removed, and the unfinished sweeps the criteria selected but it kept.
 struct PruneStats {
   std::int64_t sweeps = 0, results = 0, baselines = 0;
+  std::int64_t unfinished_kept = 0;
 };
 
 /// What check() found; ok() when nothing.

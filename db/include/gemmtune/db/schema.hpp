@@ -1,7 +1,9 @@
 #pragma once
 // Schema versions and forward migrations. The version lives in PRAGMA user_version; a file with a
 // newer version than this build knows is refused and never touched.
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "gemmtune/db/sqlite.hpp"
 
@@ -23,6 +25,17 @@ int schema_version(Connection& conn);
 /// this build can use in `conn.mode()`: another application's file, a newer schema, or (read-only)
 /// a file that is empty or needs a migration.
 void check_schema_compatible(Connection& conn);
+
+/// What migrate() would change in a file: its schema version, and the kernel knobs (added to
+/// gemmtune after the file was made) that have no column in it yet.
+struct PendingMigration {
+  int from_version = 0;
+  std::vector<std::string> new_knob_columns;
+  bool needed() const { return from_version < kSchemaVersion || !new_knob_columns.empty(); }
+};
+
+/// What migrate() would change in `conn`'s file; reads only.
+PendingMigration pending_migration(Connection& conn);
 
 /// Brings the file from its version to `target` in one immediate transaction (safe when several
 /// processes open one new file at once); does nothing when it is already there.

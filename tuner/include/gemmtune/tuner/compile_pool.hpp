@@ -57,6 +57,7 @@ class CompilePool {
 
  private:
   void work();
+  void stop_workers();  // each worker returns once its current compile ends
   std::shared_ptr<CompiledCandidate> build(const GemmConfig& config, void* cache);
 
   std::string arch_, db_path_;

@@ -26,9 +26,10 @@ std::string problem_label(const ProblemSpec& p);
 std::vector<ProblemSpec> problems_from_shapes(const std::vector<std::string>& shapes, const std::string& layout,
                                               int batch);
 
-/// Reads a CSV file: columns m,n,k[,layout][,batch]; an optional header line (starting with a
-/// letter); '#' starts a comment; blank lines are skipped. layout may be nn|nt|tn|tt|all and
-/// defaults to `default_layout`. Throws Error(kInvalidArgument) naming file:line on a bad line.
+/// Reads a CSV file: columns m,n,k[,layout][,batch]; an optional first line that is the header
+/// m,n,k[,layout][,batch] (any case); '#' starts a comment; blank lines are skipped. layout may be
+/// nn|nt|tn|tt|all and defaults to `default_layout`. Throws Error(kInvalidArgument) naming
+/// file:line on a bad line, and naming the file when it holds no problem or is a directory.
 std::vector<ProblemSpec> problems_from_csv(const std::string& path, const std::string& default_layout = "nn");
 
 /// Names of the built-in presets: quick, squares, suite, transformer, users.
