@@ -1,20 +1,15 @@
 #include "gemmtune/tuner/calibration.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <map>
 
 namespace gemmtune::tuner {
 
 namespace {
 
-// Euclidean distance of log M, N, K and batch, as the dispatcher's nearest-shape step measures it.
+// shape_distance() of a tuned problem's shape and `p`'s, as the dispatcher's nearest step measures.
 double log_distance(const db::ProblemKey& t, const Problem& p) {
-  auto d = [](long long a, long long b) {
-    return std::log(double(std::max(1LL, a))) - std::log(double(std::max(1LL, b)));
-  };
-  const double dm = d(t.m, p.m), dn = d(t.n, p.n), dk = d(t.k, p.k), db = d(t.batch, p.batch);
-  return std::sqrt(dm * dm + dn * dn + dk * dk + db * db);
+  return shape_distance(t.m, t.n, t.k, t.batch, p.m, p.n, p.k, p.batch);
 }
 
 bool same_class(const db::ProblemKey& t, const Problem& p) {

@@ -19,6 +19,12 @@ std::optional<Op> op_from_char(char c);
 std::string problem_label(Op op_a, Op op_b, long long m, long long n, long long k, long long batch = 1,
                           int alignment = 4);
 
+/// How far apart two shapes are: the Euclidean distance of log M, log N, log K and log batch, so
+/// that a shape twice as large in one dimension is as far as one half as large. The dispatcher's
+/// nearest-shape step and the tuner's calibration both measure with it.
+double shape_distance(long long m1, long long n1, long long k1, long long batch1, long long m2, long long n2,
+                      long long k2, long long batch2);
+
 /// The shape, layout and memory of one (batched) GEMM. Row-major: element (i, j) of a matrix with
 /// leading dimension ld is at [i * ld + j]. op(A) is M x K, op(B) is K x N, C is M x N.
 struct Problem {

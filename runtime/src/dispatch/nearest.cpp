@@ -1,7 +1,6 @@
 // The chooser's nearest-shape step: a problem that was not tuned borrows one of the fastest
 // configs of a nearby tuned problem, the one expected to keep the most of its speed here.
 #include <algorithm>
-#include <cmath>
 #include <cstdio>
 #include <tuple>
 
@@ -24,14 +23,8 @@ double relative_speed(const TunedBest& option, const TunedBest& best) {
   return option.median_ms > 0 ? best.median_ms / option.median_ms : 1.0;
 }
 
-// Euclidean distance of log(M), log(N), log(K) and log(batch): a shape twice as large in one
-// dimension is as far as one half as large.
 double log_distance(const TunedProblem& t, const Problem& p) {
-  auto d = [](long long a, long long b) {
-    return std::log(double(std::max(1LL, a))) - std::log(double(std::max(1LL, b)));
-  };
-  double dm = d(t.m, p.m), dn = d(t.n, p.n), dk = d(t.k, p.k), db = d(t.batch, p.batch);
-  return std::sqrt(dm * dm + dn * dn + dk * dk + db * db);
+  return shape_distance(t.m, t.n, t.k, t.batch, p.m, p.n, p.k, p.batch);
 }
 
 // A tuned problem the step may borrow from.

@@ -1,5 +1,7 @@
 #include "gemmtune/problem.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 
 namespace gemmtune {
@@ -12,6 +14,15 @@ std::string problem_label(Op op_a, Op op_b, long long m, long long n, long long 
   if (batch != 1) s += " b" + std::to_string(batch);
   if (alignment != 4) s += " a" + std::to_string(alignment);
   return s;
+}
+
+double shape_distance(long long m1, long long n1, long long k1, long long batch1, long long m2, long long n2,
+                      long long k2, long long batch2) {
+  auto d = [](long long a, long long b) {
+    return std::log(double(std::max(1LL, a))) - std::log(double(std::max(1LL, b)));
+  };
+  const double dm = d(m1, m2), dn = d(n1, n2), dk = d(k1, k2), db = d(batch1, batch2);
+  return std::sqrt(dm * dm + dn * dn + dk * dk + db * db);
 }
 
 std::optional<Op> op_from_char(char c) {
