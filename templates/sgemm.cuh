@@ -40,12 +40,14 @@ namespace gemmtune {
 //   RASTER       tile-rows per rasterization group
 //   OCCUPANCY    blocks per SM the registers are budgeted for (__launch_bounds__ minimum)
 //   TA, TB       op(A), op(B) transposed
+//   GA, GB, GC   floats per global access of A, B and C: VEC, or less where that operand's data is
+//                not aligned to VEC floats (GemmConfig::fitted_to); shared memory keeps VEC
 // clang-format off
-template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, int VEC, int PAD, int SPLIT_K, int RASTER, int OCCUPANCY, bool TA, bool TB>
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, int VEC, int PAD, int SPLIT_K, int RASTER, int OCCUPANCY, bool TA, bool TB, int GA, int GB, int GC>
 __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, OCCUPANCY) sgemm(GemmArgs p) {
   // clang-format on
   using Cfg = detail::Traits<BM, BN, BK, WM, WN, TM, TN, STAGES, VEC, PAD, SPLIT_K, RASTER,
-                             OCCUPANCY, TA, TB>;
+                             OCCUPANCY, TA, TB, GA, GB, GC>;
   extern __shared__ __align__(16) float smem[];
 
   const int tid = threadIdx.x;

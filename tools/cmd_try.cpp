@@ -54,6 +54,7 @@ void run_try(const TryOptions& o) {
           cfg = *parsed;
         }
         cfg.op_a = oa, cfg.op_b = ob;
+        cfg = cfg.fitted_to(p);  // the access widths follow from the data
         if (auto why = cfg.validate(dev.limits)) { std::printf("  %-52s invalid: %s\n", config_name(cfg).c_str(), why->c_str()); continue; }
         if (auto why = cfg.can_implement(p)) { std::printf("  %-52s cannot run: %s\n", config_name(cfg).c_str(), why->c_str()); continue; }
         CompileResult cr = compile_config(cfg, dev.limits.arch());

@@ -41,7 +41,7 @@ struct SplitKCounter {
 };
 
 // Writes a block's accumulators to C. Each thread's VN-wide column chunks go out as vectors of W
-// floats (Traits::W), one bounds test each; rows past M and vectors past N are skipped.
+// floats (Traits::WC: Traits::W narrowed where C's data is not aligned to it), one bounds test each; rows past M and vectors past N are skipped.
 // C = alpha * acc + beta * C, and C is not read when beta == 0, so NaN in an uninitialised C
 // cannot leak in. With SPLIT_K > 1 only the first split of a tile to finish does that; the others
 // wait for it, then add alpha * acc atomically (SplitKCounter).
@@ -50,7 +50,7 @@ struct Epilogue {
   __device__ __forceinline__ static void run(const GemmArgs& p, const BlockWork& w,
                                              const WarpTile<Cfg>& tile,
                                              const Accumulators<Cfg>& acc, int tid) {
-    constexpr int TM = Cfg::TM, TN = Cfg::TN, VM = Cfg::VM, VN = Cfg::VN, W = Cfg::W,
+    constexpr int TM = Cfg::TM, TN = Cfg::TN, VM = Cfg::VM, VN = Cfg::VN, W = Cfg::WC,
                   SPLIT_K = Cfg::SPLIT_K;
     int* const tile_counter =
         p.tile_counters + static_cast<long long>(w.batch) * gridDim.x + blockIdx.x;

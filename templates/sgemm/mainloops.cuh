@@ -21,7 +21,8 @@ namespace detail {
 // sets of BK rows: the next rows load while this set's FMAs run.
 template <class Cfg>
 struct StreamingMainloop {
-  enum : int { BK = Cfg::BK, TM = Cfg::TM, TN = Cfg::TN, VN = Cfg::VN, W = Cfg::W };
+  // B is read W floats at a time: WB, narrowed where B's data is not aligned to W.
+  enum : int { BK = Cfg::BK, TM = Cfg::TM, TN = Cfg::TN, VN = Cfg::VN, W = Cfg::WB };
   // acc[i][v * W + j] is column chunk (v * W) / VN, element (v * W) % VN + j: the epilogue's order.
   using BRows = Vec<W>[BK][TN / W];
   using ARows = float[BK][TM];

@@ -11,14 +11,17 @@ namespace detail {
 //   TX, TY          the warp's thread grid: TX threads along n, TY along m
 //   LDA, LDB        row strides of the shared-memory operands As[k][m], Bs[k][n]
 //   kStageA/B       floats per pipeline stage of each operand in shared memory
-//   W               floats per access of C and of streamed B: W <= VEC keeps the alignment the
-//                   dispatcher checked, and a thread's VN-wide chunks come in whole vectors
+//   W               floats per chunk of C and of streamed B: W <= VEC, and a thread's VN-wide
+//                   chunks come in whole W-float chunks
+//   GA, GB, GC      floats per global access of A, B and C (each divides VEC): the data's
+//                   alignment; WC and WB, the access widths of C and of streamed B (<= W)
 //   kStreamB        thin tiles with every row in each thread stream B from global memory
 //                   (GemmConfig::streams_b)
 // Enumerators rather than static constexpr members: NVRTC emits each of those as a global
 // variable in the cubin.
 template <int BM_, int BN_, int BK_, int WM_, int WN_, int TM_, int TN_, int STAGES_, int VEC_,
-          int PAD_, int SPLIT_K_, int RASTER_, int OCCUPANCY_, bool TA_, bool TB_>
+          int PAD_, int SPLIT_K_, int RASTER_, int OCCUPANCY_, bool TA_, bool TB_, int GA_, int GB_,
+          int GC_>
 struct Traits {
   // clang-format off
   enum : int {
@@ -36,6 +39,9 @@ struct Traits {
     kStageA = BK * LDA,
     kStageB = BK * LDB,
     W = VEC < VN ? VEC : VN,
+    GA = GA_, GB = GB_, GC = GC_,
+    WC = GC < W ? GC : W,
+    WB = GB < W ? GB : W,
   };
   enum : bool { TA = TA_, TB = TB_, kStreamB = BM <= 8 && TM == BM && !TB };
   // clang-format on
@@ -150,8 +156,11 @@ struct WarpTile {
 
 // Moves one operand's BK-slice into shared memory laid out S[k][x], x in [0, X), row stride LDS.
 // Global memory holds the operand either with x contiguous (rows are k) or with k contiguous
-// (rows are x, transposed on the way in). Out-of-range elements become zeros.
-template <int X, int BK, int LDS, int VEC, int THREADS, bool K_CONTIGUOUS>
+// (rows are x, transposed on the way in). Out-of-range elements become zeros. Each thread moves
+// VEC-float chunks; global memory is read GW floats at a time (GW < VEC where the data is not
+// aligned to VEC: each GW-float piece then has its own bounds test), shared memory is written
+// VEC floats at a time either way.
+template <int X, int BK, int LDS, int VEC, int THREADS, bool K_CONTIGUOUS, int GW>
 struct TileLoader {
   static constexpr int kTotal = X * BK / VEC;  // vectors in a slice
   // Per thread (the last round may be partial).
@@ -175,6 +184,13 @@ struct TileLoader {
                                                          int k) {
     return K_CONTIGUOUS ? g + x * ld + k : g + k * ld + x;
   }
+  // Piece s (GW floats) of the chunk at (x, k): its position along the contiguous dimension.
+  __device__ __forceinline__ static void piece(int s, int& x, int& k) {
+    if (K_CONTIGUOUS)
+      k += s * GW;
+    else
+      x += s * GW;
+  }
 
   // Stages 1-2: global -> registers now, registers -> shared later, overlapping the compute.
   __device__ __forceinline__ void load(const float* g, long long ld, int xlim, int klim, int tid) {
@@ -182,11 +198,28 @@ struct TileLoader {
     for (int i = 0; i < kVectors; ++i) {
       int x, k;
       position(tid, i, x, k);
-      if (active(tid, i) && x < xlim && k < klim) {
-        staged[i] = load_vec<VEC>(address(g, ld, x, k));
+      if constexpr (GW == VEC) {
+        if (active(tid, i) && x < xlim && k < klim) {
+          staged[i] = load_vec<VEC>(address(g, ld, x, k));
+        } else {
+#pragma unroll
+          for (int j = 0; j < VEC; ++j) staged[i].v[j] = 0.f;
+        }
       } else {
 #pragma unroll
-        for (int j = 0; j < VEC; ++j) staged[i].v[j] = 0.f;
+        for (int s = 0; s < VEC / GW; ++s) {
+          int xs = x, ks = k;
+          piece(s, xs, ks);
+          Vec<GW> v;
+          if (active(tid, i) && xs < xlim && ks < klim) {
+            v = load_vec<GW>(address(g, ld, xs, ks));
+          } else {
+#pragma unroll
+            for (int j = 0; j < GW; ++j) v.v[j] = 0.f;
+          }
+#pragma unroll
+          for (int j = 0; j < GW; ++j) staged[i].v[s * GW + j] = v.v[j];
+        }
       }
     }
   }
@@ -212,6 +245,22 @@ struct TileLoader {
       if (!active(tid, i)) continue;
       int x, k;
       position(tid, i, x, k);
+      if constexpr (GW < VEC) {  // unaligned data: a bounds test and a copy per GW-float piece
+#pragma unroll
+        for (int p = 0; p < VEC / GW; ++p) {
+          int xs = x, ks = k;
+          piece(p, xs, ks);
+          const bool valid = xs < xlim && ks < klim;
+          const float* src = valid ? address(g, ld, xs, ks) : g;
+          if (K_CONTIGUOUS) {
+#pragma unroll
+            for (int j = 0; j < GW; ++j) cp_async<4>(s + (ks + j) * LDS + xs, src + (valid ? j : 0), valid);
+          } else {
+            cp_async<4 * GW>(s + ks * LDS + xs, src, valid);
+          }
+        }
+        continue;
+      }
       bool valid = x < xlim && k < klim;
       const float* src = valid ? address(g, ld, x, k) : g;
       if (K_CONTIGUOUS) {
@@ -233,8 +282,8 @@ struct TileLoader {
 // (copy_async: stages >= 3); compute() runs the warp tile's fragment step on a buffer.
 template <class Cfg>
 struct OperandSlices {
-  using LoaderA = TileLoader<Cfg::BM, Cfg::BK, Cfg::LDA, Cfg::VEC, Cfg::kThreads, !Cfg::TA>;
-  using LoaderB = TileLoader<Cfg::BN, Cfg::BK, Cfg::LDB, Cfg::VEC, Cfg::kThreads, Cfg::TB>;
+  using LoaderA = TileLoader<Cfg::BM, Cfg::BK, Cfg::LDA, Cfg::VEC, Cfg::kThreads, !Cfg::TA, Cfg::GA>;
+  using LoaderB = TileLoader<Cfg::BN, Cfg::BK, Cfg::LDB, Cfg::VEC, Cfg::kThreads, Cfg::TB, Cfg::GB>;
 
   float* As;
   float* Bs;

@@ -65,8 +65,13 @@ bool split_k_useful(const Problem& p, int bm, int bn, int bk, int split_k, int s
 std::vector<GemmConfig> candidate_configs(const std::vector<GemmConfig>& valid, const Problem& p, int sm_count,
                                           SpaceKind space) {
   std::vector<GemmConfig> out;
-  for (const auto& c : valid) {
-    if (c.vec != c.widest_vec(p)) continue;  // the widest vectors the data allows
+  // Shared-memory chunks of 4 floats, global accesses as wide as each operand's data allows; and
+  // where the data is not aligned, also chunks only as wide as the narrowest operand: timing
+  // decides between them.
+  const int narrowest = std::min(p.b_alignment(), p.c_alignment());
+  for (const auto& valid_config : valid) {
+    const GemmConfig c = valid_config.fitted_to(p);
+    if (c.vec != 4 && c.vec != (c.streams_b() ? narrowest : std::min(narrowest, p.a_alignment()))) continue;
     if (space == SpaceKind::reduced && !(in_reduced_space(c) && tile_suits(c, p, sm_count))) continue;
     if (!split_k_useful(p, c.bm, c.bn, c.bk, c.split_k, sm_count, c.threads())) continue;
     if (c.can_implement(p)) continue;

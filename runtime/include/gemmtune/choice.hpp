@@ -96,7 +96,7 @@ TuningSnapshot load_tuning_snapshot(const std::string& path, const GpuIdentity& 
 
 /// One decision of the chooser, with everything behind it.
 struct Choice {
-  GemmConfig config;                        ///< the kernel that runs (vec lowered when needed)
+  GemmConfig config;                        ///< the kernel that runs (fitted to the data's alignment)
   ChoiceSource source = ChoiceSource::builtin;
   std::string tuned_config;                 ///< the config name as stored; empty for builtin
   std::optional<TunedBest> tuned;           ///< exact, nearest: the tuned result chosen (problem, config, figures)
@@ -104,7 +104,7 @@ struct Choice {
   bool same_regime = true;                  ///< nearest: the tuned problem has the problem's regime
   int wins = 0;                             ///< model_default: tuned problems this config is best for
   int tuned_problems = 0;                   ///< model_default: tuned problems of the layout
-  bool vec_lowered = false;                 ///< config.vec was lowered to the data's alignment
+  bool narrowed = false;                    ///< the data's alignment narrowed the stored config's accesses
   std::string gpu_model;                    ///< the GPU model whose data was used; empty when none
   std::vector<std::string> trail;           ///< each step passed over and why, in order
   /// Several lines for people: the kernel, the source, the tuned figures and the trail.

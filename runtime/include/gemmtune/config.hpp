@@ -18,6 +18,12 @@ namespace gemmtune {
 struct GemmConfig : SgemmKnobs {
   Op op_a = Op::N;  ///< op(A): the kernel instance is specialised for the layout
   Op op_b = Op::N;  ///< op(B)
+  /// The alignment (4, 2 or 1 floats) of the data the instance is built for, per operand: global
+  /// accesses of an operand are width_a/b/c() = min(vec, alignment) floats wide, while shared
+  /// memory and the inner loop keep vec, so an odd leading dimension narrows only the accesses
+  /// of its own operand. Not knobs: they follow from the data (fitted_to()). 4 means "does not
+  /// narrow"; the name shows them only when one narrows ("_g4x1x1").
+  int align_a = 4, align_b = 4, align_c = 4;
 
   /// Threads per block.
   int threads() const;
@@ -34,9 +40,14 @@ struct GemmConfig : SgemmKnobs {
   std::optional<std::string> validate(const DeviceLimits& limits) const;
   /// Why this (valid) config cannot compute `p` with its pointers' alignment, or nullopt.
   std::optional<std::string> can_implement(const Problem& p) const;
-  /// The widest vec this config may use on `p`: the problem's alignment class, except that a
-  /// config streaming B reads A one float at a time, so only B and C count.
-  int widest_vec(const Problem& p) const;
+  /// Floats per global access of A, B and C: vec, narrowed by the data's alignment.
+  int width_a() const;
+  int width_b() const;
+  int width_c() const;
+  /// This config with its access widths fitted to `p`'s data: each operand as wide as vec and
+  /// its alignment allow (A is left alone when the config streams B, which reads A one float at
+  /// a time). can_implement() then checks only the shape and layout.
+  GemmConfig fitted_to(const Problem& p) const;
   /// The NVRTC name expression of this instance, e.g. "gemmtune::sgemm<128,128,...>".
   std::string name_expression() const;
 
@@ -45,7 +56,8 @@ struct GemmConfig : SgemmKnobs {
 
 /// The procedural name: the layout and every knob in kSgemmKnobs's order, each after its name
 /// prefix, e.g. "sgemm_nn_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8" (knobs added later appear only
-/// away from their default: "_o2"). It is the log id, the database's config key and round-trips
+/// away from their default: "_o2"), then "_g" and the access widths of A, B and C when the
+/// data's alignment narrows one of them: "..._r8_g4x1x1". It is the log id, the database's config key and round-trips
 /// through parse_config_name().
 std::string config_name(const GemmConfig& c);
 
@@ -53,7 +65,7 @@ std::string config_name(const GemmConfig& c);
 std::optional<GemmConfig> parse_config_name(const std::string& name);
 
 /// A built-in default that validates on every supported architecture and runs any problem of
-/// the layout (vec 1 when the data is unaligned).
+/// the layout (fitted to its data's alignment).
 GemmConfig default_config(const DeviceLimits& limits, const Problem& p);
 
 }  // namespace gemmtune

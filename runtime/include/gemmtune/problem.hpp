@@ -46,10 +46,13 @@ struct Problem {
   int b_rows() const { return op_b == Op::N ? k : n; }
   int b_cols() const { return op_b == Op::N ? n : k; }
   /// Largest vector width (4, 2 or 1 floats) that every row of A, B and C and every pointer and
-  /// stride allows: the alignment class of the problem.
+  /// stride allows: the alignment class of the problem (the smallest of the three below).
   int alignment() const;
-  /// The same for B and C alone: for kernels that read A one float at a time.
-  int alignment_without_a() const;
+  /// The same for one operand: its contiguous dimension, leading dimension, batch stride and
+  /// pointer. Kernels narrow the global accesses of that operand alone to it.
+  int a_alignment() const;
+  int b_alignment() const;
+  int c_alignment() const;
   /// "nn", "nt", "tn" or "tt".
   std::string layout() const;
   /// problem_label() of this problem's class, e.g. "4095x4096x4096 nn a1".

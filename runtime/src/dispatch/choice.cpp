@@ -61,7 +61,9 @@ std::string Choice::to_string() const {
   s += "\n";
   if (!gpu_model.empty()) s += "gpu      " + gpu_model + "\n";
   if (!tuned_config.empty() && tuned_config != config_name(config)) s += "stored   " + tuned_config + "\n";
-  if (vec_lowered) s += "note     vec lowered to " + std::to_string(config.vec) + " for the data's alignment\n";
+  if (narrowed)
+    s += "note     global accesses of A, B, C narrowed to " + std::to_string(config.width_a()) + ", " +
+         std::to_string(config.width_b()) + ", " + std::to_string(config.width_c()) + " floats for the data's alignment\n";
   if (tuned) {
     s += "tuned    " + tuned->problem.to_string() + "  (sweep " + std::to_string(tuned->sweep_id) + ")\n";
     s += "figures  " + fmt("%.4f ms", tuned->median_ms);

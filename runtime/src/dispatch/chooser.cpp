@@ -27,15 +27,10 @@ Adapted adapt(const std::string& name, const ChoiceRequest& r) {
     out.why = name + " no longer validates: " + *why;
     return out;
   }
-  const int alignment = cfg->widest_vec(r.p);
-  if (cfg->vec > alignment) {
-    cfg->vec = alignment;
-    out.lowered = true;
-    if (auto why = cfg->validate(r.limits)) {
-      out.why = name + " with vec " + std::to_string(alignment) + " is invalid: " + *why;
-      return out;
-    }
-  }
+  const GemmConfig fitted = cfg->fitted_to(r.p);
+  out.narrowed = fitted.width_a() < cfg->width_a() || fitted.width_b() < cfg->width_b() ||
+                 fitted.width_c() < cfg->width_c();
+  cfg = fitted;
   if (auto why = cfg->can_implement(r.p)) {
     out.why = name + " cannot run this problem: " + *why;
     return out;
@@ -47,7 +42,7 @@ Adapted adapt(const std::string& name, const ChoiceRequest& r) {
 void take(Choice& c, ChoiceSource source, const Adapted& a, const std::string& stored) {
   c.source = source;
   c.config = *a.config;
-  c.vec_lowered = a.lowered;
+  c.narrowed = a.narrowed;
   c.tuned_config = stored;
 }
 
@@ -94,7 +89,7 @@ struct Wins {
   long long config_id = 0;  // the lowest of its rows: ties of count go to the lowest
 };
 
-// The configs best for tuned problems of the layout (any alignment: vec is lowered), most wins
+// The configs best for tuned problems of the layout (any alignment: access widths are fitted), most wins
 // first; `layout_problems` gets how many tuned problems the layout has.
 std::vector<Wins> rank_by_wins(const ChoiceRequest& r, int& layout_problems) {
   std::map<std::string, Wins> wins;

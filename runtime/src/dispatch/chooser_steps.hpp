@@ -19,12 +19,12 @@ struct ChoiceRequest {
   const TuningSnapshot& snapshot;
 };
 
-/// A stored config name made ready for a problem: parsed, validated, vec lowered to the data's
-/// alignment (then validated again), checked against the problem. `why` says what failed.
+/// A stored config name made ready for a problem: parsed, validated, its access widths fitted to
+/// the data's alignment, checked against the problem. `why` says what failed.
 struct Adapted {
   std::optional<GemmConfig> config;
   std::string why;
-  bool lowered = false;
+  bool narrowed = false;  ///< the data narrowed an access width the stored config had
 };
 
 /// `name` made ready for the request's problem.

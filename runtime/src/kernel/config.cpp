@@ -39,6 +39,8 @@ std::optional<std::string> GemmConfig::validate(const DeviceLimits& limits) cons
     return why(std::to_string(t) + " threads per block exceed the limit " +
                std::to_string(limits.max_threads_per_block));
   if (vec > 4) return why("vec must be 1, 2 or 4");
+  for (int a : {align_a, align_b, align_c})
+    if (a != 1 && a != 2 && a != 4) return why("data alignments must be 1, 2 or 4 floats");
   if (pad != 0 && pad != 4) return why("pad must be 0 or 4");
   if (stages < 1 || stages > 4) return why("stages must be 1 to 4");
   if (stages >= 3 && limits.cc_major < 8) return why("stages >= 3 use cp.async, which needs sm_80 or newer");
@@ -79,9 +81,16 @@ std::optional<std::string> GemmConfig::can_implement(const Problem& p) const {
   if (p.op_a != op_a || p.op_b != op_b)
     return "kernel is for layout " + std::string{op_char(op_a), op_char(op_b)} + ", problem is " + p.layout();
   if (p.m < 1 || p.n < 1 || p.k < 1 || p.batch < 1) return std::string("M, N, K and batch must be at least 1");
-  if (vec > widest_vec(p))
-    return "vec " + std::to_string(vec) + " needs data aligned to " + std::to_string(vec) +
-           " floats; the problem allows " + std::to_string(widest_vec(p));
+  const struct {
+    const char* operand;
+    int width, allowed;
+  } accesses[] = {{"A", streams_b() ? 1 : width_a(), p.a_alignment()},
+                  {"B", width_b(), p.b_alignment()},
+                  {"C", width_c(), p.c_alignment()}};
+  for (const auto& a : accesses)
+    if (a.width > a.allowed)
+      return std::string(a.operand) + " is accessed " + std::to_string(a.width) + " floats at a time; its data allows " +
+             std::to_string(a.allowed) + " (fit the config to the problem: GemmConfig::fitted_to)";
   if (static_cast<long long>(p.batch) * split_k > 65535)
     return std::string("batch x split_k exceeds the grid's z limit 65535");
   // Splits take whole bk slices (templates/sgemm.cuh); each must get at least one K value.
@@ -93,14 +102,27 @@ std::optional<std::string> GemmConfig::can_implement(const Problem& p) const {
   return std::nullopt;
 }
 
-int GemmConfig::widest_vec(const Problem& p) const {
-  return streams_b() ? p.alignment_without_a() : p.alignment();
+int GemmConfig::width_a() const { return std::min(vec, align_a); }
+int GemmConfig::width_b() const { return std::min(vec, align_b); }
+int GemmConfig::width_c() const { return std::min(vec, align_c); }
+
+// An alignment that does not narrow the access is stored as 4, so that one instance has one name.
+static int narrowing(int vec, int alignment) { return alignment < vec ? alignment : 4; }
+
+GemmConfig GemmConfig::fitted_to(const Problem& p) const {
+  GemmConfig c = *this;
+  c.align_a = streams_b() ? 4 : narrowing(vec, p.a_alignment());
+  c.align_b = narrowing(vec, p.b_alignment());
+  c.align_c = narrowing(vec, p.c_alignment());
+  return c;
 }
 
 std::string GemmConfig::name_expression() const {
   std::string out = "gemmtune::sgemm<";
   for (const Knob& knob : kSgemmKnobs) out += std::to_string(knob.get(*this)) + ",";
-  return out + (op_a == Op::T ? "true," : "false,") + (op_b == Op::T ? "true>" : "false>");
+  out += op_a == Op::T ? "true," : "false,";
+  out += op_b == Op::T ? "true," : "false,";
+  return out + std::to_string(width_a()) + "," + std::to_string(width_b()) + "," + std::to_string(width_c()) + ">";
 }
 
 std::string config_name(const GemmConfig& c) {
@@ -109,6 +131,8 @@ std::string config_name(const GemmConfig& c) {
     const int v = knob.get(c);
     if (knob.named_when_default || v != knob.default_value()) (out += knob.name_prefix) += std::to_string(v);
   }
+  if (c.width_a() < c.vec || c.width_b() < c.vec || c.width_c() < c.vec)
+    out += "_g" + std::to_string(c.width_a()) + "x" + std::to_string(c.width_b()) + "x" + std::to_string(c.width_c());
   return out;
 }
 
@@ -145,6 +169,17 @@ std::optional<GemmConfig> parse_config_name(const std::string& name) {
     }
     knob.set(c, v);
   }
+  if (rest.starts_with("_g")) {
+    rest.remove_prefix(2);
+    int* aligns[] = {&c.align_a, &c.align_b, &c.align_c};
+    for (int i = 0; i < 3; ++i) {
+      if (i > 0 && !rest.starts_with("x")) return std::nullopt;
+      if (i > 0) rest.remove_prefix(1);
+      int width = 0;
+      if (!take_number(rest, width)) return std::nullopt;
+      *aligns[i] = narrowing(c.vec, width);
+    }
+  }
   if (!rest.empty() || config_name(c) != name) return std::nullopt;  // rejects leading zeros, "_o1"
   return c;
 }
@@ -152,9 +187,8 @@ std::optional<GemmConfig> parse_config_name(const std::string& name) {
 GemmConfig default_config(const DeviceLimits& limits, const Problem& p) {
   GemmConfig c;
   c.op_a = p.op_a, c.op_b = p.op_b;
-  c.vec = std::min(4, p.alignment());
   if (c.validate(limits)) c.stages = 1;  // older GPUs: fall back to the plainest pipeline
-  return c;
+  return c.fitted_to(p);
 }
 
 }  // namespace gemmtune

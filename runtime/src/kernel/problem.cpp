@@ -44,28 +44,27 @@ static bool fits_ptr(int width, const void* ptr) {
   return reinterpret_cast<std::uintptr_t>(ptr) % (width * sizeof(float)) == 0;
 }
 
-// The kernel moves `w` floats at a time along the contiguous dimension of each matrix, so that
-// dimension, the leading dimensions, batch strides and pointers must all be multiples.
+// Each operand is read (C also written) `w` floats at a time along its contiguous dimension, so
+// that dimension, its leading dimension, batch stride and pointer must all be multiples of w.
+static int widest(bool (*fits_w)(int, const Problem&), const Problem& p) {
+  for (int w : {4, 2})
+    if (fits_w(w, p)) return w;
+  return 1;
+}
 static bool a_fits(int w, const Problem& p) {
   return fits(w, p.a_cols()) && fits(w, p.lda) && fits_ptr(w, p.a) && (p.batch == 1 || fits(w, p.stride_a));
 }
-static bool b_and_c_fit(int w, const Problem& p) {
-  bool ok = fits(w, p.b_cols()) && fits(w, p.n) && fits(w, p.ldb) && fits(w, p.ldc) && fits_ptr(w, p.b) &&
-            fits_ptr(w, p.c);
-  return ok && (p.batch == 1 || (fits(w, p.stride_b) && fits(w, p.stride_c)));
+static bool b_fits(int w, const Problem& p) {
+  return fits(w, p.b_cols()) && fits(w, p.ldb) && fits_ptr(w, p.b) && (p.batch == 1 || fits(w, p.stride_b));
+}
+static bool c_fits(int w, const Problem& p) {
+  return fits(w, p.n) && fits(w, p.ldc) && fits_ptr(w, p.c) && (p.batch == 1 || fits(w, p.stride_c));
 }
 
-int Problem::alignment() const {
-  for (int w : {4, 2})
-    if (a_fits(w, *this) && b_and_c_fit(w, *this)) return w;
-  return 1;
-}
-
-int Problem::alignment_without_a() const {
-  for (int w : {4, 2})
-    if (b_and_c_fit(w, *this)) return w;
-  return 1;
-}
+int Problem::a_alignment() const { return widest(a_fits, *this); }
+int Problem::b_alignment() const { return widest(b_fits, *this); }
+int Problem::c_alignment() const { return widest(c_fits, *this); }
+int Problem::alignment() const { return std::min({a_alignment(), b_alignment(), c_alignment()}); }
 
 std::string Problem::layout() const { return {op_char(op_a), op_char(op_b)}; }
 

@@ -73,7 +73,7 @@ TEST_F(ChooserTest, ExactProblemUsesItsTunedBest) {
   ASSERT_TRUE(c.tuned.has_value());
   EXPECT_EQ(c.tuned->problem.m, 1024);
   EXPECT_DOUBLE_EQ(c.tuned->median_ms, 1.0);
-  EXPECT_FALSE(c.vec_lowered);
+  EXPECT_FALSE(c.narrowed);
   EXPECT_NE(c.to_string().find("exact"), std::string::npos);
 }
 
@@ -177,17 +177,19 @@ TEST_F(ChooserTest, UnknownConfigNameIsSkipped) {
   EXPECT_TRUE(trail_has(c, "not a config name")) << trail_of(c);
 }
 
-TEST_F(ChooserTest, ModelDefaultWithVecLowered) {
-  // N = 1002 allows only vec 2: no tuned problem has alignment 2, so the config that is best for
-  // the most problems runs, with vec lowered.
+TEST_F(ChooserTest, ModelDefaultWithAccessesNarrowed) {
+  // N = 1002 allows only 2-float accesses of B and C: no tuned problem has alignment 2, so the
+  // config that is best for the most problems runs, its B and C accesses narrowed.
   Problem p = shape_only_problem(Op::N, Op::N, 1000, 1002, 1000);
   ASSERT_EQ(p.alignment(), 2);
   Choice c = h200().choose(p);
   EXPECT_EQ(c.source, ChoiceSource::model_default) << c.to_string();
   GemmConfig expect = pool_[0];
-  expect.vec = 2;
+  expect.align_b = expect.align_c = 2;
   EXPECT_EQ(c.config, expect);
-  EXPECT_TRUE(c.vec_lowered);
+  EXPECT_EQ(c.config.vec, pool_[0].vec);
+  EXPECT_NE(c.to_string().find("narrowed to 4, 2, 2 floats"), std::string::npos) << c.to_string();
+  EXPECT_TRUE(c.narrowed);
   EXPECT_EQ(c.wins, 2);
   EXPECT_EQ(c.tuned_problems, 7);
   EXPECT_TRUE(trail_has(c, "no tuned problem of layout nn and alignment 2")) << trail_of(c);
@@ -195,10 +197,13 @@ TEST_F(ChooserTest, ModelDefaultWithVecLowered) {
 
 TEST_F(ChooserTest, PointerAlignmentPicksANarrowerKernel) {
   Problem p = shape_only_problem(Op::N, Op::N, 1024, 1024, 1024);
-  p.a = reinterpret_cast<const float*>(std::uintptr_t(4));  // misaligned A: vec 1
+  p.a = reinterpret_cast<const float*>(std::uintptr_t(4));  // misaligned A: 1-float accesses of A
   Choice c = h200().choose(p);
   EXPECT_EQ(c.source, ChoiceSource::model_default) << c.to_string();
-  EXPECT_EQ(c.config.vec, 1);
+  EXPECT_EQ(c.config.width_a(), 1);
+  EXPECT_EQ(c.config.width_b(), c.config.vec);  // B and C keep the stored config's vectors
+  EXPECT_EQ(c.config.width_c(), c.config.vec);
+  EXPECT_EQ(c.narrowed, c.config.vec > 1);
 }
 
 TEST_F(ChooserTest, UntunedLayoutUsesTheBuiltinDefault) {
@@ -267,8 +272,9 @@ TEST(ShapeOnlyProblem, AlignmentClass) {
   EXPECT_EQ(shape_only_problem(Op::N, Op::N, 64, 63, 64, 1, 4).alignment(), 1);  // the shape allows only 1
   // x^T B with x transposed: lda = 1 limits A alone; a requested class covers every pointer.
   EXPECT_EQ(shape_only_problem(Op::T, Op::N, 1, 4096, 4096).alignment(), 1);
-  EXPECT_EQ(shape_only_problem(Op::T, Op::N, 1, 4096, 4096).alignment_without_a(), 4);
-  EXPECT_EQ(shape_only_problem(Op::T, Op::N, 1, 4096, 4096, 1, 1).alignment_without_a(), 1);
+  EXPECT_EQ(shape_only_problem(Op::T, Op::N, 1, 4096, 4096).b_alignment(), 4);
+  EXPECT_EQ(shape_only_problem(Op::T, Op::N, 1, 4096, 4096).c_alignment(), 4);
+  EXPECT_EQ(shape_only_problem(Op::T, Op::N, 1, 4096, 4096, 1, 1).b_alignment(), 1);
 }
 
 TEST(Chooser, StreamingConfigKeepsItsVectorsWhenOnlyAIsMisaligned) {
@@ -280,7 +286,7 @@ TEST(Chooser, StreamingConfigKeepsItsVectorsWhenOnlyAIsMisaligned) {
   Choice c = chooser.choose(shape_only_problem(Op::T, Op::N, 1, 4096, 4096));
   EXPECT_EQ(c.source, ChoiceSource::exact) << trail_of(c);
   EXPECT_EQ(c.config, *streaming);
-  EXPECT_FALSE(c.vec_lowered);
+  EXPECT_FALSE(c.narrowed);
 }
 
 }  // namespace

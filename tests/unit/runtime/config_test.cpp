@@ -116,6 +116,24 @@ TEST(Config, ParseRejectsNonNames) {
   EXPECT_FALSE(parse_config_name("sgemm_nn_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8_o2x").has_value());
 }
 
+TEST(Config, AccessWidthsAreNamedOnlyWhenTheyNarrow) {
+  const std::string base = "sgemm_nn_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8";
+  auto narrowed = parse_config_name(base + "_o2_g4x1x2");
+  ASSERT_TRUE(narrowed.has_value());
+  EXPECT_EQ(narrowed->occupancy, 2);
+  EXPECT_EQ(narrowed->width_a(), 4);
+  EXPECT_EQ(narrowed->width_b(), 1);
+  EXPECT_EQ(narrowed->width_c(), 2);
+  EXPECT_EQ(config_name(*narrowed), base + "_o2_g4x1x2");
+  // One instance, one name: widths that narrow nothing are not written, nor parsed when written.
+  for (const char* bad : {"_g4x4x4", "_g4x1", "_g4x1x2x1", "_g", "_gx1x1", "_g4x1x1_o2"})
+    EXPECT_FALSE(parse_config_name(base + bad).has_value()) << bad;
+  GemmConfig scalar;
+  scalar.vec = 1;
+  scalar.align_b = 1;
+  EXPECT_EQ(config_name(scalar), "sgemm_nn_128x128x8_w64x32_t8x8_s2_v1_p4_k1_r8");
+}
+
 TEST(Config, PruningShrinksTheSpace) {
   size_t valid = tuner::valid_space(kSm90, Op::N, Op::N).size();
   std::cout << "sm_90 NN: " << tuner::full_space_size() << " combinations, " << valid << " valid\n";
@@ -147,11 +165,24 @@ TEST(Config, AlignmentClassAndCanImplement) {
   EXPECT_EQ(p.alignment(), 2);
   p.c = reinterpret_cast<float*>(std::uintptr_t(0x1004));
   EXPECT_EQ(p.alignment(), 1);
+  EXPECT_EQ(p.a_alignment(), 2);
+  EXPECT_EQ(p.b_alignment(), 4);
+  EXPECT_EQ(p.c_alignment(), 1);
   GemmConfig c;
   c.op_b = Op::T;
-  EXPECT_NE(c.can_implement(p)->find("vec 4"), std::string::npos);
+  EXPECT_NE(c.can_implement(p)->find("A is accessed 4 floats at a time; its data allows 2"), std::string::npos);
+  // Fitted to the data: each operand's accesses narrowed to its own alignment, vec kept.
+  GemmConfig fitted = c.fitted_to(p);
+  EXPECT_EQ(fitted.vec, 4);
+  EXPECT_EQ(fitted.width_a(), 2);
+  EXPECT_EQ(fitted.width_b(), 4);
+  EXPECT_EQ(fitted.width_c(), 1);
+  EXPECT_FALSE(fitted.can_implement(p).has_value());
+  EXPECT_TRUE(config_name(fitted).ends_with("_r8_g2x4x1")) << config_name(fitted);
+  EXPECT_EQ(fitted.name_expression(), "gemmtune::sgemm<128,128,8,64,32,8,8,2,4,4,1,8,1,false,true,2,4,1>");
   c.vec = 1;
   EXPECT_FALSE(c.can_implement(p).has_value());
+  EXPECT_EQ(c.fitted_to(p), c);  // vec 1: nothing to narrow
   c.op_b = Op::N;
   EXPECT_NE(c.can_implement(p)->find("layout"), std::string::npos);
   p.k = 0;
@@ -163,21 +194,29 @@ TEST(Config, StreamingBIgnoresTheAlignmentOfA) {
   // A matrix-vector product x^T B with x transposed: A's leading dimension is M = 1.
   Problem p = Problem::packed(Op::T, Op::N, 1, 4096, 4096);
   EXPECT_EQ(p.alignment(), 1);
-  EXPECT_EQ(p.alignment_without_a(), 4);
+  EXPECT_EQ(p.a_alignment(), 1);
+  EXPECT_EQ(std::min(p.b_alignment(), p.c_alignment()), 4);
   auto streaming = parse_config_name("sgemm_tn_1x256x8_w1x128_t1x4_s2_v4_p4_k32_r8_o2");
   ASSERT_TRUE(streaming && streaming->streams_b());
   EXPECT_EQ(reason(*streaming), "");  // vec 4 along B's rows, though A's tile is one float wide
-  EXPECT_EQ(streaming->widest_vec(p), 4);
+  EXPECT_EQ(streaming->fitted_to(p), *streaming);
   EXPECT_FALSE(streaming->can_implement(p).has_value());
   auto shared = parse_config_name("sgemm_tn_4x128x16_w4x32_t1x4_s2_v4_p4_k16_r8");  // B via shared memory
   ASSERT_TRUE(shared && !shared->streams_b());
-  EXPECT_EQ(shared->widest_vec(p), 1);
   ASSERT_TRUE(shared->can_implement(p).has_value());
   EXPECT_NE(shared->can_implement(p)->find("allows 1"), std::string::npos);
-  // B and C still count: an odd N leaves the streaming config nothing wider than one float.
+  EXPECT_EQ(shared->fitted_to(p).width_a(), 1);
+  EXPECT_EQ(shared->fitted_to(p).width_b(), 4);
+  EXPECT_FALSE(shared->fitted_to(p).can_implement(p).has_value());
+  // B and C still count: an odd N narrows the streaming config's B and C to one float.
   p = Problem::packed(Op::T, Op::N, 1, 4095, 4096);
-  EXPECT_EQ(p.alignment_without_a(), 1);
+  EXPECT_EQ(p.b_alignment(), 1);
   EXPECT_TRUE(streaming->can_implement(p).has_value());
+  const GemmConfig narrow = streaming->fitted_to(p);
+  EXPECT_EQ(narrow.width_a(), 4);  // not read in vectors at all: left alone
+  EXPECT_EQ(narrow.width_b(), 1);
+  EXPECT_EQ(narrow.width_c(), 1);
+  EXPECT_FALSE(narrow.can_implement(p).has_value());
 }
 
 TEST(Config, EverySplitGetsWork) {
@@ -196,7 +235,10 @@ TEST(Config, DefaultConfigFollowsAlignment) {
   Problem p = Problem::packed(Op::T, Op::N, 7, 13, 11);
   p.a = p.b = p.c = reinterpret_cast<float*>(std::uintptr_t(0x1000));
   GemmConfig c = default_config(kSm90, p);
-  EXPECT_EQ(c.vec, 1);  // 13 and 11 columns: no wider vector fits
+  EXPECT_EQ(c.vec, 4);  // shared memory keeps 4-float chunks; 7 and 13 columns: 1-float accesses
+  EXPECT_EQ(c.width_a(), 1);
+  EXPECT_EQ(c.width_b(), 1);
+  EXPECT_EQ(c.width_c(), 1);
   EXPECT_FALSE(c.validate(kSm90).has_value());
   EXPECT_FALSE(c.can_implement(p).has_value());
 }

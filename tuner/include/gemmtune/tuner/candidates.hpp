@@ -36,10 +36,11 @@ bool tile_suits(const GemmConfig& c, const Problem& p, int sm_count);
 /// each), and every split still gets at least four K slices of bk.
 bool split_k_useful(const Problem& p, int bm, int bn, int bk, int split_k, int sm_count, int threads);
 
-/// The candidates for `p` out of `valid` (valid_space() of p's layout): those that can_implement
-/// p, whose vec equals p's alignment (a narrower vector is never faster on the same data, it only
-/// issues more load instructions), with a useful split_k, and in the reduced space (with a tile
-/// that suits p) if asked.
+/// The candidates for `p` out of `valid` (valid_space() of p's layout), fitted to p's data
+/// (GemmConfig::fitted_to): those with vec 4 (each operand's global accesses then as wide as its
+/// data allows) and, where the data is not aligned, those with vec as narrow as the data; that
+/// can_implement p, with a useful split_k, and in the reduced space (with a tile that suits p)
+/// if asked.
 std::vector<GemmConfig> candidate_configs(const std::vector<GemmConfig>& valid, const Problem& p, int sm_count,
                                           SpaceKind space);
 
