@@ -41,7 +41,8 @@ namespace gemmtune {
 //   OCCUPANCY    blocks per SM the registers are budgeted for (__launch_bounds__ minimum)
 //   TA, TB       op(A), op(B) transposed
 //   GA, GB, GC   floats per global access of A, B and C: VEC, or less where that operand's data is
-//                not aligned to VEC floats (GemmConfig::fitted_to); shared memory keeps VEC
+//                not aligned to VEC floats (GemmConfig::fitted_to), so that an odd leading
+//                dimension narrows only its own operand; the inner loop does not depend on them
 // clang-format off
 template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, int VEC, int PAD, int SPLIT_K, int RASTER, int OCCUPANCY, bool TA, bool TB, int GA, int GB, int GC>
 __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, OCCUPANCY) sgemm(GemmArgs p) {

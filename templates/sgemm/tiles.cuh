@@ -13,8 +13,9 @@ namespace detail {
 //   kStageA/B       floats per pipeline stage of each operand in shared memory
 //   W               floats per chunk of C and of streamed B: W <= VEC, and a thread's VN-wide
 //                   chunks come in whole W-float chunks
-//   GA, GB, GC      floats per global access of A, B and C (each divides VEC): the data's
-//                   alignment; WC and WB, the access widths of C and of streamed B (<= W)
+//   GA, GB, GC      floats per global access of A, B and C (each divides VEC): VEC narrowed to
+//                   the data's alignment (OperandSlices, TileLoader); WC and WB are the access
+//                   widths of C and of streamed B (<= W)
 //   kStreamB        thin tiles with every row in each thread stream B from global memory
 //                   (GemmConfig::streams_b)
 // Enumerators rather than static constexpr members: NVRTC emits each of those as a global
@@ -157,9 +158,11 @@ struct WarpTile {
 // Moves one operand's BK-slice into shared memory laid out S[k][x], x in [0, X), row stride LDS.
 // Global memory holds the operand either with x contiguous (rows are k) or with k contiguous
 // (rows are x, transposed on the way in). Out-of-range elements become zeros. Each thread moves
-// VEC-float chunks; global memory is read GW floats at a time (GW < VEC where the data is not
-// aligned to VEC: each GW-float piece then has its own bounds test), shared memory is written
-// VEC floats at a time either way.
+// VEC-float chunks, reading global memory GW floats at a time (GW < VEC where the operand's data
+// is not aligned to VEC: each piece then has its own bounds test). Through registers (load,
+// store), the chunk still goes to shared memory as one vector; cp.async has no such store to
+// save, so its loader is instantiated with VEC = GW (OperandSlices): lanes then read adjacent
+// pieces, which coalesces better.
 template <int X, int BK, int LDS, int VEC, int THREADS, bool K_CONTIGUOUS, int GW>
 struct TileLoader {
   static constexpr int kTotal = X * BK / VEC;  // vectors in a slice
@@ -240,27 +243,12 @@ struct TileLoader {
   // Stages >= 3: global -> shared directly with cp.async (4-byte copies when transposing).
   __device__ __forceinline__ static void copy_async(float* s, const float* g, long long ld,
                                                     int xlim, int klim, int tid) {
+    static_assert(GW == VEC, "cp.async loaders move GW-float chunks");
 #pragma unroll
     for (int i = 0; i < kVectors; ++i) {
       if (!active(tid, i)) continue;
       int x, k;
       position(tid, i, x, k);
-      if constexpr (GW < VEC) {  // unaligned data: a bounds test and a copy per GW-float piece
-#pragma unroll
-        for (int p = 0; p < VEC / GW; ++p) {
-          int xs = x, ks = k;
-          piece(p, xs, ks);
-          const bool valid = xs < xlim && ks < klim;
-          const float* src = valid ? address(g, ld, xs, ks) : g;
-          if (K_CONTIGUOUS) {
-#pragma unroll
-            for (int j = 0; j < GW; ++j) cp_async<4>(s + (ks + j) * LDS + xs, src + (valid ? j : 0), valid);
-          } else {
-            cp_async<4 * GW>(s + ks * LDS + xs, src, valid);
-          }
-        }
-        continue;
-      }
       bool valid = x < xlim && k < klim;
       const float* src = valid ? address(g, ld, x, k) : g;
       if (K_CONTIGUOUS) {
@@ -282,8 +270,14 @@ struct TileLoader {
 // (copy_async: stages >= 3); compute() runs the warp tile's fragment step on a buffer.
 template <class Cfg>
 struct OperandSlices {
-  using LoaderA = TileLoader<Cfg::BM, Cfg::BK, Cfg::LDA, Cfg::VEC, Cfg::kThreads, !Cfg::TA, Cfg::GA>;
-  using LoaderB = TileLoader<Cfg::BN, Cfg::BK, Cfg::LDB, Cfg::VEC, Cfg::kThreads, Cfg::TB, Cfg::GB>;
+  // Chunks of VEC through registers, of the access width with cp.async (see TileLoader);
+  // measured on an H200 with the data of one operand or all unaligned (docs/PERFORMANCE.md).
+  enum : int {
+    kChunkA = Cfg::STAGES >= 3 ? Cfg::GA : Cfg::VEC,
+    kChunkB = Cfg::STAGES >= 3 ? Cfg::GB : Cfg::VEC,
+  };
+  using LoaderA = TileLoader<Cfg::BM, Cfg::BK, Cfg::LDA, kChunkA, Cfg::kThreads, !Cfg::TA, Cfg::GA>;
+  using LoaderB = TileLoader<Cfg::BN, Cfg::BK, Cfg::LDB, kChunkB, Cfg::kThreads, Cfg::TB, Cfg::GB>;
 
   float* As;
   float* Bs;

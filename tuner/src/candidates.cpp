@@ -65,13 +65,14 @@ bool split_k_useful(const Problem& p, int bm, int bn, int bk, int split_k, int s
 std::vector<GemmConfig> candidate_configs(const std::vector<GemmConfig>& valid, const Problem& p, int sm_count,
                                           SpaceKind space) {
   std::vector<GemmConfig> out;
-  // Shared-memory chunks of 4 floats, global accesses as wide as each operand's data allows; and
-  // where the data is not aligned, also chunks only as wide as the narrowest operand: timing
-  // decides between them.
+  // vec 4, each operand's accesses then narrowed to what its data allows (fitted_to): a narrower
+  // vec gives the same kernel or a slower one. Where the data is not aligned, also the tiles too
+  // narrow for 4-float vectors, at the vec the data allows.
   const int narrowest = std::min(p.b_alignment(), p.c_alignment());
   for (const auto& valid_config : valid) {
     const GemmConfig c = valid_config.fitted_to(p);
-    if (c.vec != 4 && c.vec != (c.streams_b() ? narrowest : std::min(narrowest, p.a_alignment()))) continue;
+    const int allowed = c.streams_b() ? narrowest : std::min(narrowest, p.a_alignment());
+    if (c.vec != 4 && (c.vec != allowed || c.tiles_hold_vectors_of(4))) continue;
     if (space == SpaceKind::reduced && !(in_reduced_space(c) && tile_suits(c, p, sm_count))) continue;
     if (!split_k_useful(p, c.bm, c.bn, c.bk, c.split_k, sm_count, c.threads())) continue;
     if (c.can_implement(p)) continue;

@@ -19,12 +19,15 @@ struct GemmConfig : SgemmKnobs {
   Op op_a = Op::N;  ///< op(A): the kernel instance is specialised for the layout
   Op op_b = Op::N;  ///< op(B)
   /// The alignment (4, 2 or 1 floats) of the data the instance is built for, per operand: global
-  /// accesses of an operand are width_a/b/c() = min(vec, alignment) floats wide, while shared
-  /// memory and the inner loop keep vec, so an odd leading dimension narrows only the accesses
-  /// of its own operand. Not knobs: they follow from the data (fitted_to()). 4 means "does not
-  /// narrow"; the name shows them only when one narrows ("_g4x1x1").
+  /// accesses of an operand are width_a/b/c() = min(vec, alignment) floats wide, so that an odd
+  /// leading dimension narrows only the accesses of its own operand (the inner loop reads shared
+  /// memory as wide as ever). Not knobs: they follow from the data (fitted_to()). 4 means "does
+  /// not narrow"; the name shows them only when one narrows ("_g4x1x1").
   int align_a = 4, align_b = 4, align_c = 4;
 
+  /// Whether the block tiles hold whole `v`-float vectors along each operand's contiguous
+  /// dimension (a tile that streams B reads A one float at a time).
+  bool tiles_hold_vectors_of(int v) const;
   /// Threads per block.
   int threads() const;
   /// Whether the kernel streams B from global memory into registers instead of staging tiles in

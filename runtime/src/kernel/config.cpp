@@ -22,6 +22,11 @@ int GemmConfig::register_budget(const DeviceLimits& limits) const {
   return std::min(limits.max_regs_per_thread, limits.max_regs_per_block / t / 8 * 8);
 }
 
+bool GemmConfig::tiles_hold_vectors_of(int v) const {
+  const int a_contiguous = op_a == Op::T ? bm : bk, b_contiguous = op_b == Op::T ? bk : bn;
+  return (streams_b() || a_contiguous % v == 0) && b_contiguous % v == 0;
+}
+
 static bool is_pow2(int v) { return v > 0 && (v & (v - 1)) == 0; }
 
 std::optional<std::string> GemmConfig::validate(const DeviceLimits& limits) const {
@@ -58,8 +63,7 @@ std::optional<std::string> GemmConfig::validate(const DeviceLimits& limits) cons
   // Threads move whole vectors of both tiles along each operand's contiguous dimension (when a
   // tile has fewer vectors than the block has threads, some threads idle during loads); tiles
   // that stream B read A one float at a time.
-  const int a_contiguous = op_a == Op::T ? bm : bk, b_contiguous = op_b == Op::T ? bk : bn;
-  if ((!streams_b() && a_contiguous % vec) || b_contiguous % vec)
+  if (!tiles_hold_vectors_of(vec))
     return why(std::string("vec must divide ") + (op_a == Op::T ? "bm" : "bk") + " (A's contiguous extent) and " +
                (op_b == Op::T ? "bk" : "bn") + " (B's)");
   if (smem_bytes() > limits.max_smem_per_block_optin)

@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <map>
+#include <memory>
 #include <thread>
 
 #include "gemmtune/kernel.hpp"
@@ -31,6 +32,10 @@ const std::vector<Shape> kShapes = {
     {1024, 1024, 2048, 1, 0, 0, 1.f, 0.f},   {65, 67, 129, 3, 0, 0, 0.5f, 2.f},
     {129, 131, 67, 2, 3, 0, 1.5f, -0.75f},   {64, 96, 80, 1, 0, 1, 2.f, 0.f},
     {1, 1000, 997, 2, 0, 0, 1.5f, 0.25f},  // rows of A misaligned, B and C aligned
+    // One operand's accesses narrowed at a time (per layout: whichever has the odd extent):
+    {64, 1001, 256, 1, 0, 0, 1.5f, 0.25f},   // odd N
+    {96, 128, 1003, 2, 0, 0, -1.f, 0.f},     // odd K
+    {66, 130, 64, 1, 2, 0, 1.f, 0.5f},       // 2-float alignments
 };
 
 std::string shape_name(const Shape& s, Op a, Op b) {
@@ -45,19 +50,33 @@ TEST(KernelCorrectness, SampledConfigsMatchFloat64Reference) {
   GEMMTUNE_REQUIRE_GPU();
   ReferenceSetup setup;
   auto& [dev, arch, reference, rng] = setup;
-  int checked = 0;
+  int checked = 0, narrowed = 0;
   double worst = 0;
   SplitKWorkspace workspace;  // shared by every split-K config: counters must reset themselves
   for (Op oa : {Op::N, Op::T})
     for (Op ob : {Op::N, Op::T}) {
-      // Compile the layout's sample (and vec-1 variants for unaligned data) in parallel.
-      std::vector<GemmConfig> configs = tuner::coverage_sample(dev.limits, oa, ob);
-      size_t n_aligned = configs.size();
+      // The layout's sample, and its vec-1 variants (what the tuner also proposes for unaligned
+      // data), each fitted to every shape's data; the distinct instances compiled in parallel.
+      std::vector<GemmConfig> sample = tuner::coverage_sample(dev.limits, oa, ob);
+      const size_t n_aligned = sample.size();
       for (size_t i = 0; i < n_aligned; ++i) {
-        GemmConfig narrow = configs[i];
+        GemmConfig narrow = sample[i];
         narrow.vec = 1;
-        if (narrow.vec != configs[i].vec && !narrow.validate(dev.limits)) configs.push_back(narrow);
+        if (narrow.vec != sample[i].vec && !narrow.validate(dev.limits)) sample.push_back(narrow);
       }
+      std::vector<std::unique_ptr<ProblemData>> data;
+      for (const Shape& s : kShapes) {
+        Problem shape = Problem::packed(oa, ob, s.m, s.n, s.k, s.batch);
+        shape.alpha = s.alpha, shape.beta = s.beta;
+        data.push_back(std::make_unique<ProblemData>(shape, s.ld_pad, s.ptr_offset, rng));
+      }
+      std::map<std::string, size_t> index;  // instance name -> position in `configs`
+      std::vector<GemmConfig> configs;
+      for (const auto& d : data)
+        for (const GemmConfig& c : sample) {
+          GemmConfig f = c.fitted_to(d->p);
+          if (!f.can_implement(d->p) && index.emplace(config_name(f), configs.size()).second) configs.push_back(f);
+        }
       std::vector<CompileResult> compiled(configs.size());
       std::atomic<size_t> next{0};
       std::vector<std::thread> pool;
@@ -67,30 +86,34 @@ TEST(KernelCorrectness, SampledConfigsMatchFloat64Reference) {
         });
       for (auto& t : pool) t.join();
 
-      for (const Shape& s : kShapes) {
-        Problem shape = Problem::packed(oa, ob, s.m, s.n, s.k, s.batch);
-        shape.alpha = s.alpha, shape.beta = s.beta;
-        ProblemData data(shape, s.ld_pad, s.ptr_offset, rng);
+      for (size_t si = 0; si < kShapes.size(); ++si) {
+        const Shape& s = kShapes[si];
+        ProblemData& d = *data[si];
         DeviceArray<double> ref(size_t(s.m) * s.n * s.batch);
-        reference.run(data.p, ref.get(), nullptr);
+        reference.run(d.p, ref.get(), nullptr);
         std::vector<double> expect = ref.download();
-        for (size_t i = 0; i < configs.size(); ++i) {
-          if (configs[i].can_implement(data.p)) continue;
-          SCOPED_TRACE(config_name(configs[i]) + " on " + shape_name(s, oa, ob));
+        for (const GemmConfig& c : sample) {
+          const GemmConfig f = c.fitted_to(d.p);
+          if (f.can_implement(d.p)) continue;
+          const size_t i = index.at(config_name(f));
+          SCOPED_TRACE(config_name(f) + " on " + shape_name(s, oa, ob));
           ASSERT_TRUE(compiled[i].ok) << compiled[i].log;
-          GemmKernel kernel(configs[i], compiled[i].cubin, compiled[i].lowered_name);
-          data.reset_c();
-          kernel.launch(data.p, nullptr, &workspace);
+          GemmKernel kernel(f, compiled[i].cubin, compiled[i].lowered_name);
+          d.reset_c();
+          kernel.launch(d.p, nullptr, &workspace);
           GEMMTUNE_CUDA(cudaDeviceSynchronize());
-          double err = relative_error(data.result(), data.p.ldc, data.p.stride_c, expect, s.m, s.n, s.batch);
+          double err = relative_error(d.result(), d.p.ldc, d.p.stride_c, expect, s.m, s.n, s.batch);
           EXPECT_LT(err, 1e-5);
           worst = std::max(worst, err);
           ++checked;
+          narrowed += f.width_a() < f.vec || f.width_b() < f.vec || f.width_c() < f.vec;
         }
       }
     }
-  std::cout << checked << " (config, problem) pairs checked, worst relative error " << worst << "\n";
+  std::cout << checked << " (config, problem) pairs checked (" << narrowed
+            << " with narrowed accesses), worst relative error " << worst << "\n";
   EXPECT_GT(checked, 100);
+  EXPECT_GT(narrowed, 100);
 }
 
 // Tiles that stream B read A one float at a time, so they keep float4 loads of B when only A is

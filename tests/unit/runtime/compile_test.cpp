@@ -100,7 +100,7 @@ TEST(Compile, SampleOfTheFamilyCompilesForSm90) {
 
 // Odd leading dimensions narrow the global accesses of their operand only: every path (register
 // and cp.async loaders in both orientations, streamed B, the epilogue, split-K) compiles with
-// 1- and 2-float accesses under 4-float chunks. Half the sample, fitted to misaligned data.
+// 1- and 2-float accesses of some operands under vec 4. Half the sample, fitted to misaligned data.
 TEST(Compile, NarrowedAccessesCompileForSm90) {
   DeviceLimits limits = DeviceLimits::for_arch("sm_90");
   std::vector<GemmConfig> narrowed;
@@ -128,8 +128,8 @@ TEST(Compile, NarrowedAccessesCompileForSm90) {
   for (size_t i = 0; i < narrowed.size(); ++i) {
     SCOPED_TRACE(config_name(narrowed[i]));
     ASSERT_TRUE(results[i].ok) << results[i].log;
-    // A bounds test per narrow access costs registers: at a budget of 128 a few spill (measured:
-    // 2 of this sample, by 36-44 bytes; the tuner prunes spilling configs), above it none may.
+    // Narrow accesses take more registers (more loads in flight per thread): at a budget of 128
+    // some may spill (the tuner prunes spilling configs); above it none may.
     if (narrowed[i].tm * narrowed[i].tn <= 64 && narrowed[i].register_budget(limits) > 128) {
       EXPECT_EQ(results[i].resources.spill_stores, 0);
     }
