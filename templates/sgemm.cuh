@@ -14,11 +14,14 @@
 //   TileLoader (tiles.cuh)          one operand's BK-slice, global -> shared memory, K-major, by
 //                                   registers or cp.async; transposes K-contiguous operands
 //   OperandSlices (tiles.cuh)       both operands' slices and shared buffers, for the mainloops
+//   ReductionMainloop (mainloops)   K_LANES > 1: lanes split each output's K range, read A and B
+//                                   from global memory and sum with shuffles (dot products,
+//                                   matrix-vector products), no shared memory
 //   StreamingMainloop (mainloops)   thin tiles (BM <= 8, TM == BM, B not transposed): B streams
 //                                   from global memory into registers, no shared memory
 //   RegisterPrefetchMainloop        stages 1 (load-sync-compute) and 2 (register double buffer)
 //   CpAsyncMainloop                 stages >= 3: a cp.async ring of STAGES shared buffers
-//   Mainloop (mainloops.cuh)        picks one of the three at compile time; each is set up
+//   Mainloop (mainloops.cuh)        picks one of the four at compile time; each is set up
 //                                   (operand addresses), then run (the K loop)
 //   Epilogue (epilogue.cuh)         alpha/beta, vector stores; split-K's first-split-stores,
 //                                   others-add protocol (SplitKCounter)
@@ -39,16 +42,17 @@ namespace gemmtune {
 //                atomically (SplitKCounter)
 //   RASTER       tile-rows per rasterization group
 //   OCCUPANCY    blocks per SM the registers are budgeted for (__launch_bounds__ minimum)
+//   K_LANES      lanes of a warp sharing each thread tile's K range (> 1: ReductionMainloop)
 //   TA, TB       op(A), op(B) transposed
 //   GA, GB, GC   floats per global access of A, B and C: VEC, or less where that operand's data is
 //                not aligned to VEC floats (GemmConfig::fitted_to), so that an odd leading
 //                dimension narrows only its own operand; the inner loop does not depend on them
 // clang-format off
-template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, int VEC, int PAD, int SPLIT_K, int RASTER, int OCCUPANCY, bool TA, bool TB, int GA, int GB, int GC>
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, int VEC, int PAD, int SPLIT_K, int RASTER, int OCCUPANCY, int K_LANES, bool TA, bool TB, int GA, int GB, int GC>
 __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, OCCUPANCY) sgemm(GemmArgs p) {
   // clang-format on
   using Cfg = detail::Traits<BM, BN, BK, WM, WN, TM, TN, STAGES, VEC, PAD, SPLIT_K, RASTER,
-                             OCCUPANCY, TA, TB, GA, GB, GC>;
+                             OCCUPANCY, K_LANES, TA, TB, GA, GB, GC>;
   extern __shared__ __align__(16) float smem[];
 
   const int tid = threadIdx.x;

@@ -117,14 +117,18 @@ void check_schema_compatible(Connection& conn) {
                      std::to_string(kSchemaVersion) + ", and was opened read-only; " +
                      migrate_hint(conn) + " to migrate it");
   }
-  if (conn.mode() == OpenMode::read_only && version > 0) {
-    auto missing = missing_knob_columns(conn);
-    if (!missing.empty())
-      refuse(conn, "it has no column for the kernel knob '" + std::string(missing.front()->name) +
-                       "', which this gemmtune added, and was opened read-only; " +
-                       migrate_hint(conn) + " to add it");
-  }
+  std::vector<const Knob*> missing;
+  if (conn.mode() == OpenMode::read_only && version > 0) missing = missing_knob_columns(conn);
   snapshot.commit();
+  // A knob added after the file was written: its configs ran with the knob's default. Reading
+  // must not need a write, so a temporary view (this connection's alone; temp names come first)
+  // shows `configs` with the default in the new column; a writable open adds the real column.
+  if (!missing.empty()) {
+    std::string view = "CREATE TEMP VIEW configs AS SELECT *";
+    for (const Knob* knob : missing)
+      view += ", " + std::to_string(knob->default_value()) + " AS " + std::string(knob->name);
+    conn.exec(view + " FROM main.configs");
+  }
 }
 
 PendingMigration pending_migration(Connection& conn) {

@@ -41,7 +41,8 @@ struct SplitKCounter {
 };
 
 // Writes a block's accumulators to C. Each thread's VN-wide column chunks go out as vectors of W
-// floats (Traits::WC: Traits::W narrowed where C's data is not aligned to it), one bounds test each; rows past M and vectors past N are skipped.
+// floats (Traits::WC: Traits::W narrowed where C's data is not aligned to it), one bounds test
+// each; rows past M and vectors past N are skipped.
 // C = alpha * acc + beta * C, and C is not read when beta == 0, so NaN in an uninitialised C
 // cannot leak in. With SPLIT_K > 1 only the first split of a tile to finish does that; the others
 // wait for it, then add alpha * acc atomically (SplitKCounter).
@@ -57,35 +58,38 @@ struct Epilogue {
     bool store_c = true;
     if constexpr (SPLIT_K > 1) store_c = SplitKCounter::arrive<SPLIT_K>(tile_counter, tid);
 
-    float* gc = p.c + w.batch * p.stride_c;
+    // In a reduction the KL lanes of a thread tile hold the same sums: the first one writes.
+    if (!Cfg::kReduce || tid % Cfg::KL == 0) {
+      float* gc = p.c + w.batch * p.stride_c;
 #pragma unroll
-    for (int i = 0; i < TM; ++i) {
-      const int r = w.m0 + tile.row0 + (i / VM) * Cfg::TY * VM + i % VM;
-      if (r >= p.m) continue;
+      for (int i = 0; i < TM; ++i) {
+        const int r = w.m0 + tile.row0 + (i / VM) * Cfg::TY * VM + i % VM;
+        if (r >= p.m) continue;
 #pragma unroll
-      for (int c = 0; c < TN / VN; ++c) {
+        for (int c = 0; c < TN / VN; ++c) {
 #pragma unroll
-        for (int v = 0; v < VN / W; ++v) {
-          const int col = w.n0 + tile.col0 + c * Cfg::TX * VN + v * W;
-          if (col >= p.n) continue;
-          float* dst = gc + r * p.ldc + col;
-          Vec<W> out;
-          if (SPLIT_K > 1 && !store_c) {
+          for (int v = 0; v < VN / W; ++v) {
+            const int col = w.n0 + tile.col0 + c * Cfg::TX * VN + v * W;
+            if (col >= p.n) continue;
+            float* dst = gc + r * p.ldc + col;
+            Vec<W> out;
+            if (SPLIT_K > 1 && !store_c) {
 #pragma unroll
-            for (int j = 0; j < W; ++j) out.v[j] = p.alpha * acc[i][c * VN + v * W + j];
-            atomic_add_vec<W>(dst, out);
-            continue;
+              for (int j = 0; j < W; ++j) out.v[j] = p.alpha * acc[i][c * VN + v * W + j];
+              atomic_add_vec<W>(dst, out);
+              continue;
+            }
+            if (p.beta == 0.f) {  // C is not read: NaN in an uninitialised C must not leak in
+#pragma unroll
+              for (int j = 0; j < W; ++j) out.v[j] = p.alpha * acc[i][c * VN + v * W + j];
+            } else {
+              Vec<W> old = load_vec<W>(dst);
+#pragma unroll
+              for (int j = 0; j < W; ++j)
+                out.v[j] = fmaf(p.alpha, acc[i][c * VN + v * W + j], p.beta * old.v[j]);
+            }
+            store_vec<W>(dst, out);
           }
-          if (p.beta == 0.f) {  // C is not read: NaN in an uninitialised C must not leak in
-#pragma unroll
-            for (int j = 0; j < W; ++j) out.v[j] = p.alpha * acc[i][c * VN + v * W + j];
-          } else {
-            Vec<W> old = load_vec<W>(dst);
-#pragma unroll
-            for (int j = 0; j < W; ++j)
-              out.v[j] = fmaf(p.alpha, acc[i][c * VN + v * W + j], p.beta * old.v[j]);
-          }
-          store_vec<W>(dst, out);
         }
       }
     }

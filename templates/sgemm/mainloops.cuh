@@ -88,6 +88,124 @@ struct StreamingMainloop {
   }
 };
 
+// K_LANES > 1, the reduction path: for outputs too few to share operands through shared memory
+// (dot products, matrix-vector products, tiny C). KL neighbouring lanes own one thread tile
+// (WarpTile) and split its K range. Per step a lane takes BK values of K as BK / VEC runs of
+// VEC, run u at k0 + (u * KL + lane's share) * VEC, so that together the KL lanes read KL * VEC
+// adjacent floats of each K-contiguous row (A not transposed, B transposed), in GA/GB-float
+// pieces; an operand stored the other way is read one float per (k, output). Two register sets
+// of steps, as in StreamingMainloop. At the end the KL lanes sum their accumulators with
+// shuffles; the Epilogue writes from the first of them.
+template <class Cfg>
+struct ReductionMainloop {
+  enum : int {
+    TM = Cfg::TM, TN = Cfg::TN, KL = Cfg::KL, V = Cfg::VEC, RUNS = Cfg::BK / Cfg::VEC,
+    STEP = Cfg::KL * Cfg::BK,
+  };
+  using AFrag = float[RUNS][V][TM];
+  using BFrag = float[RUNS][V][TN];
+
+  const GemmArgs& p;
+  const BlockWork& w;
+  const int share;  // this lane's place among the KL lanes of its thread tile
+
+  __device__ __forceinline__ ReductionMainloop(const GemmArgs& p_, const BlockWork& w_, float*, int tid)
+      : p(p_), w(w_), share(tid % Cfg::KL) {}
+
+  // Block-tile row of accumulator row i and column of accumulator column j: the Epilogue's order.
+  __device__ __forceinline__ static int row_of(const WarpTile<Cfg>& tile, int i) {
+    return tile.row0 + (i / Cfg::VM) * Cfg::TY * Cfg::VM + i % Cfg::VM;
+  }
+  __device__ __forceinline__ static int col_of(const WarpTile<Cfg>& tile, int j) {
+    return tile.col0 + (j / Cfg::VN) * Cfg::TX * Cfg::VN + j % Cfg::VN;
+  }
+  // The run of V values of K from k on, at src, in G-float pieces; zeros past K or when !ok.
+  template <int G>
+  __device__ __forceinline__ void run(float (&out)[V], const float* src, int k, bool ok) const {
+#pragma unroll
+    for (int s = 0; s < V / G; ++s) {
+      Vec<G> v;
+      if (ok && k + s * G < w.k_end) {
+        v = load_vec<G>(src + s * G);
+      } else {
+#pragma unroll
+        for (int j = 0; j < G; ++j) v.v[j] = 0.f;
+      }
+#pragma unroll
+      for (int j = 0; j < G; ++j) out[s * G + j] = v.v[j];
+    }
+  }
+
+  __device__ __forceinline__ void load(AFrag& a, BFrag& b, const float* a0, const float* b0,
+                                       const WarpTile<Cfg>& tile, int k0) const {
+#pragma unroll
+    for (int u = 0; u < RUNS; ++u) {
+      const int k = k0 + (u * KL + share) * V;
+#pragma unroll
+      for (int i = 0; i < TM; ++i) {
+        const int r = w.m0 + row_of(tile, i);
+        if constexpr (!Cfg::TA) {
+          float values[V];
+          run<Cfg::GA>(values, a0 + r * p.lda + k, k, r < p.m);
+#pragma unroll
+          for (int e = 0; e < V; ++e) a[u][e][i] = values[e];
+        } else {
+#pragma unroll
+          for (int e = 0; e < V; ++e)
+            a[u][e][i] = r < p.m && k + e < w.k_end ? __ldg(a0 + (k + e) * p.lda + r) : 0.f;
+        }
+      }
+#pragma unroll
+      for (int j = 0; j < TN; ++j) {
+        const int c = w.n0 + col_of(tile, j);
+        if constexpr (Cfg::TB) {
+          float values[V];
+          run<Cfg::GB>(values, b0 + c * p.ldb + k, k, c < p.n);
+#pragma unroll
+          for (int e = 0; e < V; ++e) b[u][e][j] = values[e];
+        } else {
+#pragma unroll
+          for (int e = 0; e < V; ++e)
+            b[u][e][j] = c < p.n && k + e < w.k_end ? __ldg(b0 + (k + e) * p.ldb + c) : 0.f;
+        }
+      }
+    }
+  }
+  __device__ __forceinline__ static void multiply(Accumulators<Cfg>& acc, const AFrag& a,
+                                                  const BFrag& b) {
+#pragma unroll
+    for (int u = 0; u < RUNS; ++u)
+#pragma unroll
+      for (int e = 0; e < V; ++e)
+#pragma unroll
+        for (int i = 0; i < TM; ++i)
+#pragma unroll
+          for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(a[u][e][i], b[u][e][j], acc[i][j]);
+  }
+  __device__ __forceinline__ void operator()(const WarpTile<Cfg>& tile,
+                                             Accumulators<Cfg>& acc) const {
+    const float* a0 = p.a + w.batch * p.stride_a;  // this batch's A and B
+    const float* b0 = p.b + w.batch * p.stride_b;
+    AFrag a_even, a_odd;
+    BFrag b_even, b_odd;
+    load(a_even, b_even, a0, b0, tile, w.k_begin);
+    for (int k0 = w.k_begin; k0 < w.k_end; k0 += 2 * STEP) {
+      if (k0 + STEP < w.k_end) load(a_odd, b_odd, a0, b0, tile, k0 + STEP);
+      multiply(acc, a_even, b_even);
+      if (k0 + STEP >= w.k_end) break;
+      if (k0 + 2 * STEP < w.k_end) load(a_even, b_even, a0, b0, tile, k0 + 2 * STEP);
+      multiply(acc, a_odd, b_odd);
+    }
+    // The K range is the block's, so every lane leaves the loop together: the shuffles see all.
+#pragma unroll
+    for (int offset = KL / 2; offset > 0; offset /= 2)
+#pragma unroll
+      for (int i = 0; i < TM; ++i)
+#pragma unroll
+        for (int j = 0; j < TN; ++j) acc[i][j] += __shfl_xor_sync(0xffffffffu, acc[i][j], offset);
+  }
+};
+
 // Stages 1 and 2: slices go global -> registers -> shared memory (OperandSlices::load, store).
 // STAGES == 1 has one buffer: compute, barrier, load the next slice, store it, barrier.
 // STAGES == 2 double-buffers: the next slice's global loads are issued before this slice's
@@ -166,11 +284,13 @@ struct If<false, T, F> {
   using type = F;
 };
 
-// The mainloop of an instance: streaming for thin tiles, else by pipeline depth.
+// The mainloop of an instance: the reduction, streaming for thin tiles, else by pipeline depth.
 template <class Cfg>
-using Mainloop = typename If<Cfg::kStreamB, StreamingMainloop<Cfg>,
-                             typename If<(Cfg::STAGES <= 2), RegisterPrefetchMainloop<Cfg>,
-                                         CpAsyncMainloop<Cfg>>::type>::type;
+using Mainloop = typename If<
+    Cfg::kReduce, ReductionMainloop<Cfg>,
+    typename If<Cfg::kStreamB, StreamingMainloop<Cfg>,
+                typename If<(Cfg::STAGES <= 2), RegisterPrefetchMainloop<Cfg>,
+                            CpAsyncMainloop<Cfg>>::type>::type>::type;
 
 }  // namespace detail
 }  // namespace gemmtune

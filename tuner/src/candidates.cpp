@@ -21,6 +21,11 @@ bool in_reduced_space(const GemmConfig& c) {
   // block tiles), 64-256 threads, square-ish warp grids, bk 8-32, stages 2-3, split-K for the
   // few-tile problems up to 128 splits (split_k_useful() decides per problem; 256 and 512 were
   // no faster on 64x64x65536 or 1x4096x4096); padding and rasterization fixed.
+  if (c.reduces()) {
+    // Lanes of a warp that read a row of K together in 16-byte pieces or more, up to 8 outputs
+    // per lane, 1-8 warps; split-K up to 512 blocks (a dot product has one output).
+    return c.k_lanes >= 4 && c.tm * c.tn <= 8 && c.threads() <= 256 && (c.occupancy == 1 || c.threads() >= 128);
+  }
   const int min_t = std::min(c.tm, c.tn), max_t = std::max(c.tm, c.tn);
   const int min_b = std::min(c.bm, c.bn), max_b = std::max(c.bm, c.bn);
   const bool slice_ok = (c.stages == 2 && among(c.bk, {8, 16})) || (c.stages == 3 && among(c.bk, {16, 32}));
@@ -40,7 +45,18 @@ static double tile_count(const Problem& p, int bm, int bn) {
   return double((m + bm - 1) / bm) * double((n + bn - 1) / bn) * p.batch;
 }
 
+static int pow2_at_least(long long v) {
+  int p = 1;
+  while (p < v && p < (1 << 30)) p *= 2;
+  return p;
+}
+
 bool tile_suits(const GemmConfig& c, const Problem& p, int sm_count) {
+  if (c.reduces()) {
+    // Only for vector-like outputs (dot products, matrix-vector products: M or N at most 8),
+    // with no lanes past M or N.
+    return std::min(p.m, p.n) <= 8 && c.bm <= pow2_at_least(p.m) && c.bn <= pow2_at_least(p.n);
+  }
   // Tiles under 64x64 (more shared-memory traffic per FMA) only where 64x64 tiles leave the
   // GPU short of blocks.
   if (c.bm * c.bn < 64 * 64 && tile_count(p, 64, 64) >= 4.0 * sm_count) return false;
@@ -68,13 +84,15 @@ std::vector<GemmConfig> candidate_configs(const std::vector<GemmConfig>& valid, 
   // vec 4, each operand's accesses then narrowed to what its data allows (fitted_to): a narrower
   // vec gives the same kernel or a slower one. Where the data is not aligned, also the tiles too
   // narrow for 4-float vectors, at the vec the data allows.
-  const int narrowest = std::min(p.b_alignment(), p.c_alignment());
   for (const auto& valid_config : valid) {
     const GemmConfig c = valid_config.fitted_to(p);
-    const int allowed = c.streams_b() ? narrowest : std::min(narrowest, p.a_alignment());
+    int allowed = p.c_alignment();  // the widest vec the operands read in vectors allow
+    if (c.reads_a_in_vectors()) allowed = std::min(allowed, p.a_alignment());
+    if (c.reads_b_in_vectors()) allowed = std::min(allowed, p.b_alignment());
     if (c.vec != 4 && (c.vec != allowed || c.tiles_hold_vectors_of(4))) continue;
     if (space == SpaceKind::reduced && !(in_reduced_space(c) && tile_suits(c, p, sm_count))) continue;
-    if (!split_k_useful(p, c.bm, c.bn, c.bk, c.split_k, sm_count, c.threads())) continue;
+    // A reduction's block reads bk values per lane and step: bk * k_lanes of K.
+    if (!split_k_useful(p, c.bm, c.bn, c.bk * c.k_lanes, c.split_k, sm_count, c.threads())) continue;
     if (c.can_implement(p)) continue;
     out.push_back(c);
   }

@@ -6,26 +6,43 @@
 namespace gemmtune::tuner {
 
 namespace {
-// The tile-shape knobs come first in kSgemmKnobs: once they are set, a warp tile that does not
-// fit the block tile, or does not hold exactly 32 threads, rules the combination out whatever
-// the later knobs say. Checking there keeps the walk fast.
+// The tile-shape knobs come first in kSgemmKnobs, and the walk takes k_lanes right after them:
+// once those are set, a warp tile that does not fit the block tile, or does not hold one thread
+// tile per 32 / k_lanes lanes, rules the combination out whatever the later knobs say, and a
+// reduction (k_lanes > 1) takes only the defaults of the tile-only knobs. Checking there keeps
+// the walk fast.
 constexpr std::size_t kShapeKnobs = 7;  // bm, bn, bk, wm, wn, tm, tn
 static_assert(kSgemmKnobs[kShapeKnobs - 1].field == &SgemmKnobs::tn, "the shape knobs lead the table");
 
-bool warp_tile_fits(const GemmConfig& c) {
-  return c.wm % c.tm == 0 && c.wn % c.tn == 0 && (c.wm / c.tm) * (c.wn / c.tn) == 32 && c.bm % c.wm == 0 &&
-         c.bn % c.wn == 0;
+std::vector<std::size_t> walk_order() {
+  std::vector<std::size_t> order;
+  for (std::size_t i = 0; i < std::size(kSgemmKnobs); ++i)
+    if (kSgemmKnobs[i].field != &SgemmKnobs::k_lanes) order.push_back(i);
+  std::size_t k_lanes = 0;
+  while (kSgemmKnobs[k_lanes].field != &SgemmKnobs::k_lanes) ++k_lanes;
+  order.insert(order.begin() + kShapeKnobs, k_lanes);
+  return order;
 }
 
-// Calls `fn` on every combination of knob values from knob `index` on, the earlier ones fixed in `c`.
+bool warp_tile_fits(const GemmConfig& c) {
+  return c.wm % c.tm == 0 && c.wn % c.tn == 0 && (c.wm / c.tm) * (c.wn / c.tn) == c.warp_slots() &&
+         c.bm % c.wm == 0 && c.bn % c.wn == 0;
+}
+
+// Calls `fn` on every combination of knob values from position `at` of the walk order on, the
+// earlier ones fixed in `c`.
 template <class Fn>
-void walk(GemmConfig& c, std::size_t index, const Fn& fn) {
-  if (index == std::size(kSgemmKnobs)) return fn(c);
-  if (index == kShapeKnobs && !warp_tile_fits(c)) return;
-  const Knob& knob = kSgemmKnobs[index];
+void walk(GemmConfig& c, const std::vector<std::size_t>& order, std::size_t at, const Fn& fn) {
+  if (at == order.size()) return fn(c);
+  if (at == kShapeKnobs + 1 && !warp_tile_fits(c)) return;
+  const Knob& knob = kSgemmKnobs[order[at]];
+  if (at > kShapeKnobs && c.reduces() && knob.tile_only) {
+    knob.set(c, knob.default_value());
+    return walk(c, order, at + 1, fn);
+  }
   for (int v : knob.values) {
     knob.set(c, v);
-    walk(c, index + 1, fn);
+    walk(c, order, at + 1, fn);
   }
 }
 }  // namespace
@@ -40,7 +57,7 @@ std::vector<GemmConfig> valid_space(const DeviceLimits& limits, Op op_a, Op op_b
   std::vector<GemmConfig> out;
   GemmConfig c;
   c.op_a = op_a, c.op_b = op_b;
-  walk(c, 0, [&](const GemmConfig& candidate) {
+  walk(c, walk_order(), 0, [&](const GemmConfig& candidate) {
     if (!candidate.validate(limits)) out.push_back(candidate);
   });
   return out;

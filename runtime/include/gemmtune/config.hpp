@@ -28,13 +28,23 @@ struct GemmConfig : SgemmKnobs {
   /// Whether the block tiles hold whole `v`-float vectors along each operand's contiguous
   /// dimension (a tile that streams B reads A one float at a time).
   bool tiles_hold_vectors_of(int v) const;
+  /// Thread tiles per warp: 32 lanes / k_lanes (32 for the tile kernels).
+  int warp_slots() const;
+  /// Whether A (B) is read in vectors at all: a config streaming B reads A one float at a time,
+  /// a reduction reads an operand in vectors only along K (A not transposed, B transposed).
+  bool reads_a_in_vectors() const;
+  bool reads_b_in_vectors() const;
   /// Threads per block.
   int threads() const;
   /// Whether the kernel streams B from global memory into registers instead of staging tiles in
   /// shared memory: thin tiles whose rows all belong to each thread (bm <= 8, tm == bm) with B
-  /// not transposed (matrix-vector-like problems). bk is then the K rows loaded per step (two
-  /// steps in flight).
+  /// not transposed (matrix-vector-like problems), not a reduction. bk is then the K rows loaded
+  /// per step (two steps in flight).
   bool streams_b() const;
+  /// Whether this is the reduction path (k_lanes > 1): each output's K range is shared by
+  /// k_lanes lanes of a warp that read A and B straight from global memory, bk values per lane
+  /// and step, and sum with shuffles (dot products, matrix-vector products, tiny outputs).
+  bool reduces() const { return k_lanes > 1; }
   /// Dynamic shared memory per block, bytes.
   int smem_bytes() const;
   /// Registers per thread that __launch_bounds__(threads, occupancy) leaves on this device.
@@ -48,8 +58,8 @@ struct GemmConfig : SgemmKnobs {
   int width_b() const;
   int width_c() const;
   /// This config with its access widths fitted to `p`'s data: each operand as wide as vec and
-  /// its alignment allow (A is left alone when the config streams B, which reads A one float at
-  /// a time). can_implement() then checks only the shape and layout.
+  /// its alignment allow (an operand not read in vectors is left alone). can_implement() then
+  /// checks only the shape and layout.
   GemmConfig fitted_to(const Problem& p) const;
   /// The NVRTC name expression of this instance, e.g. "gemmtune::sgemm<128,128,...>".
   std::string name_expression() const;

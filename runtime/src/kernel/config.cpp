@@ -10,10 +10,15 @@ int GemmConfig::threads() const {
   return (bm / wm) * (bn / wn) * 32;
 }
 
-bool GemmConfig::streams_b() const { return bm <= 8 && tm == bm && op_b == Op::N; }
+bool GemmConfig::reads_a_in_vectors() const { return !streams_b() && !(reduces() && op_a == Op::T); }
+bool GemmConfig::reads_b_in_vectors() const { return !(reduces() && op_b == Op::N); }
+
+int GemmConfig::warp_slots() const { return k_lanes > 0 ? 32 / k_lanes : 0; }
+
+bool GemmConfig::streams_b() const { return bm <= 8 && tm == bm && op_b == Op::N && !reduces(); }
 
 int GemmConfig::smem_bytes() const {
-  if (streams_b()) return 0;
+  if (streams_b() || reduces()) return 0;
   return stages * bk * (bm + pad + bn + pad) * int(sizeof(float));
 }
 
@@ -23,6 +28,7 @@ int GemmConfig::register_budget(const DeviceLimits& limits) const {
 }
 
 bool GemmConfig::tiles_hold_vectors_of(int v) const {
+  if (reduces()) return bk % v == 0;  // each lane reads runs of vec along K (in pieces where narrowed)
   const int a_contiguous = op_a == Op::T ? bm : bk, b_contiguous = op_b == Op::T ? bk : bn;
   return (streams_b() || a_contiguous % v == 0) && b_contiguous % v == 0;
 }
@@ -31,13 +37,20 @@ static bool is_pow2(int v) { return v > 0 && (v & (v - 1)) == 0; }
 
 std::optional<std::string> GemmConfig::validate(const DeviceLimits& limits) const {
   auto why = [](std::string s) { return std::optional<std::string>(std::move(s)); };
-  for (int v : {bm, bn, bk, wm, wn, tm, tn, vec, split_k, raster})
-    if (!is_pow2(v)) return why("every tile size, vec, split_k and raster must be a power of two");
+  for (int v : {bm, bn, bk, wm, wn, tm, tn, vec, split_k, raster, k_lanes})
+    if (!is_pow2(v)) return why("every tile size, vec, split_k, raster and k_lanes must be a power of two");
+  if (k_lanes > 32) return why("k_lanes must be at most 32 (the lanes of a warp)");
   if (tm > 16 || tn > 16) return why("thread tile tm, tn must be at most 16");
   if (tm * tn > 128) return why("thread tile tm*tn = " + std::to_string(tm * tn) + " exceeds 128 accumulators");
   if (wm % tm || wn % tn) return why("warp tile must be a multiple of the thread tile");
-  if ((wm / tm) * (wn / tn) != 32)
-    return why("warp tile / thread tile gives " + std::to_string((wm / tm) * (wn / tn)) + " threads, not 32");
+  if ((wm / tm) * (wn / tn) != warp_slots())
+    return why("warp tile / thread tile gives " + std::to_string((wm / tm) * (wn / tn)) + " thread tiles, not " +
+               std::to_string(warp_slots()) + " (32 lanes / k_lanes " + std::to_string(k_lanes) + ")");
+  if (reduces())
+    for (const Knob& knob : kSgemmKnobs)
+      if (knob.tile_only && knob.get(*this) != knob.default_value())
+        return why("the reduction path (k_lanes > 1) has no shared-memory tiles: " + std::string(knob.name) +
+                   " must keep its default " + std::to_string(knob.default_value()));
   if (bm % wm || bn % wn) return why("block tile must be a multiple of the warp tile");
   int t = threads();
   if (t > limits.max_threads_per_block)
@@ -64,15 +77,16 @@ std::optional<std::string> GemmConfig::validate(const DeviceLimits& limits) cons
   // tile has fewer vectors than the block has threads, some threads idle during loads); tiles
   // that stream B read A one float at a time.
   if (!tiles_hold_vectors_of(vec))
-    return why(std::string("vec must divide ") + (op_a == Op::T ? "bm" : "bk") + " (A's contiguous extent) and " +
-               (op_b == Op::T ? "bk" : "bn") + " (B's)");
+    return why(reduces() ? std::string("vec must divide bk (each lane's run along K)")
+                         : std::string("vec must divide ") + (op_a == Op::T ? "bm" : "bk") +
+                               " (A's contiguous extent) and " + (op_b == Op::T ? "bk" : "bn") + " (B's)");
   if (smem_bytes() > limits.max_smem_per_block_optin)
     return why("shared memory " + std::to_string(smem_bytes()) + " B exceeds the opt-in limit " +
                std::to_string(limits.max_smem_per_block_optin) + " B");
   // Register budget: __launch_bounds__ caps each thread at 64K / (threads x occupancy). This is a
   // floor (accumulators, fragments, register-staged prefetch, a little addressing): what passes
   // may still spill, which the compiled resource report tells and the tuner prunes.
-  int staged = streams_b() ? 2 * bk * (tm + tn) : stages <= 2 ? (bm + bn) * bk / t : 0;
+  int staged = streams_b() || reduces() ? 2 * bk * (tm + tn) : stages <= 2 ? (bm + bn) * bk / t : 0;
   int need = tm * tn + tm + tn + staged + 16;
   int cap = register_budget(limits);
   if (need > cap)
@@ -88,8 +102,8 @@ std::optional<std::string> GemmConfig::can_implement(const Problem& p) const {
   const struct {
     const char* operand;
     int width, allowed;
-  } accesses[] = {{"A", streams_b() ? 1 : width_a(), p.a_alignment()},
-                  {"B", width_b(), p.b_alignment()},
+  } accesses[] = {{"A", reads_a_in_vectors() ? width_a() : 1, p.a_alignment()},
+                  {"B", reads_b_in_vectors() ? width_b() : 1, p.b_alignment()},
                   {"C", width_c(), p.c_alignment()}};
   for (const auto& a : accesses)
     if (a.width > a.allowed)
@@ -115,8 +129,8 @@ static int narrowing(int vec, int alignment) { return alignment < vec ? alignmen
 
 GemmConfig GemmConfig::fitted_to(const Problem& p) const {
   GemmConfig c = *this;
-  c.align_a = streams_b() ? 4 : narrowing(vec, p.a_alignment());
-  c.align_b = narrowing(vec, p.b_alignment());
+  c.align_a = reads_a_in_vectors() ? narrowing(vec, p.a_alignment()) : 4;
+  c.align_b = reads_b_in_vectors() ? narrowing(vec, p.b_alignment()) : 4;
   c.align_c = narrowing(vec, p.c_alignment());
   return c;
 }

@@ -26,6 +26,7 @@ struct SgemmKnobs {
   int split_k = 1;
   int raster = 8;
   int occupancy = 1;
+  int k_lanes = 1;
 
   bool operator==(const SgemmKnobs&) const = default;
 };
@@ -39,6 +40,8 @@ struct Knob {
                                      ///< later, so that names in older databases stay valid)
   std::span<const int> values;       ///< the values the full search space takes
   std::string_view meaning;          ///< one line, for docs and `gemmtune space --knobs`
+  bool tile_only = false;            ///< used by the shared-memory tile kernels only: the
+                                     ///< reductions (k_lanes > 1) keep its default
 
   int get(const SgemmKnobs& k) const { return k.*field; }
   void set(SgemmKnobs& k, int v) const { k.*field = v; }
@@ -60,32 +63,37 @@ inline constexpr int kPad[] = {0, 4};
 inline constexpr int kSplitK[] = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512};
 inline constexpr int kRaster[] = {1, 8};
 inline constexpr int kOccupancy[] = {1, 2};
+inline constexpr int kKLanes[] = {1, 2, 4, 8, 16, 32};
 }  // namespace knob_values
 
 /// The knob table, in template-parameter order. Name example:
-/// sgemm_nn_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8 (then _o2 when occupancy is 2).
+/// sgemm_nn_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8 (then _o2 when occupancy is 2, _l8 for 8 k_lanes).
 inline constexpr Knob kSgemmKnobs[] = {
     {"bm", &SgemmKnobs::bm, "_", true, knob_values::kBlock, "block tile rows of C"},
     {"bn", &SgemmKnobs::bn, "x", true, knob_values::kBlock, "block tile columns of C"},
     {"bk", &SgemmKnobs::bk, "x", true, knob_values::kBk,
-     "K slice per shared-memory stage (K rows per step when streaming B)"},
+     "K slice per shared-memory stage (K rows per step when streaming B, K values per lane and "
+     "step in a reduction)"},
     {"wm", &SgemmKnobs::wm, "_w", true, knob_values::kWarp,
      "warp tile rows (a warp's threads share A reads: no bank conflicts)"},
     {"wn", &SgemmKnobs::wn, "x", true, knob_values::kWarp, "warp tile columns"},
     {"tm", &SgemmKnobs::tm, "_t", true, knob_values::kThread, "thread tile rows: accumulators per thread are tm x tn"},
     {"tn", &SgemmKnobs::tn, "x", true, knob_values::kThread, "thread tile columns"},
     {"stages", &SgemmKnobs::stages, "_s", true, knob_values::kStages,
-     "shared-memory stages: 1 load-sync-compute, 2 register prefetch, >= 3 cp.async ring"},
+     "shared-memory stages: 1 load-sync-compute, 2 register prefetch, >= 3 cp.async ring", true},
     {"vec", &SgemmKnobs::vec, "_v", true, knob_values::kVec,
      "floats per global load/store (1, 2, 4); wider needs aligned data"},
     {"pad", &SgemmKnobs::pad, "_p", true, knob_values::kPad,
-     "floats of padding per shared-memory row, against bank conflicts"},
+     "floats of padding per shared-memory row, against bank conflicts", true},
     {"split_k", &SgemmKnobs::split_k, "_k", true, knob_values::kSplitK,
      "K slices computed by separate blocks: the first to finish stores C, the others add atomically"},
     {"raster", &SgemmKnobs::raster, "_r", true, knob_values::kRaster,
-     "block rows per rasterization group, for L2 reuse (1 = row-major order)"},
+     "block rows per rasterization group, for L2 reuse (1 = row-major order)", true},
     {"occupancy", &SgemmKnobs::occupancy, "_o", false, knob_values::kOccupancy,
      "blocks per SM the registers are budgeted for (__launch_bounds__ minimum)"},
+    {"k_lanes", &SgemmKnobs::k_lanes, "_l", false, knob_values::kKLanes,
+     "lanes of a warp sharing each output's K range, summed by shuffles: > 1 is the reduction "
+     "path (dot products, matrix-vector), no shared memory; 1 = the tile kernels"},
 };
 
 // Every field has its row: a knob added to the struct but not to the table fails here.

@@ -49,7 +49,7 @@ TEST(Candidates, StreamingConfigsKeepWideVectorsWhenOnlyAIsMisaligned) {
     ASSERT_EQ(p.alignment(), 1);
     bool streaming_seen = false;
     for (const auto& c : candidate_configs(*valid, p, 132, SpaceKind::reduced)) {
-      if (c.streams_b()) EXPECT_EQ(c.vec, 4) << config_name(c);  // reads A one float at a time
+      if (!c.reads_a_in_vectors()) EXPECT_EQ(c.vec, 4) << config_name(c);  // reads A one float at a time
       else EXPECT_TRUE((c.vec == 1 && !c.tiles_hold_vectors_of(4)) || (c.vec == 4 && c.width_a() == 1 && c.width_b() == 4)) << config_name(c);
       EXPECT_FALSE(c.can_implement(p)) << config_name(c);
       streaming_seen = streaming_seen || c.streams_b();
@@ -128,4 +128,31 @@ TEST(DbConvert, ConfigRoundTripsAndProblemKey) {
   d.sm_count = 132;
   EXPECT_EQ(to_db(d).sm_count, 132);
   EXPECT_EQ(to_db(d).cc_major, 9);
+}
+
+// The reduction path is proposed for vector-like outputs (dot products, every matrix-vector
+// form), never for a large square.
+TEST(Candidates, ReductionsWhereTheOutputIsSmall) {
+  const DeviceLimits sm90 = DeviceLimits::for_arch("sm_90");
+  for (auto [a, b] : {std::pair{Op::N, Op::N}, {Op::N, Op::T}, {Op::T, Op::N}, {Op::T, Op::T}}) {
+    const auto valid = tuner::valid_space(sm90, a, b);
+    for (auto [m, n, k] : std::vector<std::tuple<int, int, int>>{
+             {1, 1, 100000}, {1, 1, 1000}, {4096, 1, 4096}, {1, 4096, 4096}, {4095, 1, 4095}, {5, 3, 262144}}) {
+      Problem p = Problem::packed(a, b, m, n, k);
+      SCOPED_TRACE(p.label());
+      int reductions = 0, total = 0;
+      for (const auto& c : candidate_configs(valid, p, 132, SpaceKind::reduced)) {
+        ++total;
+        if (!c.reduces()) continue;
+        ++reductions;
+        EXPECT_LT(c.bm, 2 * m) << config_name(c);  // no more lanes past M or N than powers of two need
+        EXPECT_LT(c.bn, 2 * n) << config_name(c);
+        EXPECT_FALSE(c.can_implement(p)) << config_name(c);
+      }
+      EXPECT_GT(reductions, 0);
+      std::cout << p.label() << ": " << reductions << " reductions of " << total << " candidates\n";
+    }
+    Problem square = Problem::packed(a, b, 4096, 4096, 4096);
+    for (const auto& c : candidate_configs(valid, square, 132, SpaceKind::reduced)) EXPECT_FALSE(c.reduces()) << config_name(c);
+  }
 }
