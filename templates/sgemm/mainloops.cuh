@@ -93,7 +93,8 @@ struct StreamingMainloop {
 // (WarpTile) and split its K range. Per step a lane takes BK values of K as BK / VEC runs of
 // VEC, run u at k0 + (u * KL + lane's share) * VEC, so that together the KL lanes read KL * VEC
 // adjacent floats of each K-contiguous row (A not transposed, B transposed), in GA/GB-float
-// pieces; an operand stored the other way is read one float per (k, output). Two register sets
+// pieces; an operand stored the other way is read along its outputs, for each k the thread
+// tile's VM (VN) adjacent rows (columns) as one vector, as wide as GA (GB) allows. Two register sets
 // of steps, as in StreamingMainloop. At the end the KL lanes sum their accumulators with
 // shuffles; the Epilogue writes from the first of them.
 template <class Cfg>
@@ -101,6 +102,10 @@ struct ReductionMainloop {
   enum : int {
     TM = Cfg::TM, TN = Cfg::TN, KL = Cfg::KL, V = Cfg::VEC, RUNS = Cfg::BK / Cfg::VEC,
     STEP = Cfg::KL * Cfg::BK,
+    // Widths of the loads along the outputs (A transposed, B not): a VM (VN) chunk of the thread
+    // tile, narrowed to the data's alignment.
+    VA = Cfg::GA < Cfg::VM ? Cfg::GA : Cfg::VM,
+    VB = Cfg::GB < Cfg::VN ? Cfg::GB : Cfg::VN,
   };
   using AFrag = float[RUNS][V][TM];
   using BFrag = float[RUNS][V][TN];
@@ -149,10 +154,19 @@ struct ReductionMainloop {
           run<Cfg::GA>(values, a0 + r * p.lda + k, k, r < p.m);
 #pragma unroll
           for (int e = 0; e < V; ++e) a[u][e][i] = values[e];
-        } else {
+        } else if (i % VA == 0) {  // VA adjacent rows of the tile, for each k
 #pragma unroll
-          for (int e = 0; e < V; ++e)
-            a[u][e][i] = r < p.m && k + e < w.k_end ? __ldg(a0 + (k + e) * p.lda + r) : 0.f;
+          for (int e = 0; e < V; ++e) {
+            Vec<VA> v;
+            if (r < p.m && k + e < w.k_end) {
+              v = load_vec<VA>(a0 + (k + e) * p.lda + r);
+            } else {
+#pragma unroll
+              for (int j = 0; j < VA; ++j) v.v[j] = 0.f;
+            }
+#pragma unroll
+            for (int j = 0; j < VA; ++j) a[u][e][i + j] = v.v[j];
+          }
         }
       }
 #pragma unroll
@@ -163,10 +177,19 @@ struct ReductionMainloop {
           run<Cfg::GB>(values, b0 + c * p.ldb + k, k, c < p.n);
 #pragma unroll
           for (int e = 0; e < V; ++e) b[u][e][j] = values[e];
-        } else {
+        } else if (j % VB == 0) {  // VB adjacent columns of the tile, for each k
 #pragma unroll
-          for (int e = 0; e < V; ++e)
-            b[u][e][j] = c < p.n && k + e < w.k_end ? __ldg(b0 + (k + e) * p.ldb + c) : 0.f;
+          for (int e = 0; e < V; ++e) {
+            Vec<VB> v;
+            if (c < p.n && k + e < w.k_end) {
+              v = load_vec<VB>(b0 + (k + e) * p.ldb + c);
+            } else {
+#pragma unroll
+              for (int q = 0; q < VB; ++q) v.v[q] = 0.f;
+            }
+#pragma unroll
+            for (int q = 0; q < VB; ++q) b[u][e][j + q] = v.v[q];
+          }
         }
       }
     }

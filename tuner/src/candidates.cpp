@@ -57,6 +57,9 @@ bool tile_suits(const GemmConfig& c, const Problem& p, int sm_count) {
     // with no lanes past M or N.
     return std::min(p.m, p.n) <= 8 && c.bm <= pow2_at_least(p.m) && c.bn <= pow2_at_least(p.n);
   }
+  // Both M and N tiny (dot products and the like): tiles leave nearly every lane idle, and the
+  // reductions are the ones to time (a dot product of 1e5 has thousands of tile candidates).
+  if (p.m <= 8 && p.n <= 8) return false;
   // Tiles under 64x64 (more shared-memory traffic per FMA) only where 64x64 tiles leave the
   // GPU short of blocks.
   if (c.bm * c.bn < 64 * 64 && tile_count(p, 64, 64) >= 4.0 * sm_count) return false;
@@ -86,9 +89,8 @@ std::vector<GemmConfig> candidate_configs(const std::vector<GemmConfig>& valid, 
   // narrow for 4-float vectors, at the vec the data allows.
   for (const auto& valid_config : valid) {
     const GemmConfig c = valid_config.fitted_to(p);
-    int allowed = p.c_alignment();  // the widest vec the operands read in vectors allow
+    int allowed = std::min(p.b_alignment(), p.c_alignment());  // the widest vec the data allows
     if (c.reads_a_in_vectors()) allowed = std::min(allowed, p.a_alignment());
-    if (c.reads_b_in_vectors()) allowed = std::min(allowed, p.b_alignment());
     if (c.vec != 4 && (c.vec != allowed || c.tiles_hold_vectors_of(4))) continue;
     if (space == SpaceKind::reduced && !(in_reduced_space(c) && tile_suits(c, p, sm_count))) continue;
     // A reduction's block reads bk values per lane and step: bk * k_lanes of K.

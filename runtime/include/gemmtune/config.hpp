@@ -30,10 +30,8 @@ struct GemmConfig : SgemmKnobs {
   bool tiles_hold_vectors_of(int v) const;
   /// Thread tiles per warp: 32 lanes / k_lanes (32 for the tile kernels).
   int warp_slots() const;
-  /// Whether A (B) is read in vectors at all: a config streaming B reads A one float at a time,
-  /// a reduction reads an operand in vectors only along K (A not transposed, B transposed).
+  /// Whether A is read in vectors at all: a config streaming B reads it one float at a time.
   bool reads_a_in_vectors() const;
-  bool reads_b_in_vectors() const;
   /// Threads per block.
   int threads() const;
   /// Whether the kernel streams B from global memory into registers instead of staging tiles in

@@ -10,8 +10,7 @@ int GemmConfig::threads() const {
   return (bm / wm) * (bn / wn) * 32;
 }
 
-bool GemmConfig::reads_a_in_vectors() const { return !streams_b() && !(reduces() && op_a == Op::T); }
-bool GemmConfig::reads_b_in_vectors() const { return !(reduces() && op_b == Op::N); }
+bool GemmConfig::reads_a_in_vectors() const { return !streams_b(); }
 
 int GemmConfig::warp_slots() const { return k_lanes > 0 ? 32 / k_lanes : 0; }
 
@@ -103,7 +102,7 @@ std::optional<std::string> GemmConfig::can_implement(const Problem& p) const {
     const char* operand;
     int width, allowed;
   } accesses[] = {{"A", reads_a_in_vectors() ? width_a() : 1, p.a_alignment()},
-                  {"B", reads_b_in_vectors() ? width_b() : 1, p.b_alignment()},
+                  {"B", width_b(), p.b_alignment()},
                   {"C", width_c(), p.c_alignment()}};
   for (const auto& a : accesses)
     if (a.width > a.allowed)
@@ -130,7 +129,7 @@ static int narrowing(int vec, int alignment) { return alignment < vec ? alignmen
 GemmConfig GemmConfig::fitted_to(const Problem& p) const {
   GemmConfig c = *this;
   c.align_a = reads_a_in_vectors() ? narrowing(vec, p.a_alignment()) : 4;
-  c.align_b = reads_b_in_vectors() ? narrowing(vec, p.b_alignment()) : 4;
+  c.align_b = narrowing(vec, p.b_alignment());
   c.align_c = narrowing(vec, p.c_alignment());
   return c;
 }

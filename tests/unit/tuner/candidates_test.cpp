@@ -152,6 +152,10 @@ TEST(Candidates, ReductionsWhereTheOutputIsSmall) {
       EXPECT_GT(reductions, 0);
       std::cout << p.label() << ": " << reductions << " reductions of " << total << " candidates\n";
     }
+    for (auto [m, n, k] : std::vector<std::tuple<int, int, int>>{{1, 1, 1}, {8, 8, 8}, {2, 3, 1}, {7, 1, 5}}) {
+      Problem tiny = Problem::packed(a, b, m, n, k, 3);
+      EXPECT_FALSE(candidate_configs(valid, tiny, 132, SpaceKind::reduced).empty()) << tiny.label();
+    }
     Problem square = Problem::packed(a, b, 4096, 4096, 4096);
     for (const auto& c : candidate_configs(valid, square, 132, SpaceKind::reduced)) EXPECT_FALSE(c.reduces()) << config_name(c);
   }
