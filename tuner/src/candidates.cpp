@@ -22,9 +22,9 @@ bool in_reduced_space(const GemmConfig& c) {
   // few-tile problems up to 128 splits (split_k_useful() decides per problem; 256 and 512 were
   // no faster on 64x64x65536 or 1x4096x4096); padding and rasterization fixed.
   if (c.reduces()) {
-    // Lanes of a warp that read a row of K together in 16-byte pieces or more, up to 8 outputs
-    // per lane, 1-8 warps; split-K up to 512 blocks (a dot product has one output).
-    return c.k_lanes >= 4 && c.tm * c.tn <= 8 && c.threads() <= 256 && (c.occupancy == 1 || c.threads() >= 128);
+    // Up to 8 outputs per lane, 1-8 warps; split-K up to 512 blocks (a dot product has one
+    // output).
+    return c.tm * c.tn <= 8 && c.threads() <= 256 && (c.occupancy == 1 || c.threads() >= 128);
   }
   const int min_t = std::min(c.tm, c.tn), max_t = std::max(c.tm, c.tn);
   const int min_b = std::min(c.bm, c.bn), max_b = std::max(c.bm, c.bn);
