@@ -64,7 +64,7 @@ TEST(Candidates, SplitKOnlyWhenTilesCannotFillTheGpu) {
   Problem deep = Problem::packed(Op::N, Op::N, 64, 64, 65536);
   std::set<int> splits;
   for (const auto& c : candidate_configs(valid_nn(), deep, 132, SpaceKind::reduced)) splits.insert(c.split_k);
-  EXPECT_EQ(splits, (std::set<int>{1, 2, 4, 8, 16, 32, 64, 128}));
+  EXPECT_EQ(splits, (std::set<int>{1, 2, 4, 8, 16, 32, 64, 128, 256, 512}));
   EXPECT_TRUE(split_k_useful(deep, 64, 64, 8, 16, 132, 256));
   EXPECT_TRUE(split_k_useful(deep, 64, 64, 8, 128, 132, 256));   // 128 blocks: one wave
   EXPECT_FALSE(split_k_useful(deep, 8, 8, 8, 128, 132, 256));  // 8192 blocks of 256 threads: 8 waves
