@@ -14,9 +14,10 @@
 //   TileLoader (tiles.cuh)          one operand's BK-slice, global -> shared memory, K-major, by
 //                                   registers or cp.async; transposes K-contiguous operands
 //   OperandSlices (tiles.cuh)       both operands' slices and shared buffers, for the mainloops
-//   ReductionMainloop (mainloops)   K_LANES > 1: lanes split each output's K range, read A and B
-//                                   from global memory and sum with shuffles (dot products,
-//                                   matrix-vector products), no shared memory
+//   ReductionMainloop (mainloops)   K_LANES or K_WARPS > 1: lanes (and warps) split each output's
+//                                   K range, read A and B from global memory and sum with
+//                                   shuffles (and shared memory): dot products, matrix-vector
+//                                   products
 //   StreamingMainloop (mainloops)   thin tiles (BM <= 8, TM == BM, B not transposed): B streams
 //                                   from global memory into registers, no shared memory
 //   RegisterPrefetchMainloop        stages 1 (load-sync-compute) and 2 (register double buffer)
@@ -43,16 +44,17 @@ namespace gemmtune {
 //   RASTER       tile-rows per rasterization group
 //   OCCUPANCY    blocks per SM the registers are budgeted for (__launch_bounds__ minimum)
 //   K_LANES      lanes of a warp sharing each thread tile's K range (> 1: ReductionMainloop)
+//   K_WARPS      warps of a block sharing it, summed through shared memory (> 1: the same)
 //   TA, TB       op(A), op(B) transposed
 //   GA, GB, GC   floats per global access of A, B and C: VEC, or less where that operand's data is
 //                not aligned to VEC floats (GemmConfig::fitted_to), so that an odd leading
 //                dimension narrows only its own operand; the inner loop does not depend on them
 // clang-format off
-template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, int VEC, int PAD, int SPLIT_K, int RASTER, int OCCUPANCY, int K_LANES, bool TA, bool TB, int GA, int GB, int GC>
-__global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, OCCUPANCY) sgemm(GemmArgs p) {
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, int VEC, int PAD, int SPLIT_K, int RASTER, int OCCUPANCY, int K_LANES, int K_WARPS, bool TA, bool TB, int GA, int GB, int GC>
+__global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32 * K_WARPS, OCCUPANCY) sgemm(GemmArgs p) {
   // clang-format on
   using Cfg = detail::Traits<BM, BN, BK, WM, WN, TM, TN, STAGES, VEC, PAD, SPLIT_K, RASTER,
-                             OCCUPANCY, K_LANES, TA, TB, GA, GB, GC>;
+                             OCCUPANCY, K_LANES, K_WARPS, TA, TB, GA, GB, GC>;
   extern __shared__ __align__(16) float smem[];
 
   const int tid = threadIdx.x;

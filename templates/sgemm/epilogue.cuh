@@ -58,8 +58,9 @@ struct Epilogue {
     bool store_c = true;
     if constexpr (SPLIT_K > 1) store_c = SplitKCounter::arrive<SPLIT_K>(tile_counter, tid);
 
-    // In a reduction the KL lanes of a thread tile hold the same sums: the first one writes.
-    if (!Cfg::kReduce || tid % Cfg::KL == 0) {
+    // In a reduction the KL lanes of a thread tile hold the same sums, and the first warp holds
+    // those of all KW: its first lane of each tile writes.
+    if (!Cfg::kReduce || (tid % Cfg::KL == 0 && tid < Cfg::kOutputWarps * 32)) {
       float* gc = p.c + w.batch * p.stride_c;
 #pragma unroll
       for (int i = 0; i < TM; ++i) {

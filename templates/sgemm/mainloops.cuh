@@ -88,20 +88,22 @@ struct StreamingMainloop {
   }
 };
 
-// K_LANES > 1, the reduction path: for outputs too few to share operands through shared memory
-// (dot products, matrix-vector products, tiny C). KL neighbouring lanes own one thread tile
-// (WarpTile) and split its K range. Per step a lane takes BK values of K as BK / VEC runs of
-// VEC, run u at k0 + (u * KL + lane's share) * VEC, so that together the KL lanes read KL * VEC
+// K_LANES or K_WARPS > 1, the reduction path: for outputs too few to share operands through
+// shared memory (dot products, matrix-vector products). KL neighbouring lanes of each of KW
+// warps (kOutputWarps apart) own one thread tile (WarpTile) and split its K range among S =
+// KL * KW sharers. Per step a sharer takes BK values of K as BK / VEC runs of VEC, run u at
+// k0 + (u * S + share) * VEC, so that together the KL lanes of a warp read KL * VEC
 // adjacent floats of each K-contiguous row (A not transposed, B transposed), in GA/GB-float
 // pieces; an operand stored the other way is read along its outputs, for each k the thread
 // tile's VM (VN) adjacent rows (columns) as one vector, as wide as GA (GB) allows. Two register sets
 // of steps, as in StreamingMainloop. At the end the KL lanes sum their accumulators with
-// shuffles; the Epilogue writes from the first of them.
+// shuffles, the KW warps through shared memory; the Epilogue writes from the first lane of the
+// first warp.
 template <class Cfg>
 struct ReductionMainloop {
   enum : int {
-    TM = Cfg::TM, TN = Cfg::TN, KL = Cfg::KL, V = Cfg::VEC, RUNS = Cfg::BK / Cfg::VEC,
-    STEP = Cfg::KL * Cfg::BK,
+    TM = Cfg::TM, TN = Cfg::TN, KL = Cfg::KL, KW = Cfg::KW, V = Cfg::VEC, RUNS = Cfg::BK / Cfg::VEC,
+    S = Cfg::KL * Cfg::KW, STEP = S * Cfg::BK, kOwners = Cfg::kOutputWarps * 32,
     // Widths of the loads along the outputs (A transposed, B not): a VM (VN) chunk of the thread
     // tile, narrowed to the data's alignment.
     VA = Cfg::GA < Cfg::VM ? Cfg::GA : Cfg::VM,
@@ -112,10 +114,11 @@ struct ReductionMainloop {
 
   const GemmArgs& p;
   const BlockWork& w;
-  const int share;  // this lane's place among the KL lanes of its thread tile
+  const int tid;
+  const int share;  // this lane's place among the S sharers of its thread tile
 
-  __device__ __forceinline__ ReductionMainloop(const GemmArgs& p_, const BlockWork& w_, float*, int tid)
-      : p(p_), w(w_), share(tid % Cfg::KL) {}
+  __device__ __forceinline__ ReductionMainloop(const GemmArgs& p_, const BlockWork& w_, float*, int tid_)
+      : p(p_), w(w_), tid(tid_), share((tid_ / kOwners) * KL + tid_ % KL) {}
 
   // Block-tile row of accumulator row i and column of accumulator column j: the Epilogue's order.
   __device__ __forceinline__ static int row_of(const WarpTile<Cfg>& tile, int i) {
@@ -145,7 +148,7 @@ struct ReductionMainloop {
                                        const WarpTile<Cfg>& tile, int k0) const {
 #pragma unroll
     for (int u = 0; u < RUNS; ++u) {
-      const int k = k0 + (u * KL + share) * V;
+      const int k = k0 + (u * S + share) * V;
 #pragma unroll
       for (int i = 0; i < TM; ++i) {
         const int r = w.m0 + row_of(tile, i);
@@ -226,6 +229,27 @@ struct ReductionMainloop {
       for (int i = 0; i < TM; ++i)
 #pragma unroll
         for (int j = 0; j < TN; ++j) acc[i][j] += __shfl_xor_sync(0xffffffffu, acc[i][j], offset);
+    if constexpr (KW > 1) {
+      // The warps past the first leave their sums in shared memory (a thread's values kOwners
+      // apart: no bank conflicts); the first warp's lanes add them up.
+      __shared__ float partial[KW - 1][TM * TN][kOwners];
+      const int kw = tid / kOwners, owner = tid % kOwners;
+      if (kw > 0) {
+#pragma unroll
+        for (int i = 0; i < TM; ++i)
+#pragma unroll
+          for (int j = 0; j < TN; ++j) partial[kw - 1][i * TN + j][owner] = acc[i][j];
+      }
+      __syncthreads();
+      if (kw == 0) {
+#pragma unroll
+        for (int q = 0; q < KW - 1; ++q)
+#pragma unroll
+          for (int i = 0; i < TM; ++i)
+#pragma unroll
+            for (int j = 0; j < TN; ++j) acc[i][j] += partial[q][i * TN + j][owner];
+      }
+    }
   }
 };
 

@@ -6,10 +6,12 @@ namespace detail {
 
 // The knobs of one instance (the kernel's template parameters, same names) and the shapes that
 // follow from them, for every component to read. Derived:
+//   kOutputWarps    warps that own the block tile's outputs; KW > 1 repeats them along K
 //   kThreads        threads per block
 //   VM, VN          fragment vector widths: a thread's TM x TN tile is chunks of VM x VN
 //   TX, TY          the warp's grid of thread tiles: TX along n, TY along m (TX * TY = 32 / KL)
-//   KL              lanes sharing each thread tile's K range (the reduction path when > 1)
+//   KL, KW          lanes of a warp, and warps, sharing each thread tile's K range (the
+//                   reduction path when either is > 1)
 //   LDA, LDB        row strides of the shared-memory operands As[k][m], Bs[k][n]
 //   kStageA/B       floats per pipeline stage of each operand in shared memory
 //   W               floats per chunk of C and of streamed B: W <= VEC, and a thread's VN-wide
@@ -22,16 +24,17 @@ namespace detail {
 // Enumerators rather than static constexpr members: NVRTC emits each of those as a global
 // variable in the cubin.
 template <int BM_, int BN_, int BK_, int WM_, int WN_, int TM_, int TN_, int STAGES_, int VEC_,
-          int PAD_, int SPLIT_K_, int RASTER_, int OCCUPANCY_, int K_LANES_, bool TA_, bool TB_,
-          int GA_, int GB_, int GC_>
+          int PAD_, int SPLIT_K_, int RASTER_, int OCCUPANCY_, int K_LANES_, int K_WARPS_, bool TA_,
+          bool TB_, int GA_, int GB_, int GC_>
 struct Traits {
   // clang-format off
   enum : int {
     BM = BM_, BN = BN_, BK = BK_, WM = WM_, WN = WN_, TM = TM_, TN = TN_,
     STAGES = STAGES_, VEC = VEC_, PAD = PAD_, SPLIT_K = SPLIT_K_, RASTER = RASTER_,
-    OCCUPANCY = OCCUPANCY_, KL = K_LANES_,
+    OCCUPANCY = OCCUPANCY_, KL = K_LANES_, KW = K_WARPS_,
 
-    kThreads = (BM / WM) * (BN / WN) * 32,
+    kOutputWarps = (BM / WM) * (BN / WN),
+    kThreads = kOutputWarps * 32 * KW,
     VM = TM < 4 ? TM : 4,
     VN = TN < 4 ? TN : 4,
     TX = WN / TN,
@@ -47,7 +50,7 @@ struct Traits {
   };
   enum : bool {
     TA = TA_, TB = TB_,
-    kReduce = KL > 1,
+    kReduce = KL > 1 || KW > 1,
     kStreamB = BM <= 8 && TM == BM && !TB && !kReduce,
   };
   // clang-format on
@@ -119,8 +122,9 @@ struct WarpTile {
   int row0, col0;  // block-tile position of chunk (0, 0)
 
   __device__ __forceinline__ explicit WarpTile(int tid) {
-    // A reduction's KL neighbouring lanes share one thread tile (ReductionMainloop).
-    const int warp = tid / 32, lane = (tid % 32) / Cfg::KL;
+    // A reduction's KL neighbouring lanes, and its KW warps kOutputWarps apart, share one
+    // thread tile (ReductionMainloop).
+    const int warp = Cfg::KW == 1 ? tid / 32 : (tid / 32) % Cfg::kOutputWarps, lane = (tid % 32) / Cfg::KL;
     const int wm0 = (warp / (Cfg::BN / Cfg::WN)) * Cfg::WM,
               wn0 = (warp % (Cfg::BN / Cfg::WN)) * Cfg::WN;
     const int ty = lane / Cfg::TX, tx = lane % Cfg::TX;

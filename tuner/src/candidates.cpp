@@ -94,8 +94,8 @@ std::vector<GemmConfig> candidate_configs(const std::vector<GemmConfig>& valid, 
     if (c.reads_a_in_vectors()) allowed = std::min(allowed, p.a_alignment());
     if (c.vec != 4 && (c.vec != allowed || c.tiles_hold_vectors_of(4))) continue;
     if (space == SpaceKind::reduced && !(in_reduced_space(c) && tile_suits(c, p, sm_count))) continue;
-    // A reduction's block reads bk values per lane and step: bk * k_lanes of K.
-    if (!split_k_useful(p, c.bm, c.bn, c.bk * c.k_lanes, c.split_k, sm_count, c.threads())) continue;
+    // A reduction's block reads bk values per lane and step: bk * k_lanes * k_warps of K.
+    if (!split_k_useful(p, c.bm, c.bn, c.bk * c.k_sharers(), c.split_k, sm_count, c.threads())) continue;
     if (c.can_implement(p)) continue;
     out.push_back(c);
   }

@@ -1,26 +1,31 @@
 #include "gemmtune/tuner/space.hpp"
 
+#include <algorithm>
 #include <map>
 #include <set>
 
 namespace gemmtune::tuner {
 
 namespace {
-// The tile-shape knobs come first in kSgemmKnobs, and the walk takes k_lanes right after them:
-// once those are set, a warp tile that does not fit the block tile, or does not hold one thread
-// tile per 32 / k_lanes lanes, rules the combination out whatever the later knobs say, and a
-// reduction (k_lanes > 1) takes only the defaults of the tile-only knobs. Checking there keeps
-// the walk fast.
+// The tile-shape knobs come first in kSgemmKnobs, and the walk takes k_lanes and k_warps right
+// after them: once those are set, a warp tile that does not fit the block tile, or does not hold
+// one thread tile per 32 / k_lanes lanes, or a block of more than 1024 threads, rules the
+// combination out whatever the later knobs say, and a reduction (k_lanes or k_warps > 1) takes
+// only the defaults of the tile-only knobs. Checking there keeps the walk fast.
 constexpr std::size_t kShapeKnobs = 7;  // bm, bn, bk, wm, wn, tm, tn
 static_assert(kSgemmKnobs[kShapeKnobs - 1].field == &SgemmKnobs::tn, "the shape knobs lead the table");
 
+// The knobs that decide whether a config is a reduction, walked right after the shapes.
+constexpr int SgemmKnobs::*kReductionKnobs[] = {&SgemmKnobs::k_lanes, &SgemmKnobs::k_warps};
+
 std::vector<std::size_t> walk_order() {
-  std::vector<std::size_t> order;
-  for (std::size_t i = 0; i < std::size(kSgemmKnobs); ++i)
-    if (kSgemmKnobs[i].field != &SgemmKnobs::k_lanes) order.push_back(i);
-  std::size_t k_lanes = 0;
-  while (kSgemmKnobs[k_lanes].field != &SgemmKnobs::k_lanes) ++k_lanes;
-  order.insert(order.begin() + kShapeKnobs, k_lanes);
+  std::vector<std::size_t> order, reduction;
+  for (std::size_t i = 0; i < std::size(kSgemmKnobs); ++i) {
+    const bool decides = std::find(std::begin(kReductionKnobs), std::end(kReductionKnobs), kSgemmKnobs[i].field) !=
+                         std::end(kReductionKnobs);
+    (decides ? reduction : order).push_back(i);
+  }
+  order.insert(order.begin() + kShapeKnobs, reduction.begin(), reduction.end());
   return order;
 }
 
@@ -34,9 +39,10 @@ bool warp_tile_fits(const GemmConfig& c) {
 template <class Fn>
 void walk(GemmConfig& c, const std::vector<std::size_t>& order, std::size_t at, const Fn& fn) {
   if (at == order.size()) return fn(c);
-  if (at == kShapeKnobs + 1 && !warp_tile_fits(c)) return;
+  if (at == kShapeKnobs + 1 && !warp_tile_fits(c)) return;  // k_lanes set
+  if (at == kShapeKnobs + std::size(kReductionKnobs) && c.threads() > 1024) return;
   const Knob& knob = kSgemmKnobs[order[at]];
-  if (at > kShapeKnobs && c.reduces() && knob.tile_only) {
+  if (at >= kShapeKnobs + std::size(kReductionKnobs) && c.reduces() && knob.tile_only) {
     knob.set(c, knob.default_value());
     return walk(c, order, at + 1, fn);
   }

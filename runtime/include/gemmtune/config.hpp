@@ -39,10 +39,13 @@ struct GemmConfig : SgemmKnobs {
   /// not transposed (matrix-vector-like problems), not a reduction. bk is then the K rows loaded
   /// per step (two steps in flight).
   bool streams_b() const;
-  /// Whether this is the reduction path (k_lanes > 1): each output's K range is shared by
-  /// k_lanes lanes of a warp that read A and B straight from global memory, bk values per lane
-  /// and step, and sum with shuffles (dot products, matrix-vector products, tiny outputs).
-  bool reduces() const { return k_lanes > 1; }
+  /// Whether this is the reduction path (k_lanes or k_warps > 1): each output's K range is
+  /// shared by k_lanes lanes of each of k_warps warps that read A and B straight from global
+  /// memory, bk values per lane and step, and sum with shuffles, then through shared memory
+  /// (dot products, matrix-vector products).
+  bool reduces() const { return k_lanes > 1 || k_warps > 1; }
+  /// Lanes of a block sharing each output's K range: k_lanes x k_warps.
+  int k_sharers() const { return k_lanes * k_warps; }
   /// Dynamic shared memory per block, bytes.
   int smem_bytes() const;
   /// Registers per thread that __launch_bounds__(threads, occupancy) leaves on this device.

@@ -7,7 +7,7 @@ namespace gemmtune {
 
 int GemmConfig::threads() const {
   if (wm <= 0 || wn <= 0) return 0;
-  return (bm / wm) * (bn / wn) * 32;
+  return (bm / wm) * (bn / wn) * 32 * k_warps;
 }
 
 bool GemmConfig::reads_a_in_vectors() const { return !streams_b(); }
@@ -36,8 +36,8 @@ static bool is_pow2(int v) { return v > 0 && (v & (v - 1)) == 0; }
 
 std::optional<std::string> GemmConfig::validate(const DeviceLimits& limits) const {
   auto why = [](std::string s) { return std::optional<std::string>(std::move(s)); };
-  for (int v : {bm, bn, bk, wm, wn, tm, tn, vec, split_k, raster, k_lanes})
-    if (!is_pow2(v)) return why("every tile size, vec, split_k, raster and k_lanes must be a power of two");
+  for (int v : {bm, bn, bk, wm, wn, tm, tn, vec, split_k, raster, k_lanes, k_warps})
+    if (!is_pow2(v)) return why("every tile size, vec, split_k, raster, k_lanes and k_warps must be a power of two");
   if (k_lanes > 32) return why("k_lanes must be at most 32 (the lanes of a warp)");
   if (tm > 16 || tn > 16) return why("thread tile tm, tn must be at most 16");
   if (tm * tn > 128) return why("thread tile tm*tn = " + std::to_string(tm * tn) + " exceeds 128 accumulators");
@@ -45,10 +45,14 @@ std::optional<std::string> GemmConfig::validate(const DeviceLimits& limits) cons
   if ((wm / tm) * (wn / tn) != warp_slots())
     return why("warp tile / thread tile gives " + std::to_string((wm / tm) * (wn / tn)) + " thread tiles, not " +
                std::to_string(warp_slots()) + " (32 lanes / k_lanes " + std::to_string(k_lanes) + ")");
+  // ReductionMainloop sums the k_warps warps' tiles through static shared memory (48 KiB at most).
+  if (reduces() && (k_warps - 1) * (threads() / k_warps) * tm * tn * int(sizeof(float)) > 48 * 1024)
+    return why("k_warps " + std::to_string(k_warps) + " x thread tiles of " + std::to_string(tm * tn) +
+               " outputs need more than 48 KiB of shared memory for the sum");
   if (reduces())
     for (const Knob& knob : kSgemmKnobs)
       if (knob.tile_only && knob.get(*this) != knob.default_value())
-        return why("the reduction path (k_lanes > 1) has no shared-memory tiles: " + std::string(knob.name) +
+        return why("the reduction path (k_lanes or k_warps > 1) has no shared-memory tiles: " + std::string(knob.name) +
                    " must keep its default " + std::to_string(knob.default_value()));
   if (bm % wm || bn % wn) return why("block tile must be a multiple of the warp tile");
   int t = threads();

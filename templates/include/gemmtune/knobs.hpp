@@ -27,6 +27,7 @@ struct SgemmKnobs {
   int raster = 8;
   int occupancy = 1;
   int k_lanes = 1;
+  int k_warps = 1;
 
   bool operator==(const SgemmKnobs&) const = default;
 };
@@ -64,10 +65,12 @@ inline constexpr int kSplitK[] = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512};
 inline constexpr int kRaster[] = {1, 8};
 inline constexpr int kOccupancy[] = {1, 2};
 inline constexpr int kKLanes[] = {1, 2, 4, 8, 16, 32};
+inline constexpr int kKWarps[] = {1, 2, 4, 8};
 }  // namespace knob_values
 
 /// The knob table, in template-parameter order. Name example:
-/// sgemm_nn_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8 (then _o2 when occupancy is 2, _l8 for 8 k_lanes).
+/// sgemm_nn_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8 (then _o2 when occupancy is 2, _l8 for 8 k_lanes,
+/// _j4 for 4 k_warps).
 inline constexpr Knob kSgemmKnobs[] = {
     {"bm", &SgemmKnobs::bm, "_", true, knob_values::kBlock, "block tile rows of C"},
     {"bn", &SgemmKnobs::bn, "x", true, knob_values::kBlock, "block tile columns of C"},
@@ -94,6 +97,9 @@ inline constexpr Knob kSgemmKnobs[] = {
     {"k_lanes", &SgemmKnobs::k_lanes, "_l", false, knob_values::kKLanes,
      "lanes of a warp sharing each output's K range, summed by shuffles: > 1 is the reduction "
      "path (dot products, matrix-vector), no shared memory; 1 = the tile kernels"},
+    {"k_warps", &SgemmKnobs::k_warps, "_j", false, knob_values::kKWarps,
+     "warps of a block sharing each output's K range, summed through shared memory: > 1 is the "
+     "reduction path too (more loads in flight per output)"},
 };
 
 // Every field has its row: a knob added to the struct but not to the table fails here.

@@ -26,9 +26,10 @@ TEST(KernelSanitizer, EdgeShapesAreCorrect) {
       "sgemm_nn_1x256x16_w1x128_t1x4_s2_v4_p4_k8_r8", "sgemm_tn_4x64x8_w4x64_t4x2_s2_v2_p4_k2_r1",
       "sgemm_nt_64x2x16_w64x2_t4x1_s3_v2_p0_k4_r1",
       // reductions: rows of A over 8 lanes each (split-K 4), a dot product over 32 lanes
-      // (split-K 8), and 2x8 outputs of both operands transposed
+      // (split-K 8), 2x8 outputs of both operands transposed, and rows of A transposed over 2
+      // lanes of each of 4 warps (the shared-memory sum)
       "sgemm_nn_4x1x8_w4x1_t1x1_s2_v4_p4_k4_r8_l8", "sgemm_nt_1x1x16_w1x1_t1x1_s2_v4_p4_k8_r8_l32",
-      "sgemm_tt_2x8x8_w2x8_t1x4_s2_v2_p4_k2_r8_l8",
+      "sgemm_tt_2x8x8_w2x8_t1x4_s2_v2_p4_k2_r8_l8", "sgemm_tn_64x1x8_w32x1_t2x1_s2_v4_p4_k2_r8_l2_j4",
   };
   struct Case { int m, n, k, batch, ld_pad, ptr_offset; };
   const Case cases[] = {{7, 13, 11, 1, 0, 0}, {65, 67, 129, 3, 0, 0}, {33, 35, 70, 2, 2, 0}, {1, 1, 1, 1, 0, 0},
@@ -66,6 +67,6 @@ TEST(KernelSanitizer, EdgeShapesAreCorrect) {
     }
     EXPECT_GE(runs, 2) << name << " ran too few of the edge shapes";
   }
-  EXPECT_EQ(checked + too_short, 60);
-  EXPECT_EQ(too_short, 22);  // split-K configs on the short-K shapes
+  EXPECT_EQ(checked + too_short, 66);
+  EXPECT_EQ(too_short, 23);  // split-K configs on the short-K shapes
 }
