@@ -101,6 +101,12 @@ void check_schema_compatible(Connection& conn) {
     refuse(conn, "it is an SQLite database of another application (application_id " +
                      std::to_string(app_id) + "); point GEMMTUNE_DB at a tuning database");
   }
+  // Every version gemmtune ever wrote carries its application_id (migrate() stamps both).
+  if (version > 0 && app_id != kApplicationId) {
+    refuse(conn, "it is an SQLite database of another application (schema version " + std::to_string(version) +
+                     " but no gemmtune application_id); point GEMMTUNE_DB at a tuning database. The file "
+                     "was not changed");
+  }
   if (version > kSchemaVersion) refuse_newer(conn, version);
   if (version == 0 && user_objects(conn) > 0) {
     refuse(conn,

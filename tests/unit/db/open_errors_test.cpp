@@ -47,6 +47,24 @@ TEST_F(OpenErrors, AnotherApplicationsSqliteFileIsRefusedUntouched) {
   EXPECT_EQ(file_bytes(file), before);
 }
 
+// Another application's file that happens to carry a schema version gemmtune knows (1 or 2) but
+// not gemmtune's application_id: refused in both modes, never migrated.
+TEST_F(OpenErrors, AForeignFileWithAKnownVersionIsRefusedUntouched) {
+  for (int version : {1, 2}) {
+    SCOPED_TRACE(version);
+    const std::string file = path("app" + std::to_string(version) + ".db");
+    {
+      Connection raw(file, OpenMode::read_write);
+      raw.exec("CREATE TABLE notes (x); INSERT INTO notes VALUES (1)");
+      raw.exec("PRAGMA user_version = " + std::to_string(version));
+    }
+    const std::string before = file_bytes(file);
+    for (OpenMode mode : {OpenMode::read_only, OpenMode::read_write})
+      expect_error([&] { Database db(file, mode); }, {file, "another application", "no gemmtune application_id"});
+    EXPECT_EQ(file_bytes(file), before);
+  }
+}
+
 TEST_F(OpenErrors, TruncatedDatabaseNamesPathAndCause) {
   const std::string file = path("tuning.db");
   make_database(file);
