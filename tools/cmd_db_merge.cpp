@@ -1,5 +1,7 @@
 // `gemmtune db merge OTHER.db`: copies into the database what OTHER.db has and it lacks (GPU models,
 // sweeps, problems, configs, results, baselines, cached binaries). Merging twice adds nothing.
+#include <filesystem>
+
 #include "db_commands.hpp"
 #include "table.hpp"
 
@@ -19,8 +21,19 @@ void run_merge(const MergeOptions& o) {
   // Open the other file read-only first, so that a file that is not a tuning database is refused
   // before the target is created or touched.
   db::Database(o.other, db::OpenMode::read_only);
-  db::Database target(path, db::OpenMode::read_write);
-  const db::MergeStats s = target.merge_from(o.other);
+  const bool target_existed = std::filesystem::exists(path);
+  db::MergeStats s;
+  try {
+    db::Database target(path, db::OpenMode::read_write);
+    s = target.merge_from(o.other);
+  } catch (...) {
+    // A target this command created holds nothing but the schema: leave no file behind.
+    if (!target_existed) {
+      std::error_code ignored;
+      for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path + suffix, ignored);
+    }
+    throw;
+  }
   const std::int64_t total = s.gpu_models + s.sweeps + s.problems + s.configs + s.results + s.baselines + s.binaries;
   if (total == 0) {
     print("nothing new in " + o.other + ": " + path + " already holds all of it\n");

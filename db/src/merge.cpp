@@ -1,6 +1,7 @@
 // Merging another tuning database into this one. Rows are matched by natural keys (GPU model key,
 // problem key, config name, sweep uid, binary key), never by id, so merging twice adds nothing.
 #include <filesystem>
+#include <set>
 
 #include "file_checks.hpp"
 #include "gemmtune/db/database.hpp"
@@ -18,23 +19,63 @@ constexpr const char* kSameProblem =
     "mp.dtype = sp.dtype AND mp.op_a = sp.op_a AND mp.op_b = sp.op_b AND mp.m = sp.m AND "
     "mp.n = sp.n AND mp.k = sp.k AND mp.batch = sp.batch AND mp.alignment = sp.alignment";
 
-// ATTACH as "src" for the lifetime of this object (ATTACH/DETACH cannot run in a transaction).
+// ATTACH as "src" for the lifetime of this object (ATTACH/DETACH cannot run in a transaction),
+// with a temporary view `src_configs` of its configs in which knob columns the file predates
+// hold their defaults (a file made before a knob existed is read, never migrated, here).
 class Attached {
  public:
   Attached(Connection& conn, const std::string& path) : conn_(conn) {
-    Statement st(conn_, "ATTACH DATABASE ?1 AS src");
-    st.bind_text(1, detail::file_uri(std::filesystem::absolute(path).string(), "mode=ro")).run();
+    const std::string abs = std::filesystem::absolute(path).string();
+    attach(detail::file_uri(abs, "mode=ro"));
+    // A file left in WAL mode in a directory we cannot write: no -shm can be made. With no WAL
+    // content the main file is the whole database (as Connection reads it, sqlite.cpp).
+    if (!readable() && !detail::has_wal_content(path)) {
+      detach();
+      attach(detail::file_uri(abs, "mode=ro&immutable=1"));
+    }
+    if (!readable()) {
+      detach();
+      throw DatabaseError("cannot read tuning database '" + path + "' to merge it: SQLite cannot open it "
+                          "read-only (a WAL file another process holds, or permissions); nothing was merged");
+    }
+    std::string view = "CREATE TEMP VIEW src_configs AS SELECT *";
+    std::set<std::string, std::less<>> columns;
+    Statement st(conn_, "SELECT name FROM pragma_table_info('configs', 'src')");
+    while (st.step()) columns.insert(st.get_text(0));
+    for (const Knob& knob : kSgemmKnobs)
+      if (!columns.count(knob.name))
+        view += ", " + std::to_string(knob.default_value()) + " AS " + std::string(knob.name);
+    conn_.exec(view + " FROM src.configs");
   }
   ~Attached() {
     try {
-      conn_.exec("DETACH DATABASE src");
-    } catch (const std::exception&) {  // nothing more to do: the connection closes it later
+      conn_.exec("DROP VIEW IF EXISTS temp.src_configs");
+    } catch (const std::exception&) {  // the connection drops it when it closes
     }
+    detach();
   }
   Attached(const Attached&) = delete;
   Attached& operator=(const Attached&) = delete;
 
  private:
+  void attach(const std::string& uri) {
+    Statement st(conn_, "ATTACH DATABASE ?1 AS src");
+    st.bind_text(1, uri).run();
+  }
+  void detach() noexcept {
+    try {
+      conn_.exec("DETACH DATABASE src");
+    } catch (const std::exception&) {  // nothing more to do: the connection closes it later
+    }
+  }
+  bool readable() {
+    try {
+      Statement(conn_, "SELECT count(*) FROM src.sqlite_master").step();
+      return true;
+    } catch (const DatabaseError&) {
+      return false;
+    }
+  }
   Connection& conn_;
 };
 
@@ -52,7 +93,7 @@ void check_config_conflicts(Connection& conn, const std::string& other) {
     differs += std::string(differs.empty() ? "" : " OR ") + "m." + column + " IS NOT s." + column;
   }
   Statement st(conn,
-               "SELECT s.name FROM src.configs AS s JOIN main.configs AS m ON m.name = s.name "
+               "SELECT s.name FROM src_configs AS s JOIN main.configs AS m ON m.name = s.name "
                "WHERE m.family IS NOT s.family OR m.op_a IS NOT s.op_a OR "
                "m.op_b IS NOT s.op_b OR " +
                    differs + " LIMIT 1");
@@ -92,7 +133,7 @@ MergeStats Database::merge_from(const std::string& other) {
                               " FROM src.problems WHERE true ORDER BY id ON CONFLICT DO NOTHING");
   const std::string ccols = detail::config_columns("");
   n.configs = run(conn_, "INSERT INTO main.configs (" + ccols + ") SELECT " + ccols +
-                             " FROM src.configs WHERE true ORDER BY id ON CONFLICT DO NOTHING");
+                             " FROM src_configs WHERE true ORDER BY id ON CONFLICT DO NOTHING");
   // A sweep merged while it ran gets its end time when merged again after it finished.
   n.sweeps = run(conn_, std::string("INSERT INTO main.sweeps (uid, gpu_model_id, started_at, "
                                     "finished_at, hostname, command_line, strategy, "

@@ -40,6 +40,34 @@ void fill(Database& db, const GpuModel& gpu, int first_problem, int problems, bo
   if (finish) db.finish_sweep(s);
 }
 
+// A file made before a knob existed (here k_lanes and k_warps, dropped again) merges as it is,
+// read-only: its configs take the knobs' defaults, and the file is not changed.
+TEST_F(Maintenance, MergeFromAFileThatPredatesAKnob) {
+  {
+    Database b(path("old.db"), OpenMode::read_write);
+    fill(b, sample_gpu("NVIDIA H200"), 0, 3);
+  }
+  {
+    Connection raw(path("old.db"), OpenMode::read_write);
+    raw.exec("ALTER TABLE configs DROP COLUMN k_warps");
+    raw.exec("ALTER TABLE configs DROP COLUMN k_lanes");
+  }
+  const std::string before = file_bytes(path("old.db"));
+  Database a(path("a.db"), OpenMode::read_write);
+  const MergeStats merged = a.merge_from(path("old.db"));
+  EXPECT_GT(merged.configs, 0);
+  EXPECT_GT(merged.results, 0);
+  EXPECT_TRUE(a.check().ok());
+  for (Id id = 1; id <= merged.configs; ++id) {
+    std::optional<KernelConfig> c = a.config(id);
+    ASSERT_TRUE(c.has_value());
+    EXPECT_EQ(c->k_lanes, 1);
+    EXPECT_EQ(c->k_warps, 1);
+  }
+  EXPECT_EQ(a.merge_from(path("old.db")).results, 0);
+  EXPECT_EQ(file_bytes(path("old.db")), before);
+}
+
 TEST_F(Maintenance, MergeTwiceAddsNothing) {
   Database a(path("a.db"), OpenMode::read_write);
   fill(a, sample_gpu("NVIDIA H200"), 0, 4);

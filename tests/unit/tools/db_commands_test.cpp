@@ -354,6 +354,17 @@ TEST_F(DbCommands, MigrateIsWhatTheHintOfAnOlderDatabaseSays) {
   EXPECT_FALSE(fs::exists(dir_ / "typo.db"));
 }
 
+// A merge that fails after it created its target (here the source lacks a table) leaves no file.
+TEST_F(DbCommands, FailedMergeLeavesNoNewTargetBehind) {
+  const fs::path damaged = copy_fixture();
+  Connection(damaged.string(), OpenMode::read_write).exec("DROP TABLE baselines");
+  const fs::path target = dir_ / "new.db";
+  CliRun r = db_cmd({"merge", damaged.string()}, target);
+  EXPECT_NE(r.status, 0);
+  EXPECT_TRUE(contains(r.err, "baselines")) << r.err;
+  for (const char* suffix : {"", "-wal", "-shm"}) EXPECT_FALSE(fs::exists(target.string() + suffix)) << suffix;
+}
+
 TEST_F(DbCommands, EmptyDatabaseSaysNoResultsYet) {
   const fs::path empty = dir_ / "empty.db";
   { Database d(empty.string(), OpenMode::read_write); }
