@@ -16,14 +16,29 @@ namespace gemmtune::db {
 namespace {
 
 constexpr int kBusyTimeoutMs = 10000;
+// How long a writer waits for another writer's lock (a long `db merge`, a second sweep) before
+// it gives up: long, so that measurements are not lost to a busy lock. It waits with backoff:
+// 1, 2, 4 ... 256 ms between tries, then 250 ms.
+constexpr int kWriterPatienceMs = 10 * 60 * 1000;
+
+int backoff_ms(int tries) { return tries < 8 ? 1 << tries : 250; }
+
+// sqlite3_busy_handler for writable connections: `tries` counts the earlier calls for this lock.
+int wait_with_backoff(void*, int tries) {
+  int waited = 0;
+  for (int i = 0; i < tries; ++i) waited += backoff_ms(i);
+  if (waited >= kWriterPatienceMs) return 0;  // give up: the statement returns SQLITE_BUSY
+  std::this_thread::sleep_for(std::chrono::milliseconds(backoff_ms(tries)));
+  return 1;
+}
 
 // What to do about an error, by primary result code.
 const char* hint(int rc) {
   switch (rc & 0xff) {
     case SQLITE_BUSY:
     case SQLITE_LOCKED:
-      return "another process held the database locked for more than 10 s: retry, or look for a "
-             "hung gemmtune process";
+      return "another process held the database locked too long (10 s for a reader, 10 minutes for "
+             "a writer): retry, or look for a hung gemmtune process";
     case SQLITE_READONLY:
       return "the file or its directory is not writable: fix the permissions or open it read-only";
     case SQLITE_CORRUPT:
@@ -135,7 +150,9 @@ void Connection::open_handle(const std::string& filename, int flags) {
   }
   sqlite3_extended_result_codes(db_, 1);
   try {
-    GEMMTUNE_DB_CHECK(*this, sqlite3_busy_timeout(db_, kBusyTimeoutMs));
+    GEMMTUNE_DB_CHECK(*this, mode_ == OpenMode::read_write
+                                 ? sqlite3_busy_handler(db_, wait_with_backoff, nullptr)
+                                 : sqlite3_busy_timeout(db_, kBusyTimeoutMs));
     GEMMTUNE_DB_CHECK(*this,
                       sqlite3_exec(db_, "PRAGMA foreign_keys = ON", nullptr, nullptr, nullptr));
   } catch (...) {

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <iostream>
 #include <map>
@@ -181,7 +182,13 @@ class DeviceWorker {
         tune(db, i, tools);
       }
     } catch (const DeviceUnusable& e) {
-      db.finish_sweep(sweep_id_);
+      // The device's error is the one to report; failing to mark the sweep finished only adds to it.
+      try {
+        db.finish_sweep(sweep_id_);
+      } catch (const std::exception& finish) {
+        std::fprintf(stderr, "gemmtune: warning: could not mark sweep %lld finished: %s\n",
+                     static_cast<long long>(sweep_id_), finish.what());
+      }
       if (e.hung()) {
         (void)stream.release();
         (void)timer.release();

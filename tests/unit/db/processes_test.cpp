@@ -220,5 +220,28 @@ TEST_F(Processes, FourWritersAtOnceLoseNoRow) {
             << static_cast<long>(per_tx) << " results/s\n";
 }
 
+// A writer waits for another writer's lock longer than the 10 s a reader waits (a long merge must
+// not cost a sweep its measurements): here the lock is held for 11 s, and the write then lands.
+TEST_F(Processes, AWriterOutwaitsALongLock) {
+  const std::string file = path("tuning.db");
+  Database db(file, OpenMode::read_write);
+  const Id gpu = db.upsert_gpu_model(sample_gpu());
+  const Id sweep = db.begin_sweep(sweep_info(gpu, "gemmtune sweep"));
+  const Id problem = db.upsert_problem(sample_problem(64));
+  const Id config = db.upsert_config(sample_config(0));
+  Connection holder(file, OpenMode::read_write);
+  holder.exec("BEGIN IMMEDIATE");
+  std::thread release([&] {
+    std::this_thread::sleep_for(std::chrono::seconds(11));
+    holder.exec("COMMIT");
+  });
+  const auto start = Clock::now();
+  const Result r = ok_result(problem, config, 1.0);
+  EXPECT_NO_THROW(db.record_results(sweep, std::span<const Result>(&r, 1)));
+  release.join();
+  EXPECT_GE(Clock::now() - start, std::chrono::seconds(10));
+  EXPECT_EQ(db.results_for(sample_problem(64), gpu).size(), 1u);
+}
+
 }  // namespace
 }  // namespace gemmtune::db::test
