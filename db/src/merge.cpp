@@ -1,7 +1,6 @@
 // Merging another tuning database into this one. Rows are matched by natural keys (GPU model key,
 // problem key, config name, sweep uid, binary key), never by id, so merging twice adds nothing.
 #include <filesystem>
-#include <set>
 
 #include "file_checks.hpp"
 #include "gemmtune/db/database.hpp"
@@ -38,14 +37,7 @@ class Attached {
       throw DatabaseError("cannot read tuning database '" + path + "' to merge it: SQLite cannot open it "
                           "read-only (a WAL file another process holds, or permissions); nothing was merged");
     }
-    std::string view = "CREATE TEMP VIEW src_configs AS SELECT *";
-    std::set<std::string, std::less<>> columns;
-    Statement st(conn_, "SELECT name FROM pragma_table_info('configs', 'src')");
-    while (st.step()) columns.insert(st.get_text(0));
-    for (const Knob& knob : kSgemmKnobs)
-      if (!columns.count(knob.name))
-        view += ", " + std::to_string(knob.default_value()) + " AS " + std::string(knob.name);
-    conn_.exec(view + " FROM src.configs");
+    create_configs_view(conn_, "src_configs", "src");
   }
   ~Attached() {
     try {

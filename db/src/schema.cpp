@@ -44,10 +44,12 @@ std::string migrate_hint(const Connection& conn) {
   return "run `gemmtune db migrate --db '" + conn.path() + "'` (or open it read-write) once";
 }
 
-// Knobs of kSgemmKnobs that have no column in `configs` yet: knobs added after the file was made.
-std::vector<const Knob*> missing_knob_columns(Connection& conn) {
+// Knobs of kSgemmKnobs that have no column in `schema`.configs yet: knobs added after the file
+// was made.
+std::vector<const Knob*> missing_knob_columns(Connection& conn, const std::string& schema = "main") {
   std::set<std::string, std::less<>> columns;
-  Statement st(conn, "SELECT name FROM pragma_table_info('configs')");
+  Statement st(conn, "SELECT name FROM pragma_table_info('configs', ?1)");
+  st.bind_text(1, schema);
   while (st.step()) columns.insert(st.get_text(0));
   std::vector<const Knob*> missing;
   if (columns.empty()) return missing;  // no schema yet: the migrations create the table
@@ -126,15 +128,17 @@ void check_schema_compatible(Connection& conn) {
   std::vector<const Knob*> missing;
   if (conn.mode() == OpenMode::read_only && version > 0) missing = missing_knob_columns(conn);
   snapshot.commit();
-  // A knob added after the file was written: its configs ran with the knob's default. Reading
-  // must not need a write, so a temporary view (this connection's alone; temp names come first)
-  // shows `configs` with the default in the new column; a writable open adds the real column.
-  if (!missing.empty()) {
-    std::string view = "CREATE TEMP VIEW configs AS SELECT *";
-    for (const Knob* knob : missing)
-      view += ", " + std::to_string(knob->default_value()) + " AS " + std::string(knob->name);
-    conn.exec(view + " FROM main.configs");
-  }
+  // A knob added after the file was written: reading must not need a write, so a temporary
+  // view (temp names come first) shows `configs` with the new columns; a writable open adds the
+  // real ones.
+  if (!missing.empty()) create_configs_view(conn, "configs", "main");
+}
+
+void create_configs_view(Connection& conn, const std::string& view, const std::string& schema) {
+  std::string sql = "CREATE TEMP VIEW " + view + " AS SELECT *";
+  for (const Knob* knob : missing_knob_columns(conn, schema))
+    sql += ", " + std::to_string(knob->default_value()) + " AS " + std::string(knob->name);
+  conn.exec(sql + " FROM " + schema + ".configs");
 }
 
 PendingMigration pending_migration(Connection& conn) {

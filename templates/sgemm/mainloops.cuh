@@ -144,6 +144,26 @@ struct ReductionMainloop {
     }
   }
 
+  // For each of the V values of K from k on, G adjacent outputs (rows of a transposed A,
+  // columns of B) at src + k * ld as one vector, into out[e][first..first + G); zeros past K or
+  // when !ok.
+  template <int G, int T>
+  __device__ __forceinline__ void across(float (&out)[V][T], int first, const float* src, long long ld,
+                                         int k, bool ok) const {
+#pragma unroll
+    for (int e = 0; e < V; ++e) {
+      Vec<G> v;
+      if (ok && k + e < w.k_end) {
+        v = load_vec<G>(src + (k + e) * ld);
+      } else {
+#pragma unroll
+        for (int q = 0; q < G; ++q) v.v[q] = 0.f;
+      }
+#pragma unroll
+      for (int q = 0; q < G; ++q) out[e][first + q] = v.v[q];
+    }
+  }
+
   __device__ __forceinline__ void load(AFrag& a, BFrag& b, const float* a0, const float* b0,
                                        const WarpTile<Cfg>& tile, int k0) const {
 #pragma unroll
@@ -158,18 +178,7 @@ struct ReductionMainloop {
 #pragma unroll
           for (int e = 0; e < V; ++e) a[u][e][i] = values[e];
         } else if (i % VA == 0) {  // VA adjacent rows of the tile, for each k
-#pragma unroll
-          for (int e = 0; e < V; ++e) {
-            Vec<VA> v;
-            if (r < p.m && k + e < w.k_end) {
-              v = load_vec<VA>(a0 + (k + e) * p.lda + r);
-            } else {
-#pragma unroll
-              for (int j = 0; j < VA; ++j) v.v[j] = 0.f;
-            }
-#pragma unroll
-            for (int j = 0; j < VA; ++j) a[u][e][i + j] = v.v[j];
-          }
+          across<VA>(a[u], i, a0 + r, p.lda, k, r < p.m);
         }
       }
 #pragma unroll
@@ -181,18 +190,7 @@ struct ReductionMainloop {
 #pragma unroll
           for (int e = 0; e < V; ++e) b[u][e][j] = values[e];
         } else if (j % VB == 0) {  // VB adjacent columns of the tile, for each k
-#pragma unroll
-          for (int e = 0; e < V; ++e) {
-            Vec<VB> v;
-            if (c < p.n && k + e < w.k_end) {
-              v = load_vec<VB>(b0 + (k + e) * p.ldb + c);
-            } else {
-#pragma unroll
-              for (int q = 0; q < VB; ++q) v.v[q] = 0.f;
-            }
-#pragma unroll
-            for (int q = 0; q < VB; ++q) b[u][e][j + q] = v.v[q];
-          }
+          across<VB>(b[u], j, b0 + c, p.ldb, k, c < p.n);
         }
       }
     }

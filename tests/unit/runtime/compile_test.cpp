@@ -68,6 +68,19 @@ TEST(Compile, ParsesPtxasReport) {
   EXPECT_EQ(r.static_smem, 2048);
 }
 
+// The configs compiled for sm_90 in parallel, results in their order.
+static std::vector<CompileResult> compile_all(const std::vector<GemmConfig>& configs) {
+  std::vector<CompileResult> results(configs.size());
+  std::atomic<size_t> next{0};
+  std::vector<std::thread> pool;
+  for (unsigned t = 0; t < std::max(2u, std::thread::hardware_concurrency()); ++t)
+    pool.emplace_back([&] {
+      for (size_t i; (i = next++) < configs.size();) results[i] = compile_config(configs[i], "sm_90");
+    });
+  for (auto& t : pool) t.join();
+  return results;
+}
+
 // Every knob value at least once, all four layouts, compiled in parallel; the sensible members
 // (at most 64 accumulators and a budget of at least 128 registers) must not spill.
 TEST(Compile, SampleOfTheFamilyCompilesForSm90) {
@@ -76,14 +89,7 @@ TEST(Compile, SampleOfTheFamilyCompilesForSm90) {
   for (Op a : {Op::N, Op::T})
     for (Op b : {Op::N, Op::T})
       for (auto& c : tuner::coverage_sample(limits, a, b)) sample.push_back(c);
-  std::vector<CompileResult> results(sample.size());
-  std::atomic<size_t> next{0};
-  std::vector<std::thread> pool;
-  for (unsigned t = 0; t < std::max(2u, std::thread::hardware_concurrency()); ++t)
-    pool.emplace_back([&] {
-      for (size_t i; (i = next++) < sample.size();) results[i] = compile_config(sample[i], "sm_90");
-    });
-  for (auto& t : pool) t.join();
+  const std::vector<CompileResult> results = compile_all(sample);
   std::vector<double> seconds;
   for (size_t i = 0; i < sample.size(); ++i) {
     SCOPED_TRACE(config_name(sample[i]));
@@ -117,14 +123,7 @@ TEST(Compile, NarrowedAccessesCompileForSm90) {
       }
     }
   ASSERT_GT(narrowed.size(), 40u);
-  std::vector<CompileResult> results(narrowed.size());
-  std::atomic<size_t> next{0};
-  std::vector<std::thread> pool;
-  for (unsigned t = 0; t < std::max(2u, std::thread::hardware_concurrency()); ++t)
-    pool.emplace_back([&] {
-      for (size_t i; (i = next++) < narrowed.size();) results[i] = compile_config(narrowed[i], "sm_90");
-    });
-  for (auto& t : pool) t.join();
+  const std::vector<CompileResult> results = compile_all(narrowed);
   for (size_t i = 0; i < narrowed.size(); ++i) {
     SCOPED_TRACE(config_name(narrowed[i]));
     ASSERT_TRUE(results[i].ok) << results[i].log;

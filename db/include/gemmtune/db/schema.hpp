@@ -26,6 +26,11 @@ int schema_version(Connection& conn);
 /// a file that is empty or needs a migration.
 void check_schema_compatible(Connection& conn);
 
+/// Creates the temporary view `view` of `schema`.configs (this connection's alone) in which the
+/// knob columns a file made before those knobs lacks hold the knobs' defaults: its configs ran
+/// with them. Names are the caller's constants, not input.
+void create_configs_view(Connection& conn, const std::string& view, const std::string& schema);
+
 /// What migrate() would change in a file: its schema version, and the kernel knobs (added to
 /// gemmtune after the file was made) that have no column in it yet.
 struct PendingMigration {
