@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <fstream>
@@ -148,10 +149,14 @@ void run(const SweepCliOptions& c) {
     return;
   }
   std::signal(SIGINT, on_sigint);
+  const auto started = std::chrono::steady_clock::now();
   tuner::SweepReport report = tuner::run_sweep(o);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   std::signal(SIGINT, SIG_DFL);
   std::printf("\n%s", tuner::format_summary(report.rows).c_str());
   std::printf("%zu measurements recorded in %s\n", report.measurements, o.db_path.c_str());
+  if (report.measurements > 0)
+    std::printf("%.1f s in all; the GPU workers' time: %s\n", seconds, report.times.describe().c_str());
   for (const auto& e : report.errors) std::fprintf(stderr, "gemmtune sweep: %s\n", e.c_str());
   std::fflush(stdout);
   if (report.interrupted) {

@@ -1,8 +1,45 @@
 #include "gemmtune/tuner/candidate_runner.hpp"
 
+#include <chrono>
+#include <cstdio>
+
 #include "gemmtune/db_rows.hpp"
 
 namespace gemmtune::tuner {
+
+SweepTimes& SweepTimes::operator+=(const SweepTimes& o) {
+  setup_s += o.setup_s, compile_wait_s += o.compile_wait_s, verify_s += o.verify_s;
+  timing_s += o.timing_s, record_s += o.record_s;
+  return *this;
+}
+
+std::string SweepTimes::describe() const {
+  char buf[200];
+  std::snprintf(buf, sizeof buf,
+                "problem setup %.1f s, compile wait %.1f s, verification %.1f s, timing %.1f s, "
+                "recording %.1f s",
+                setup_s, compile_wait_s, verify_s, timing_s, record_s);
+  return buf;
+}
+
+namespace {
+
+// Adds the seconds from its construction to its destruction to `total`.
+class Stopwatch {
+ public:
+  explicit Stopwatch(double& total) : total_(total), start_(std::chrono::steady_clock::now()) {}
+  ~Stopwatch() {
+    total_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  }
+  Stopwatch(const Stopwatch&) = delete;
+  Stopwatch& operator=(const Stopwatch&) = delete;
+
+ private:
+  double& total_;
+  std::chrono::steady_clock::time_point start_;
+};
+
+}  // namespace
 
 std::optional<std::string> prune_reason(const KernelResources& r, const GemmConfig& config,
                                         const DeviceLimits& limits) {
@@ -30,6 +67,7 @@ db::Id CandidateRunner::config_id(const GemmConfig& config) {
 void CandidateRunner::record(const GemmConfig& config, db::Result result) {
   result.problem_id = target_.problem_id;
   result.config_id = config_id(config);
+  Stopwatch watch(times_.record_s);
   result.smem_bytes = config.smem_bytes();
   if (auto it = resources_.find(config_name(config)); it != resources_.end()) {
     if (it->second.registers >= 0) result.registers = it->second.registers;
@@ -54,17 +92,25 @@ std::optional<double> CandidateRunner::fail(const GemmConfig& config, db::Status
 const GemmKernel* CandidateRunner::load_verified(const GemmConfig& config) {
   std::string name = config_name(config);
   if (auto it = kernels_.find(name); it != kernels_.end()) return it->second.get();
-  std::shared_ptr<CompiledCandidate> compiled = pool_.take(config);
+  std::shared_ptr<CompiledCandidate> compiled;
+  {
+    Stopwatch watch(times_.compile_wait_s);
+    compiled = pool_.take(config);
+  }
   if (!compiled->ok) {
     fail(config, db::Status::compile_failed, compiled->log.empty() ? "NVRTC failed" : compiled->log);
     return nullptr;
   }
   resources_[name] = compiled->resources;
-  if (!compiled->from_cache) target_.database->put_binary(to_binary(*compiled, target_.arch));
+  if (!compiled->from_cache) {
+    Stopwatch watch(times_.record_s);
+    target_.database->put_binary(to_binary(*compiled, target_.arch));
+  }
   if (auto why = prune_reason(compiled->resources, config, device_.limits)) {
     fail(config, db::Status::pruned, *why);
     return nullptr;
   }
+  Stopwatch verifying(times_.verify_s);
   std::unique_ptr<GemmKernel> kernel;
   try {
     kernel = std::make_unique<GemmKernel>(config, compiled->cubin, compiled->lowered_name);
@@ -109,6 +155,7 @@ std::optional<double> CandidateRunner::measure(const GemmConfig& config, Effort 
   if (!kernel) return std::nullopt;
   Timing t;
   try {
+    Stopwatch watch(times_.timing_s);
     t = bench_.time(*kernel, timer_, effort);
   } catch (const Error& e) {
     fail(config, db::Status::launch_failed, std::string("timing failed: ") + e.what());

@@ -25,7 +25,9 @@ long long ceil_div(long long a, long long b) {
 // addressing (validate()'s floor plus a margin), never more than the launch bounds leave.
 int registers_per_thread(const GemmConfig& c, const DeviceLimits& limits) {
   const int t = std::max(1, c.threads());
-  const int staged = c.streams_b()   ? 2 * c.bk * (c.tm + c.tn)
+  // A reduction's lanes hold bk values of each of their tm rows and tn columns per step.
+  const int staged = c.reduces()     ? c.bk * (c.tm + c.tn)
+                     : c.streams_b() ? 2 * c.bk * (c.tm + c.tn)
                      : c.stages <= 2 ? (c.bm + c.bn) * c.bk / t
                                      : 0;
   const int need = c.tm * c.tn + c.tm + c.tn + staged + 32;
@@ -45,6 +47,12 @@ double thread_tile_efficiency(const GemmConfig& c) {
 // FMA latency (~4 cycles, 4 schedulers) needs about 16 FMAs in flight per scheduler.
 double latency_hiding(double warps, double ilp) {
   return std::min(1.0, warps * ilp / 256.0);
+}
+
+// What a float of an operand read `width` floats per access costs against 4-float vectors: the
+// same bytes in more load instructions (an odd leading dimension narrows only its own operand).
+double narrow_cost(int width) {
+  return width >= 4 ? 1.0 : width == 2 ? 1 / 0.85 : 1 / 0.7;
 }
 
 }  // namespace
@@ -77,17 +85,20 @@ Prediction predict(const GemmConfig& c, const Problem& p, const GpuCeilings& gpu
   // Global traffic: every block reads its A and B panels (M*N*K*(1/bn + 1/bm) floats in all,
   // mostly from L2), A, B and C come from DRAM once, split-K adds an atomic read-modify-write of
   // C per extra split.
+  // Each operand's bytes weigh by the width of its accesses.
+  const double wa = narrow_cost(c.width_a()), wb = narrow_cost(c.width_b()),
+               wc = narrow_cost(c.width_c());
   const double mnk = double(p.m) * p.n * p.k * p.batch;
-  const double reread_bytes = 4 * mnk * (1.0 / c.bn + 1.0 / c.bm);
+  const double reread_bytes = 4 * mnk * (wa / c.bn + wb / c.bm);
   const double c_floats = double(p.m) * p.n * p.batch;
-  const double unique_bytes = 4 * (double(p.m) * p.k * p.batch + double(p.k) * p.n * p.batch +
-                                   c_floats * (2 * c.split_k - 1));
+  const double unique_bytes = 4 * (double(p.m) * p.k * p.batch * wa +
+                                   double(p.k) * p.n * p.batch * wb +
+                                   c_floats * (2 * c.split_k - 1) * wc);
   // Few blocks in flight cannot draw the full bandwidth: about half the SMs with 8+ warps each.
   const double active_sms = std::min<double>(gpu.sm_count, double(out.blocks));
   const double draw = std::min(1.0, 2 * active_sms / gpu.sm_count) *
                       std::min(1.0, resident * std::max(1, c.threads()) / 32.0 / 8.0);
-  const double vector_share = c.vec >= 4 ? 1.0 : c.vec == 2 ? 0.85 : 0.7;
-  const double bytes_per_ms = gpu.dram_gbs * 1e6 * draw * vector_share;
+  const double bytes_per_ms = gpu.dram_gbs * 1e6 * draw;
   out.memory_ms =
       std::max(unique_bytes / bytes_per_ms, reread_bytes / (bytes_per_ms * gpu.l2_over_dram));
 

@@ -213,14 +213,17 @@ class DeviceWorker {
       report_measured_before(db, spec, all.size(), rs);
       return;
     }
+    const double setup_started = now_s();
     const db::Id problem_id = db.upsert_problem(to_db(p));
     const std::uint64_t seed = o_.seed ? o_.seed + index : std::random_device{}();
     auto bench = std::make_unique<ProblemBench>(spec, tools.reference, tools.stream.s, seed);
     const db::Baseline base = record_cublas(db, problem_id, *bench, tools);
     std::optional<ModelRanking> ranking;
     if (o_.strategy.kind == StrategyKind::model) ranking = rank_by_model(db, p, rs);
-    const StrategyResult result = search(db, problem_id, rs, bench, tools, seed, ranking);
-    add_measurements(result.measurements);
+    SweepTimes times;
+    times.setup_s = now_s() - setup_started;
+    const StrategyResult result = search(db, problem_id, rs, bench, tools, seed, ranking, times);
+    add_measurements(result.measurements, times);
     report_tuned(db, spec, rs, result, base, ranking);
   }
 
@@ -257,7 +260,8 @@ class DeviceWorker {
   // freeing its buffers would wait for the kernel forever.
   StrategyResult search(db::Database& db, db::Id problem_id, const ResumeState& rs,
                         std::unique_ptr<ProblemBench>& bench, const Tools& tools,
-                        std::uint64_t seed, const std::optional<ModelRanking>& ranking) {
+                        std::uint64_t seed, const std::optional<ModelRanking>& ranking,
+                        SweepTimes& times) {
     CandidateRunner runner({&db, sweep_id_, problem_id, arch_}, dev_, *bench, tools.pool,
                            tools.timer, o_.runner);
     StrategyOptions so = o_.strategy;
@@ -268,11 +272,13 @@ class DeviceWorker {
       result = run_strategy(rs.candidates.size(), rs.known, so,
                             strategy_hooks(runner, rs, tools.pool, bench->problem()));
     } catch (const DeviceUnusable&) {
+      times += runner.times();
       tools.pool.clear();
       bench->abandon();
       (void)bench.release();
       throw;
     }
+    times += runner.times();
     tools.pool.clear();
     return result;
   }
@@ -303,9 +309,10 @@ class DeviceWorker {
     return hooks;
   }
 
-  void add_measurements(std::size_t count) {
+  void add_measurements(std::size_t count, const SweepTimes& times) {
     std::lock_guard lock(shared_.mutex);
     shared_.report.measurements += count;
+    shared_.report.times += times;
   }
 
   // The problem's line and summary row: its best over all sweeps of the GPU model, and cuBLAS.
@@ -317,8 +324,11 @@ class DeviceWorker {
                                                  : "";
     // How far down the model's ranking the winner of this run was: how much the model helped.
     if (ranking && result.best) {
+      char predicted[64];
+      std::snprintf(predicted, sizeof predicted, ", predicted %.4g ms against %.4g measured",
+                    ranking->predicted_ms[*result.best], result.best_ms.value_or(0));
       const std::string rank = "model rank " + std::to_string(ranking->rank_of(*result.best) + 1) +
-                               " of " + std::to_string(ranking->order.size());
+                               " of " + std::to_string(ranking->order.size()) + predicted;
       note = note.empty() ? rank : note + ", " + rank;
     }
     SummaryRow row = summary_row(db, gpu_id_, dev_, spec, base.median_ms, note);

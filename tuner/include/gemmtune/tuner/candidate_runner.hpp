@@ -36,6 +36,18 @@ struct RecordTarget {
 std::optional<std::string> prune_reason(const KernelResources& resources, const GemmConfig& config,
                                         const DeviceLimits& limits);
 
+/// Where a sweep's seconds went, summed over candidates (and problems): what to shorten first.
+struct SweepTimes {
+  double setup_s = 0;         ///< per problem: data, float64 reference, cuBLAS baseline, ranking
+  double compile_wait_s = 0;  ///< waiting for the compile pool (NVRTC or the binary cache)
+  double verify_s = 0;        ///< loading, the poisoned verification run and its error check
+  double timing_s = 0;        ///< timed runs
+  double record_s = 0;        ///< database writes of results and binaries
+  SweepTimes& operator+=(const SweepTimes& o);
+  /// "compile wait 12.0 s, verification 3.1 s, ..." for the sweep's summary line.
+  std::string describe() const;
+};
+
 /// Measures candidates of one problem; keeps loaded kernels of verified candidates for re-timing.
 class CandidateRunner {
  public:
@@ -48,6 +60,9 @@ class CandidateRunner {
   /// first measurement of a config in this sweep verifies it first. Throws DeviceUnusable after
   /// a hung kernel (recorded as timeout) or a sticky CUDA error.
   std::optional<double> measure(const GemmConfig& config, Effort effort);
+
+  /// Seconds spent so far, by stage.
+  const SweepTimes& times() const { return times_; }
 
  private:
   db::Id config_id(const GemmConfig& config);
@@ -66,6 +81,7 @@ class CandidateRunner {
   std::map<std::string, std::unique_ptr<GemmKernel>> kernels_;  // verified, by name
   std::map<std::string, double> rel_errors_;
   std::map<std::string, KernelResources> resources_;
+  SweepTimes times_;
 };
 
 }  // namespace gemmtune::tuner
