@@ -16,6 +16,7 @@ struct ReplayCliOptions {
   ProblemFilter filter;
   double budget = 0;
   std::uint64_t seed = 1;
+  bool uncalibrated = false;
 };
 
 std::vector<Column> replay_columns() {
@@ -44,7 +45,7 @@ void run_replay(ReplayCliOptions& o) {
     ro.strategy.seed = o.seed;
     ro.seed = o.seed;
     ro.gpu = tuner::ceilings_of(g->model);
-    ro.tuned = tuner::tuned_neighbours(*db, g->id);
+    if (!o.uncalibrated) ro.tuned = tuner::tuned_neighbours(*db, g->id);
     Table table(replay_columns());
     std::size_t candidates = 0, measurements = 0, problems = 0;
     double simulated = 0, worst = 0;
@@ -96,6 +97,9 @@ void add_db_replay(CLI::App& db) {
       ->capture_default_str();
   cmd->add_option("--budget", o->budget, "Simulated seconds per problem (0: unlimited)");
   cmd->add_option("--seed", o->seed, "Noise and sampling seed")->capture_default_str();
+  cmd->add_flag("--uncalibrated", o->uncalibrated,
+                "The model alone, as on an empty database: no calibration by the other recorded "
+                "problems");
   cmd->callback([o] { run_replay(*o); });
 }
 

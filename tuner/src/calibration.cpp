@@ -12,19 +12,27 @@ double log_distance(const db::ProblemKey& t, const Problem& p) {
   return shape_distance(t.m, t.n, t.k, t.batch, p.m, p.n, p.k, p.batch);
 }
 
+// Same layout: the same kernel instances apply (fitted to each problem's data).
 bool same_class(const db::ProblemKey& t, const Problem& p) {
-  return t.op_a == op_char(p.op_a) && t.op_b == op_char(p.op_b) && t.alignment == p.alignment();
+  return t.op_a == op_char(p.op_a) && t.op_b == op_char(p.op_b);
 }
 
 bool same_shape(const db::ProblemKey& t, const Problem& p) {
   return t.m == p.m && t.n == p.n && t.k == p.k && t.batch == p.batch;
 }
 
-// The name of `c` with split_k 1: the split that suits a neighbour rarely suits another shape,
-// the tile that does often does.
+// The name of `c`'s knobs, whatever widths its data narrowed it to: a tile that suits a problem
+// suits its odd twin too.
+std::string knob_name(GemmConfig c) {
+  c.align_a = c.align_b = c.align_c = 4;
+  return config_name(c);
+}
+
+// The same with split_k 1: the split that suits a neighbour rarely suits another shape, the tile
+// that does often does.
 std::string unsplit_name(GemmConfig c) {
   c.split_k = 1;
-  return config_name(c);
+  return knob_name(c);
 }
 
 }  // namespace
@@ -58,8 +66,9 @@ std::vector<double> calibration_factors(const std::vector<GemmConfig>& candidate
     const double weight = 1 / (1 + log_distance(t->problem, p));
     for (const auto& [name, ms] : t->configs) {
       const double support = ms > 0 ? weight * best / ms : 0;
-      exact[name] = std::max(exact[name], support);
       if (auto c = parse_config_name(name)) {
+        double& e = exact[knob_name(*c)];
+        e = std::max(e, support);
         double& u = unsplit[unsplit_name(*c)];
         u = std::max(u, support / 2);
       }
@@ -69,7 +78,7 @@ std::vector<double> calibration_factors(const std::vector<GemmConfig>& candidate
   if (near.empty()) return factors;
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     double support = 0;
-    if (auto it = exact.find(config_name(candidates[i])); it != exact.end()) support = it->second;
+    if (auto it = exact.find(knob_name(candidates[i])); it != exact.end()) support = it->second;
     if (auto it = unsplit.find(unsplit_name(candidates[i])); it != unsplit.end())
       support = std::max(support, it->second);
     factors[i] = 1 - options.max_boost * std::min(1.0, support);

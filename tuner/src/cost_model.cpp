@@ -43,16 +43,57 @@ double thread_tile_efficiency(const GemmConfig& c) {
   return fmas / (fmas + 2 * loads);
 }
 
-// Share of peak the SM reaches with `warps` resident warps of `ilp` independent FMAs each: the
-// FMA latency (~4 cycles, 4 schedulers) needs about 16 FMAs in flight per scheduler.
-double latency_hiding(double warps, double ilp) {
-  return std::min(1.0, warps * ilp / 256.0);
-}
-
 // What a float of an operand read `width` floats per access costs against 4-float vectors: the
 // same bytes in more load instructions (an odd leading dimension narrows only its own operand).
 double narrow_cost(int width) {
   return width >= 4 ? 1.0 : width == 2 ? 1 / 0.85 : 1 / 0.7;
+}
+
+// What a float costs when a warp reads an operand in contiguous runs of `bytes` per row: below
+// a 128-byte line, sectors are partly used and DRAM bursts are short.
+double run_cost(double bytes) {
+  return 1 / std::sqrt(std::min(1.0, bytes / 128));
+}
+
+// The extra cost of a reduction's reads of A and B. Lanes sharing an output read adjacent runs
+// of K: an operand stored along K comes in runs of k_lanes x vec floats per warp and row. An
+// operand stored along the outputs comes in runs of the lanes lying along the outputs (32 /
+// k_lanes) times their adjacent outputs (up to 4 each).
+std::pair<double, double> reduction_run_costs(const GemmConfig& c) {
+  if (!c.reduces()) return {1.0, 1.0};
+  const double along_k = 4.0 * c.k_lanes * c.vec;
+  const double lanes_along_outputs = 32.0 / c.k_lanes;
+  const double a = c.op_a == Op::N ? along_k : 4.0 * lanes_along_outputs * std::min(c.tm, 4);
+  const double b = c.op_b == Op::T ? along_k : 4.0 * lanes_along_outputs * std::min(c.tn, 4);
+  return {run_cost(a), run_cost(b)};
+}
+
+// The busiest SM's K loops: rounds of up to `resident` blocks, each round a fill (first loads)
+// and a drain (epilogue) around its steps. A step takes at least its FMAs at the SM's issue rate
+// (four schedulers, one warp instruction per cycle each, fragment loads included) and at least
+// the load latency that the pipeline leaves exposed; blocks resident together overlap their
+// waits. Large problems are bound by the former, small ones (few warps, few steps) by the latter.
+double compute_ms(const GemmConfig& c, const Problem& p, const GpuCeilings& gpu,
+                  long long on_busiest, long long resident) {
+  const double k_per_step = double(c.bk) * c.k_sharers();
+  const double steps = std::ceil(std::ceil(double(p.k) / c.split_k) / k_per_step);
+  const double cycles_per_us = gpu.fp32_tflops * 1e6 / (256.0 * gpu.sm_count);
+  const double fmas = double(c.tm) * c.tn * c.bk;  // per thread and step
+  // Loads in flight ahead of the math: the cp.async ring's, two steps when streaming B; the
+  // plain load-sync-compute loop waits for every load.
+  const bool tiles = !c.reduces() && !c.streams_b();
+  const double depth = c.streams_b() ? 2 : tiles && c.stages >= 3 ? c.stages - 1 : 1;
+  auto round_us = [&](long long blocks) {
+    const double warps = blocks * std::max(1, c.threads()) / 32.0;
+    const double issue_us =
+        std::max(1.0, warps / 4) * fmas / thread_tile_efficiency(c) / cycles_per_us;
+    const double step_us = tiles && c.stages == 1
+                               ? issue_us + gpu.load_latency_us
+                               : std::max(issue_us, gpu.load_latency_us / depth);
+    return steps * step_us + 2 * gpu.load_latency_us;
+  };
+  const long long full = on_busiest / resident, rest = on_busiest % resident;
+  return (full * round_us(resident) + (rest ? round_us(rest) : 0)) / 1e3;
 }
 
 }  // namespace
@@ -74,19 +115,14 @@ Prediction predict(const GemmConfig& c, const Problem& p, const GpuCeilings& gpu
   // Waves and tail: the busiest SM runs ceil(blocks / SMs) blocks, up to blocks_per_sm at once.
   const long long on_busiest = ceil_div(out.blocks, gpu.sm_count);
   const long long resident = std::min<long long>(out.blocks_per_sm, on_busiest);
-  const double warps = resident * std::max(1, c.threads()) / 32.0;
-  // A block computes its whole (padded) tile over its share of K.
-  const double k_per_block = double(ceil_div(ceil_div(p.k, c.split_k), c.bk) * c.bk);
-  const double block_fmas = double(c.bm) * c.bn * k_per_block;
-  const double sm_fmas_per_ms = gpu.fp32_tflops * 1e9 / 2 / gpu.sm_count;
-  const double efficiency = thread_tile_efficiency(c) * latency_hiding(warps, c.tm * c.tn);
-  out.compute_ms = on_busiest * block_fmas / (sm_fmas_per_ms * efficiency);
+  out.compute_ms = compute_ms(c, p, gpu, on_busiest, resident);
 
   // Global traffic: every block reads its A and B panels (M*N*K*(1/bn + 1/bm) floats in all,
   // mostly from L2), A, B and C come from DRAM once, split-K adds an atomic read-modify-write of
   // C per extra split.
   // Each operand's bytes weigh by the width of its accesses.
-  const double wa = narrow_cost(c.width_a()), wb = narrow_cost(c.width_b()),
+  const auto [ra, rb] = reduction_run_costs(c);
+  const double wa = narrow_cost(c.width_a()) * ra, wb = narrow_cost(c.width_b()) * rb,
                wc = narrow_cost(c.width_c());
   const double mnk = double(p.m) * p.n * p.k * p.batch;
   const double reread_bytes = 4 * mnk * (wa / c.bn + wb / c.bm);
@@ -102,12 +138,11 @@ Prediction predict(const GemmConfig& c, const Problem& p, const GpuCeilings& gpu
   out.memory_ms =
       std::max(unique_bytes / bytes_per_ms, reread_bytes / (bytes_per_ms * gpu.l2_over_dram));
 
-  // Fixed costs: the launch, each round of blocks on the busiest SM fills its pipeline, and
-  // split-K's atomic adds, which the L2 completes at its own pace.
-  const double rounds = double(ceil_div(on_busiest, resident));
-  const double atomics = c_floats * (c.split_k - 1);
-  out.overhead_ms =
-      (gpu.launch_us + rounds * gpu.block_fill_us + atomics / gpu.atomics_per_us) / 1e3;
+  // Split-K's atomic adds: the L2 completes them at its own pace, mostly while other blocks
+  // compute; a quarter of that time shows.
+  const double atomic_ms = c_floats * (c.split_k - 1) / gpu.atomics_per_us / 1e3;
+  out.memory_ms = std::max(out.memory_ms, atomic_ms);
+  out.overhead_ms = gpu.launch_us / 1e3 + atomic_ms / 4;
   // Compute and memory overlap, not perfectly.
   out.ms = std::max(out.compute_ms, out.memory_ms) + 0.2 * std::min(out.compute_ms, out.memory_ms) +
            out.overhead_ms;

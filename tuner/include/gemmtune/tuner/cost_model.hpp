@@ -21,7 +21,7 @@ struct GpuCeilings {
   double l2_over_dram = 3;    ///< L2 serves the tiles' re-reads this much faster than DRAM
   int max_threads_per_sm = 2048;
   int max_blocks_per_sm = 32;
-  double block_fill_us = 1.0;  ///< a block's pipeline fill and epilogue
+  double load_latency_us = 0.5;  ///< a global load's round trip (mostly L2 hits) under load
   double atomics_per_us =
       600e3;               ///< split-K's atomic adds to C (vectors of 4) the L2 completes per us
   double launch_us = 3.0;  ///< one kernel launch
