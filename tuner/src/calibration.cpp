@@ -98,6 +98,12 @@ ModelRanking rank_candidates(const std::vector<GemmConfig>& candidates, const Pr
   for (std::size_t i = 0; i < candidates.size(); ++i)
     r.predicted_ms.push_back(predict(candidates[i], p, gpu).ms * factors[i]);
   r.order = rank_by_time(r.predicted_ms);
+  std::map<std::string, std::size_t> families;
+  for (const GemmConfig& c : candidates) {
+    GemmConfig key = c;
+    key.wm = key.wn = key.occupancy = 0;
+    r.family.push_back(families.emplace(config_name(key), families.size()).first->second);
+  }
   return r;
 }
 

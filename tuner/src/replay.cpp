@@ -50,6 +50,7 @@ ReplayOutcome replay_problem(const RecordedProblem& recorded, const ReplayOption
   const ModelRanking ranking = rank_candidates(recorded.configs, p, options.gpu, options.tuned);
   StrategyOptions so = options.strategy;
   so.model_order = ranking.order;
+  so.model_family = ranking.family;
   const ReplayCost& cost = options.cost;
   std::mt19937_64 rng(options.seed);
   double clock = 0;

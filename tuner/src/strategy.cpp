@@ -152,14 +152,42 @@ std::vector<std::size_t> model_order(const std::vector<std::size_t>& fresh,
   return order;
 }
 
-// The model strategy: the model's leaders quickly, then further ranks step by step until the
-// best has held for a while with the model agreeing (the best sits in the first half of what was
-// measured); when it sits deeper, the model is off for this problem and the step doubles. Then
-// the leaders normally, the finalists carefully.
+// The family of candidate `i` (its own index when the options give none).
+std::size_t family_of(std::size_t i, const StrategyOptions& o) {
+  return i < o.model_family.size() ? o.model_family[i] : std::size_t(-1) - i;
+}
+
+// Splits `order` into the best-ranked member of each family and the other members, each in
+// order.
+std::pair<std::vector<std::size_t>, std::vector<std::size_t>> family_heads(
+    const std::vector<std::size_t>& order, const StrategyOptions& o) {
+  std::set<std::size_t> seen;
+  std::vector<std::size_t> heads, others;
+  for (std::size_t i : order) (seen.insert(family_of(i, o)).second ? heads : others).push_back(i);
+  return {heads, others};
+}
+
+// The members of `others` in the families of the leaders.
+std::vector<std::size_t> leaders_relatives(const std::vector<std::size_t>& leaders,
+                                           const std::vector<std::size_t>& others,
+                                           const StrategyOptions& o) {
+  std::set<std::size_t> families;
+  for (std::size_t i : leaders) families.insert(family_of(i, o));
+  std::vector<std::size_t> out;
+  for (std::size_t i : others)
+    if (families.count(family_of(i, o))) out.push_back(i);
+  return out;
+}
+
+// The model strategy: the model's leaders quickly (one per family), then further ranks step by
+// step until the best has held for a while with the model agreeing (the best sits in the first
+// half of what was measured); when it sits deeper, the model is off for this problem and the
+// step doubles. Then the other members of the leading families, the leaders normally, the
+// finalists carefully.
 StrategyResult run_model(const std::vector<std::size_t>& fresh,
                          const std::map<std::size_t, double>& known, const StrategyOptions& o,
                          const StrategyHooks& hooks) {
-  const std::vector<std::size_t> order = model_order(fresh, o);
+  const auto [order, others] = family_heads(model_order(fresh, o), o);
   std::map<std::size_t, std::size_t> place;
   for (std::size_t j = 0; j < order.size(); ++j) place[order[j]] = j;
   Search search(known, o, hooks);
@@ -177,7 +205,11 @@ StrategyResult run_model(const std::vector<std::size_t>& fresh,
     if (agrees && search.since_improvement() >= o.model_patience) break;
     step = agrees ? std::max<std::size_t>(1, o.model_step) : std::max(step, done);
   }
-  search.set_total(done + tail);
+  const std::vector<std::size_t> relatives =
+      leaders_relatives(search.leaders(o.model_family_leaders), others, o);
+  search.set_total(done + relatives.size() + tail);
+  if (hooks.plan && !relatives.empty()) hooks.plan(relatives);
+  if (!search.measure_all(relatives, Effort::quick)) return search.finish();
   if (!search.measure_all(search.leaders(o.model_retime), Effort::normal)) return search.finish();
   search.final_round();
   return search.finish();

@@ -266,7 +266,7 @@ class DeviceWorker {
                            tools.timer, o_.runner);
     StrategyOptions so = o_.strategy;
     if (!so.seed) so.seed = seed;
-    if (ranking) so.model_order = ranking->order;
+    if (ranking) so.model_order = ranking->order, so.model_family = ranking->family;
     StrategyResult result;
     try {
       result = run_strategy(rs.candidates.size(), rs.known, so,

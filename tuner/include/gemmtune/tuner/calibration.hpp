@@ -44,6 +44,9 @@ std::vector<double> calibration_factors(const std::vector<GemmConfig>& candidate
 struct ModelRanking {
   std::vector<double> predicted_ms;
   std::vector<std::size_t> order;
+  /// Per candidate, its family: candidates that differ only in the warp arrangement and the
+  /// register budget (wm, wn, occupancy), which the model cannot tell apart.
+  std::vector<std::size_t> family;
   /// Place (0-based) of candidate `index` in `order`.
   std::size_t rank_of(std::size_t index) const;
 };

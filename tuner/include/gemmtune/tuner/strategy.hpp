@@ -45,6 +45,12 @@ struct StrategyOptions {
   /// model: candidate indices in the order the cost model ranks them, its favourite first (the
   /// sweep computes it from the configs; indices it leaves out come last, in index order).
   std::vector<std::size_t> model_order;
+  /// model: a family id per candidate index (empty: each its own family). Members of a family
+  /// differ only where the model cannot tell them apart (the warp arrangement, the register
+  /// budget): the search measures the best-ranked member of each family first, and the other
+  /// members of the leading families once the search has settled.
+  std::vector<std::size_t> model_family;
+  std::size_t model_family_leaders = 3;  ///< model: families whose other members are measured
   std::size_t model_first = 24;       ///< model: leaders measured quickly before any widening
   std::size_t model_step = 16;        ///< model: further ranks measured per widening
   std::size_t model_patience = 32;    ///< model: stop once this many measurements in a row...
@@ -58,7 +64,8 @@ struct StrategyHooks {
   std::function<std::optional<double>(std::size_t index, Effort effort)> measure;
   /// Seconds spent on this problem so far (the budget's clock).
   std::function<double()> elapsed_s;
-  /// Called once with the order the first round will measure in, so compilation can run ahead.
+  /// Called with the order the next measurements will follow, so compilation can run ahead;
+  /// again when the strategy turns to other candidates.
   std::function<void(const std::vector<std::size_t>& order)> plan;
   /// True when the sweep must stop after the current candidate (Ctrl-C).
   std::function<bool()> stop_requested;
