@@ -263,3 +263,37 @@ TEST(Strategy, ModelKeepsKnownResultsInTheRaceAndHonoursTheBudget) {
   EXPECT_TRUE(res.budget_exhausted);
   EXPECT_LE(res.measurements, 11u);
 }
+
+TEST(Strategy, ModelTimesOneMemberPerFamilyFirstThenTheLeadersRelatives) {
+  // Families of four consecutive indices that the model ranks alike; the true best (41) is the
+  // second member of its family, which the model ranks first (40 leads it).
+  Replay r(400, 41);
+  StrategyOptions o;
+  o.kind = StrategyKind::model;
+  o.model_order = true_order(r);
+  std::iter_swap(std::find(o.model_order.begin(), o.model_order.end(), 40),
+                 o.model_order.begin());
+  for (std::size_t i = 0; i < 400; ++i) o.model_family.push_back(i / 4);
+  r.truth[40] = 1.05;  // the family's head is close behind its best member
+  std::vector<std::vector<std::size_t>> plans;
+  StrategyHooks h = r.hooks();
+  h.plan = [&](const std::vector<std::size_t>& order) { plans.push_back(order); };
+  StrategyResult res = run_strategy(400, {}, o, h);
+  ASSERT_TRUE(res.best);
+  EXPECT_EQ(*res.best, 41u);
+  // The first plan holds one member per family; the relatives are planned (compiled) before
+  // they are measured.
+  ASSERT_GE(plans.size(), 2u);
+  std::set<std::size_t> families;
+  for (std::size_t i : plans.front()) EXPECT_TRUE(families.insert(i / 4).second) << i;
+  EXPECT_EQ(plans.front().size(), 100u);
+  EXPECT_NE(std::find(plans[1].begin(), plans[1].end(), 41u), plans[1].end());
+  // Before the relatives, only family heads were measured.
+  const auto first_relative =
+      std::find_if(r.calls.begin(), r.calls.end(), [&](auto call) {
+        return std::find(plans.front().begin(), plans.front().end(), call.first) ==
+               plans.front().end();
+      });
+  ASSERT_NE(first_relative, r.calls.end());
+  EXPECT_GT(first_relative - r.calls.begin(), std::ptrdiff_t(o.model_first));
+}
