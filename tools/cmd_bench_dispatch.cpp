@@ -89,7 +89,7 @@ void hot_path(const BenchOptions& o, const std::string& scratch_db) {
   double sgemm_us = host_us_per_call(o.calls, stream, [&] { d.run(p, stream); });
   double direct_us2 = host_us_per_call(o.calls, stream, [&] { kernel.launch(p, stream, &workspace); });
   double sgemm_us2 = host_us_per_call(o.calls, stream, [&] {
-    d.sgemm(Op::N, Op::N, p.m, p.n, p.k, 1.f, p.a, p.lda, p.b, p.ldb, 0.f, p.c, p.ldc, stream);
+    d.sgemm(Layout::row_major, Op::N, Op::N, p.m, p.n, p.k, 1.f, p.a, p.lda, p.b, p.ldb, 0.f, p.c, p.ldc, stream);
   });
   GEMMTUNE_CUDA(cudaStreamDestroy(stream));
   direct_us = std::min(direct_us, direct_us2);
