@@ -14,4 +14,5 @@ cmake "$@"
 cmake --build "$scratch/build" -j2
 test -x "$scratch/build/sgemm_example"
 test -x "$scratch/build/sgemm_example_c"
+test -x "$scratch/build/cublas_port"
 echo "examples built against the installed package in $scratch/prefix"
