@@ -1,6 +1,7 @@
 // `gemmtune db best`: per (GPU model, problem) the best config, its time and TFLOP/s, its share of
 // the FP32 peak, cuBLAS's time in the same sweep and the speedup, the spread of the measurement and
-// how far behind the runner-up (the best other config) is.
+// how far behind the runner-up (the best other config) is, and whether the config is deterministic
+// (no split-K: a deterministic dispatcher may run it).
 #include <algorithm>
 
 #include "db_commands.hpp"
@@ -27,7 +28,8 @@ std::vector<Column> best_columns() {
           {"cuBLAS", "cublas_median_ms"},
           {"speedup", "speedup_vs_cublas"},
           {"spread", "spread_percent"},
-          {"margin", "runner_up_margin_percent"}};
+          {"margin", "runner_up_margin_percent"},
+          {"det", "deterministic"}};
 }
 
 std::vector<Cell> best_row(db::Database& db, const db::GpuModel& gpu, const db::BestRow& b) {
@@ -46,7 +48,8 @@ std::vector<Cell> best_row(db::Database& db, const db::GpuModel& gpu, const db::
           time_cell(b.cublas_median_ms),
           fixed_cell(b.speedup_vs_cublas(), 2, "x"),
           fixed_cell(spread, 1, "%"),
-          fixed_cell(margin, 1, "%")};
+          fixed_cell(margin, 1, "%"),
+          b.config.split_k <= 1 ? Cell{"yes", "true"} : Cell{"no", "false"}};
 }
 
 void run_best(BestOptions& o) {
@@ -90,7 +93,8 @@ void add_db_best(CLI::App& db) {
   cmd->footer(
       "Columns: time (median), TFLOP/s, % of the FP32 peak (2 x 128 x SMs x clock), cuBLAS's median in\n"
       "the same sweep, speedup (cuBLAS time / ours), spread ((max - min) / median of our timing) and\n"
-      "margin (how much slower the best other config is).");
+      "margin (how much slower the best other config is), det (yes: no split-K, so the same bits on every\n"
+      "run; a deterministic dispatcher runs only such configs).");
   add_db_option(cmd, o->db);
   cmd->add_option("--device", o->device, "Only this GPU model (its name, or a unique part of it, e.g. H200)");
   o->filter.add_options(cmd);

@@ -76,7 +76,7 @@ typedef enum gemmtune_db_access_t GEMMTUNE_INT_ENUM {
 
 /** Options of gemmtune_create(). Start from gemmtune_options_init(). */
 typedef struct gemmtune_options {
-  const char* db_path;            /**< NULL or "": $GEMMTUNE_DB, else ~/.cache/gemmtune/tuning.db */
+  const char* db_path;            /**< NULL or "": $GEMMTUNE_DB, else ${XDG_CACHE_HOME:-~/.cache}/gemmtune/tuning.db */
   int device;                     /**< CUDA device ordinal */
   gemmtune_db_access_t db_access; /**< default GEMMTUNE_DB_AUTOMATIC */
   int verbose;                    /**< nonzero: log each new choice (GEMMTUNE_LOG_INFO) */

@@ -1,7 +1,7 @@
 #pragma once
 // gemmtune's C++ API: tuned FP32 GEMM on device pointers, asynchronous on the caller's stream.
 //
-//   gemmtune::Dispatcher gemm;                      // device 0, database at $GEMMTUNE_DB or ~/.cache/gemmtune/tuning.db
+//   gemmtune::Dispatcher gemm;                      // device 0, database at $GEMMTUNE_DB or the user cache
 //   gemm.sgemm(gemmtune::Layout::row_major, gemmtune::Op::N, gemmtune::Op::N, M, N, K,
 //              1.f, A, K, B, N, 0.f, C, N, stream);
 //
@@ -35,7 +35,8 @@ enum class DbAccess {
 
 /// What a Dispatcher is created from.
 struct DispatcherOptions {
-  std::string db_path;                    ///< tuning database; empty: $GEMMTUNE_DB, else ~/.cache/gemmtune/tuning.db
+  std::string db_path;                    ///< tuning database; empty: $GEMMTUNE_DB, else
+                                          ///< ${XDG_CACHE_HOME:-~/.cache}/gemmtune/tuning.db
   int device = 0;                         ///< CUDA device ordinal the dispatcher runs on
   DbAccess db_access = DbAccess::automatic;
   bool verbose = false;                   ///< log each new choice and where its kernel came from (LogLevel::info)
