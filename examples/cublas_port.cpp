@@ -48,8 +48,9 @@ int main() {
   cublasSetMathMode(cublas, CUBLAS_PEDANTIC_MATH);  // plain FP32, as gemmtune computes
 
   float *da = nullptr, *db = nullptr, *dc = nullptr;
-  if (cudaMalloc(&da, a.size() * sizeof(float)) || cudaMalloc(&db, b.size() * sizeof(float)) ||
-      cudaMalloc(&dc, c.size() * sizeof(float)))
+  if (cudaMalloc(reinterpret_cast<void**>(&da), a.size() * sizeof(float)) ||
+      cudaMalloc(reinterpret_cast<void**>(&db), b.size() * sizeof(float)) ||
+      cudaMalloc(reinterpret_cast<void**>(&dc), c.size() * sizeof(float)))
     return fail("cudaMalloc", "out of device memory");
   cudaMemcpy(da, a.data(), a.size() * sizeof(float), cudaMemcpyHostToDevice);
   cudaMemcpy(db, b.data(), b.size() * sizeof(float), cudaMemcpyHostToDevice);
