@@ -29,7 +29,7 @@ std::vector<Column> best_columns() {
           {"speedup", "speedup_vs_cublas"},
           {"spread", "spread_percent"},
           {"margin", "runner_up_margin_percent"},
-          {"det", "deterministic"}};
+          {"deterministic", "deterministic", Align::left, 0, false}};  // text: a line under the table
 }
 
 std::vector<Cell> best_row(db::Database& db, const db::GpuModel& gpu, const db::BestRow& b) {
@@ -64,14 +64,19 @@ void run_best(BestOptions& o) {
   std::vector<std::string> seen_problems;
   for (const auto* g : selected) {
     Table table(best_columns());
+    std::string split_k;  // the problems whose best is not deterministic
     for (const auto& b : db->bests(g->id)) {
       seen_problems.push_back(problem_label(b.problem));
-      if (o.filter.accepts(b.problem)) table.add_row(best_row(*db, g->model, b));
+      if (!o.filter.accepts(b.problem)) continue;
+      table.add_row(best_row(*db, g->model, b));
+      if (b.config.split_k > 1) split_k += (split_k.empty() ? "" : ", ") + problem_label(b.problem);
     }
     if (table.empty()) continue;
     auto objs = table.json_objects();
     json_rows.insert(json_rows.end(), objs.begin(), objs.end());
     text += (text.empty() ? "" : "\n") + describe_gpu(g->model) + "\n" + table.render();
+    if (!split_k.empty())
+      text += "split-K, not deterministic (a deterministic dispatcher runs another config): " + split_k + "\n";
   }
   if (json_rows.empty()) {
     const std::string where = o.device.empty() ? "" : " on " + selected.front()->model.name;
@@ -93,8 +98,9 @@ void add_db_best(CLI::App& db) {
   cmd->footer(
       "Columns: time (median), TFLOP/s, % of the FP32 peak (2 x 128 x SMs x clock), cuBLAS's median in\n"
       "the same sweep, speedup (cuBLAS time / ours), spread ((max - min) / median of our timing) and\n"
-      "margin (how much slower the best other config is), det (yes: no split-K, so the same bits on every\n"
-      "run; a deterministic dispatcher runs only such configs).");
+      "margin (how much slower the best other config is). A line under the table names the problems\n"
+      "whose best is split-K: its results may differ in the last bits from run to run, and a\n"
+      "deterministic dispatcher runs another config (--json: \"deterministic\" per row).");
   add_db_option(cmd, o->db);
   cmd->add_option("--device", o->device, "Only this GPU model (its name, or a unique part of it, e.g. H200)");
   o->filter.add_options(cmd);

@@ -103,5 +103,34 @@ TEST_F(ExitCodes, PruneDryRunSaysWhatWouldGoAndDeletesNothing) {
   EXPECT_EQ(first_line_with(r.out, "  sweep "), first_line_with(dry.out, "  sweep ")) << r.out << dry.out;
 }
 
+// Not an exit status, but the database side of deterministic mode: `db best` says which tuned
+// bests are split-K (not deterministic).
+TEST_F(ExitCodes, BestNamesTheSplitKWinners) {
+  const fs::path db = copy_fixture();
+  CliRun plain = db_cmd({"best", "--device", "H200"}, db);
+  ASSERT_EQ(plain.status, 0) << plain.err;
+  EXPECT_FALSE(contains(plain.out, "split-K")) << plain.out;
+  EXPECT_TRUE(contains(db_cmd({"best", "--json"}, db).out, "\"deterministic\": true"));
+  {
+    Database d(db.string(), OpenMode::read_write);
+    SweepInfo info;
+    info.gpu_model_id = d.upsert_gpu_model(h200());
+    const Id sweep = d.begin_sweep(info);
+    KernelConfig split = make_config("nn", 64, 64, 8, 32, 32, 4, 4, 2);
+    split.split_k = 8;
+    split.name = "sgemm_nn_64x64x8_w32x32_t4x4_s2_v4_p4_k8_r8";
+    const Id problem = d.upsert_problem(make_problem(64, 64, 65536)), config = d.upsert_config(split);
+    d.record_results(sweep, std::vector<Result>{ok(problem, config, 0.05, 2.0 * 64 * 64 * 65536)});
+    d.finish_sweep(sweep);
+  }
+  CliRun r = db_cmd({"best", "--device", "H200"}, db);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(fits_100_columns(r.out)) << r.out;
+  EXPECT_EQ(first_line_with(r.out, "split-K, not deterministic"),
+            "split-K, not deterministic (a deterministic dispatcher runs another config): 64x64x65536 nn")
+      << r.out;
+  EXPECT_TRUE(contains(db_cmd({"best", "--json"}, db).out, "\"deterministic\": false"));
+}
+
 }  // namespace
 }  // namespace gemmtune::tools_test
