@@ -1,14 +1,28 @@
 # Installs the library, its public headers and a CMake package so that
 # find_package(gemmtune) + target_link_libraries(app gemmtune::gemmtune) work.
 include(CMakePackageConfigHelpers)
-install(TARGETS gemmtune gemmtune_db gemmtune_templates gemmtune_knobs EXPORT gemmtuneTargets
+install(TARGETS gemmtune gemmtune_shared gemmtune_no_cudart gemmtune_db gemmtune_templates gemmtune_knobs
+        EXPORT gemmtuneTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-# The public API only (runtime/include), with the knob table its GemmConfig is made of; the
-# internal headers (runtime/internal) stay with the tuner and the tools.
-install(DIRECTORY runtime/include/gemmtune DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-install(FILES templates/include/gemmtune/knobs.hpp DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/gemmtune)
+# The public API only: gemmtune.h, gemmtune.hpp and the headers they include, with the knob table
+# GemmConfig is made of; the internal headers (runtime/internal, db/, tuner/) stay with the tuner
+# and the tools. Listed one by one so that no header is installed by accident
+# (examples/ci-build.sh checks the list).
+set(gemmtune_public_headers gemmtune.h gemmtune.hpp choice.hpp config.hpp device.hpp error.hpp log.hpp
+    problem.hpp)
+list(TRANSFORM gemmtune_public_headers PREPEND runtime/include/gemmtune/)
+install(FILES ${gemmtune_public_headers} templates/include/gemmtune/knobs.hpp
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/gemmtune)
+# pkg-config: the shared library (-lgemmtune finds libgemmtune.so first) with the shared CUDA runtime.
+file(RELATIVE_PATH GEMMTUNE_PC_TO_PREFIX "/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/")
+string(REGEX REPLACE "/$" "" GEMMTUNE_PC_TO_PREFIX "${GEMMTUNE_PC_TO_PREFIX}")
+list(TRANSFORM CUDAToolkit_INCLUDE_DIRS PREPEND "-I" OUTPUT_VARIABLE _cuda_cflags)
+list(JOIN _cuda_cflags " " GEMMTUNE_PC_CUDA_CFLAGS)
+configure_file(cmake/gemmtune.pc.in "${CMAKE_CURRENT_BINARY_DIR}/gemmtune.pc" @ONLY)
+install(FILES "${CMAKE_CURRENT_BINARY_DIR}/gemmtune.pc" DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+install(FILES LICENSE DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/gemmtune)
 install(EXPORT gemmtuneTargets NAMESPACE gemmtune:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/gemmtune)
 configure_package_config_file(cmake/gemmtuneConfig.cmake.in
   "${CMAKE_CURRENT_BINARY_DIR}/gemmtuneConfig.cmake"

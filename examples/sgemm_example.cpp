@@ -1,5 +1,5 @@
-// gemmtune from C++: one row-major SGEMM and one column-major SGEMM (by swapping operands),
-// each checked against a plain CPU loop. Exits 0 on success, 1 on a wrong result or an error,
+// gemmtune from C++: one row-major SGEMM and one column-major SGEMM, each checked against a
+// plain CPU loop. Exits 0 on success, 1 on a wrong result or an error,
 // 77 when this machine has no GPU.
 #include <gemmtune/gemmtune.hpp>
 
@@ -55,7 +55,8 @@ int main() {
     DeviceVector da(a), db(b), dc(c);
 
     // Row-major: C (M x N, ldc N) = alpha A (M x K, lda K) B (K x N, ldb N) + beta C.
-    gemm.sgemm(gemmtune::Op::N, gemmtune::Op::N, M, N, K, alpha, da.ptr, K, db.ptr, N, beta, dc.ptr, N, nullptr);
+    gemm.sgemm(gemmtune::Layout::row_major, gemmtune::Op::N, gemmtune::Op::N, M, N, K, alpha, da.ptr, K, db.ptr, N,
+               beta, dc.ptr, N, nullptr);
     std::vector<float> got = dc.download(c.size());
     std::vector<double> want(M * N);
     for (int i = 0; i < M; ++i)
@@ -66,15 +67,13 @@ int main() {
       }
     double err_row = max_rel_diff(got, want);
 
-    // Column-major caller: C2 (M x N, ld M) = A2 (M x K, ld M) * B2 (K x N, ld K). Read row-major,
-    // those arrays are C2^T, A2^T and B2^T, so ask for the row-major C2^T (N x M) = B2^T (N x K) A2^T (K x M):
-    // B2 first, A2 second, M and N swapped.
+    // Column-major (as BLAS and cuBLAS store matrices): C2 (M x N, ld M) = A2 (M x K, ld M) * B2 (K x N, ld K).
     std::vector<float> a2(M * K), b2(K * N);  // column-major
     for (auto* v : {&a2, &b2})
       for (auto& x : *v) x = dist(rng);
     DeviceVector da2(a2), db2(b2), dc2(std::vector<float>(M * N, 0.f));
-    gemm.sgemm(gemmtune::Op::N, gemmtune::Op::N, /*M=*/N, /*N=*/M, K, 1.f, db2.ptr, /*lda=*/K, da2.ptr, /*ldb=*/M,
-               0.f, dc2.ptr, /*ldc=*/M, nullptr);
+    gemm.sgemm(gemmtune::Layout::col_major, gemmtune::Op::N, gemmtune::Op::N, M, N, K, 1.f, da2.ptr, M, db2.ptr, K,
+               0.f, dc2.ptr, M, nullptr);
     std::vector<float> got2 = dc2.download(M * N);
     std::vector<double> want2(M * N);
     for (int j = 0; j < N; ++j)

@@ -26,7 +26,7 @@ int main(void) {
   }
   cudaMemcpy(da, a, sizeof a, cudaMemcpyHostToDevice);
   cudaMemcpy(db, b, sizeof b, cudaMemcpyHostToDevice);
-  s = gemmtune_sgemm(h, GEMMTUNE_OP_N, GEMMTUNE_OP_N, M, N, K, 1.f, da, K, db, N, 0.f, dc, N, NULL);
+  s = gemmtune_sgemm(h, GEMMTUNE_ROW_MAJOR, GEMMTUNE_OP_N, GEMMTUNE_OP_N, M, N, K, 1.f, da, K, db, N, 0.f, dc, N, NULL);
   if (s != GEMMTUNE_STATUS_SUCCESS) {
     fprintf(stderr, "gemmtune_sgemm: %s: %s\n", gemmtune_status_string(s), gemmtune_last_error());
     return 1;

@@ -89,7 +89,7 @@ void hot_path(const BenchOptions& o, const std::string& scratch_db) {
   double sgemm_us = host_us_per_call(o.calls, stream, [&] { d.run(p, stream); });
   double direct_us2 = host_us_per_call(o.calls, stream, [&] { kernel.launch(p, stream, &workspace); });
   double sgemm_us2 = host_us_per_call(o.calls, stream, [&] {
-    d.sgemm(Op::N, Op::N, p.m, p.n, p.k, 1.f, p.a, p.lda, p.b, p.ldb, 0.f, p.c, p.ldc, stream);
+    d.sgemm(Layout::row_major, Op::N, Op::N, p.m, p.n, p.k, 1.f, p.a, p.lda, p.b, p.ldb, 0.f, p.c, p.ldc, stream);
   });
   GEMMTUNE_CUDA(cudaStreamDestroy(stream));
   direct_us = std::min(direct_us, direct_us2);
@@ -193,7 +193,7 @@ static void add_bench_dispatch_command(CLI::App& app) {
   cmd->add_option("--first-call-reps", o->first_call_reps, "Fresh-dispatcher repetitions")->capture_default_str();
   cmd->add_option("--hot-shape", o->hot_shape, "Small problem MxNxK for the hot path and first call")->capture_default_str();
   cmd->add_option("--shape", o->throughput_shapes, "Problem MxNxK for the throughput table (repeatable)")->capture_default_str();
-  cmd->add_option("--db", o->db_path, "Tuned database for the throughput table (default: $GEMMTUNE_DB, else ~/.cache/gemmtune/tuning.db)");
+  cmd->add_option("--db", o->db_path, "Tuned database for the throughput table (default: $GEMMTUNE_DB, else ${XDG_CACHE_HOME:-~/.cache}/gemmtune/tuning.db)");
   cmd->callback([o] { run_bench(*o); });
 }
 

@@ -30,7 +30,7 @@ std::string gpu_names(const std::vector<db::GpuModelRow>& gpus) {
 }  // namespace
 
 void add_db_option(CLI::App* cmd, std::string& path) {
-  cmd->add_option("--db", path, "Tuning database file (default: $GEMMTUNE_DB, else ~/.cache/gemmtune/tuning.db)");
+  cmd->add_option("--db", path, "Tuning database file (default: $GEMMTUNE_DB, else ${XDG_CACHE_HOME:-~/.cache}/gemmtune/tuning.db)");
 }
 
 void add_json_flag(CLI::App* cmd, bool& json) {
@@ -59,7 +59,10 @@ void require_database_file(const std::string& path, const std::string& action) {
 
 std::optional<db::Database> open_for_reading(const std::string& given) {
   const std::string path = database_path(given);
-  if (given.empty() && !std::filesystem::exists(path)) return std::nullopt;
+  if (!std::filesystem::exists(path)) {
+    if (given.empty()) return std::nullopt;  // no sweep yet: an empty report
+    throw usage_error("no tuning database at '" + path + "': check the path given with --db");
+  }
   return db::Database(path, db::OpenMode::read_only);
 }
 

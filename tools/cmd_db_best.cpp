@@ -1,6 +1,7 @@
 // `gemmtune db best`: per (GPU model, problem) the best config, its time and TFLOP/s, its share of
 // the FP32 peak, cuBLAS's time in the same sweep and the speedup, the spread of the measurement and
-// how far behind the runner-up (the best other config) is.
+// how far behind the runner-up (the best other config) is, and whether the config is deterministic
+// (no split-K: a deterministic dispatcher may run it).
 #include <algorithm>
 
 #include "db_commands.hpp"
@@ -27,7 +28,8 @@ std::vector<Column> best_columns() {
           {"cuBLAS", "cublas_median_ms"},
           {"speedup", "speedup_vs_cublas"},
           {"spread", "spread_percent"},
-          {"margin", "runner_up_margin_percent"}};
+          {"margin", "runner_up_margin_percent"},
+          {"deterministic", "deterministic", Align::left, 0, false}};  // text: a line under the table
 }
 
 std::vector<Cell> best_row(db::Database& db, const db::GpuModel& gpu, const db::BestRow& b) {
@@ -46,7 +48,8 @@ std::vector<Cell> best_row(db::Database& db, const db::GpuModel& gpu, const db::
           time_cell(b.cublas_median_ms),
           fixed_cell(b.speedup_vs_cublas(), 2, "x"),
           fixed_cell(spread, 1, "%"),
-          fixed_cell(margin, 1, "%")};
+          fixed_cell(margin, 1, "%"),
+          b.config.split_k <= 1 ? Cell{"yes", "true"} : Cell{"no", "false"}};
 }
 
 void run_best(BestOptions& o) {
@@ -61,14 +64,19 @@ void run_best(BestOptions& o) {
   std::vector<std::string> seen_problems;
   for (const auto* g : selected) {
     Table table(best_columns());
+    std::string split_k;  // the problems whose best is not deterministic
     for (const auto& b : db->bests(g->id)) {
       seen_problems.push_back(problem_label(b.problem));
-      if (o.filter.accepts(b.problem)) table.add_row(best_row(*db, g->model, b));
+      if (!o.filter.accepts(b.problem)) continue;
+      table.add_row(best_row(*db, g->model, b));
+      if (b.config.split_k > 1) split_k += (split_k.empty() ? "" : ", ") + problem_label(b.problem);
     }
     if (table.empty()) continue;
     auto objs = table.json_objects();
     json_rows.insert(json_rows.end(), objs.begin(), objs.end());
     text += (text.empty() ? "" : "\n") + describe_gpu(g->model) + "\n" + table.render();
+    if (!split_k.empty())
+      text += "split-K, not deterministic (a deterministic dispatcher runs another config): " + split_k + "\n";
   }
   if (json_rows.empty()) {
     const std::string where = o.device.empty() ? "" : " on " + selected.front()->model.name;
@@ -90,7 +98,9 @@ void add_db_best(CLI::App& db) {
   cmd->footer(
       "Columns: time (median), TFLOP/s, % of the FP32 peak (2 x 128 x SMs x clock), cuBLAS's median in\n"
       "the same sweep, speedup (cuBLAS time / ours), spread ((max - min) / median of our timing) and\n"
-      "margin (how much slower the best other config is).");
+      "margin (how much slower the best other config is). A line under the table names the problems\n"
+      "whose best is split-K: its results may differ in the last bits from run to run, and a\n"
+      "deterministic dispatcher runs another config (--json: \"deterministic\" per row).");
   add_db_option(cmd, o->db);
   cmd->add_option("--device", o->device, "Only this GPU model (its name, or a unique part of it, e.g. H200)");
   o->filter.add_options(cmd);

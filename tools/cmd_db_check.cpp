@@ -14,6 +14,7 @@ struct CheckOptions {
 
 void run_check(const CheckOptions& o) {
   const std::string path = database_path(o.db);
+  require_database_file(path, "check");
   db::Database db(path, db::OpenMode::read_only);
   const db::CheckReport report = db.check();
   std::string out = path + "\n";

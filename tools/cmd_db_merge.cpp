@@ -20,6 +20,7 @@ void run_merge(const MergeOptions& o) {
   }
   // Open the other file read-only first, so that a file that is not a tuning database is refused
   // before the target is created or touched.
+  require_database_file(o.other, "merge");
   db::Database(o.other, db::OpenMode::read_only);
   const bool target_existed = std::filesystem::exists(path);
   db::MergeStats s;

@@ -1,7 +1,7 @@
 // `gemmtune db prune`: drops the sweeps (with their results and baselines) that are older than a
 // number of days, or that were measured with kernel templates other than this build's. A sweep
 // that never finished may still be running: it is kept unless --include-unfinished is given and
-// it started more than a day ago.
+// it started more than a day ago. --dry-run lists what would go and changes nothing.
 #include <charconv>
 #include <cmath>
 
@@ -17,6 +17,7 @@ struct PruneOptions {
   std::optional<double> older_than_days;
   bool stale_templates = false;
   bool include_unfinished = false;
+  bool dry_run = false;
 };
 
 // DAYS of --older-than: a finite number, 0 or more (CLI::NonNegativeNumber takes nan).
@@ -34,17 +35,21 @@ void run_prune(const PruneOptions& o) {
   }
   const std::string path = database_path(o.db);
   require_database_file(path, "prune");
-  db::Database db(path, db::OpenMode::read_write);
+  db::Database db(path, o.dry_run ? db::OpenMode::read_only : db::OpenMode::read_write);
   db::PruneOptions options;
   options.older_than_days = o.older_than_days;
   if (o.stale_templates) options.keep_template_hash = template_hash();
   options.include_unfinished = o.include_unfinished;
+  options.dry_run = o.dry_run;
   const db::PruneStats s = db.prune(options);
   if (s.sweeps == 0)
     print("nothing to prune in " + path + "\n");
   else
-    print(format("pruned %s: %lld sweeps, %lld results, %lld baselines\n", path.c_str(),
-                 (long long)s.sweeps, (long long)s.results, (long long)s.baselines));
+    print(format("%s %s: %lld sweeps, %lld results, %lld baselines\n", o.dry_run ? "would prune" : "pruned",
+                 path.c_str(), (long long)s.sweeps, (long long)s.results, (long long)s.baselines));
+  for (const auto& [id, started] : s.dropped)
+    print(format("  sweep %lld started %s\n", (long long)id, started.c_str()));
+  if (o.dry_run && s.sweeps > 0) print("nothing was deleted (--dry-run)\n");
   if (s.unfinished_kept > 0) {
     print(format(
         "kept %lld unfinished sweeps: they may still be running%s\n", (long long)s.unfinished_kept,
@@ -66,6 +71,7 @@ void add_db_prune(CLI::App& db) {
                 "Also drop those sweeps that never finished (killed, crashed) if they started more "
                 "than a day "
                 "ago. Without it a sweep with no end time is kept: it may still be running");
+  cmd->add_flag("--dry-run", o->dry_run, "Say which sweeps would be dropped, with their result counts; change nothing");
   cmd->callback([o] { run_prune(*o); });
 }
 

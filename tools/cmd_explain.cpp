@@ -1,5 +1,5 @@
-// `gemmtune explain MxNxK [--layout nt] [--batch N] [--alignment 4] [--db PATH] [--device N]
-// [--arch sm_90 [--gpu-name NAME]]`: the kernel the dispatcher would choose and why. With --arch it
+// `gemmtune explain MxNxK [--layout nt] [--batch N] [--alignment 4] [--deterministic] [--db PATH]
+// [--device N] [--arch sm_90 [--gpu-name NAME]]`: the kernel the dispatcher would choose and why. With --arch it
 // needs no GPU: the GPU model is --gpu-name, or the only one of that architecture in the database.
 #include <cstdio>
 
@@ -21,6 +21,7 @@ struct ExplainOptions {
   int device = 0;
   std::string arch;
   std::string gpu_name;
+  bool deterministic = false;
 };
 
 void run_explain(const ExplainOptions& o) {
@@ -54,7 +55,7 @@ void run_explain(const ExplainOptions& o) {
   } catch (const std::exception& e) {
     snapshot.notes.push_back(e.what());
   }
-  Chooser chooser(limits, std::move(snapshot));
+  Chooser chooser(limits, std::move(snapshot), o.deterministic);
   bool first = true;
   for (auto [oa, ob] : tuner::parse_layouts(o.layout)) {
     Problem p = shape_only_problem(oa, ob, s.m, s.n, s.k, o.batch, o.alignment);
@@ -75,7 +76,9 @@ static void add_explain_command(CLI::App& app) {
   cmd->add_option("--layout", o->layout, "nn, nt, tn, tt or all")->capture_default_str();
   cmd->add_option("--batch", o->batch, "Batch count")->capture_default_str();
   cmd->add_option("--alignment", o->alignment, "Alignment class of the data: 4, 2 or 1 floats (default: what the shape allows)");
-  cmd->add_option("--db", o->db_path, "Tuning database (default: $GEMMTUNE_DB, else ~/.cache/gemmtune/tuning.db)");
+  cmd->add_flag("--deterministic", o->deterministic,
+                "The choice of a deterministic dispatcher: configs without split-K only (the same bits every run)");
+  cmd->add_option("--db", o->db_path, "Tuning database (default: $GEMMTUNE_DB, else ${XDG_CACHE_HOME:-~/.cache}/gemmtune/tuning.db)");
   cmd->add_option("--device", o->device, "CUDA device ordinal whose GPU model is looked up")->capture_default_str();
   cmd->add_option("--arch", o->arch, "Work without a GPU: the architecture, e.g. sm_90");
   cmd->add_option("--gpu-name", o->gpu_name,

@@ -146,7 +146,7 @@ void run(const SweepCliOptions& c) {
     std::string why = e.what();
     if (why.rfind("no CUDA device / driver found", 0) != 0) why = "no CUDA device / driver found: " + why;
     std::fprintf(stderr, "gemmtune sweep: %s\n", why.c_str());
-    exit_status() = 2;
+    exit_status() = kExitNoGpu;
     return;
   }
   std::signal(SIGINT, on_sigint);
@@ -162,9 +162,9 @@ void run(const SweepCliOptions& c) {
   std::fflush(stdout);
   if (report.interrupted) {
     std::printf("interrupted: rerun the same command to resume (measured pairs are skipped)\n");
-    exit_status() = 130;
+    exit_status() = kExitInterrupted;
   } else if (!report.errors.empty()) {
-    exit_status() = 1;
+    exit_status() = kExitError;
   }
   if (report.device_hung) {
     // A hung kernel still runs: CUDA's exit-time cleanup would wait for it forever.
@@ -185,7 +185,7 @@ static void add_sweep_command(CLI::App& app) {
   cmd->add_option("--file", c->files, "CSV of problems: m,n,k[,layout][,batch] (repeatable)");
   cmd->add_option("--preset", c->presets, "Named problem set: quick, squares, transformer, suite, users (repeatable); "
                                           "quick when no problem is given");
-  cmd->add_option("--db", c->db_path, "Tuning database (default: $GEMMTUNE_DB or ~/.cache/gemmtune/tuning.db)");
+  cmd->add_option("--db", c->db_path, "Tuning database (default: $GEMMTUNE_DB else ${XDG_CACHE_HOME:-~/.cache}/gemmtune/tuning.db)");
   cmd->add_option("--strategy", c->strategy, "exhaustive, random, halving or model")->capture_default_str();
   cmd->add_option("--budget", c->budget, "Seconds per problem (0: no limit); every strategy honours it")
       ->capture_default_str();

@@ -10,6 +10,15 @@
 
 namespace {
 
+// The exit status of a gemmtune::Error: bad input, no GPU, or a failure.
+int exit_status_of(gemmtune::Status status) {
+  switch (status) {
+    case gemmtune::Status::kInvalidArgument: return gemmtune::cli::kExitUsage;
+    case gemmtune::Status::kNoDevice: return gemmtune::cli::kExitNoGpu;
+    default: return gemmtune::cli::kExitError;
+  }
+}
+
 int run(int argc, char** argv) {
   CLI::App app{"gemmtune: auto-tuned FP32 GEMM kernels for NVIDIA GPUs"};
   app.set_version_flag("--version", std::string("gemmtune ") + GEMMTUNE_VERSION);
@@ -18,13 +27,14 @@ int run(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    // --help and --version are "errors" with status 0; every other one is a usage error.
+    return app.exit(e) == 0 ? gemmtune::cli::kExitOk : gemmtune::cli::kExitUsage;
   } catch (const gemmtune::Error& e) {
     std::fprintf(stderr, "gemmtune: %s\n", e.what());
-    return 1;
+    return exit_status_of(e.status());
   } catch (const std::exception& e) {
     std::fprintf(stderr, "gemmtune: error: %s\n", e.what());
-    return 1;
+    return gemmtune::cli::kExitError;
   }
   return gemmtune::cli::exit_status();
 }
@@ -46,7 +56,7 @@ int main(int argc, char** argv) {
   const int status = run(argc, argv);
   if (const std::string error = stdout_error(); !error.empty()) {
     std::fprintf(stderr, "gemmtune: cannot write the output: %s\n", error.c_str());
-    return status ? status : 1;
+    return status ? status : gemmtune::cli::kExitError;
   }
   return status;
 }

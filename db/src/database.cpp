@@ -17,8 +17,12 @@ std::string env(const char* name) {
   return v ? v : "";
 }
 
-// $HOME/.cache/gemmtune/tuning.db, or empty without HOME.
-std::string home_default_path() {
+// The XDG Base Directory cache: $XDG_CACHE_HOME/gemmtune/tuning.db when that is set to an
+// absolute path (the specification says to ignore a relative one), else
+// $HOME/.cache/gemmtune/tuning.db; empty without either.
+std::string cache_default_path() {
+  const std::string xdg = env("XDG_CACHE_HOME");
+  if (!xdg.empty() && fs::path(xdg).is_absolute()) return (fs::path(xdg) / "gemmtune" / "tuning.db").string();
   const std::string home = env("HOME");
   return home.empty() ? "" : (fs::path(home) / ".cache" / "gemmtune" / "tuning.db").string();
 }
@@ -26,7 +30,7 @@ std::string home_default_path() {
 Connection open_connection(const std::string& path, OpenMode mode) {
   // Only gemmtune's own default location is created; a path someone typed must already have its
   // directory, or a typo would silently scatter databases.
-  if (mode == OpenMode::read_write && !path.empty() && path == home_default_path()) {
+  if (mode == OpenMode::read_write && !path.empty() && path == cache_default_path()) {
     std::error_code ec;
     fs::create_directories(fs::path(path).parent_path(), ec);
     if (ec) {
@@ -51,10 +55,10 @@ Connection open_connection(const std::string& path, OpenMode mode) {
 std::string default_database_path() {
   std::string path = env("GEMMTUNE_DB");
   if (!path.empty()) return path;
-  path = home_default_path();
+  path = cache_default_path();
   if (path.empty()) {
     throw DatabaseError(
-        "no tuning database path: neither GEMMTUNE_DB nor HOME is set; set "
+        "no tuning database path: none of GEMMTUNE_DB, XDG_CACHE_HOME and HOME is set; set "
         "GEMMTUNE_DB to the database file");
   }
   return path;

@@ -36,14 +36,22 @@ std::string in_pruned_sweeps(const std::string& table) {
 }  // namespace
 
 PruneStats Database::prune(const PruneOptions& o) {
-  require_writable("prune");
+  if (!o.dry_run) require_writable("prune");
   PruneStats stats;
-  Transaction tx(conn_);
+  Transaction tx(conn_, o.dry_run ? TransactionKind::deferred : TransactionKind::immediate);
+  Statement list(conn_, std::string("SELECT id, started_at FROM sweeps WHERE ") + kSelected + " AND " + kMayGo +
+                            " ORDER BY started_at, id");
+  bind(list, o);
+  while (list.step()) stats.dropped.emplace_back(list.get_int(0), list.get_text(1));
   stats.results = count(conn_, in_pruned_sweeps("results"), o);
   stats.baselines = count(conn_, in_pruned_sweeps("baselines"), o);
   stats.unfinished_kept = count(
       conn_, std::string("SELECT count(*) FROM sweeps WHERE ") + kSelected + " AND NOT " + kMayGo,
       o);
+  if (o.dry_run) {
+    stats.sweeps = std::int64_t(stats.dropped.size());
+    return stats;  // the transaction rolls back: nothing was written anyway
+  }
   // Results and baselines go with their sweep (ON DELETE CASCADE).
   Statement del(conn_, std::string("DELETE FROM sweeps WHERE ") + kSelected + " AND " + kMayGo);
   bind(del, o);

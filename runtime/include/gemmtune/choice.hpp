@@ -12,6 +12,8 @@
 //                  (predicted_efficiency() here / there) within 15% of the best of them
 //   model_default  the config that is best for the most tuned problems of this layout on the GPU model
 //   builtin        default_config(): runs anything of the layout on any supported architecture
+// A deterministic chooser skips every split-K config (split_k > 1): its splits add their partial
+// sums to C atomically in the order they finish, so the last bits may differ from run to run.
 // When the data allows a narrower vector than the chosen config's `vec`, the same config runs
 // with `vec` lowered (and validated again).
 #include <optional>
@@ -105,6 +107,7 @@ struct Choice {
   int wins = 0;                             ///< model_default: tuned problems this config is best for
   int tuned_problems = 0;                   ///< model_default: tuned problems of the layout
   bool narrowed = false;                    ///< the data's alignment narrowed the stored config's accesses
+  bool deterministic_only = false;          ///< chosen in deterministic mode (split-K configs skipped)
   std::string gpu_model;                    ///< the GPU model whose data was used; empty when none
   std::vector<std::string> trail;           ///< each step passed over and why, in order
   /// Several lines for people: the kernel, the source, the tuned figures and the trail.
@@ -115,8 +118,9 @@ struct Choice {
 /// threads.
 class Chooser {
  public:
-  /// `limits` validate configs; `snapshot` holds the tuned bests of one GPU model.
-  Chooser(const DeviceLimits& limits, TuningSnapshot snapshot);
+  /// `limits` validate configs; `snapshot` holds the tuned bests of one GPU model;
+  /// `deterministic` skips the configs whose results may differ from run to run (split-K).
+  Chooser(const DeviceLimits& limits, TuningSnapshot snapshot, bool deterministic = false);
   /// The kernel for `p` (its shape, layout, batch and alignment class; the chooser never reads
   /// the data). `p` must have M, N, K and batch >= 1.
   Choice choose(const Problem& p) const;
@@ -124,9 +128,12 @@ class Chooser {
   const TuningSnapshot& snapshot() const { return snapshot_; }
   /// The limits configs are validated against.
   const DeviceLimits& limits() const { return limits_; }
+  /// Whether only deterministic configs are chosen.
+  bool deterministic() const { return deterministic_; }
 
  private:
   DeviceLimits limits_;
+  bool deterministic_ = false;
   TuningSnapshot snapshot_;
 };
 

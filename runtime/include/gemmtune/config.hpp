@@ -44,6 +44,10 @@ struct GemmConfig : SgemmKnobs {
   /// memory, bk values per lane and step, and sum with shuffles, then through shared memory
   /// (dot products, matrix-vector products).
   bool reduces() const { return k_lanes > 1 || k_warps > 1; }
+  /// Whether the same inputs give the same bits on every run: true unless split-K, whose splits
+  /// add their parts to C atomically in the order they finish (templates/sgemm/epilogue.cuh).
+  /// The reduction path sums in a fixed order.
+  bool deterministic() const { return split_k <= 1; }
   /// Lanes of a block sharing each output's K range: k_lanes x k_warps.
   int k_sharers() const { return k_lanes * k_warps; }
   /// Dynamic shared memory per block, bytes.

@@ -16,6 +16,8 @@ enum class Status : int {
   kDatabaseError = 5,     ///< the tuning database could not be read or written
   kNotSupported = 6,      ///< no kernel can run this problem
   kInternal = 7,          ///< a bug in gemmtune
+  kNotPrepared = 8,       ///< the call would compile a kernel or allocate memory while its stream
+                          ///< is being captured into a CUDA Graph: prepare() it before capturing
 };
 
 /// Human-readable name of a status ("invalid argument", ...).
@@ -52,7 +54,7 @@ void warn_cuda(int code, const char* call, const char* file, int line);
     if (gemmtune_rc_ != 0) ::gemmtune::detail::throw_cuda(int(gemmtune_rc_), #call, __FILE__, __LINE__); \
   } while (0)
 
-/// Like GEMMTUNE_CUDA but never throws: for destructors; prints a warning instead.
+/// Like GEMMTUNE_CUDA but never throws: for destructors; logs an error instead (log.hpp).
 #define GEMMTUNE_CUDA_NOTHROW(call)                                                       \
   do {                                                                                    \
     auto gemmtune_rc_ = (call);                                                           \

@@ -4,12 +4,17 @@
  *
  *   gemmtune_handle_t h;
  *   if (gemmtune_create(&h, NULL) != GEMMTUNE_STATUS_SUCCESS) fprintf(stderr, "%s\n", gemmtune_last_error());
- *   gemmtune_sgemm(h, GEMMTUNE_OP_N, GEMMTUNE_OP_N, M, N, K, 1.f, A, K, B, N, 0.f, C, N, stream);
+ *   gemmtune_sgemm(h, GEMMTUNE_ROW_MAJOR, GEMMTUNE_OP_N, GEMMTUNE_OP_N, M, N, K, 1.f, A, K, B, N, 0.f, C, N, stream);
  *   gemmtune_destroy(h);
  *
- * Row-major: element (i, j) of a matrix with leading dimension ld is at [i * ld + j]. A
- * column-major caller computes C^T = op(B)^T op(A)^T: pass B (with opB, ldb) as the first operand,
- * A (with opA, lda) as the second, and N, M in place of M, N. */
+ * Every GEMM call takes the layout of the caller's matrices first, as CBLAS does (the same
+ * values as CblasRowMajor and CblasColMajor). Row-major: element (i, j) of a matrix with leading
+ * dimension ld is at [i * ld + j]; column-major (BLAS, cuBLAS): at [i + j * ld].
+ * gemmtune_cublasSgemm() and gemmtune_cublasSgemmStridedBatched() take cuBLAS's arguments in
+ * cuBLAS's order, so a cublasSgemm call site ports by renaming.
+ *
+ * BLAS semantics: M, N or batch 0 does nothing; K = 0 or alpha = 0 sets C = beta C without
+ * reading A or B (they may then be NULL); beta = 0 does not read C (it may hold NaN). */
 #ifndef GEMMTUNE_GEMMTUNE_H
 #define GEMMTUNE_GEMMTUNE_H
 
@@ -39,11 +44,27 @@ typedef enum gemmtune_status_t GEMMTUNE_INT_ENUM {
   GEMMTUNE_STATUS_COMPILE_ERROR = 4,    /**< NVRTC could not compile a kernel */
   GEMMTUNE_STATUS_DATABASE_ERROR = 5,   /**< the tuning database could not be read or written */
   GEMMTUNE_STATUS_NOT_SUPPORTED = 6,    /**< no kernel can run this problem */
-  GEMMTUNE_STATUS_INTERNAL = 7          /**< a bug in gemmtune */
+  GEMMTUNE_STATUS_INTERNAL = 7,         /**< a bug in gemmtune */
+  GEMMTUNE_STATUS_NOT_PREPARED = 8      /**< the call would compile or allocate while its stream is being
+                                             captured into a CUDA Graph: gemmtune_prepare() it first */
 } gemmtune_status_t;
 
-/** op(X): the matrix as stored (N) or transposed (T). */
-typedef enum gemmtune_op_t GEMMTUNE_INT_ENUM { GEMMTUNE_OP_N = 0, GEMMTUNE_OP_T = 1 } gemmtune_op_t;
+/** op(X): the matrix as stored (N) or transposed (T); the values of cublasOperation_t.
+ * GEMMTUNE_OP_C (conjugate transpose) is GEMMTUNE_OP_T for real matrices. */
+typedef enum gemmtune_op_t GEMMTUNE_INT_ENUM { GEMMTUNE_OP_N = 0, GEMMTUNE_OP_T = 1, GEMMTUNE_OP_C = 2 } gemmtune_op_t;
+
+/** How the caller's matrices are stored; the values of CBLAS's CBLAS_LAYOUT. */
+typedef enum gemmtune_layout_t GEMMTUNE_INT_ENUM {
+  GEMMTUNE_ROW_MAJOR = 101, /**< element (i, j) at [i * ld + j] */
+  GEMMTUNE_COL_MAJOR = 102  /**< element (i, j) at [i + j * ld] (BLAS, cuBLAS) */
+} gemmtune_layout_t;
+
+/** How much a log message matters (see gemmtune_set_log_callback). */
+typedef enum gemmtune_log_level_t GEMMTUNE_INT_ENUM {
+  GEMMTUNE_LOG_INFO = 0,    /**< the choices made (verbose handles only) */
+  GEMMTUNE_LOG_WARNING = 1, /**< something degraded but the call went on */
+  GEMMTUNE_LOG_ERROR = 2    /**< something failed where no status can report it */
+} gemmtune_log_level_t;
 
 /** How a handle uses its tuning database (see gemmtune::DbAccess). */
 typedef enum gemmtune_db_access_t GEMMTUNE_INT_ENUM {
@@ -55,16 +76,20 @@ typedef enum gemmtune_db_access_t GEMMTUNE_INT_ENUM {
 
 /** Options of gemmtune_create(). Start from gemmtune_options_init(). */
 typedef struct gemmtune_options {
-  const char* db_path;            /**< NULL or "": $GEMMTUNE_DB, else ~/.cache/gemmtune/tuning.db */
+  const char* db_path;            /**< NULL or "": $GEMMTUNE_DB, else ${XDG_CACHE_HOME:-~/.cache}/gemmtune/tuning.db */
   int device;                     /**< CUDA device ordinal */
   gemmtune_db_access_t db_access; /**< default GEMMTUNE_DB_AUTOMATIC */
-  int verbose;                    /**< nonzero: print each new choice on stderr */
+  int verbose;                    /**< nonzero: log each new choice (GEMMTUNE_LOG_INFO) */
+  int deterministic;              /**< nonzero: only configs that give the same bits on every run (no
+                                       split-K, whose atomic sums depend on the order blocks finish);
+                                       default 0: the measured fastest config */
 } gemmtune_options;
 
 /** A dispatcher for one device. Thread-safe: any number of threads may call it at once. */
 typedef struct gemmtune_handle* gemmtune_handle_t;
 
-/** Fills `options` with the defaults (default database, device 0, automatic access, quiet). */
+/** Fills `options` with the defaults (default database, device 0, automatic access, quiet, not
+ * deterministic). */
 void gemmtune_options_init(gemmtune_options* options);
 
 /** Creates a handle in `*handle` from `options` (NULL: the defaults). Returns
@@ -72,30 +97,89 @@ void gemmtune_options_init(gemmtune_options* options);
  * handle uses built-in default kernels and one warning is printed. */
 gemmtune_status_t gemmtune_create(gemmtune_handle_t* handle, const gemmtune_options* options);
 
-/** Destroys a handle (NULL is ignored). Work already enqueued still completes. */
+/** Destroys a handle (NULL is ignored). It first waits for the device to finish all enqueued
+ * work (as cublasDestroy does), so work already enqueued completes; CUDA Graphs that captured the
+ * handle's calls must not be launched afterwards (their kernels are unloaded). */
 gemmtune_status_t gemmtune_destroy(gemmtune_handle_t handle);
 
-/** C = alpha op(A) op(B) + beta C, row-major, enqueued on `stream`. op(A) is M x K, op(B) is
- * K x N, C is M x N. M, N or K of 0 is a no-op that succeeds (C is left unchanged). A misaligned
- * pointer selects a narrower-vector kernel; it is not an error. When beta is 0, C is not read.
- * Arguments are checked before the handle, so their errors are reported even for a NULL handle. */
-gemmtune_status_t gemmtune_sgemm(gemmtune_handle_t handle, gemmtune_op_t op_a, gemmtune_op_t op_b, int m, int n,
-                                 int k, float alpha, const float* a, int64_t lda, const float* b, int64_t ldb,
-                                 float beta, float* c, int64_t ldc, cudaStream_t stream);
+/** C = alpha op(A) op(B) + beta C, enqueued on `stream`, the matrices stored as `layout` says.
+ * op(A) is M x K, op(B) is K x N, C is M x N. BLAS semantics (see above). A misaligned pointer
+ * selects a narrower-vector kernel; it is not an error. Arguments are checked before the handle,
+ * so their errors are reported even for a NULL handle. */
+gemmtune_status_t gemmtune_sgemm(gemmtune_handle_t handle, gemmtune_layout_t layout, gemmtune_op_t op_a,
+                                 gemmtune_op_t op_b, int m, int n, int k, float alpha, const float* a, int64_t lda,
+                                 const float* b, int64_t ldb, float beta, float* c, int64_t ldc, cudaStream_t stream);
 
 /** `batch` GEMMs as gemmtune_sgemm(); matrix i of A starts at a + i * stride_a (likewise B, C).
  * A stride of 0 for A or B reuses one matrix; the matrices of C must not overlap. */
-gemmtune_status_t gemmtune_sgemm_strided_batched(gemmtune_handle_t handle, gemmtune_op_t op_a, gemmtune_op_t op_b,
-                                                 int m, int n, int k, float alpha, const float* a, int64_t lda,
-                                                 int64_t stride_a, const float* b, int64_t ldb, int64_t stride_b,
-                                                 float beta, float* c, int64_t ldc, int64_t stride_c, int batch,
-                                                 cudaStream_t stream);
+gemmtune_status_t gemmtune_sgemm_strided_batched(gemmtune_handle_t handle, gemmtune_layout_t layout,
+                                                 gemmtune_op_t op_a, gemmtune_op_t op_b, int m, int n, int k,
+                                                 float alpha, const float* a, int64_t lda, int64_t stride_a,
+                                                 const float* b, int64_t ldb, int64_t stride_b, float beta, float* c,
+                                                 int64_t ldc, int64_t stride_c, int batch, cudaStream_t stream);
+
+/** `batch` GEMMs of one shape on matrices anywhere: a[i], b[i], c[i] are GEMM i's device
+ * pointers, in HOST arrays of `batch` entries (cublasSgemmBatched takes device arrays). Pointers
+ * a constant distance apart run as one strided-batched launch, others one launch per GEMM. */
+gemmtune_status_t gemmtune_sgemm_batched(gemmtune_handle_t handle, gemmtune_layout_t layout, gemmtune_op_t op_a,
+                                         gemmtune_op_t op_b, int m, int n, int k, float alpha, const float* const a[],
+                                         int64_t lda, const float* const b[], int64_t ldb, float beta,
+                                         float* const c[], int64_t ldc, int batch, cudaStream_t stream);
+
+/** Sets the stream of the handle's cuBLAS-shaped calls (as cublasSetStream does; NULL: the legacy
+ * default stream). The other calls take their stream as an argument. */
+gemmtune_status_t gemmtune_set_stream(gemmtune_handle_t handle, cudaStream_t stream);
+
+/** The stream gemmtune_set_stream() set. */
+gemmtune_status_t gemmtune_get_stream(gemmtune_handle_t handle, cudaStream_t* stream);
+
+/** cublasSgemm's arguments in cuBLAS's order, column-major, on the handle's stream: a call site
+ * ports by renaming cublasSgemm, the handle and CUBLAS_OP_* (alpha and beta are host pointers,
+ * cuBLAS's default pointer mode). */
+gemmtune_status_t gemmtune_cublasSgemm(gemmtune_handle_t handle, gemmtune_op_t transa, gemmtune_op_t transb, int m,
+                                       int n, int k, const float* alpha, const float* A, int lda, const float* B,
+                                       int ldb, const float* beta, float* C, int ldc);
+
+/** cublasSgemmStridedBatched's arguments in cuBLAS's order, column-major, on the handle's stream. */
+gemmtune_status_t gemmtune_cublasSgemmStridedBatched(gemmtune_handle_t handle, gemmtune_op_t transa,
+                                                     gemmtune_op_t transb, int m, int n, int k, const float* alpha,
+                                                     const float* A, int lda, long long int strideA, const float* B,
+                                                     int ldb, long long int strideB, const float* beta, float* C,
+                                                     int ldc, long long int strideC, int batchCount);
+
+/** One problem for gemmtune_prepare(): a (batched) GEMM's shape and scalars, no data. The
+ * alignment class is what packed matrices allow unless `alignment` (4, 2 or 1 floats) is lower. */
+typedef struct gemmtune_problem {
+  gemmtune_layout_t layout;
+  gemmtune_op_t op_a, op_b;
+  int m, n, k, batch; /**< batch 0 is taken as 1 */
+  float alpha, beta;
+  int alignment;      /**< 0: what the packed shape allows */
+} gemmtune_problem;
+
+/** Makes the calls of `problems` (`count` of them) on `stream` ready to be captured into a CUDA
+ * Graph: compiles or loads their kernels and allocates `stream`'s split-K workspace. A call that
+ * would still compile or allocate during capture returns GEMMTUNE_STATUS_NOT_PREPARED and enqueues
+ * nothing. Call it outside of any capture. */
+gemmtune_status_t gemmtune_prepare(gemmtune_handle_t handle, const gemmtune_problem* problems, size_t count,
+                                   cudaStream_t stream);
 
 /** Writes (NUL-terminated, truncated to `size` bytes) why the handle would run a given kernel for
- * the packed problem (op_a, op_b, M, N, K, batch) with alignment class `alignment` (4, 2 or 1
- * floats; 0: what the shape allows). `*length` (when not NULL) receives the full text's length. */
-gemmtune_status_t gemmtune_explain(gemmtune_handle_t handle, gemmtune_op_t op_a, gemmtune_op_t op_b, int m, int n,
-                                   int k, int batch, int alignment, char* buffer, size_t size, size_t* length);
+ * the packed problem (layout, op_a, op_b, M, N, K, batch) with alignment class `alignment` (4, 2
+ * or 1 floats; 0: what the shape allows). `*length` (when not NULL) receives the full text's
+ * length. A column-major problem is explained as the row-major one it runs as. */
+gemmtune_status_t gemmtune_explain(gemmtune_handle_t handle, gemmtune_layout_t layout, gemmtune_op_t op_a,
+                                   gemmtune_op_t op_b, int m, int n, int k, int batch, int alignment, char* buffer,
+                                   size_t size, size_t* length);
+
+/** Receives each log message (one line, no prefix, no newline) with its level and `user_data`.
+ * May be called from any thread that calls gemmtune, also at once from several; must not call
+ * gemmtune. */
+typedef void (*gemmtune_log_callback_t)(gemmtune_log_level_t level, const char* message, void* user_data);
+
+/** Sends every later log message of this process (all handles) to `callback`; NULL restores the
+ * default, one line on stderr per message. Thread-safe. */
+void gemmtune_set_log_callback(gemmtune_log_callback_t callback, void* user_data);
 
 /** The name of a status code ("invalid argument", ...); never NULL. */
 const char* gemmtune_status_string(gemmtune_status_t status);

@@ -1,21 +1,25 @@
 #pragma once
 // gemmtune's C++ API: tuned FP32 GEMM on device pointers, asynchronous on the caller's stream.
 //
-//   gemmtune::Dispatcher gemm;                      // device 0, database at $GEMMTUNE_DB or ~/.cache/gemmtune/tuning.db
-//   gemm.sgemm(gemmtune::Op::N, gemmtune::Op::N, M, N, K, 1.f, A, K, B, N, 0.f, C, N, stream);
+//   gemmtune::Dispatcher gemm;                      // device 0, database at $GEMMTUNE_DB or the user cache
+//   gemm.sgemm(gemmtune::Layout::row_major, gemmtune::Op::N, gemmtune::Op::N, M, N, K,
+//              1.f, A, K, B, N, 0.f, C, N, stream);
 //
-// Row-major: element (i, j) of a matrix with leading dimension ld is at [i * ld + j]. A
-// column-major caller computes C^T = op(B)^T op(A)^T instead: swap A and B (with their ops and
-// leading dimensions) and swap M and N. Every failure throws gemmtune::Error (see error.hpp).
+// Every GEMM call takes the layout of the caller's matrices first (CBLAS's convention):
+// Layout::row_major or Layout::col_major (BLAS's and cuBLAS's). BLAS semantics: M, N or batch 0
+// does nothing; K = 0 or alpha = 0 sets C = beta C without reading A or B (which may then be
+// null). Every failure throws gemmtune::Error (see error.hpp).
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "gemmtune/choice.hpp"
 #include "gemmtune/device.hpp"
 #include "gemmtune/error.hpp"
+#include "gemmtune/log.hpp"
 #include "gemmtune/problem.hpp"
 
 namespace gemmtune {
@@ -31,10 +35,15 @@ enum class DbAccess {
 
 /// What a Dispatcher is created from.
 struct DispatcherOptions {
-  std::string db_path;                    ///< tuning database; empty: $GEMMTUNE_DB, else ~/.cache/gemmtune/tuning.db
+  std::string db_path;                    ///< tuning database; empty: $GEMMTUNE_DB, else
+                                          ///< ${XDG_CACHE_HOME:-~/.cache}/gemmtune/tuning.db
   int device = 0;                         ///< CUDA device ordinal the dispatcher runs on
   DbAccess db_access = DbAccess::automatic;
-  bool verbose = false;                   ///< print each new choice and where its kernel came from (stderr)
+  bool verbose = false;                   ///< log each new choice and where its kernel came from (LogLevel::info)
+  /// Only configs whose results are the same bits on every run for the same inputs: no split-K
+  /// (its partial sums are added atomically, in whatever order the blocks finish). Off by
+  /// default: the dispatcher runs the measured fastest config, which may be a split-K one.
+  bool deterministic = false;
 };
 
 /// Where a kernel binary came from when a problem was first seen.
@@ -47,11 +56,25 @@ enum class KernelOrigin {
 /// "memory", "database" or "compiled".
 const char* kernel_origin_name(KernelOrigin origin);
 
-/// Checks the arguments of a (batched) GEMM: throws Error(kInvalidArgument) naming the bad one
-/// (negative M, N, K or batch, a leading dimension smaller than its matrix's row, a negative or
-/// overlapping batch stride, a null pointer). Returns false when there is nothing to do
-/// (M, N, K or batch is 0: C is left unchanged), true otherwise. Misaligned pointers are fine.
-bool check_arguments(const Problem& p);
+/// What a GEMM call has to do, by BLAS's rules.
+enum class Work {
+  none,     ///< M, N or batch is 0; or K = 0 or alpha = 0 with beta = 1: C is left unchanged
+  scale_c,  ///< K = 0 or alpha = 0: C = beta C (beta = 0 stores zeros), A and B are not read
+  gemm,     ///< C = alpha op(A) op(B) + beta C (beta = 0: C is not read)
+};
+
+/// "none", "scale_c" or "gemm".
+const char* work_name(Work work);
+
+/// What `p` has to do by BLAS's rules, from its sizes and scalars alone (no checks: see below).
+Work work_of(const Problem& p);
+
+/// Checks the arguments of a (batched) GEMM whose matrices are stored as `layout` says: throws
+/// Error(kInvalidArgument) naming the bad one (negative M, N, K or batch, a leading dimension
+/// smaller than its matrix's row (row-major) or column (column-major), a negative batch stride of
+/// an operand that is read, overlapping batches of C, a null pointer that would be used).
+/// Returns what the call has to do. Misaligned pointers are fine.
+Work check_arguments(const Problem& p, Layout layout = Layout::row_major);
 
 /// The runtime dispatcher of one CUDA device. Created once (it identifies the GPU model and
 /// reads what the database knows about it), then called from any number of threads. After the
@@ -59,8 +82,9 @@ bool check_arguments(const Problem& p);
 /// on the plan cache and launches: no database access, no allocation. A split-K config also
 /// takes the lock of the dispatcher's per-stream workspaces (SplitKWorkspace), allocated on its
 /// stream's first split-K call and grown, after the stream's earlier work, for a larger problem.
-/// Destroying a dispatcher waits for the device. Several dispatchers (one per device, or more)
-/// may live in one process.
+/// Destroying a dispatcher waits for its device to finish all enqueued work (as cublasDestroy
+/// does), then unloads the kernels: keep it alive while CUDA Graphs that captured its calls may
+/// still be launched. Several dispatchers (one per device, or more) may live in one process.
 class Dispatcher {
  public:
   /// Opens the database (a missing or unreadable one is a one-time warning, not an error: the
@@ -73,27 +97,48 @@ class Dispatcher {
   Dispatcher(Dispatcher&&) noexcept;
   Dispatcher& operator=(Dispatcher&&) noexcept;
 
-  /// C = alpha op(A) op(B) + beta C, row-major, on device pointers, enqueued on `stream`.
-  /// op(A) is M x K, op(B) is K x N, C is M x N. When beta is 0, C is not read.
-  void sgemm(Op op_a, Op op_b, int m, int n, int k, float alpha, const float* a, long long lda, const float* b,
-             long long ldb, float beta, float* c, long long ldc, cudaStream_t stream = nullptr);
+  /// C = alpha op(A) op(B) + beta C on device pointers, enqueued on `stream`; the matrices are
+  /// stored as `layout` says. op(A) is M x K, op(B) is K x N, C is M x N. When beta is 0, C is
+  /// not read; when K or alpha is 0, A and B are not read (see Work).
+  void sgemm(Layout layout, Op op_a, Op op_b, int m, int n, int k, float alpha, const float* a, long long lda,
+             const float* b, long long ldb, float beta, float* c, long long ldc, cudaStream_t stream = nullptr);
 
   /// `batch` GEMMs: matrix i of A starts at a + i * stride_a (likewise B and C), all enqueued on
   /// `stream`. A stride of 0 for A or B reuses one matrix for every batch.
-  void sgemm_strided_batched(Op op_a, Op op_b, int m, int n, int k, float alpha, const float* a, long long lda,
-                             long long stride_a, const float* b, long long ldb, long long stride_b, float beta,
-                             float* c, long long ldc, long long stride_c, int batch,
+  void sgemm_strided_batched(Layout layout, Op op_a, Op op_b, int m, int n, int k, float alpha, const float* a,
+                             long long lda, long long stride_a, const float* b, long long ldb, long long stride_b,
+                             float beta, float* c, long long ldc, long long stride_c, int batch,
                              cudaStream_t stream = nullptr);
 
-  /// Runs a fully described problem (the two calls above build one).
+  /// `batch` GEMMs of one shape on matrices anywhere: a[i], b[i] and c[i] are the device
+  /// pointers of GEMM i, given in host arrays of `batch` entries (cuBLAS's
+  /// cublasSgemmBatched takes them in device memory instead). Pointers a constant distance apart
+  /// run as one strided-batched launch; others as one launch per GEMM. The matrices of C must not
+  /// overlap.
+  void sgemm_batched(Layout layout, Op op_a, Op op_b, int m, int n, int k, float alpha, const float* const a[],
+                     long long lda, const float* const b[], long long ldb, float beta, float* const c[],
+                     long long ldc, int batch, cudaStream_t stream = nullptr);
+
+  /// Runs a fully described row-major problem (the calls above build one: a column-major
+  /// caller's problem becomes as_row_major(Layout::col_major, p)).
   void run(const Problem& p, cudaStream_t stream = nullptr);
 
-  /// Loads (or compiles) the kernel for `p`'s problem class without launching anything, so that
-  /// a later call is hot. Returns where the kernel came from.
+  /// Loads (or compiles) the kernel for row-major `p`'s problem class without launching anything,
+  /// so that a later call is hot. Returns where the kernel came from. `p` needs no data.
   KernelOrigin prepare(const Problem& p);
 
-  /// The kernel this dispatcher chooses for `p` and why (see choice.hpp). Needs no data.
+  /// Makes every call of `problems` (row-major; shape, layout, batch, alignment class, alpha and
+  /// beta matter, the data does not) on `stream` ready to be captured into a CUDA Graph: loads
+  /// or compiles their kernels and allocates `stream`'s split-K workspace for them. A call that
+  /// would still compile or allocate while `stream` is being captured throws
+  /// Error(kNotPrepared) instead, before enqueuing anything. Call it outside of any capture.
+  void prepare(const std::vector<Problem>& problems, cudaStream_t stream);
+
+  /// The kernel this dispatcher chooses for row-major `p` and why (see choice.hpp). Needs no data.
   Choice explain(const Problem& p) const;
+
+  /// Whether this dispatcher runs only deterministic configs (DispatcherOptions::deterministic).
+  bool deterministic() const;
 
   /// The device this dispatcher runs on.
   const DeviceInfo& device() const;

@@ -9,6 +9,14 @@ namespace gemmtune {
 /// Whether an operand is used as stored (N) or transposed (T).
 enum class Op { N, T };
 
+/// How the caller's matrices are stored (CBLAS's convention). Row-major: element (i, j) of a
+/// matrix with leading dimension ld is at [i * ld + j]; column-major (Fortran, BLAS, cuBLAS): at
+/// [i + j * ld].
+enum class Layout { row_major, col_major };
+
+/// "row-major" or "column-major".
+const char* layout_name(Layout layout);
+
 /// 'n' or 't'.
 char op_char(Op op);
 /// The Op of 'n' or 't'; nullopt for any other character.
@@ -60,5 +68,12 @@ struct Problem {
   /// Floating-point operations: 2*M*N*K*batch.
   double flops() const { return 2.0 * m * n * double(k) * batch; }
 };
+
+/// The row-major problem that computes `p`, whose matrices are stored as `layout` says: `p`
+/// itself for row-major. A column-major matrix read row-major is its transpose, so the
+/// column-major C = op(A) op(B) is the row-major C^T = op(B)^T op(A)^T: A and B trade places
+/// (with their ops, leading dimensions and strides) and M and N swap. The kernels only ever see
+/// row-major problems.
+Problem as_row_major(Layout layout, const Problem& p);
 
 }  // namespace gemmtune

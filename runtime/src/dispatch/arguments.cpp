@@ -1,49 +1,77 @@
-// Argument checking of the public GEMM calls. Error messages name the argument, its value and
-// the rule; nothing here allocates unless an argument is bad.
+// Argument checking of the public GEMM calls, with BLAS's rules for what a call must do. Error
+// messages name the argument, its value and the rule; nothing here allocates unless an argument
+// is bad.
 #include <string>
 
 #include "gemmtune/gemmtune.hpp"
 
 namespace gemmtune {
 
+const char* work_name(Work work) {
+  switch (work) {
+    case Work::none: return "none";
+    case Work::scale_c: return "scale_c";
+    case Work::gemm: return "gemm";
+  }
+  return "?";
+}
+
+Work work_of(const Problem& p) {
+  if (p.m <= 0 || p.n <= 0 || p.batch <= 0) return Work::none;
+  if (p.k > 0 && p.alpha != 0.0f) return Work::gemm;
+  return p.beta == 1.0f ? Work::none : Work::scale_c;
+}
+
 namespace {
 [[noreturn]] void invalid(const std::string& message) { throw Error(Status::kInvalidArgument, message); }
 
-void check_ld(const char* name, long long ld, long long row, const char* matrix, const char* shape) {
-  long long need = row > 1 ? row : 1;
+// A matrix stored `rows` x `cols` in `layout`: its leading dimension must cover a row
+// (row-major) or a column (column-major).
+void check_ld(const char* name, long long ld, long long rows, long long cols, const char* matrix, Layout layout) {
+  const bool row_major = layout == Layout::row_major;
+  const long long line = row_major ? cols : rows;
+  const long long need = line > 1 ? line : 1;
   if (ld < need)
-    invalid(std::string(name) + " = " + std::to_string(ld) + " is smaller than a row of " + matrix + " (" +
-            std::to_string(row) + " floats: " + matrix + " is stored " + shape +
-            " row-major); it must be at least " + std::to_string(need));
+    invalid(std::string(name) + " = " + std::to_string(ld) + " is smaller than a " +
+            (row_major ? "row" : "column") + " of " + matrix + " (" + std::to_string(line) + " floats: " + matrix +
+            " is stored " + std::to_string(rows) + " x " + std::to_string(cols) + " " + layout_name(layout) +
+            "); it must be at least " + std::to_string(need));
 }
 }  // namespace
 
-bool check_arguments(const Problem& p) {
+Work check_arguments(const Problem& p, Layout layout) {
+  if (layout != Layout::row_major && layout != Layout::col_major)
+    invalid("layout = " + std::to_string(int(layout)) + " is neither row-major nor column-major");
   if (p.m < 0) invalid("M = " + std::to_string(p.m) + " is negative");
   if (p.n < 0) invalid("N = " + std::to_string(p.n) + " is negative");
   if (p.k < 0) invalid("K = " + std::to_string(p.k) + " is negative");
   if (p.batch < 0) invalid("batch = " + std::to_string(p.batch) + " is negative");
-  check_ld("lda", p.lda, p.a_cols(), "A", p.op_a == Op::N ? "M x K" : "K x M (op T)");
-  check_ld("ldb", p.ldb, p.b_cols(), "B", p.op_b == Op::N ? "K x N" : "N x K (op T)");
-  check_ld("ldc", p.ldc, p.n, "C", "M x N");
-  if (p.m == 0 || p.n == 0 || p.k == 0 || p.batch == 0) return false;
+  // BLAS checks the leading dimensions even when there is nothing to do.
+  check_ld("lda", p.lda, p.a_rows(), p.a_cols(), "A", layout);
+  check_ld("ldb", p.ldb, p.b_rows(), p.b_cols(), "B", layout);
+  check_ld("ldc", p.ldc, p.m, p.n, "C", layout);
+  const Work work = work_of(p);
+  if (work == Work::none) return work;
+  // K = 0 or alpha = 0: C = beta C, and A and B are not read (they may be null).
+  const bool reads_ab = work == Work::gemm;
   if (p.batch > 1) {
-    if (p.stride_a < 0) invalid("stride_a = " + std::to_string(p.stride_a) + " is negative");
-    if (p.stride_b < 0) invalid("stride_b = " + std::to_string(p.stride_b) + " is negative");
+    if (reads_ab && p.stride_a < 0) invalid("stride_a = " + std::to_string(p.stride_a) + " is negative");
+    if (reads_ab && p.stride_b < 0) invalid("stride_b = " + std::to_string(p.stride_b) + " is negative");
+    const Problem r = as_row_major(layout, p);  // C's extent, row-major: (rows - 1) * ldc + cols
     long long extent_c = 0;  // beyond 64 bits, it is beyond every stride
-    if (__builtin_mul_overflow(p.m - 1LL, p.ldc, &extent_c) ||
-        __builtin_add_overflow(extent_c, p.n, &extent_c))
-      invalid("stride_c = " + std::to_string(p.stride_c) +
-              " makes the batches of C overlap: (M - 1) * ldc + N (M = " + std::to_string(p.m) +
-              ", ldc = " + std::to_string(p.ldc) + ") exceeds 2^63; use a smaller ldc");
+    if (__builtin_mul_overflow(r.m - 1LL, r.ldc, &extent_c) || __builtin_add_overflow(extent_c, r.n, &extent_c))
+      invalid("stride_c = " + std::to_string(p.stride_c) + " makes the batches of C overlap: one matrix of C (M = " +
+              std::to_string(p.m) + ", N = " + std::to_string(p.n) + ", ldc = " + std::to_string(p.ldc) +
+              ") spans more than 2^63 floats; use a smaller ldc");
     if (p.stride_c < extent_c)
       invalid("stride_c = " + std::to_string(p.stride_c) + " makes the batches of C overlap; it must be at least " +
-              std::to_string(extent_c) + " ((M - 1) * ldc + N)");
+              std::to_string(extent_c) + " (the span of one matrix of C: " +
+              (layout == Layout::row_major ? "(M - 1) * ldc + N)" : "(N - 1) * ldc + M)"));
   }
-  if (!p.a) invalid("A is a null pointer");
-  if (!p.b) invalid("B is a null pointer");
+  if (reads_ab && !p.a) invalid("A is a null pointer");
+  if (reads_ab && !p.b) invalid("B is a null pointer");
   if (!p.c) invalid("C is a null pointer");
-  return true;
+  return work;
 }
 
 }  // namespace gemmtune

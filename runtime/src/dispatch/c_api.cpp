@@ -1,14 +1,17 @@
 // The C API: a thin shell over gemmtune::Dispatcher that turns exceptions into status codes and
 // a thread-local message.
+#include <atomic>
 #include <cstring>
 #include <new>
 #include <string>
+#include <vector>
 
 #include "gemmtune/gemmtune.h"
 #include "gemmtune/gemmtune.hpp"
 
 struct gemmtune_handle {
   gemmtune::Dispatcher dispatcher;
+  std::atomic<cudaStream_t> stream{nullptr};  // the cuBLAS-shaped calls' (gemmtune_set_stream)
 };
 
 namespace {
@@ -17,6 +20,8 @@ static_assert(GEMMTUNE_STATUS_INTERNAL == int(gemmtune::Status::kInternal), "C a
 static_assert(GEMMTUNE_STATUS_NO_DEVICE == int(gemmtune::Status::kNoDevice), "C and C++ status codes differ");
 static_assert(GEMMTUNE_STATUS_DATABASE_ERROR == int(gemmtune::Status::kDatabaseError),
               "C and C++ status codes differ");
+static_assert(GEMMTUNE_STATUS_NOT_PREPARED == int(gemmtune::Status::kNotPrepared), "C and C++ status codes differ");
+static_assert(int(GEMMTUNE_LOG_ERROR) == int(gemmtune::LogLevel::error), "C and C++ log levels differ");
 
 thread_local std::string last_error;
 
@@ -47,11 +52,26 @@ gemmtune_status_t guarded(Fn&& fn) noexcept {
 // as their type in C++, so these comparisons hold for any value).
 gemmtune::Op to_op(gemmtune_op_t op, const char* name) {
   const int value = static_cast<int>(op);
-  if (value != GEMMTUNE_OP_N && value != GEMMTUNE_OP_T)
+  if (value != GEMMTUNE_OP_N && value != GEMMTUNE_OP_T && value != GEMMTUNE_OP_C)
     throw gemmtune::Error(gemmtune::Status::kInvalidArgument,
                           std::string(name) + " = " + std::to_string(value) +
-                              " is not GEMMTUNE_OP_N (0) or GEMMTUNE_OP_T (1)");
-  return value == GEMMTUNE_OP_T ? gemmtune::Op::T : gemmtune::Op::N;
+                              " is not GEMMTUNE_OP_N (0), GEMMTUNE_OP_T (1) or GEMMTUNE_OP_C (2)");
+  return value == GEMMTUNE_OP_N ? gemmtune::Op::N : gemmtune::Op::T;  // C: the transpose of a real matrix
+}
+
+gemmtune::Layout to_layout(gemmtune_layout_t layout) {
+  const int value = static_cast<int>(layout);
+  if (value != GEMMTUNE_ROW_MAJOR && value != GEMMTUNE_COL_MAJOR)
+    throw gemmtune::Error(gemmtune::Status::kInvalidArgument,
+                          "layout = " + std::to_string(value) +
+                              " is not GEMMTUNE_ROW_MAJOR (101) or GEMMTUNE_COL_MAJOR (102)");
+  return value == GEMMTUNE_ROW_MAJOR ? gemmtune::Layout::row_major : gemmtune::Layout::col_major;
+}
+
+// cuBLAS passes alpha and beta by (host) pointer.
+float scalar(const float* value, const char* name) {
+  if (!value) throw gemmtune::Error(gemmtune::Status::kInvalidArgument, std::string(name) + " is a null pointer");
+  return *value;
 }
 
 gemmtune::DbAccess to_db_access(gemmtune_db_access_t access) {
@@ -72,6 +92,13 @@ gemmtune::DbAccess to_db_access(gemmtune_db_access_t access) {
           "or _NONE (0 to 3)");
 }
 
+// The packed row-major problem (no data) that a shape given in `layout` runs as.
+gemmtune::Problem row_major_shape(gemmtune::Layout layout, gemmtune::Op op_a, gemmtune::Op op_b, int m, int n, int k,
+                                  int batch, int alignment) {
+  if (layout == gemmtune::Layout::row_major) return gemmtune::shape_only_problem(op_a, op_b, m, n, k, batch, alignment);
+  return gemmtune::shape_only_problem(op_b, op_a, n, m, k, batch, alignment);
+}
+
 gemmtune::Dispatcher& dispatcher_of(gemmtune_handle_t handle) {
   if (!handle) throw gemmtune::Error(gemmtune::Status::kInvalidArgument, "handle is NULL (create one with gemmtune_create)");
   return handle->dispatcher;
@@ -87,6 +114,7 @@ void gemmtune_options_init(gemmtune_options* options) {
   options->device = 0;
   options->db_access = GEMMTUNE_DB_AUTOMATIC;
   options->verbose = 0;
+  options->deterministic = 0;
 }
 
 gemmtune_status_t gemmtune_create(gemmtune_handle_t* handle, const gemmtune_options* options) {
@@ -101,6 +129,7 @@ gemmtune_status_t gemmtune_create(gemmtune_handle_t* handle, const gemmtune_opti
     cpp.device = o.device;
     cpp.db_access = to_db_access(o.db_access);
     cpp.verbose = o.verbose != 0;
+    cpp.deterministic = o.deterministic != 0;
     *handle = new gemmtune_handle{gemmtune::Dispatcher(cpp)};
   });
 }
@@ -109,18 +138,18 @@ gemmtune_status_t gemmtune_destroy(gemmtune_handle_t handle) {
   return guarded([&] { delete handle; });
 }
 
-gemmtune_status_t gemmtune_sgemm(gemmtune_handle_t handle, gemmtune_op_t op_a, gemmtune_op_t op_b, int m, int n,
-                                 int k, float alpha, const float* a, int64_t lda, const float* b, int64_t ldb,
-                                 float beta, float* c, int64_t ldc, cudaStream_t stream) {
-  return gemmtune_sgemm_strided_batched(handle, op_a, op_b, m, n, k, alpha, a, lda, 0, b, ldb, 0, beta, c, ldc, 0, 1,
-                                        stream);
+gemmtune_status_t gemmtune_sgemm(gemmtune_handle_t handle, gemmtune_layout_t layout, gemmtune_op_t op_a,
+                                 gemmtune_op_t op_b, int m, int n, int k, float alpha, const float* a, int64_t lda,
+                                 const float* b, int64_t ldb, float beta, float* c, int64_t ldc, cudaStream_t stream) {
+  return gemmtune_sgemm_strided_batched(handle, layout, op_a, op_b, m, n, k, alpha, a, lda, 0, b, ldb, 0, beta, c, ldc,
+                                        0, 1, stream);
 }
 
-gemmtune_status_t gemmtune_sgemm_strided_batched(gemmtune_handle_t handle, gemmtune_op_t op_a, gemmtune_op_t op_b,
-                                                 int m, int n, int k, float alpha, const float* a, int64_t lda,
-                                                 int64_t stride_a, const float* b, int64_t ldb, int64_t stride_b,
-                                                 float beta, float* c, int64_t ldc, int64_t stride_c, int batch,
-                                                 cudaStream_t stream) {
+gemmtune_status_t gemmtune_sgemm_strided_batched(gemmtune_handle_t handle, gemmtune_layout_t layout,
+                                                 gemmtune_op_t op_a, gemmtune_op_t op_b, int m, int n, int k,
+                                                 float alpha, const float* a, int64_t lda, int64_t stride_a,
+                                                 const float* b, int64_t ldb, int64_t stride_b, float beta, float* c,
+                                                 int64_t ldc, int64_t stride_c, int batch, cudaStream_t stream) {
   return guarded([&] {
     gemmtune::Problem p;
     p.op_a = to_op(op_a, "op_a"), p.op_b = to_op(op_b, "op_b");
@@ -128,22 +157,92 @@ gemmtune_status_t gemmtune_sgemm_strided_batched(gemmtune_handle_t handle, gemmt
     p.lda = lda, p.ldb = ldb, p.ldc = ldc;
     p.stride_a = stride_a, p.stride_b = stride_b, p.stride_c = stride_c;
     p.a = a, p.b = b, p.c = c, p.alpha = alpha, p.beta = beta;
-    bool work = gemmtune::check_arguments(p);  // before the handle: argument errors come first
+    const gemmtune::Layout l = to_layout(layout);
+    const gemmtune::Work work = gemmtune::check_arguments(p, l);  // before the handle: argument errors come first
     gemmtune::Dispatcher& d = dispatcher_of(handle);
-    if (work) d.run(p, stream);
+    if (work != gemmtune::Work::none) d.run(gemmtune::as_row_major(l, p), stream);
   });
 }
 
-gemmtune_status_t gemmtune_explain(gemmtune_handle_t handle, gemmtune_op_t op_a, gemmtune_op_t op_b, int m, int n,
-                                   int k, int batch, int alignment, char* buffer, size_t size, size_t* length) {
+gemmtune_status_t gemmtune_sgemm_batched(gemmtune_handle_t handle, gemmtune_layout_t layout, gemmtune_op_t op_a,
+                                         gemmtune_op_t op_b, int m, int n, int k, float alpha, const float* const a[],
+                                         int64_t lda, const float* const b[], int64_t ldb, float beta,
+                                         float* const c[], int64_t ldc, int batch, cudaStream_t stream) {
+  return guarded([&] {
+    const gemmtune::Layout l = to_layout(layout);
+    const gemmtune::Op oa = to_op(op_a, "op_a"), ob = to_op(op_b, "op_b");
+    dispatcher_of(handle).sgemm_batched(l, oa, ob, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, batch, stream);
+  });
+}
+
+gemmtune_status_t gemmtune_set_stream(gemmtune_handle_t handle, cudaStream_t stream) {
+  return guarded([&] {
+    dispatcher_of(handle);  // NULL check
+    handle->stream.store(stream);
+  });
+}
+
+gemmtune_status_t gemmtune_get_stream(gemmtune_handle_t handle, cudaStream_t* stream) {
+  return guarded([&] {
+    dispatcher_of(handle);
+    if (!stream) throw gemmtune::Error(gemmtune::Status::kInvalidArgument, "stream pointer is NULL");
+    *stream = handle->stream.load();
+  });
+}
+
+gemmtune_status_t gemmtune_cublasSgemm(gemmtune_handle_t handle, gemmtune_op_t transa, gemmtune_op_t transb, int m,
+                                       int n, int k, const float* alpha, const float* A, int lda, const float* B,
+                                       int ldb, const float* beta, float* C, int ldc) {
+  return gemmtune_cublasSgemmStridedBatched(handle, transa, transb, m, n, k, alpha, A, lda, 0, B, ldb, 0, beta, C,
+                                            ldc, 0, 1);
+}
+
+gemmtune_status_t gemmtune_cublasSgemmStridedBatched(gemmtune_handle_t handle, gemmtune_op_t transa,
+                                                     gemmtune_op_t transb, int m, int n, int k, const float* alpha,
+                                                     const float* A, int lda, long long int strideA, const float* B,
+                                                     int ldb, long long int strideB, const float* beta, float* C,
+                                                     int ldc, long long int strideC, int batchCount) {
+  gemmtune_status_t s = GEMMTUNE_STATUS_SUCCESS;
+  float alpha_value = 0, beta_value = 0;
+  s = guarded([&] { alpha_value = scalar(alpha, "alpha"), beta_value = scalar(beta, "beta"); });
+  if (s != GEMMTUNE_STATUS_SUCCESS) return s;
+  const cudaStream_t stream = handle ? handle->stream.load() : nullptr;
+  return gemmtune_sgemm_strided_batched(handle, GEMMTUNE_COL_MAJOR, transa, transb, m, n, k, alpha_value, A, lda,
+                                        strideA, B, ldb, strideB, beta_value, C, ldc, strideC, batchCount, stream);
+}
+
+gemmtune_status_t gemmtune_prepare(gemmtune_handle_t handle, const gemmtune_problem* problems, size_t count,
+                                   cudaStream_t stream) {
+  return guarded([&] {
+    if (!problems && count > 0) throw gemmtune::Error(gemmtune::Status::kInvalidArgument, "problems is NULL");
+    std::vector<gemmtune::Problem> list;
+    for (size_t i = 0; i < count; ++i) {
+      const gemmtune_problem& q = problems[i];
+      if (q.m < 0 || q.n < 0 || q.k < 0 || q.batch < 0)
+        throw gemmtune::Error(gemmtune::Status::kInvalidArgument,
+                              "problem " + std::to_string(i) + ": M, N, K and batch must not be negative");
+      if (q.alignment != 0 && q.alignment != 1 && q.alignment != 2 && q.alignment != 4)
+        throw gemmtune::Error(gemmtune::Status::kInvalidArgument,
+                              "problem " + std::to_string(i) + ": alignment must be 0, 1, 2 or 4");
+      list.push_back(row_major_shape(to_layout(q.layout), to_op(q.op_a, "op_a"), to_op(q.op_b, "op_b"), q.m, q.n,
+                                     q.k, q.batch == 0 ? 1 : q.batch, q.alignment));
+      list.back().alpha = q.alpha, list.back().beta = q.beta;
+    }
+    dispatcher_of(handle).prepare(list, stream);
+  });
+}
+
+gemmtune_status_t gemmtune_explain(gemmtune_handle_t handle, gemmtune_layout_t layout, gemmtune_op_t op_a,
+                                   gemmtune_op_t op_b, int m, int n, int k, int batch, int alignment, char* buffer,
+                                   size_t size, size_t* length) {
   return guarded([&] {
     if (m < 1 || n < 1 || k < 1 || batch < 1)
       throw gemmtune::Error(gemmtune::Status::kInvalidArgument, "explain: M, N, K and batch must be at least 1");
     if (alignment != 0 && alignment != 1 && alignment != 2 && alignment != 4)
       throw gemmtune::Error(gemmtune::Status::kInvalidArgument, "explain: alignment must be 0, 1, 2 or 4");
     if (!buffer && size > 0) throw gemmtune::Error(gemmtune::Status::kInvalidArgument, "explain: buffer is NULL");
-    const gemmtune::Problem problem = gemmtune::shape_only_problem(
-        to_op(op_a, "op_a"), to_op(op_b, "op_b"), m, n, k, batch, alignment);
+    const gemmtune::Problem problem =
+        row_major_shape(to_layout(layout), to_op(op_a, "op_a"), to_op(op_b, "op_b"), m, n, k, batch, alignment);
     std::string text = dispatcher_of(handle).explain(problem).to_string();
     if (length) *length = text.size();
     if (size > 0) {
@@ -152,6 +251,16 @@ gemmtune_status_t gemmtune_explain(gemmtune_handle_t handle, gemmtune_op_t op_a,
       buffer[n_copy] = '\0';
     }
   });
+}
+
+void gemmtune_set_log_callback(gemmtune_log_callback_t callback, void* user_data) {
+  try {
+    if (!callback) return gemmtune::set_log_callback(nullptr);
+    gemmtune::set_log_callback([callback, user_data](gemmtune::LogLevel level, const std::string& message) {
+      callback(gemmtune_log_level_t(int(level)), message.c_str(), user_data);
+    });
+  } catch (...) {  // out of memory: the previous sink stays
+  }
 }
 
 const char* gemmtune_status_string(gemmtune_status_t status) {

@@ -59,6 +59,11 @@ std::string Choice::to_string() const {
     case ChoiceSource::builtin: s += ": the built-in default for the architecture"; break;
   }
   s += "\n";
+  s += std::string("bits     ") +
+       (config.deterministic() ? "the same on every run (no split-K)"
+                               : "may differ in the last bits from run to run (split-K " + std::to_string(config.split_k) +
+                                     " adds atomically; deterministic mode excludes it)") +
+       (deterministic_only ? "; deterministic mode: split-K configs skipped" : "") + "\n";
   if (!gpu_model.empty()) s += "gpu      " + gpu_model + "\n";
   if (!tuned_config.empty() && tuned_config != config_name(config)) s += "stored   " + tuned_config + "\n";
   if (narrowed)

@@ -27,6 +27,11 @@ Adapted adapt(const std::string& name, const ChoiceRequest& r) {
     out.why = name + " no longer validates: " + *why;
     return out;
   }
+  if (r.deterministic && !cfg->deterministic()) {
+    out.why = name + " is not deterministic (split-K " + std::to_string(cfg->split_k) +
+              " adds its parts atomically, in the order they finish)";
+    return out;
+  }
   const GemmConfig fitted = cfg->fitted_to(r.p);
   out.narrowed = fitted.width_a() < cfg->width_a() || fitted.width_b() < cfg->width_b() ||
                  fitted.width_c() < cfg->width_c();
@@ -151,13 +156,14 @@ double predicted_efficiency(const GemmConfig& c, long long m, long long n, long 
   return area * blocks / (std::ceil(blocks / slots) * slots);
 }
 
-Chooser::Chooser(const DeviceLimits& limits, TuningSnapshot snapshot)
-    : limits_(limits), snapshot_(std::move(snapshot)) {}
+Chooser::Chooser(const DeviceLimits& limits, TuningSnapshot snapshot, bool deterministic)
+    : limits_(limits), deterministic_(deterministic), snapshot_(std::move(snapshot)) {}
 
 Choice Chooser::choose(const Problem& p) const {
   using namespace detail;
-  const ChoiceRequest r{p, p.alignment(), limits_, snapshot_};
+  const ChoiceRequest r{p, p.alignment(), limits_, snapshot_, deterministic_};
   Choice c;
+  c.deterministic_only = deterministic_;
   c.gpu_model = snapshot_.gpu_model;
   note_missing_data(snapshot_, c.trail);
   if (choose_exact(r, c) || choose_nearest(r, c) || choose_model_default(r, c)) return c;

@@ -17,6 +17,7 @@ struct ChoiceRequest {
   int alignment;
   const DeviceLimits& limits;
   const TuningSnapshot& snapshot;
+  bool deterministic = false;  ///< skip split-K configs
 };
 
 /// A stored config name made ready for a problem: parsed, validated, its access widths fitted to

@@ -1,11 +1,12 @@
 // The Dispatcher: arguments -> plan cache (hot) -> chooser + kernel cache (first call) -> launch.
-#include <cstdio>
-
+#include "capture.hpp"
 #include "kernels.hpp"
 #include "plan_cache.hpp"
 #include "store.hpp"
 #include "workspaces.hpp"
 #include "gemmtune/gemmtune.hpp"
+#include "gemmtune/logging.hpp"
+#include "gemmtune/scale_kernel.hpp"
 
 namespace gemmtune {
 
@@ -45,17 +46,6 @@ GpuIdentity identity_of(const DeviceInfo& d) {
   return GpuIdentity{d.name, d.limits.cc_major, d.limits.cc_minor, d.sm_count};
 }
 
-Problem make_problem(Op op_a, Op op_b, int m, int n, int k, float alpha, const float* a, long long lda,
-                     long long stride_a, const float* b, long long ldb, long long stride_b, float beta, float* c,
-                     long long ldc, long long stride_c, int batch) {
-  Problem p;
-  p.op_a = op_a, p.op_b = op_b, p.m = m, p.n = n, p.k = k, p.batch = batch;
-  p.lda = lda, p.ldb = ldb, p.ldc = ldc;
-  p.stride_a = stride_a, p.stride_b = stride_b, p.stride_c = stride_c;
-  p.a = a, p.b = b, p.c = c, p.alpha = alpha, p.beta = beta;
-  return p;
-}
-
 }  // namespace
 
 struct Dispatcher::Impl {
@@ -65,20 +55,65 @@ struct Dispatcher::Impl {
   Chooser chooser;
   detail::KernelCache kernels;
   detail::PlanCache plans;
+  std::mutex scale_mutex;
+  std::unique_ptr<ScaleKernel> scale;  // C = beta C, loaded on first need
   detail::WorkspacePool workspaces;  // last member: freed first, after waiting for the device
 
   explicit Impl(const DispatcherOptions& o)
       : options(o),
         device(device_info(o.device)),
         store(o.db_path, o.db_access, o.verbose),
-        chooser(device.limits, store.snapshot(identity_of(device))),
+        chooser(device.limits, store.snapshot(identity_of(device)), o.deterministic),
         kernels(store, device.limits.arch()) {
     if (o.verbose) {
       const TuningSnapshot& s = chooser.snapshot();
-      std::fprintf(stderr, "gemmtune: device %d %s: database '%s' (%s), %zu tuned problems%s%s\n", o.device,
-                   device.name.c_str(), store.path().c_str(),
-                   !store.is_open() ? "none" : store.writable() ? "read-write" : "read-only", s.bests.size(),
-                   s.notes.empty() ? "" : "; ", s.notes.empty() ? "" : s.notes.front().c_str());
+      detail::log(LogLevel::info,
+                  "device " + std::to_string(o.device) + " " + device.name + ": database '" + store.path() + "' (" +
+                      (!store.is_open() ? "none" : store.writable() ? "read-write" : "read-only") + "), " +
+                      std::to_string(s.bests.size()) + " tuned problems" +
+                      (o.deterministic ? ", deterministic configs only" : "") +
+                      (s.notes.empty() ? "" : "; " + s.notes.front()));
+    }
+  }
+
+  // Work already enqueued must finish before its kernels are unloaded (as cublasDestroy waits).
+  ~Impl() {
+    if (plans.size() == 0 && !scale) return;
+    try {
+      DeviceGuard guard(options.device);
+      GEMMTUNE_CUDA_NOTHROW(cudaDeviceSynchronize());
+    } catch (const std::exception& e) {
+      detail::log(LogLevel::error, std::string("destroying a dispatcher: ") + e.what());
+    }
+  }
+
+  // The C = beta C kernel, compiled on first need. The caller made the device current.
+  const ScaleKernel& scale_kernel(cudaStream_t stream, bool preparing) {
+    std::lock_guard lock(scale_mutex);
+    if (!scale) {
+      if (!preparing) detail::refuse_if_capturing(stream, "compiling the C = beta C kernel (K = 0 or alpha = 0)");
+      scale = std::make_unique<ScaleKernel>(device.limits.arch());
+    }
+    return *scale;
+  }
+
+  // Runs checked row-major work. The first call of a problem class takes the slow path, which a
+  // stream being captured into a CUDA Graph refuses.
+  void execute(Work work, const Problem& p, cudaStream_t stream) {
+    if (work == Work::none) return;
+    DeviceGuard guard(options.device);
+    if (work == Work::scale_c) return scale_kernel(stream, false).launch(p, stream);
+    const detail::PlanKey key = detail::PlanKey::of(p);
+    const GemmKernel* kernel = plans.find(key);
+    if (!kernel) {
+      detail::refuse_if_capturing(stream, "choosing and loading the kernel of " + p.label());
+      KernelOrigin origin;
+      kernel = &build(p, key, &origin);
+    }
+    if (kernel->config().split_k > 1) {
+      workspaces.launch(*kernel, p, stream);
+    } else {
+      kernel->launch(p, stream);
     }
   }
 
@@ -99,9 +134,9 @@ struct Dispatcher::Impl {
       kernel = &kernels.get(choice.config, origin);
     }
     if (options.verbose)
-      std::fprintf(stderr, "gemmtune: %s -> %s (%s; kernel from %s)\n", p.label().c_str(),
-                   config_name(choice.config).c_str(),
-                   choice_source_name(choice.source), origin ? kernel_origin_name(*origin) : "?");
+      detail::log(LogLevel::info, p.label() + " -> " + config_name(choice.config) + " (" +
+                                      choice_source_name(choice.source) + "; kernel from " +
+                                      (origin ? kernel_origin_name(*origin) : "?") + ")");
     plans.insert(key, kernel);
     return *kernel;
   }
@@ -112,34 +147,7 @@ Dispatcher::~Dispatcher() = default;
 Dispatcher::Dispatcher(Dispatcher&&) noexcept = default;
 Dispatcher& Dispatcher::operator=(Dispatcher&&) noexcept = default;
 
-void Dispatcher::run(const Problem& p, cudaStream_t stream) {
-  if (!check_arguments(p)) return;
-  const detail::PlanKey key = detail::PlanKey::of(p);
-  DeviceGuard guard(impl_->options.device);
-  const GemmKernel* kernel = impl_->plans.find(key);
-  if (!kernel) {
-    KernelOrigin origin;
-    kernel = &impl_->build(p, key, &origin);
-  }
-  if (kernel->config().split_k > 1) {
-    impl_->workspaces.launch(*kernel, p, stream);
-  } else {
-    kernel->launch(p, stream);
-  }
-}
-
-void Dispatcher::sgemm(Op op_a, Op op_b, int m, int n, int k, float alpha, const float* a, long long lda,
-                       const float* b, long long ldb, float beta, float* c, long long ldc, cudaStream_t stream) {
-  run(make_problem(op_a, op_b, m, n, k, alpha, a, lda, 0, b, ldb, 0, beta, c, ldc, 0, 1), stream);
-}
-
-void Dispatcher::sgemm_strided_batched(Op op_a, Op op_b, int m, int n, int k, float alpha, const float* a,
-                                       long long lda, long long stride_a, const float* b, long long ldb,
-                                       long long stride_b, float beta, float* c, long long ldc, long long stride_c,
-                                       int batch, cudaStream_t stream) {
-  run(make_problem(op_a, op_b, m, n, k, alpha, a, lda, stride_a, b, ldb, stride_b, beta, c, ldc, stride_c, batch),
-      stream);
-}
+void Dispatcher::run(const Problem& p, cudaStream_t stream) { impl_->execute(check_arguments(p), p, stream); }
 
 KernelOrigin Dispatcher::prepare(const Problem& p) {
   if (p.m < 1 || p.n < 1 || p.k < 1 || p.batch < 1)
@@ -152,12 +160,28 @@ KernelOrigin Dispatcher::prepare(const Problem& p) {
   return origin;
 }
 
+void Dispatcher::prepare(const std::vector<Problem>& problems, cudaStream_t stream) {
+  for (const Problem& p : problems) {
+    const Work work = work_of(p);
+    if (work == Work::none) continue;
+    DeviceGuard guard(impl_->options.device);
+    if (work == Work::scale_c) {
+      impl_->scale_kernel(stream, true);
+      continue;
+    }
+    prepare(p);
+    const GemmKernel* kernel = impl_->plans.find(detail::PlanKey::of(p));
+    if (kernel) impl_->workspaces.reserve(*kernel, p, stream);
+  }
+}
+
 Choice Dispatcher::explain(const Problem& p) const {
   if (p.m < 1 || p.n < 1 || p.k < 1 || p.batch < 1)
     throw Error(Status::kInvalidArgument, "explain: M, N, K and batch must be at least 1");
   return impl_->chooser.choose(p);
 }
 
+bool Dispatcher::deterministic() const { return impl_->options.deterministic; }
 const DeviceInfo& Dispatcher::device() const { return impl_->device; }
 const std::string& Dispatcher::database_path() const { return impl_->store.path(); }
 bool Dispatcher::database_writable() const { return impl_->store.writable(); }

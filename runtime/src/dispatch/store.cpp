@@ -1,25 +1,16 @@
 // The dispatcher's database connection: opening per DbAccess (degrading, never failing), the
-// binary cache, and the once-per-process warnings.
+// binary cache.
 #include <unistd.h>
 
-#include <cstdio>
 #include <filesystem>
-#include <set>
 
 #include "store.hpp"
+#include "gemmtune/logging.hpp"
 #include "gemmtune/db/error.hpp"
 
 namespace gemmtune::detail {
 
 namespace fs = std::filesystem;
-
-void warn_once(const std::string& topic, const std::string& message) {
-  static std::mutex mutex;
-  static std::set<std::string> warned;
-  std::lock_guard lock(mutex);
-  if (!warned.insert(topic).second) return;
-  std::fprintf(stderr, "gemmtune: warning: %s\n", message.c_str());
-}
 
 namespace {
 bool can_write(const std::string& path) {
@@ -73,7 +64,7 @@ TuningStore::TuningStore(const std::string& path, DbAccess access, bool verbose)
   if (db_) {
     path_ = file;
     if (!failures.empty() && verbose_)
-      std::fprintf(stderr, "gemmtune: database '%s' opened read-only: %s\n", file.c_str(), failures.front().c_str());
+      log(LogLevel::info, "database '" + file + "' opened read-only: " + failures.front());
     if (access == DbAccess::read_write && db_->mode() != db::OpenMode::read_write)
       warn_once("read-only " + file, "tuning database '" + file + "' could not be opened read-write (" +
                                          failures.front() + "); compiled kernels will not be cached in it");
@@ -110,7 +101,7 @@ std::optional<db::Binary> TuningStore::get_binary(const std::string& key) {
   if (!db_) return std::nullopt;
   try {
     db::BinaryLookup found = db_->get_binary(key);
-    if (!found.corrupt.empty()) std::fprintf(stderr, "gemmtune: warning: %s\n", found.corrupt.c_str());
+    if (!found.corrupt.empty()) log(LogLevel::warning, found.corrupt);
     return std::move(found.binary);
   } catch (const std::exception& e) {
     warn_once("binaries " + path_, "cannot read cached kernels from '" + path_ + "': " + e.what() +

@@ -37,7 +37,7 @@ class TuningStore {
 
   /// The tuning data of `gpu` (empty with a note when closed).
   TuningSnapshot snapshot(const GpuIdentity& gpu);
-  /// The cached binary under `key`; a corrupt entry is a miss and a message on stderr.
+  /// The cached binary under `key`; a corrupt entry is a miss and a logged warning.
   std::optional<db::Binary> get_binary(const std::string& key);
   /// Stores a binary when writable; a failure is a warning (the kernel still runs).
   void put_binary(const db::Binary& binary);
@@ -49,8 +49,5 @@ class TuningStore {
   std::string why_closed_;
   bool verbose_ = false;
 };
-
-/// Prints `message` to stderr as a gemmtune warning, at most once per process for each `topic`.
-void warn_once(const std::string& topic, const std::string& message);
 
 }  // namespace gemmtune::detail

@@ -8,6 +8,7 @@
 #include <thread>
 #include <utility>
 
+#include "capture.hpp"
 #include "gemmtune/kernel.hpp"
 
 namespace gemmtune::detail {
@@ -16,16 +17,30 @@ class WorkspacePool {
  public:
   /// Launches `kernel` on `p` with `stream`'s workspace. Holds the pool's lock for the launch
   /// (host-side microseconds), so that threads sharing a stream do not grow its workspace at once.
+  /// A workspace too small for `p` is not grown while `stream` is being captured: Error(kNotPrepared).
   void launch(const GemmKernel& kernel, const Problem& p, cudaStream_t stream) {
     std::lock_guard lock(mutex_);
+    SplitKWorkspace& ws = of(stream);
+    if (SplitKWorkspace::tile_count(kernel.config(), p) * sizeof(int) > ws.bytes())
+      refuse_if_capturing(stream, "growing the split-K workspace of " + p.label());
+    kernel.launch(p, stream, &ws);
+  }
+
+  /// Grows `stream`'s workspace to fit a launch of `kernel` on `p` now (prepare, before capture).
+  void reserve(const GemmKernel& kernel, const Problem& p, cudaStream_t stream) {
+    std::lock_guard lock(mutex_);
+    if (kernel.config().split_k > 1) of(stream).prepare(kernel.config(), p, stream);
+  }
+
+ private:
+  SplitKWorkspace& of(cudaStream_t stream) {
     // cudaStreamPerThread names a different stream in every thread.
     std::thread::id owner = stream == cudaStreamPerThread ? std::this_thread::get_id() : std::thread::id();
     std::unique_ptr<SplitKWorkspace>& ws = workspaces_[{stream, owner}];
     if (!ws) ws = std::make_unique<SplitKWorkspace>();
-    kernel.launch(p, stream, ws.get());
+    return *ws;
   }
 
- private:
   std::mutex mutex_;
   std::map<std::pair<cudaStream_t, std::thread::id>, std::unique_ptr<SplitKWorkspace>> workspaces_;
 };

@@ -3,9 +3,9 @@
 #include <cuda_runtime_api.h>
 #include <nvrtc.h>
 
-#include <cstdio>
 
 #include "gemmtune/db/error.hpp"
+#include "gemmtune/logging.hpp"
 
 namespace gemmtune {
 
@@ -19,6 +19,7 @@ const char* status_name(Status s) {
     case Status::kDatabaseError: return "database error";
     case Status::kNotSupported: return "not supported";
     case Status::kInternal: return "internal error";
+    case Status::kNotPrepared: return "not prepared for graph capture";
   }
   return "unknown status";
 }
@@ -56,8 +57,8 @@ void throw_nvrtc(int code, const char* call, const char* file, int line) {
 }
 
 void warn_cuda(int code, const char* call, const char* file, int line) {
-  std::fprintf(stderr, "gemmtune: warning: %s in %s\n", cudaGetErrorString(static_cast<cudaError_t>(code)),
-               where(call, file, line).c_str());
+  log(LogLevel::error, std::string(cudaGetErrorString(static_cast<cudaError_t>(code))) + " in " +
+                          where(call, file, line));
 }
 
 }  // namespace detail

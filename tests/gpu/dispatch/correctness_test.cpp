@@ -116,7 +116,7 @@ TEST_F(DispatchCorrectness, SgemmEntryPointsMatchRun) {
   const Problem& p = data.p;
   DeviceArray<double> ref(size_t(p.batch) * p.m * p.n);
   reference_->run(p, ref.get(), nullptr);
-  dispatcher_->sgemm_strided_batched(p.op_a, p.op_b, p.m, p.n, p.k, p.alpha, p.a, p.lda, p.stride_a, p.b, p.ldb,
+  dispatcher_->sgemm_strided_batched(Layout::row_major, p.op_a, p.op_b, p.m, p.n, p.k, p.alpha, p.a, p.lda, p.stride_a, p.b, p.ldb,
                                      p.stride_b, p.beta, p.c, p.ldc, p.stride_c, p.batch, nullptr);
   GEMMTUNE_CUDA(cudaDeviceSynchronize());
   EXPECT_LE(relative_error(data.result(), p.ldc, p.stride_c, ref.download(), p.m, p.n, p.batch), fp32_tolerance(p.k));
@@ -125,7 +125,7 @@ TEST_F(DispatchCorrectness, SgemmEntryPointsMatchRun) {
   const Problem& q = one.p;
   DeviceArray<double> ref1(size_t(q.m) * q.n);
   reference_->run(q, ref1.get(), nullptr);
-  dispatcher_->sgemm(q.op_a, q.op_b, q.m, q.n, q.k, q.alpha, q.a, q.lda, q.b, q.ldb, q.beta, q.c, q.ldc, nullptr);
+  dispatcher_->sgemm(Layout::row_major, q.op_a, q.op_b, q.m, q.n, q.k, q.alpha, q.a, q.lda, q.b, q.ldb, q.beta, q.c, q.ldc, nullptr);
   GEMMTUNE_CUDA(cudaDeviceSynchronize());
   EXPECT_LE(relative_error(one.result(), q.ldc, 0, ref1.download(), q.m, q.n, 1), fp32_tolerance(q.k));
 }
@@ -134,8 +134,13 @@ TEST_F(DispatchCorrectness, ZeroSizeLeavesCUnchanged) {
   std::mt19937_64 rng(3);
   ProblemData data(shape(Op::N, Op::N, 16, 16, 16), 0, 0, rng);
   auto before = data.result();
-  dispatcher_->sgemm(Op::N, Op::N, 16, 16, 0, 1.f, data.p.a, 16, data.p.b, 16, 0.f, data.p.c, 16, nullptr);
-  dispatcher_->sgemm(Op::N, Op::N, 0, 16, 16, 1.f, nullptr, 16, nullptr, 16, 0.f, nullptr, 16, nullptr);
+  dispatcher_->sgemm(Layout::row_major, Op::N, Op::N, 0, 16, 16, 1.f, nullptr, 16, nullptr, 16, 0.f, nullptr, 16,
+                     nullptr);
+  dispatcher_->sgemm(Layout::row_major, Op::N, Op::N, 16, 0, 16, 1.f, nullptr, 16, nullptr, 16, 0.f, nullptr, 16,
+                     nullptr);
+  // K = 0 with beta = 1: C = 1 C, nothing to do.
+  dispatcher_->sgemm(Layout::row_major, Op::N, Op::N, 16, 16, 0, 1.f, nullptr, 16, nullptr, 16, 1.f, data.p.c, 16,
+                     nullptr);
   GEMMTUNE_CUDA(cudaDeviceSynchronize());
   EXPECT_EQ(before, data.result());
 }

@@ -57,7 +57,7 @@ TEST(DispatchMissingDb, CApiComputesRight) {
   const Problem& p = data.p;
   DeviceArray<double> ref(size_t(p.m) * p.n);
   reference.run(p, ref.get(), nullptr);
-  ASSERT_EQ(gemmtune_sgemm(h, GEMMTUNE_OP_N, GEMMTUNE_OP_T, p.m, p.n, p.k, p.alpha, p.a, p.lda, p.b, p.ldb, p.beta,
+  ASSERT_EQ(gemmtune_sgemm(h, GEMMTUNE_ROW_MAJOR, GEMMTUNE_OP_N, GEMMTUNE_OP_T, p.m, p.n, p.k, p.alpha, p.a, p.lda, p.b, p.ldb, p.beta,
                            p.c, p.ldc, nullptr),
             GEMMTUNE_STATUS_SUCCESS)
       << gemmtune_last_error();
@@ -65,11 +65,11 @@ TEST(DispatchMissingDb, CApiComputesRight) {
   EXPECT_LE(relative_error(data.result(), p.ldc, 0, ref.download(), p.m, p.n, 1), fp32_tolerance(p.k));
   char text[2048];
   size_t length = 0;
-  ASSERT_EQ(gemmtune_explain(h, GEMMTUNE_OP_N, GEMMTUNE_OP_T, 99, 101, 103, 1, 0, text, sizeof text, &length),
+  ASSERT_EQ(gemmtune_explain(h, GEMMTUNE_ROW_MAJOR, GEMMTUNE_OP_N, GEMMTUNE_OP_T, 99, 101, 103, 1, 0, text, sizeof text, &length),
             GEMMTUNE_STATUS_SUCCESS);
   EXPECT_NE(std::string(text).find("builtin"), std::string::npos) << text;
   EXPECT_EQ(std::string(text).size(), std::min(length, sizeof text - 1));
-  EXPECT_EQ(gemmtune_sgemm(h, GEMMTUNE_OP_N, GEMMTUNE_OP_T, p.m, p.n, p.k, p.alpha, p.a, 5, p.b, p.ldb, p.beta, p.c,
+  EXPECT_EQ(gemmtune_sgemm(h, GEMMTUNE_ROW_MAJOR, GEMMTUNE_OP_N, GEMMTUNE_OP_T, p.m, p.n, p.k, p.alpha, p.a, 5, p.b, p.ldb, p.beta, p.c,
                            p.ldc, nullptr),
             GEMMTUNE_STATUS_INVALID_ARGUMENT);
   EXPECT_EQ(gemmtune_destroy(h), GEMMTUNE_STATUS_SUCCESS);

@@ -191,6 +191,8 @@ TEST_F(OpenErrors, ReadOnlyFileInReadOnlyDirectory) {
 TEST_F(OpenErrors, DefaultPathComesFromEnvironment) {
   const std::string saved_db = getenv("GEMMTUNE_DB") ? getenv("GEMMTUNE_DB") : "";
   const std::string saved_home = getenv("HOME") ? getenv("HOME") : "";
+  const std::string saved_xdg = getenv("XDG_CACHE_HOME") ? getenv("XDG_CACHE_HOME") : "";
+  unsetenv("XDG_CACHE_HOME");
   setenv("GEMMTUNE_DB", path("env.db").c_str(), 1);
   EXPECT_EQ(default_database_path(), path("env.db"));
   setenv("GEMMTUNE_DB", "", 1);
@@ -201,6 +203,14 @@ TEST_F(OpenErrors, DefaultPathComesFromEnvironment) {
   EXPECT_FALSE(fs::exists(path("home")));
   { Database db = Database::open_default(OpenMode::read_write); }
   EXPECT_TRUE(fs::exists(path("home/.cache/gemmtune/tuning.db")));
+  // XDG_CACHE_HOME wins over HOME when absolute; a relative one is ignored, as the spec says.
+  setenv("XDG_CACHE_HOME", path("xdg").c_str(), 1);
+  EXPECT_EQ(default_database_path(), path("xdg/gemmtune/tuning.db"));
+  { Database db = Database::open_default(OpenMode::read_write); }
+  EXPECT_TRUE(fs::exists(path("xdg/gemmtune/tuning.db")));
+  setenv("XDG_CACHE_HOME", "relative/cache", 1);
+  EXPECT_EQ(default_database_path(), path("home/.cache/gemmtune/tuning.db"));
+  unsetenv("XDG_CACHE_HOME");
   unsetenv("HOME");
   expect_error([] { default_database_path(); }, {"GEMMTUNE_DB", "HOME"});
   if (saved_db.empty())
@@ -208,6 +218,7 @@ TEST_F(OpenErrors, DefaultPathComesFromEnvironment) {
   else
     setenv("GEMMTUNE_DB", saved_db.c_str(), 1);
   if (!saved_home.empty()) setenv("HOME", saved_home.c_str(), 1);
+  if (!saved_xdg.empty()) setenv("XDG_CACHE_HOME", saved_xdg.c_str(), 1);
 }
 
 }  // namespace

@@ -36,7 +36,7 @@ TEST(StatusOf, ADamagedDatabaseFileIsADatabaseError) {
 }
 
 TEST(StatusOf, AnErrorKeepsItsOwnStatus) {
-  for (int s = 1; s <= 7; ++s) {
+  for (int s = 1; s <= 8; ++s) {
     EXPECT_EQ(detail::status_of(Error(Status(s), "x")), Status(s)) << status_name(Status(s));
   }
 }

@@ -1,4 +1,4 @@
-// The sweep command as a user meets it without a GPU: one plain line and exit status 2; a dry
+// The sweep command as a user meets it without a GPU: one plain line and exit status 3; a dry
 // run plans without a GPU; bad problems are named.
 #include <gtest/gtest.h>
 
@@ -28,13 +28,20 @@ class SweepCli : public gemmtune::test::ScratchDirTest {};
 
 }  // namespace
 
-TEST_F(SweepCli, NoGpuIsOnePlainLineAndExitTwo) {
+TEST_F(SweepCli, NoGpuIsOnePlainLineAndExitThree) {
   if (have_gpu()) GTEST_SKIP() << "this machine has a GPU";
   CliRun r = sweep({"--shape", "64x64x64", "--db", path("t.db")});
-  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_EQ(r.status, 3) << r.out;
   EXPECT_EQ(r.out.rfind("gemmtune sweep: no CUDA device / driver found: ", 0), 0u) << r.out;
   EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
   EXPECT_FALSE(std::filesystem::exists(path("t.db"))) << "no database is created without a GPU";
+}
+
+TEST_F(SweepCli, ExplainWithoutArchNeedsAGpu) {
+  if (have_gpu()) GTEST_SKIP() << "this machine has a GPU";
+  CliRun r = gemmtune::test::run_cli({"explain", "64x64x64"}, {});
+  EXPECT_EQ(r.status, 3) << r.err;
+  EXPECT_NE(r.err.find("--arch"), std::string::npos) << r.err;
 }
 
 TEST_F(SweepCli, DryRunNeedsNoGpu) {

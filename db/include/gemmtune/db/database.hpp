@@ -5,6 +5,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gemmtune/db/records.hpp"
@@ -16,7 +17,8 @@ namespace detail {
 struct DatabaseAccess;  // db's own sources reach the connection through it (database_access.hpp)
 }  // namespace detail
 
-/// $GEMMTUNE_DB when set and non-empty, else $HOME/.cache/gemmtune/tuning.db.
+/// $GEMMTUNE_DB when set and non-empty, else $XDG_CACHE_HOME/gemmtune/tuning.db when
+/// XDG_CACHE_HOME is an absolute path, else $HOME/.cache/gemmtune/tuning.db.
 std::string default_database_path();
 
 /// A GPU model as stored, with its id.
@@ -42,12 +44,16 @@ struct PruneOptions {
   /// Also the sweeps above that never finished (killed, crashed), once they started more than
   /// kUnfinishedSweepMinAgeDays ago. Without it every unfinished sweep is kept.
   bool include_unfinished = false;
+  /// Count and list what would go, change nothing (a read-only database will do).
+  bool dry_run = false;
 };
 
 /// What prune() removed, and the unfinished sweeps the criteria selected but it kept.
 struct PruneStats {
   std::int64_t sweeps = 0, results = 0, baselines = 0;
   std::int64_t unfinished_kept = 0;
+  /// The sweeps dropped (or, with dry_run, that would be): id and start time, oldest first.
+  std::vector<std::pair<std::int64_t, std::string>> dropped;
 };
 
 /// What check() found; ok() when nothing.
