@@ -121,7 +121,7 @@ void Dispatcher::run(const Problem& p, cudaStream_t stream) {
     KernelOrigin origin;
     kernel = &impl_->build(p, key, &origin);
   }
-  if (kernel->config().split_k > 1) {
+  if (kernel->config().needs_workspace()) {
     impl_->workspaces.launch(*kernel, p, stream);
   } else {
     kernel->launch(p, stream);

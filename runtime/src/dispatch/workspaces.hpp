@@ -1,7 +1,7 @@
 #pragma once
-// Split-K workspaces of a dispatcher, one per stream: launches on one stream run in order, so
-// they can share tile counters; launches on two streams may overlap, so they must
-// not. Non-split-K launches never come here.
+// Launch workspaces of a dispatcher (split-K's tile counters, repack's packed operands), one per
+// stream: launches on one stream run in order, so they can share them; launches on two streams
+// may overlap, so they must not. Launches that need no workspace never come here.
 #include <map>
 #include <memory>
 #include <mutex>
@@ -20,14 +20,14 @@ class WorkspacePool {
     std::lock_guard lock(mutex_);
     // cudaStreamPerThread names a different stream in every thread.
     std::thread::id owner = stream == cudaStreamPerThread ? std::this_thread::get_id() : std::thread::id();
-    std::unique_ptr<SplitKWorkspace>& ws = workspaces_[{stream, owner}];
-    if (!ws) ws = std::make_unique<SplitKWorkspace>();
+    std::unique_ptr<LaunchWorkspace>& ws = workspaces_[{stream, owner}];
+    if (!ws) ws = std::make_unique<LaunchWorkspace>();
     kernel.launch(p, stream, ws.get());
   }
 
  private:
   std::mutex mutex_;
-  std::map<std::pair<cudaStream_t, std::thread::id>, std::unique_ptr<SplitKWorkspace>> workspaces_;
+  std::map<std::pair<cudaStream_t, std::thread::id>, std::unique_ptr<LaunchWorkspace>> workspaces_;
 };
 
 }  // namespace gemmtune::detail
