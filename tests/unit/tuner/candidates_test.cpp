@@ -195,7 +195,9 @@ TEST(Candidates, RepackVariantsOnlyWhereAOrBIsMisaligned) {
           GemmConfig r = c;
           r.repack = true;
           r = r.fitted_to(p);
-          if (r.repack) EXPECT_TRUE(names.count(config_name(r))) << config_name(c);
+          if (r.repack) {
+            EXPECT_TRUE(names.count(config_name(r))) << config_name(c);
+          }
           continue;
         }
         ++packed;
