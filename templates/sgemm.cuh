@@ -1,6 +1,7 @@
 // The FP32 GEMM kernel family, compiled at run time by NVRTC. Embedded as one source, in this
-// order (templates/CMakeLists.txt): include/gemmtune/kernel_args.h (GemmArgs), sgemm/memory.cuh,
-// sgemm/tiles.cuh, sgemm/mainloops.cuh, sgemm/epilogue.cuh, this file.
+// order (templates/CMakeLists.txt): include/gemmtune/kernel_args.h (GemmArgs, PackArgs),
+// sgemm/memory.cuh, sgemm/tiles.cuh, sgemm/mainloops.cuh, sgemm/epilogue.cuh, sgemm/pack.cuh,
+// this file.
 //
 // C = alpha * op(A) * op(B) + beta * C, row-major, any M, N, K >= 1, batched by blockIdx.z.
 // A block computes a BM x BN tile of C stepping through K in BK slices; its warps each own a
@@ -26,6 +27,8 @@
 //                                   (operand addresses), then run (the K loop)
 //   Epilogue (epilogue.cuh)         alpha/beta, vector stores; split-K's first-split-stores,
 //                                   others-add protocol (SplitKCounter)
+//   gemmtune_pack_operand (pack.cuh) not part of an instance: the copy that repack configs run
+//                                   first, in every cubin (GemmConfig::repack)
 //
 // Each knob is a template parameter; GemmConfig::validate() (runtime/src/kernel/config.cpp) states which
 // combinations are valid, and the launcher (runtime/src/kernel/kernel.cpp) sizes the grid.
@@ -48,7 +51,10 @@ namespace gemmtune {
 //   TA, TB       op(A), op(B) transposed
 //   GA, GB, GC   floats per global access of A, B and C: VEC, or less where that operand's data is
 //                not aligned to VEC floats (GemmConfig::fitted_to), so that an odd leading
-//                dimension narrows only its own operand; the inner loop does not depend on them
+//                dimension narrows only its own operand; the inner loop does not depend on them.
+//                A repack config instead copies such an A or B into aligned rows first
+//                (gemmtune_pack_operand) and runs the instance with that operand at full width:
+//                the same instance, and binary, as for aligned data
 // clang-format off
 template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, int VEC, int PAD, int SPLIT_K, int RASTER, int OCCUPANCY, int K_LANES, int K_WARPS, bool TA, bool TB, int GA, int GB, int GC>
 __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32 * K_WARPS, OCCUPANCY) sgemm(GemmArgs p) {

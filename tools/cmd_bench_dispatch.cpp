@@ -84,7 +84,7 @@ void hot_path(const BenchOptions& o, const std::string& scratch_db) {
   CompileResult cr = compile_config(choice.config, d.device().limits.arch());
   if (!cr.ok) throw Error(Status::kCompileError, cr.log);
   GemmKernel kernel(choice.config, cr.cubin, cr.lowered_name);
-  SplitKWorkspace workspace;
+  LaunchWorkspace workspace;
   double direct_us = host_us_per_call(o.calls, stream, [&] { kernel.launch(p, stream, &workspace); });
   double sgemm_us = host_us_per_call(o.calls, stream, [&] { d.run(p, stream); });
   double direct_us2 = host_us_per_call(o.calls, stream, [&] { kernel.launch(p, stream, &workspace); });

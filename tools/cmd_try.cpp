@@ -62,7 +62,7 @@ void run_try(const TryOptions& o) {
         if (cr.resources.registers < 0) std::printf("  (no ptxas resource report for %s; NVRTC log:)\n%s\n", cr.lowered_name.c_str(), cr.log.c_str());
         GemmKernel k(cfg, cr.cubin, cr.lowered_name);
         GEMMTUNE_CUDA(cudaMemset(c.get(), 0xff, c.size() * sizeof(float)));  // poison: NaN
-        SplitKWorkspace workspace;
+        LaunchWorkspace workspace;
         k.launch(p, nullptr, &workspace);
         GEMMTUNE_CUDA(cudaDeviceSynchronize());
         double err = error_of_c();

@@ -100,6 +100,12 @@ std::vector<GemmConfig> candidate_configs(const std::vector<GemmConfig>& valid, 
     if (!split_k_useful(p, c.bm, c.bn, c.bk * c.k_sharers(), c.split_k, sm_count, c.threads())) continue;
     if (c.can_implement(p)) continue;
     out.push_back(c);
+    // Copying a misaligned A or B first may beat reading it narrowly: both are timed. Fitting
+    // clears repack where it would pack nothing; reductions never repack.
+    GemmConfig packed = valid_config;
+    packed.repack = true;
+    packed = packed.fitted_to(p);
+    if (!c.reduces() && packed.repack && !packed.can_implement(p)) out.push_back(packed);
   }
   return out;
 }

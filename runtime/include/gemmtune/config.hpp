@@ -24,6 +24,11 @@ struct GemmConfig : SgemmKnobs {
   /// memory as wide as ever). Not knobs: they follow from the data (fitted_to()). 4 means "does
   /// not narrow"; the name shows them only when one narrows ("_g4x1x1").
   int align_a = 4, align_b = 4, align_c = 4;
+  /// Whether a launch first copies A and B, where their data would narrow the accesses, into the
+  /// workspace with rows padded to a multiple of 4 floats (packs_a/packs_b), and runs the kernel on
+  /// the copies at full width. Not a knob either: the kernel binary is the aligned instance's; the
+  /// name ends in "_q". fitted_to() clears it where nothing needs packing.
+  bool repack = false;
 
   /// Whether the block tiles hold whole `v`-float vectors along each operand's contiguous
   /// dimension (a tile that streams B reads A one float at a time).
@@ -50,6 +55,12 @@ struct GemmConfig : SgemmKnobs {
   bool deterministic() const { return split_k <= 1; }
   /// Lanes of a block sharing each output's K range: k_lanes x k_warps.
   int k_sharers() const { return k_lanes * k_warps; }
+  /// Whether a launch of this config on `p` copies A (B) first: a repack config whose accesses of
+  /// that operand its data would narrow (a config that reads A one float at a time never packs A).
+  bool packs_a(const Problem& p) const;
+  bool packs_b(const Problem& p) const;
+  /// Whether a launch needs a LaunchWorkspace: split-K's tile counters or repack's copies.
+  bool needs_workspace() const { return split_k > 1 || repack; }
   /// Dynamic shared memory per block, bytes.
   int smem_bytes() const;
   /// Registers per thread that __launch_bounds__(threads, occupancy) leaves on this device.
@@ -63,8 +74,9 @@ struct GemmConfig : SgemmKnobs {
   int width_b() const;
   int width_c() const;
   /// This config with its access widths fitted to `p`'s data: each operand as wide as vec and
-  /// its alignment allow (an operand not read in vectors is left alone). can_implement() then
-  /// checks only the shape and layout.
+  /// its alignment allow (an operand not read in vectors is left alone; a packed one counts as
+  /// aligned), and repack cleared when it packs neither A nor B. can_implement() then checks only
+  /// the shape and layout.
   GemmConfig fitted_to(const Problem& p) const;
   /// The NVRTC name expression of this instance, e.g. "gemmtune::sgemm<128,128,...>".
   std::string name_expression() const;
@@ -75,7 +87,8 @@ struct GemmConfig : SgemmKnobs {
 /// The procedural name: the layout and every knob in kSgemmKnobs's order, each after its name
 /// prefix, e.g. "sgemm_nn_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8" (knobs added later appear only
 /// away from their default: "_o2"), then "_g" and the access widths of A, B and C when the
-/// data's alignment narrows one of them: "..._r8_g4x1x1". It is the log id, the database's config key and round-trips
+/// data's alignment narrows one of them: "..._r8_g4x1x1", then "_q" for a repack config:
+/// "..._r8_g4x4x1_q". It is the log id, the database's config key and round-trips
 /// through parse_config_name().
 std::string config_name(const GemmConfig& c);
 

@@ -79,9 +79,9 @@ Work check_arguments(const Problem& p, Layout layout = Layout::row_major);
 /// The runtime dispatcher of one CUDA device. Created once (it identifies the GPU model and
 /// reads what the database knows about it), then called from any number of threads. After the
 /// first call for a problem class (layout, M, N, K, batch, alignment) a call takes a read lock
-/// on the plan cache and launches: no database access, no allocation. A split-K config also
-/// takes the lock of the dispatcher's per-stream workspaces (SplitKWorkspace), allocated on its
-/// stream's first split-K call and grown, after the stream's earlier work, for a larger problem.
+/// on the plan cache and launches: no database access, no allocation. A split-K or repack config
+/// also takes the lock of the dispatcher's per-stream workspaces (LaunchWorkspace), allocated on
+/// its stream's first such call and grown, after the stream's earlier work, for a larger problem.
 /// Destroying a dispatcher waits for its device to finish all enqueued work (as cublasDestroy
 /// does), then unloads the kernels: keep it alive while CUDA Graphs that captured its calls may
 /// still be launched. Several dispatchers (one per device, or more) may live in one process.

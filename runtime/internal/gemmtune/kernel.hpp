@@ -23,7 +23,8 @@ std::string template_hash();
 /// The binary-cache key of a config: hash of template source, options, arch and NVRTC version.
 std::string binary_key(const GemmConfig& config, const std::string& arch);
 
-/// A loaded cubin holding one config's GEMM kernel. Non-copyable;
+/// A loaded cubin holding one config's GEMM kernel (and, for a repack config, the copy kernel
+/// that every cubin of the family holds: gemmtune_pack_operand). Non-copyable;
 /// unloads on destruction. Loading and launching need a GPU.
 class GemmKernel {
  public:
@@ -34,9 +35,11 @@ class GemmKernel {
   GemmKernel& operator=(const GemmKernel&) = delete;
 
   /// Enqueues C = alpha op(A) op(B) + beta C on `stream`. The caller has checked
-  /// config().can_implement(p). A split-K config needs `workspace` (one per stream; it grows to
-  /// fit p): Error(kInvalidArgument) without one. Throws Error(kCudaError) if the launch fails.
-  void launch(const Problem& p, cudaStream_t stream, SplitKWorkspace* workspace = nullptr) const;
+  /// config().can_implement(p). A config that needs_workspace() (split-K, repack) needs
+  /// `workspace` (one per stream; it grows to fit p): Error(kInvalidArgument) without one. A
+  /// repack config first copies the operands it packs for p into the workspace, on `stream`.
+  /// Throws Error(kCudaError) if a launch fails.
+  void launch(const Problem& p, cudaStream_t stream, LaunchWorkspace* workspace = nullptr) const;
   /// The config this kernel was compiled from.
   const GemmConfig& config() const { return config_; }
 
@@ -44,6 +47,7 @@ class GemmKernel {
   GemmConfig config_;
   cudaLibrary_t library_ = nullptr;
   cudaKernel_t gemm_ = nullptr;
+  cudaKernel_t pack_ = nullptr;  // repack configs only
 };
 
 /// Compiles (NVRTC) and loads a config; throws Error(kCompileError) with the log if it fails.

@@ -1,8 +1,10 @@
 #pragma once
-// Device memory that split-K launches need: one counter per output tile. The splits of a tile
-// take tickets at it; the first to finish stores C and raises the tile's flag there, the others
-// wait for the flag and add to C; the last one out resets it, so counters are zero between
-// launches and need no clearing.
+// Device memory that some launches need besides A, B and C:
+// - split-K: one counter per output tile. The splits of a tile take tickets at it; the first to
+//   finish stores C and raises the tile's flag there, the others wait for the flag and add to C;
+//   the last one out resets it, so counters are zero between launches and need no clearing.
+// - repack: copies of A and B whose data would narrow the kernel's accesses, each row padded to
+//   a multiple of 4 floats (the padding zeroed), so that the kernel reads them at full width.
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
@@ -12,38 +14,66 @@
 
 namespace gemmtune {
 
-/// Workspace for the split-K launches of one stream. Launches that share a workspace must be
-/// ordered (one stream): two at once would mix up their tiles' counters. Grows to the largest
-/// launch seen, never shrinks; growing waits for the stream's earlier work. Not thread-safe.
-/// Needs a GPU.
-class SplitKWorkspace {
+/// Where a packed copy of an operand lies: each row of the stored matrix padded to `ld` floats (a
+/// multiple of 4), its matrices `stride` floats apart (a multiple of 4 too), from a 16-byte
+/// aligned base. `data` is null when the operand is not packed.
+struct PackedOperand {
+  float* data = nullptr;
+  long long ld = 0, stride = 0;
+
+  /// The layout of a packed copy of a rows x cols matrix (data left null).
+  static PackedOperand layout(int rows, int cols);
+  /// Floats that `batch` such matrices take.
+  size_t floats(int batch) const { return size_t(stride) * size_t(batch); }
+};
+
+/// What a launch gets from its workspace; null members where the config needs none.
+struct LaunchBuffers {
+  int* tile_counters = nullptr;  ///< split-K: one per output tile of every batch
+  PackedOperand a, b;            ///< repack: where to copy A and B
+};
+
+/// Workspace for the launches of one stream. Launches that share a workspace must be ordered
+/// (one stream): two at once would mix up their tiles' counters and overwrite each other's packed
+/// operands. Grows to the largest launch seen, never shrinks; growing waits for the stream's
+/// earlier work. Not thread-safe. Needs a GPU.
+class LaunchWorkspace {
  public:
-  SplitKWorkspace() = default;
+  LaunchWorkspace() = default;
   /// Frees the memory after waiting for the device (like destroying a BLAS handle).
-  ~SplitKWorkspace();
-  SplitKWorkspace(const SplitKWorkspace&) = delete;
-  SplitKWorkspace& operator=(const SplitKWorkspace&) = delete;
+  ~LaunchWorkspace();
+  LaunchWorkspace(const LaunchWorkspace&) = delete;
+  LaunchWorkspace& operator=(const LaunchWorkspace&) = delete;
 
   /// Output tiles of a launch of `config` on `p` (one counter each; 0 without split-K).
   static size_t tile_count(const GemmConfig& config, const Problem& p);
+  /// Floats of packed operands a launch of `config` on `p` needs (0 when it packs nothing).
+  static size_t packed_floats(const GemmConfig& config, const Problem& p);
 
-  /// The tile counters for a launch of `config` on `p` enqueued on `stream`, allocated (and
+  /// The buffers for a launch of `config` on `p` enqueued on `stream`, allocated (counters
   /// zeroed in stream order) or grown as needed. Throws Error(kCudaError) when out of memory.
-  int* prepare(const GemmConfig& config, const Problem& p, cudaStream_t stream);
+  LaunchBuffers prepare(const GemmConfig& config, const Problem& p, cudaStream_t stream);
 
   /// Forgets the memory without freeing it: after a kernel hang, waiting for the device would
   /// block forever.
-  void abandon() { counters_ = nullptr, capacity_ = 0; }
+  void abandon() { counters_ = nullptr, counter_capacity_ = 0, packed_ = nullptr, packed_capacity_ = 0; }
+
+  /// Whether a launch of `config` on `p` fits the memory held now (prepare() would not grow it).
+  bool fits(const GemmConfig& config, const Problem& p) const {
+    return tile_count(config, p) <= counter_capacity_ && packed_floats(config, p) <= packed_capacity_;
+  }
 
   /// Bytes held on the device.
-  size_t bytes() const { return capacity_ * sizeof(int); }
+  size_t bytes() const { return counter_capacity_ * sizeof(int) + packed_capacity_ * sizeof(float); }
 
  private:
   void release();
 
   int* counters_ = nullptr;
-  size_t capacity_ = 0;  // counters
-  int device_ = 0;       // where the memory lives
+  size_t counter_capacity_ = 0;  // counters
+  float* packed_ = nullptr;      // A's copy, then B's
+  size_t packed_capacity_ = 0;   // floats
+  int device_ = 0;               // where the memory lives
 };
 
 }  // namespace gemmtune

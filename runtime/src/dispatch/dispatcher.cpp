@@ -110,7 +110,7 @@ struct Dispatcher::Impl {
       KernelOrigin origin;
       kernel = &build(p, key, &origin);
     }
-    if (kernel->config().split_k > 1) {
+    if (kernel->config().needs_workspace()) {
       workspaces.launch(*kernel, p, stream);
     } else {
       kernel->launch(p, stream);

@@ -1,7 +1,7 @@
 #pragma once
-// Split-K workspaces of a dispatcher, one per stream: launches on one stream run in order, so
-// they can share tile counters; launches on two streams may overlap, so they must
-// not. Non-split-K launches never come here.
+// Launch workspaces of a dispatcher (split-K's tile counters, repack's packed operands), one per
+// stream: launches on one stream run in order, so they can share them; launches on two streams
+// may overlap, so they must not. Launches that need no workspace never come here.
 #include <map>
 #include <memory>
 #include <mutex>
@@ -20,29 +20,29 @@ class WorkspacePool {
   /// A workspace too small for `p` is not grown while `stream` is being captured: Error(kNotPrepared).
   void launch(const GemmKernel& kernel, const Problem& p, cudaStream_t stream) {
     std::lock_guard lock(mutex_);
-    SplitKWorkspace& ws = of(stream);
-    if (SplitKWorkspace::tile_count(kernel.config(), p) * sizeof(int) > ws.bytes())
-      refuse_if_capturing(stream, "growing the split-K workspace of " + p.label());
+    LaunchWorkspace& ws = of(stream);
+    if (!ws.fits(kernel.config(), p))
+      refuse_if_capturing(stream, "growing the launch workspace of " + p.label());
     kernel.launch(p, stream, &ws);
   }
 
   /// Grows `stream`'s workspace to fit a launch of `kernel` on `p` now (prepare, before capture).
   void reserve(const GemmKernel& kernel, const Problem& p, cudaStream_t stream) {
     std::lock_guard lock(mutex_);
-    if (kernel.config().split_k > 1) of(stream).prepare(kernel.config(), p, stream);
+    if (kernel.config().needs_workspace()) of(stream).prepare(kernel.config(), p, stream);
   }
 
  private:
-  SplitKWorkspace& of(cudaStream_t stream) {
+  LaunchWorkspace& of(cudaStream_t stream) {
     // cudaStreamPerThread names a different stream in every thread.
     std::thread::id owner = stream == cudaStreamPerThread ? std::this_thread::get_id() : std::thread::id();
-    std::unique_ptr<SplitKWorkspace>& ws = workspaces_[{stream, owner}];
-    if (!ws) ws = std::make_unique<SplitKWorkspace>();
+    std::unique_ptr<LaunchWorkspace>& ws = workspaces_[{stream, owner}];
+    if (!ws) ws = std::make_unique<LaunchWorkspace>();
     return *ws;
   }
 
   std::mutex mutex_;
-  std::map<std::pair<cudaStream_t, std::thread::id>, std::unique_ptr<SplitKWorkspace>> workspaces_;
+  std::map<std::pair<cudaStream_t, std::thread::id>, std::unique_ptr<LaunchWorkspace>> workspaces_;
 };
 
 }  // namespace gemmtune::detail

@@ -12,6 +12,9 @@ int GemmConfig::threads() const {
 
 bool GemmConfig::reads_a_in_vectors() const { return !streams_b(); }
 
+bool GemmConfig::packs_a(const Problem& p) const { return repack && reads_a_in_vectors() && p.a_alignment() < vec; }
+bool GemmConfig::packs_b(const Problem& p) const { return repack && p.b_alignment() < vec; }
+
 int GemmConfig::warp_slots() const { return k_lanes > 0 ? 32 / k_lanes : 0; }
 
 bool GemmConfig::streams_b() const { return bm <= 8 && tm == bm && op_b == Op::N && !reduces(); }
@@ -62,6 +65,8 @@ std::optional<std::string> GemmConfig::validate(const DeviceLimits& limits) cons
   if (vec > 4) return why("vec must be 1, 2 or 4");
   for (int a : {align_a, align_b, align_c})
     if (a != 1 && a != 2 && a != 4) return why("data alignments must be 1, 2 or 4 floats");
+  // A reduction reads each operand once, straight from global memory: a copy first would double that.
+  if (repack && reduces()) return why("repack is for the tile kernels, not the reduction path (k_lanes or k_warps > 1)");
   if (pad != 0 && pad != 4) return why("pad must be 0 or 4");
   if (stages < 1 || stages > 4) return why("stages must be 1 to 4");
   if (stages >= 3 && limits.cc_major < 8) return why("stages >= 3 use cp.async, which needs sm_80 or newer");
@@ -105,8 +110,8 @@ std::optional<std::string> GemmConfig::can_implement(const Problem& p) const {
   const struct {
     const char* operand;
     int width, allowed;
-  } accesses[] = {{"A", reads_a_in_vectors() ? width_a() : 1, p.a_alignment()},
-                  {"B", width_b(), p.b_alignment()},
+  } accesses[] = {{"A", reads_a_in_vectors() ? width_a() : 1, packs_a(p) ? 4 : p.a_alignment()},
+                  {"B", width_b(), packs_b(p) ? 4 : p.b_alignment()},
                   {"C", width_c(), p.c_alignment()}};
   for (const auto& a : accesses)
     if (a.width > a.allowed)
@@ -132,9 +137,11 @@ static int narrowing(int vec, int alignment) { return alignment < vec ? alignmen
 
 GemmConfig GemmConfig::fitted_to(const Problem& p) const {
   GemmConfig c = *this;
-  c.align_a = reads_a_in_vectors() ? narrowing(vec, p.a_alignment()) : 4;
-  c.align_b = narrowing(vec, p.b_alignment());
+  // A packed copy has rows padded to 4 floats and a 16-byte aligned base (LaunchWorkspace).
+  c.align_a = reads_a_in_vectors() && !packs_a(p) ? narrowing(vec, p.a_alignment()) : 4;
+  c.align_b = packs_b(p) ? 4 : narrowing(vec, p.b_alignment());
   c.align_c = narrowing(vec, p.c_alignment());
+  c.repack = packs_a(p) || packs_b(p);
   return c;
 }
 
@@ -154,6 +161,7 @@ std::string config_name(const GemmConfig& c) {
   }
   if (c.width_a() < c.vec || c.width_b() < c.vec || c.width_c() < c.vec)
     out += "_g" + std::to_string(c.width_a()) + "x" + std::to_string(c.width_b()) + "x" + std::to_string(c.width_c());
+  if (c.repack) out += "_q";
   return out;
 }
 
@@ -200,6 +208,10 @@ std::optional<GemmConfig> parse_config_name(const std::string& name) {
       if (!take_number(rest, width)) return std::nullopt;
       *aligns[i] = narrowing(c.vec, width);
     }
+  }
+  if (rest.starts_with("_q")) {
+    rest.remove_prefix(2);
+    c.repack = true;
   }
   if (!rest.empty() || config_name(c) != name) return std::nullopt;  // rejects leading zeros, "_o1"
   return c;

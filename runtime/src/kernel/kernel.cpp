@@ -11,7 +11,25 @@ namespace gemmtune {
 
 namespace {
 constexpr const char* kSourceName = "gemmtune_sgemm.cu";
+constexpr const char* kPackKernel = "gemmtune_pack_operand";  // templates/sgemm/pack.cuh
 
+// Enqueues the copy of `rows` x `cols` matrices at `src` (leading dimension ld, batch stride
+// stride) into `dst`'s layout.
+void pack_operand(cudaKernel_t pack, const float* src, long long ld, long long stride, int rows, int cols,
+                  int batch, const PackedOperand& dst, cudaStream_t stream) {
+  PackArgs args{src, dst.data, ld, stride, dst.ld, dst.stride, rows, cols, batch};
+  // Up to 32 threads along a row (4 floats each), as many as it has 4-float quads; 256 a block.
+  const long long quads = dst.ld / 4;
+  unsigned along = 1;
+  while (along < 32 && along < quads) along *= 2;
+  const dim3 block(along, 256 / along);
+  const dim3 grid(unsigned(std::min<long long>((quads + along - 1) / along, 65535)),
+                  unsigned(std::min<long long>((rows + block.y - 1) / block.y, 65535)),
+                  unsigned(std::min(batch, 65535)));
+  void* params[] = {&args};
+  GEMMTUNE_CUDA(cudaLaunchKernel(reinterpret_cast<const void*>(pack), grid, block, params, 0, stream));
+  GEMMTUNE_CUDA(cudaGetLastError());
+}
 }  // namespace
 
 CompileResult compile_config(const GemmConfig& config, const std::string& arch) {
@@ -39,6 +57,7 @@ GemmKernel::GemmKernel(const GemmConfig& config, const std::vector<char>& cubin,
     // Above 48 KiB a block's dynamic shared memory must be opted in to.
     GEMMTUNE_CUDA(cudaFuncSetAttribute(reinterpret_cast<const void*>(gemm_),
                                        cudaFuncAttributeMaxDynamicSharedMemorySize, config.smem_bytes()));
+    if (config.repack) GEMMTUNE_CUDA(cudaLibraryGetKernel(&pack_, library_, kPackKernel));
   } catch (...) {
     GEMMTUNE_CUDA_NOTHROW(cudaLibraryUnload(library_));
     throw;
@@ -47,18 +66,29 @@ GemmKernel::GemmKernel(const GemmConfig& config, const std::vector<char>& cubin,
 
 GemmKernel::~GemmKernel() { GEMMTUNE_CUDA_NOTHROW(cudaLibraryUnload(library_)); }
 
-void GemmKernel::launch(const Problem& p, cudaStream_t stream, SplitKWorkspace* workspace) const {
+void GemmKernel::launch(const Problem& p, cudaStream_t stream, LaunchWorkspace* workspace) const {
   const GemmConfig& c = config_;
   long long tiles = static_cast<long long>((p.m + c.bm - 1) / c.bm) * ((p.n + c.bn - 1) / c.bn);
   if (tiles > 0x7fffffffLL) throw Error(Status::kNotSupported, "problem has more tiles than a grid can hold");
-  int* tile_counters = nullptr;
-  if (c.split_k > 1) {
+  LaunchBuffers buffers;
+  if (c.needs_workspace()) {
     if (!workspace)
-      throw Error(Status::kInvalidArgument,
-                  "launching split-K kernel " + config_name(c) + " without a workspace: pass a SplitKWorkspace");
-    tile_counters = workspace->prepare(c, p, stream);
+      throw Error(Status::kInvalidArgument, "launching " + std::string(c.repack ? "repack" : "split-K") +
+                                                " kernel " + config_name(c) +
+                                                " without a workspace: pass a LaunchWorkspace");
+    buffers = workspace->prepare(c, p, stream);
   }
-  GemmArgs args = kernel_args_of(p, tile_counters);
+  // The GEMM runs on the packed copies where there are any (the same stream orders them).
+  Problem q = p;
+  if (buffers.a.data) {
+    pack_operand(pack_, p.a, p.lda, p.stride_a, p.a_rows(), p.a_cols(), p.batch, buffers.a, stream);
+    q.a = buffers.a.data, q.lda = buffers.a.ld, q.stride_a = buffers.a.stride;
+  }
+  if (buffers.b.data) {
+    pack_operand(pack_, p.b, p.ldb, p.stride_b, p.b_rows(), p.b_cols(), p.batch, buffers.b, stream);
+    q.b = buffers.b.data, q.ldb = buffers.b.ld, q.stride_b = buffers.b.stride;
+  }
+  GemmArgs args = kernel_args_of(q, buffers.tile_counters);
   void* params[] = {&args};
   dim3 grid(unsigned(tiles), 1, unsigned(p.batch * c.split_k));
   GEMMTUNE_CUDA(cudaLaunchKernel(reinterpret_cast<const void*>(gemm_), grid, dim3(c.threads()), params,

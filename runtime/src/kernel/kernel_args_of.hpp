@@ -5,7 +5,7 @@
 
 namespace gemmtune {
 
-/// `tile_counters` are split-K's (SplitKWorkspace::prepare); null for other launches.
+/// `tile_counters` are split-K's (LaunchWorkspace::prepare); null for other launches.
 inline GemmArgs kernel_args_of(const Problem& p, int* tile_counters = nullptr) {
   return GemmArgs{p.a, p.b, p.c, p.lda, p.ldb, p.ldc, p.stride_a, p.stride_b, p.stride_c,
                   p.m, p.n, p.k, p.batch, p.alpha, p.beta, tile_counters};

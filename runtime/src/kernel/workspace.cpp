@@ -4,38 +4,83 @@
 
 namespace gemmtune {
 
-size_t SplitKWorkspace::tile_count(const GemmConfig& c, const Problem& p) {
+namespace {
+long long round_up_4(long long v) { return (v + 3) / 4 * 4; }
+
+// Frees `ptr` on `device` once no launch can still use it.
+void free_on(int device, void* ptr) {
+  if (!ptr) return;
+  int current = device;
+  GEMMTUNE_CUDA_NOTHROW(cudaGetDevice(&current));
+  if (current != device) GEMMTUNE_CUDA_NOTHROW(cudaSetDevice(device));
+  GEMMTUNE_CUDA_NOTHROW(cudaDeviceSynchronize());
+  GEMMTUNE_CUDA_NOTHROW(cudaFree(ptr));
+  if (current != device) GEMMTUNE_CUDA_NOTHROW(cudaSetDevice(current));
+}
+}  // namespace
+
+PackedOperand PackedOperand::layout(int rows, int cols) {
+  PackedOperand out;
+  out.ld = round_up_4(cols);
+  out.stride = out.ld * rows;  // a multiple of 4 as ld is
+  return out;
+}
+
+size_t LaunchWorkspace::tile_count(const GemmConfig& c, const Problem& p) {
   if (c.split_k <= 1) return 0;
   size_t rows = (size_t(p.m) + c.bm - 1) / c.bm, cols = (size_t(p.n) + c.bn - 1) / c.bn;
   return rows * cols * size_t(p.batch);
 }
 
-int* SplitKWorkspace::prepare(const GemmConfig& config, const Problem& p, cudaStream_t stream) {
-  const size_t tiles = tile_count(config, p);
-  if (tiles > capacity_) {
-    GEMMTUNE_CUDA(cudaStreamSynchronize(stream));  // earlier launches may still use the old counters
-    release();
+size_t LaunchWorkspace::packed_floats(const GemmConfig& c, const Problem& p) {
+  size_t floats = 0;
+  if (c.packs_a(p)) floats += PackedOperand::layout(p.a_rows(), p.a_cols()).floats(p.batch);
+  if (c.packs_b(p)) floats += PackedOperand::layout(p.b_rows(), p.b_cols()).floats(p.batch);
+  return floats;
+}
+
+LaunchBuffers LaunchWorkspace::prepare(const GemmConfig& config, const Problem& p, cudaStream_t stream) {
+  const size_t tiles = tile_count(config, p), floats = packed_floats(config, p);
+  if (tiles > counter_capacity_ || floats > packed_capacity_) {
+    GEMMTUNE_CUDA(cudaStreamSynchronize(stream));  // earlier launches may still use the old memory
     GEMMTUNE_CUDA(cudaGetDevice(&device_));
+  }
+  if (tiles > counter_capacity_) {
+    free_on(device_, counters_);
+    counters_ = nullptr, counter_capacity_ = 0;
     GEMMTUNE_CUDA(cudaMalloc(reinterpret_cast<void**>(&counters_), tiles * sizeof(int)));
-    capacity_ = tiles;
+    counter_capacity_ = tiles;
     // In stream order: a plain cudaMemset may still be running when a kernel on a non-blocking
     // stream starts.
     GEMMTUNE_CUDA(cudaMemsetAsync(counters_, 0, tiles * sizeof(int), stream));
   }
-  return counters_;
+  if (floats > packed_capacity_) {
+    free_on(device_, packed_);
+    packed_ = nullptr, packed_capacity_ = 0;
+    GEMMTUNE_CUDA(cudaMalloc(reinterpret_cast<void**>(&packed_), floats * sizeof(float)));
+    packed_capacity_ = floats;  // written whole by every launch that packs: no clearing
+  }
+  LaunchBuffers out;
+  if (tiles > 0) out.tile_counters = counters_;
+  float* next = packed_;  // cudaMalloc's base is 256-byte aligned; each copy's size a multiple of 4 floats
+  if (config.packs_a(p)) {
+    out.a = PackedOperand::layout(p.a_rows(), p.a_cols());
+    out.a.data = next;
+    next += out.a.floats(p.batch);
+  }
+  if (config.packs_b(p)) {
+    out.b = PackedOperand::layout(p.b_rows(), p.b_cols());
+    out.b.data = next;
+  }
+  return out;
 }
 
-void SplitKWorkspace::release() {
-  if (!counters_) return;
-  int current = device_;
-  GEMMTUNE_CUDA_NOTHROW(cudaGetDevice(&current));
-  if (current != device_) GEMMTUNE_CUDA_NOTHROW(cudaSetDevice(device_));
-  GEMMTUNE_CUDA_NOTHROW(cudaDeviceSynchronize());  // no launch may still use the memory
-  GEMMTUNE_CUDA_NOTHROW(cudaFree(counters_));
-  if (current != device_) GEMMTUNE_CUDA_NOTHROW(cudaSetDevice(current));
-  counters_ = nullptr, capacity_ = 0;
+void LaunchWorkspace::release() {
+  free_on(device_, counters_);
+  free_on(device_, packed_);
+  counters_ = nullptr, counter_capacity_ = 0, packed_ = nullptr, packed_capacity_ = 0;
 }
 
-SplitKWorkspace::~SplitKWorkspace() { release(); }
+LaunchWorkspace::~LaunchWorkspace() { release(); }
 
 }  // namespace gemmtune

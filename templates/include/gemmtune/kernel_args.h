@@ -14,7 +14,17 @@ struct GemmArgs {
   int m, n, k;
   int batch;
   float alpha, beta;
-  int* tile_counters;  // split-K: one counter per output tile (SplitKWorkspace); null otherwise
+  int* tile_counters;  // split-K: one counter per output tile (LaunchWorkspace); null otherwise
+};
+
+/// gemmtune_pack_operand: copies `batch` rows x cols matrices from src (rows ld apart, matrices
+/// stride apart) to dst (dst_ld, dst_stride: multiples of 4 floats, 16-byte aligned base),
+/// zeroing each row's padding columns [cols, dst_ld).
+struct PackArgs {
+  const float* src;
+  float* dst;
+  long long ld, stride, dst_ld, dst_stride;
+  int rows, cols, batch;
 };
 
 }  // namespace gemmtune

@@ -166,6 +166,79 @@ TEST_F(DispatchCorrectness, BinariesComeFromTheDatabaseTheSecondTime) {
   EXPECT_EQ(third.prepare(p), KernelOrigin::database);
 }
 
+// Tuned repack configs ("_q") through the dispatcher: A and B copied into the stream's workspace
+// (shared with split-K's counters, grown as larger problems come) before the kernel, every layout.
+TEST(DispatchRepack, TunedRepackConfigsComputeRight) {
+  GEMMTUNE_REQUIRE_GPU();
+  const DeviceInfo device = device_info(0);
+  struct Case { int m, n, k, batch, ld_pad, ptr_offset; float beta; };
+  const Case cases[] = {{31, 29, 23, 1, 0, 0, 0.5f}, {301, 299, 203, 1, 0, 0, 0.f}, {65, 67, 129, 3, 0, 0, 0.5f},
+                        {64, 96, 80, 2, 0, 1, 0.f}, {129, 131, 67, 2, 3, 0, 0.5f}};
+  const std::string path = (scratch_dir("gpu_dispatch_repack") / "tuning.db").string();
+  {
+    TuningDbBuilder b(path);
+    b.gpu(device.name, device.limits.cc_major, device.limits.cc_minor, device.sm_count);
+    for (auto [oa, ob] : kLayouts) {
+      GemmConfig c = tuned_pool(device.limits, oa, ob).at(0);
+      c.repack = true;
+      GemmConfig split = tuned_pool(device.limits, oa, ob, 4).at(0);
+      split.repack = true;
+      for (const Case& k : cases) {
+        std::mt19937_64 rng(1);
+        ProblemData data(shape(oa, ob, k.m, k.n, k.k, k.batch), k.ld_pad, k.ptr_offset, rng);
+        // The deep-K case with split-K too: counters and copies in one workspace.
+        b.add(db_problem(oa, ob, k.m, k.n, k.k, k.batch, data.p.alignment()), k.k >= 200 ? split : c, 0.01);
+      }
+    }
+  }
+  DispatcherOptions o;
+  o.db_path = path;
+  Dispatcher d(o);
+  ReferenceGemm reference(device.limits.arch());
+  int packed = 0;
+  for (auto [oa, ob] : kLayouts)
+    for (const Case& k : cases) {
+      std::mt19937_64 rng(std::hash<int>{}(k.m * 7 + k.k) + int(oa) * 2 + int(ob));
+      ProblemData data(shape(oa, ob, k.m, k.n, k.k, k.batch, 1.25f, k.beta), k.ld_pad, k.ptr_offset, rng);
+      const Choice c = d.explain(data.p);
+      SCOPED_TRACE(describe(data.p) + " with " + config_name(c.config));
+      EXPECT_EQ(c.source, ChoiceSource::exact) << c.to_string();
+      packed += c.config.repack;
+      EXPECT_EQ(c.config.repack, c.config.packs_a(data.p) || c.config.packs_b(data.p));
+      EXPECT_LE(dispatch_error(d, data, reference), fp32_tolerance(k.k));
+    }
+  EXPECT_GE(packed, 12);
+}
+
+// A plan is kept per alignment of each operand: a kernel fitted to a misaligned B (its A read in
+// 4-float vectors) must not run the same shape with a misaligned A.
+TEST(DispatchPlans, SameShapeWithAnotherOperandMisalignedGetsItsOwnKernel) {
+  GEMMTUNE_REQUIRE_GPU();
+  const DeviceInfo device = device_info(0);
+  const std::string path = (scratch_dir("gpu_dispatch_plans") / "tuning.db").string();
+  {
+    TuningDbBuilder b(path);
+    b.gpu(device.name, device.limits.cc_major, device.limits.cc_minor, device.sm_count);
+    b.add(db_problem(Op::N, Op::N, 64, 64, 64, 1, 1), tuned_pool(device.limits, Op::N, Op::N).at(0), 0.01);
+  }
+  DispatcherOptions o;
+  o.db_path = path;
+  Dispatcher d(o);
+  ReferenceGemm reference(device.limits.arch());
+  std::mt19937_64 rng(5);
+  ProblemData data(shape(Op::N, Op::N, 64, 64, 64, 1, 1.f, 0.5f), 0, 1, rng);  // every pointer +1 float
+  const Problem misaligned = data.p;
+  data.p.a = data.a.get(), data.p.c = data.c.get();  // only B misaligned
+  data.reset_c();
+  EXPECT_EQ(d.explain(data.p).config.width_a(), 4);
+  EXPECT_LE(dispatch_error(d, data, reference), fp32_tolerance(64));
+  data.p = misaligned;
+  data.p.b = data.b.get(), data.p.c = data.c.get();  // only A misaligned: A read one float at a time
+  data.reset_c();
+  EXPECT_EQ(d.explain(data.p).config.width_a(), 1);
+  EXPECT_LE(dispatch_error(d, data, reference), fp32_tolerance(64));
+}
+
 TEST_F(DispatchCorrectness, DispatchersOnSeveralDevices) {
   int count = device_count();
   if (count < 2) GTEST_SKIP() << "needs two GPUs";

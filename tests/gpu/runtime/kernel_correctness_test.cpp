@@ -52,7 +52,7 @@ TEST(KernelCorrectness, SampledConfigsMatchFloat64Reference) {
   auto& [dev, arch, reference, rng] = setup;
   int checked = 0, narrowed = 0;
   double worst = 0;
-  SplitKWorkspace workspace;  // shared by every split-K config: counters must reset themselves
+  LaunchWorkspace workspace;  // shared by every split-K config: counters must reset themselves
   for (Op oa : {Op::N, Op::T})
     for (Op ob : {Op::N, Op::T}) {
       // The layout's sample, and its vec-1 variants (what the tuner also proposes for unaligned
@@ -122,7 +122,7 @@ TEST(KernelCorrectness, StreamingTilesKeepWideVectorsWhenOnlyAIsMisaligned) {
   GEMMTUNE_REQUIRE_GPU();
   ReferenceSetup setup;
   auto& [dev, arch, reference, rng] = setup;
-  SplitKWorkspace workspace;
+  LaunchWorkspace workspace;
   for (const char* name : {"sgemm_nn_1x256x8_w1x128_t1x4_s2_v4_p4_k8_r8_o2", "sgemm_tn_1x256x8_w1x128_t1x4_s2_v4_p4_k8_r8_o2"}) {
     auto cfg = parse_config_name(name);
     ASSERT_TRUE(cfg.has_value()) << name;
@@ -140,5 +140,115 @@ TEST(KernelCorrectness, StreamingTilesKeepWideVectorsWhenOnlyAIsMisaligned) {
       GEMMTUNE_CUDA(cudaDeviceSynchronize());
       EXPECT_LT(relative_error(data.result(), data.p.ldc, data.p.stride_c, ref.download(), s.m, s.n, s.batch), 1e-5);
     }
+  }
+}
+
+// Repack configs: A and B, where misaligned, are copied into the workspace with rows padded to 4
+// floats and read at full width. The sample's tile configs with repack set, fitted to every
+// awkward shape (odd leading dimensions and batch strides in all four layouts, pointers off by
+// one, K = 1, M or N = 1, 2-float alignments) against the float64 reference, C poisoned where
+// beta = 0. One workspace for all: its packed buffers grow and are reused in stream order.
+TEST(KernelCorrectness, RepackConfigsMatchFloat64Reference) {
+  GEMMTUNE_REQUIRE_GPU();
+  ReferenceSetup setup;
+  auto& [dev, arch, reference, rng] = setup;
+  const std::vector<Shape> shapes = {
+      {2999, 3001, 2003, 1, 0, 0, 1.f, 0.f},  // the problem: every leading dimension odd
+      {7, 13, 11, 1, 0, 0, 1.5f, -0.75f},    {1, 1, 1, 1, 0, 0, 1.5f, -0.75f},
+      {65, 67, 129, 3, 0, 0, 0.5f, 2.f},      // batched, odd strides
+      {129, 131, 67, 2, 3, 0, 1.5f, -0.75f},  // odd padded leading dimensions
+      {64, 96, 80, 2, 0, 1, 2.f, 0.f},        // aligned shape, pointers one float off
+      {100, 130, 1, 2, 0, 0, 1.5f, 0.25f},    // K = 1
+      {1, 1000, 997, 2, 0, 0, 1.5f, 0.25f},   // M = 1
+      {1000, 1, 997, 1, 0, 0, -1.f, 0.f},     // N = 1
+      {66, 130, 64, 1, 2, 0, 1.f, 0.5f},      // 2-float alignments
+  };
+  int checked = 0, packed_a = 0, packed_b = 0;
+  double worst = 0;
+  LaunchWorkspace workspace;
+  for (Op oa : {Op::N, Op::T})
+    for (Op ob : {Op::N, Op::T}) {
+      std::vector<GemmConfig> sample;
+      for (GemmConfig c : tuner::coverage_sample(dev.limits, oa, ob))
+        if (!c.reduces()) {
+          c.repack = true;
+          sample.push_back(c);
+        }
+      std::vector<std::unique_ptr<ProblemData>> data;
+      for (const Shape& s : shapes) {
+        Problem shape = Problem::packed(oa, ob, s.m, s.n, s.k, s.batch);
+        shape.alpha = s.alpha, shape.beta = s.beta;
+        data.push_back(std::make_unique<ProblemData>(shape, s.ld_pad, s.ptr_offset, rng));
+      }
+      // Only the instances that pack something; compiled once per binary (repack shares the
+      // aligned instance's), in parallel.
+      std::map<std::string, size_t> index;  // name expression -> position in `binaries`
+      std::vector<GemmConfig> binaries;
+      for (const auto& d : data)
+        for (const GemmConfig& c : sample) {
+          GemmConfig f = c.fitted_to(d->p);
+          if (f.repack && !f.can_implement(d->p) && index.emplace(f.name_expression(), binaries.size()).second)
+            binaries.push_back(f);
+        }
+      std::vector<CompileResult> compiled(binaries.size());
+      std::atomic<size_t> next{0};
+      std::vector<std::thread> pool;
+      for (int t = 0; t < 16; ++t)
+        pool.emplace_back([&] {
+          for (size_t i; (i = next++) < binaries.size();) compiled[i] = compile_config(binaries[i], arch);
+        });
+      for (auto& t : pool) t.join();
+
+      for (size_t si = 0; si < shapes.size(); ++si) {
+        const Shape& s = shapes[si];
+        ProblemData& d = *data[si];
+        DeviceArray<double> ref(size_t(s.m) * s.n * s.batch);
+        reference.run(d.p, ref.get(), nullptr);
+        std::vector<double> expect = ref.download();
+        const std::vector<float> a_before = d.a.download(), b_before = d.b.download();
+        for (const GemmConfig& c : sample) {
+          const GemmConfig f = c.fitted_to(d.p);
+          if (!f.repack || f.can_implement(d.p)) continue;
+          const size_t i = index.at(f.name_expression());
+          SCOPED_TRACE(config_name(f) + " on " + shape_name(s, oa, ob));
+          ASSERT_TRUE(compiled[i].ok) << compiled[i].log;
+          GemmKernel kernel(f, compiled[i].cubin, compiled[i].lowered_name);
+          d.reset_c();
+          kernel.launch(d.p, nullptr, &workspace);
+          GEMMTUNE_CUDA(cudaDeviceSynchronize());
+          double err = relative_error(d.result(), d.p.ldc, d.p.stride_c, expect, s.m, s.n, s.batch);
+          EXPECT_LT(err, 1e-5);
+          worst = std::max(worst, err);
+          ++checked;
+          packed_a += f.packs_a(d.p);
+          packed_b += f.packs_b(d.p);
+        }
+        EXPECT_EQ(d.a.download(), a_before) << "A changed on " << shape_name(s, oa, ob);
+        EXPECT_EQ(d.b.download(), b_before) << "B changed on " << shape_name(s, oa, ob);
+      }
+    }
+  std::cout << checked << " (repack config, problem) pairs checked (A packed in " << packed_a << ", B in " << packed_b
+            << "), worst relative error " << worst << "; workspace " << workspace.bytes() << " bytes\n";
+  EXPECT_GT(checked, 200);
+  EXPECT_GT(packed_a, 100);
+  EXPECT_GT(packed_b, 100);
+}
+
+// A repack launch that packs needs a workspace, like split-K.
+TEST(KernelCorrectness, RepackWithoutWorkspaceIsAnError) {
+  GEMMTUNE_REQUIRE_GPU();
+  ReferenceSetup setup;
+  auto& [dev, arch, reference, rng] = setup;
+  ProblemData data(Problem::packed(Op::N, Op::N, 7, 13, 11), 0, 0, rng);
+  GemmConfig c;
+  c.repack = true;
+  auto kernel = build_kernel(c.fitted_to(data.p), arch);
+  ASSERT_TRUE(kernel->config().repack);
+  try {
+    kernel->launch(data.p, nullptr);
+    FAIL() << "launched without a workspace";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.status(), Status::kInvalidArgument);
+    EXPECT_NE(std::string(e.what()).find("LaunchWorkspace"), std::string::npos) << e.what();
   }
 }

@@ -1,4 +1,4 @@
-// A few configs (one per pipeline kind, split-K, transposed layouts, thin tiles) on edge shapes: small enough
+// A few configs (one per pipeline kind, split-K, transposed layouts, thin tiles, repack) on edge shapes: small enough
 // to run under compute-sanitizer memcheck and racecheck (tools/gpu-check.sh --sanitize).
 #include <gtest/gtest.h>
 
@@ -30,17 +30,21 @@ TEST(KernelSanitizer, EdgeShapesAreCorrect) {
       // lanes of each of 4 warps (the shared-memory sum)
       "sgemm_nn_4x1x8_w4x1_t1x1_s2_v4_p4_k4_r8_l8", "sgemm_nt_1x1x16_w1x1_t1x1_s2_v4_p4_k8_r8_l32",
       "sgemm_tt_2x8x8_w2x8_t1x4_s2_v2_p4_k2_r8_l8", "sgemm_tn_64x1x8_w32x1_t2x1_s2_v4_p4_k2_r8_l2_j4",
+      // repack (misaligned A and B copied into the workspace first, where a case has them):
+      // registers, cp.async with split-K, streamed B
+      "sgemm_nt_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8_q", "sgemm_tn_64x64x16_w32x32_t4x8_s3_v4_p4_k2_r8_q",
+      "sgemm_nn_1x256x16_w1x128_t1x4_s2_v4_p4_k8_r8_q",
   };
   struct Case { int m, n, k, batch, ld_pad, ptr_offset; };
   const Case cases[] = {{7, 13, 11, 1, 0, 0}, {65, 67, 129, 3, 0, 0}, {33, 35, 70, 2, 2, 0}, {1, 1, 1, 1, 0, 0},
                         {5, 37, 1000, 2, 0, 0}, {3, 70, 700, 1, 1, 1}};
-  int checked = 0, too_short = 0;
+  int checked = 0, too_short = 0, packed = 0;
   for (const char* name : names) {
     auto cfg = parse_config_name(name);
     ASSERT_TRUE(cfg.has_value()) << name;
     ASSERT_FALSE(cfg->validate(dev.limits).has_value()) << name << ": " << *cfg->validate(dev.limits);
     std::map<std::string, std::unique_ptr<GemmKernel>> kernels;  // by instance: fitted to each case's data
-    SplitKWorkspace workspace;
+    LaunchWorkspace workspace;
     int runs = 0;  // of this config
     for (const Case& c : cases) {
       Problem shape = Problem::packed(cfg->op_a, cfg->op_b, c.m, c.n, c.k, c.batch);
@@ -63,10 +67,12 @@ TEST(KernelSanitizer, EdgeShapesAreCorrect) {
       GEMMTUNE_CUDA(cudaDeviceSynchronize());
       EXPECT_LT(relative_error(data.result(), data.p.ldc, data.p.stride_c, ref.download(), c.m, c.n, c.batch), 1e-5);
       ++checked;
+      packed += k.config().packs_a(data.p) || k.config().packs_b(data.p);
       ++runs;
     }
     EXPECT_GE(runs, 2) << name << " ran too few of the edge shapes";
   }
-  EXPECT_EQ(checked + too_short, 66);
-  EXPECT_EQ(too_short, 23);  // split-K configs on the short-K shapes
+  EXPECT_EQ(checked + too_short, 84);
+  EXPECT_EQ(too_short, 29);  // split-K configs on the short-K shapes
+  EXPECT_GE(packed, 8);  // of the repack configs' 11 runs, those with A or B misaligned
 }

@@ -37,7 +37,7 @@ TEST(SplitK, RepeatedLaunchesStayCorrect) {
     ASSERT_TRUE(cfg.has_value()) << name;
     ASSERT_FALSE(cfg->validate(dev.limits).has_value()) << *cfg->validate(dev.limits);
     auto kernel = build_kernel(*cfg, arch);
-    SplitKWorkspace workspace;
+    LaunchWorkspace workspace;
     // Small, large (grows the workspace), small again (reuses it); K = 125: the last split of 16
     // gets 5 values.
     const Case cases[] = {{37, 61, 1009, 1, 1.5f, -0.5f}, {1, 517, 4099, 3, 1.f, 0.f},
@@ -59,7 +59,7 @@ TEST(SplitK, RepeatedLaunchesStayCorrect) {
             << "run " << run;
       }
     }
-    EXPECT_GE(workspace.bytes(), SplitKWorkspace::tile_count(*cfg, Problem::packed(Op::N, Op::N, 131, 259, 1, 2)) *
+    EXPECT_GE(workspace.bytes(), LaunchWorkspace::tile_count(*cfg, Problem::packed(Op::N, Op::N, 131, 259, 1, 2)) *
                                      sizeof(int));
   }
 }
@@ -75,6 +75,6 @@ TEST(SplitK, LaunchWithoutWorkspaceIsAnError) {
     FAIL() << "launch without a workspace did not throw";
   } catch (const Error& e) {
     EXPECT_EQ(e.status(), Status::kInvalidArgument);
-    EXPECT_NE(std::string(e.what()).find("SplitKWorkspace"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("LaunchWorkspace"), std::string::npos) << e.what();
   }
 }

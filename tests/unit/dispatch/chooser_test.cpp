@@ -289,5 +289,26 @@ TEST(Chooser, StreamingConfigKeepsItsVectorsWhenOnlyAIsMisaligned) {
   EXPECT_FALSE(c.narrowed);
 }
 
+// A repack config ("_q": A and B copied into aligned rows first) tuned for an odd problem reads
+// back from the database as itself, and is taken for that problem with A and B at full width.
+TEST(Chooser, RepackConfigReadsBackAndRunsItsProblem) {
+  auto repack = parse_config_name("sgemm_nn_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8_g4x4x1_q");
+  ASSERT_TRUE(repack && repack->repack);
+  GemmConfig plain = *repack;
+  plain.repack = false;
+  Chooser chooser = h200_chooser_with("chooser_repack", [&](TuningDbBuilder& b) {
+    b.add(db_problem(Op::N, Op::N, 2999, 3001, 2003, 1, 1), plain.fitted_to(shape_only_problem(Op::N, Op::N, 2999, 3001, 2003)), 0.2);
+    b.add(db_problem(Op::N, Op::N, 2999, 3001, 2003, 1, 1), *repack, 0.15);  // same knob columns, faster
+  });
+  Choice c = chooser.choose(shape_only_problem(Op::N, Op::N, 2999, 3001, 2003));
+  EXPECT_EQ(c.source, ChoiceSource::exact) << trail_of(c);
+  EXPECT_EQ(c.config, *repack) << config_name(c.config);
+  EXPECT_FALSE(c.narrowed);
+  EXPECT_TRUE(c.config.needs_workspace());
+  // The same config on aligned data is the plain aligned instance: nothing to pack.
+  Choice aligned = chooser.choose(shape_only_problem(Op::N, Op::N, 3000, 3000, 2000));
+  EXPECT_FALSE(aligned.config.repack) << config_name(aligned.config) << "\n" << trail_of(aligned);
+}
+
 }  // namespace
 }  // namespace gemmtune::test

@@ -164,3 +164,27 @@ TEST(Compile, DefaultConfigCompilesForEveryArchitecture) {
     EXPECT_GT(r.resources.registers, 0) << arch;
   }
 }
+
+// A repack config is the aligned instance's binary (same name expression and cache key), and
+// every cubin of the family holds the copy kernel it runs first.
+TEST(Compile, RepackSharesTheAlignedBinaryAndItsCubinHoldsTheCopyKernel) {
+  Problem odd = Problem::packed(Op::N, Op::T, 2999, 3001, 2003);  // every leading dimension odd
+  odd.a = odd.b = reinterpret_cast<const float*>(std::uintptr_t(256));
+  odd.c = reinterpret_cast<float*>(std::uintptr_t(256));
+  GemmConfig repack;
+  repack.op_b = Op::T, repack.stages = 3, repack.bk = 16, repack.repack = true;
+  const GemmConfig fitted = repack.fitted_to(odd);
+  ASSERT_TRUE(fitted.repack);
+  GemmConfig aligned = fitted;
+  aligned.repack = false;
+  EXPECT_EQ(fitted.name_expression(), aligned.name_expression());
+  EXPECT_EQ(binary_key(fitted, "sm_90"), binary_key(aligned, "sm_90"));
+  EXPECT_NE(config_name(fitted), config_name(aligned));
+  for (const GemmConfig& c : {fitted, GemmConfig{}}) {
+    CompileResult r = compile_config(c, "sm_90");
+    ASSERT_TRUE(r.ok) << r.log;
+    const KernelResources pack = cubin_resources(r.cubin, "gemmtune_pack_operand");
+    EXPECT_GT(pack.registers, 0) << config_name(c);
+    EXPECT_EQ(pack.stack_bytes, 0) << config_name(c);
+  }
+}

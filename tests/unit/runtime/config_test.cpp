@@ -242,3 +242,124 @@ TEST(Config, DefaultConfigFollowsAlignment) {
   EXPECT_FALSE(c.validate(kSm90).has_value());
   EXPECT_FALSE(c.can_implement(p).has_value());
 }
+
+// Repack: "_q" ends the name, after the access widths, and round-trips.
+TEST(Config, RepackIsNamedLastAndRoundTrips) {
+  const std::string base = "sgemm_nn_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8";
+  GemmConfig c;
+  c.repack = true;
+  EXPECT_EQ(config_name(c), base + "_q");
+  EXPECT_EQ(parse_config_name(base + "_q"), c);
+  c.align_c = 1, c.occupancy = 2;
+  EXPECT_EQ(config_name(c), base + "_o2_g4x4x1_q");
+  EXPECT_EQ(parse_config_name(base + "_o2_g4x4x1_q"), c);
+  EXPECT_FALSE(parse_config_name(base + "_o2_g4x4x1").value().repack);
+  for (const char* bad : {"_q_g4x4x1", "_qq", "_q1", "_q_o2", "q", "_Q"})
+    EXPECT_FALSE(parse_config_name(base + bad).has_value()) << bad;
+  // Over the sample of every layout: the repack name is distinct and reads back as itself.
+  for (Op a : {Op::N, Op::T})
+    for (Op b : {Op::N, Op::T})
+      for (GemmConfig s : tuner::coverage_sample(kSm90, a, b)) {
+        if (s.reduces()) continue;
+        s.repack = true;
+        EXPECT_EQ(parse_config_name(config_name(s)), s) << config_name(s);
+        EXPECT_TRUE(config_name(s).ends_with("_q")) << config_name(s);
+      }
+}
+
+// 2999x3001x2003 nn: every leading dimension odd. Fitted with repack, A and B count as aligned
+// (they are copied into aligned rows), C keeps its own narrowing; the kernel instance is the one
+// an aligned A and B would get.
+TEST(Config, RepackFitsPackedOperandsAtFullWidth) {
+  Problem p = Problem::packed(Op::N, Op::N, 2999, 3001, 2003);
+  p.a = p.b = p.c = reinterpret_cast<float*>(std::uintptr_t(0x1000));
+  ASSERT_EQ(p.a_alignment(), 1);
+  ASSERT_EQ(p.b_alignment(), 1);
+  ASSERT_EQ(p.c_alignment(), 1);
+  GemmConfig plain;
+  GemmConfig repack = plain;
+  repack.repack = true;
+  EXPECT_EQ(reason(repack), "");
+  EXPECT_TRUE(repack.packs_a(p));
+  EXPECT_TRUE(repack.packs_b(p));
+  EXPECT_FALSE(plain.packs_a(p) || plain.packs_b(p));
+  const GemmConfig fitted = repack.fitted_to(p);
+  EXPECT_TRUE(fitted.repack);
+  EXPECT_EQ(fitted.width_a(), 4);
+  EXPECT_EQ(fitted.width_b(), 4);
+  EXPECT_EQ(fitted.width_c(), 1);
+  EXPECT_EQ(config_name(fitted), "sgemm_nn_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8_g4x4x1_q");
+  EXPECT_FALSE(fitted.can_implement(p).has_value()) << *fitted.can_implement(p);
+  EXPECT_EQ(fitted.fitted_to(p), fitted);
+  EXPECT_TRUE(fitted.needs_workspace());
+  // The same binary as the aligned instance: repack is not a template parameter.
+  GemmConfig aligned_ab = plain;
+  aligned_ab.align_c = 1;
+  EXPECT_EQ(fitted.name_expression(), aligned_ab.name_expression());
+  // Without repack the same widths cannot read this data; fitted plainly, everything narrows.
+  GemmConfig unpacked = fitted;
+  unpacked.repack = false;
+  ASSERT_TRUE(unpacked.can_implement(p).has_value());
+  EXPECT_NE(unpacked.can_implement(p)->find("A is accessed 4 floats at a time; its data allows 1"), std::string::npos);
+  EXPECT_EQ(plain.fitted_to(p).width_a(), 1);
+  EXPECT_EQ(plain.fitted_to(p).width_b(), 1);
+  EXPECT_FALSE(plain.fitted_to(p).needs_workspace());
+
+  // Only A misaligned: A packed, B read as it is.
+  Problem only_a = Problem::packed(Op::T, Op::N, 63, 64, 64);  // A is K x M: rows of 63
+  only_a.a = only_a.b = only_a.c = p.c;
+  GemmConfig tn = repack;
+  tn.op_a = Op::T;
+  ASSERT_EQ(only_a.a_alignment(), 1);
+  ASSERT_EQ(only_a.b_alignment(), 4);
+  EXPECT_TRUE(tn.packs_a(only_a));
+  EXPECT_FALSE(tn.packs_b(only_a));
+  EXPECT_TRUE(tn.fitted_to(only_a).repack);
+  EXPECT_FALSE(tn.fitted_to(only_a).can_implement(only_a).has_value());
+
+  // Nothing to pack: repack is cleared, so that one instance has one name.
+  Problem aligned = Problem::packed(Op::N, Op::N, 4096, 4096, 4096);
+  aligned.a = aligned.b = aligned.c = p.c;
+  EXPECT_EQ(repack.fitted_to(aligned), plain.fitted_to(aligned));
+  Problem only_c = Problem::packed(Op::N, Op::T, 64, 63, 64);  // C's rows of 63; A and B rows of 64
+  only_c.a = only_c.b = only_c.c = p.c;
+  ASSERT_EQ(only_c.alignment(), 1);
+  GemmConfig nt = repack;
+  nt.op_b = Op::T;
+  EXPECT_FALSE(nt.fitted_to(only_c).repack);
+  EXPECT_EQ(nt.fitted_to(only_c).width_c(), 1);
+  GemmConfig scalar = repack;  // vec 1: no access to widen
+  scalar.vec = 1;
+  EXPECT_FALSE(scalar.fitted_to(p).repack);
+  EXPECT_FALSE(scalar.packs_a(p));
+}
+
+// A tile that streams B reads A one float at a time: repack packs only B there.
+TEST(Config, RepackOfStreamingTilesPacksOnlyB) {
+  auto streaming = parse_config_name("sgemm_nn_1x256x8_w1x128_t1x4_s2_v4_p4_k8_r8_o2_q");
+  ASSERT_TRUE(streaming && streaming->streams_b() && streaming->repack);
+  EXPECT_EQ(reason(*streaming), "");
+  Problem odd_k = Problem::packed(Op::N, Op::N, 1, 4096, 4095);  // A's row of 4095; B, C aligned
+  odd_k.a = odd_k.b = odd_k.c = reinterpret_cast<float*>(std::uintptr_t(0x1000));
+  EXPECT_FALSE(streaming->packs_a(odd_k));
+  EXPECT_FALSE(streaming->fitted_to(odd_k).repack);
+  Problem odd_n = Problem::packed(Op::N, Op::N, 1, 4095, 4096);  // B's and C's rows of 4095
+  odd_n.a = odd_n.b = odd_n.c = odd_k.c;
+  const GemmConfig fitted = streaming->fitted_to(odd_n);
+  EXPECT_TRUE(fitted.repack);
+  EXPECT_TRUE(fitted.packs_b(odd_n));
+  EXPECT_EQ(fitted.width_b(), 4);
+  EXPECT_EQ(fitted.width_c(), 1);
+  EXPECT_FALSE(fitted.can_implement(odd_n).has_value());
+}
+
+TEST(Config, RepackIsForTileKernelsOnly) {
+  auto reduction = parse_config_name("sgemm_nn_4x1x8_w4x1_t1x1_s2_v4_p4_k4_r8_l8");
+  ASSERT_TRUE(reduction && reduction->reduces());
+  EXPECT_EQ(reason(*reduction), "");
+  reduction->repack = true;
+  EXPECT_NE(reason(*reduction).find("repack is for the tile kernels"), std::string::npos) << reason(*reduction);
+  GemmConfig split;
+  split.split_k = 4, split.repack = true;  // split-K tiles may repack
+  EXPECT_EQ(reason(split), "");
+}

@@ -55,3 +55,21 @@ TEST(DbRows, BinariesKeepTheirResources) {
   EXPECT_FALSE(to_binary(c, "sm_90", "key", k).registers);
   EXPECT_EQ(from_binary(c, to_binary(c, "sm_90", "key", k)).resources.registers, -1);
 }
+
+// Repack has no column (nor do the access widths): the name carries it, and from_db reads it
+// back; the plain and the repack instance are two rows with the same knob columns.
+TEST(DbRows, RepackConfigsRoundTripThroughTheName) {
+  GemmConfig c;
+  c.op_b = Op::T, c.repack = true;
+  const GemmConfig fitted = c.fitted_to(Problem::packed(Op::N, Op::T, 2999, 3001, 2003));
+  ASSERT_TRUE(fitted.repack);
+  const db::KernelConfig row = to_db(fitted);
+  EXPECT_TRUE(row.name.ends_with("_g4x4x1_q")) << row.name;
+  EXPECT_EQ(from_db(row), fitted) << row.name;
+  GemmConfig plain = fitted;
+  plain.repack = false;
+  const db::KernelConfig plain_row = to_db(plain);
+  EXPECT_NE(plain_row.name, row.name);
+  EXPECT_EQ(static_cast<const SgemmKnobs&>(plain_row), static_cast<const SgemmKnobs&>(row));
+  EXPECT_EQ(from_db(plain_row), plain);
+}

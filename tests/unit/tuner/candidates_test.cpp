@@ -50,6 +50,7 @@ TEST(Candidates, StreamingConfigsKeepWideVectorsWhenOnlyAIsMisaligned) {
     bool streaming_seen = false;
     for (const auto& c : candidate_configs(*valid, p, 132, SpaceKind::reduced)) {
       if (!c.reads_a_in_vectors()) EXPECT_EQ(c.vec, 4) << config_name(c);  // reads A one float at a time
+      else if (c.repack) EXPECT_TRUE(c.vec == 4 && c.width_a() == 4 && c.width_b() == 4) << config_name(c);  // A copied aligned
       else EXPECT_TRUE((c.vec == 1 && !c.tiles_hold_vectors_of(4)) || (c.vec == 4 && c.width_a() == 1 && c.width_b() == 4)) << config_name(c);
       EXPECT_FALSE(c.can_implement(p)) << config_name(c);
       streaming_seen = streaming_seen || c.streams_b();
@@ -158,5 +159,58 @@ TEST(Candidates, ReductionsWhereTheOutputIsSmall) {
     }
     Problem square = Problem::packed(a, b, 4096, 4096, 4096);
     for (const auto& c : candidate_configs(valid, square, 132, SpaceKind::reduced)) EXPECT_FALSE(c.reduces()) << config_name(c);
+  }
+}
+
+// Where A or B would narrow a tile's accesses, each tile candidate comes with its repack variant
+// (those operands copied aligned first); never for reductions, nor where only C is misaligned.
+TEST(Candidates, RepackVariantsOnlyWhereAOrBIsMisaligned) {
+  const DeviceLimits sm90 = DeviceLimits::for_arch("sm_90");
+  const auto valid_nt = tuner::valid_space(sm90, Op::N, Op::T);
+  const auto repacks = [](const std::vector<GemmConfig>& cs) {
+    return std::count_if(cs.begin(), cs.end(), [](const GemmConfig& c) { return c.repack; });
+  };
+  // Aligned, and only C misaligned (nt: A and B rows of K = 64, C rows of N = 63): none.
+  EXPECT_EQ(repacks(candidate_configs(valid_nn(), Problem::packed(Op::N, Op::N, 1024, 1024, 1024), 132, SpaceKind::full)), 0);
+  EXPECT_EQ(repacks(candidate_configs(valid_nt, Problem::packed(Op::N, Op::T, 640, 63, 64), 132, SpaceKind::full)), 0);
+
+  for (const auto& [valid, p] : {std::pair{&valid_nn(), Problem::packed(Op::N, Op::N, 2999, 3001, 2003)},
+                                 std::pair{&valid_nt, Problem::packed(Op::N, Op::T, 640, 512, 63)},  // A and B rows of 63
+                                 std::pair{&valid_nn(), Problem::packed(Op::N, Op::N, 4095, 1, 4095)}}) {  // reductions too
+    SCOPED_TRACE(p.label());
+    for (SpaceKind space : {SpaceKind::reduced, SpaceKind::full}) {
+      const auto cs = candidate_configs(*valid, p, 132, space);
+      std::set<std::string> names;
+      for (const auto& c : cs) names.insert(config_name(c));
+      EXPECT_EQ(names.size(), cs.size());  // no config twice
+      int tiles = 0, packed = 0;
+      for (const auto& c : cs) {
+        if (c.reduces()) {
+          EXPECT_FALSE(c.repack) << config_name(c);
+          continue;
+        }
+        if (!c.repack) {
+          ++tiles;
+          // Every tile candidate that reads A or B narrowly has its repack variant.
+          GemmConfig r = c;
+          r.repack = true;
+          r = r.fitted_to(p);
+          if (r.repack) {
+            EXPECT_TRUE(names.count(config_name(r))) << config_name(c);
+          }
+          continue;
+        }
+        ++packed;
+        EXPECT_EQ(c, c.fitted_to(p)) << config_name(c);
+        EXPECT_FALSE(c.can_implement(p)) << config_name(c);
+        EXPECT_FALSE(c.validate(sm90)) << config_name(c);
+        EXPECT_TRUE(c.packs_a(p) || c.packs_b(p)) << config_name(c);
+        GemmConfig plain = c;
+        plain.repack = false;
+        EXPECT_TRUE(names.count(config_name(plain.fitted_to(p)))) << config_name(c) << ": its plain variant is missing";
+      }
+      EXPECT_GT(tiles, 0);
+      EXPECT_GT(packed, 0);
+    }
   }
 }

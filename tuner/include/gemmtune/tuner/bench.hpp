@@ -82,7 +82,7 @@ class ProblemBench {
   float *a_ = nullptr, *b_ = nullptr, *c_ = nullptr;
   double* ref_ = nullptr;   // the float64 reference result, packed, on the device
   double* sums_ = nullptr;  // scratch of ReferenceGemm::relative_error
-  mutable SplitKWorkspace workspace_;  // split-K candidates' tile counters (launches are sequential)
+  mutable LaunchWorkspace workspace_;  // split-K counters, repack copies (launches are sequential)
   bool abandoned_ = false;
 };
 

@@ -40,7 +40,8 @@ bool split_k_useful(const Problem& p, int bm, int bn, int bk, int split_k, int s
 /// (GemmConfig::fitted_to): those with vec 4 (each operand's global accesses then as wide as its
 /// data allows) and, where the data is not aligned, those whose tiles are too narrow for vec 4
 /// at the vec the data allows; that can_implement p, with a useful split_k, and in the reduced
-/// space (with a tile that suits p) if asked.
+/// space (with a tile that suits p) if asked. Where A or B would narrow a tile candidate's
+/// accesses, its repack variant (GemmConfig::repack: those operands copied aligned first) follows it.
 std::vector<GemmConfig> candidate_configs(const std::vector<GemmConfig>& valid, const Problem& p, int sm_count,
                                           SpaceKind space);
 
