@@ -96,6 +96,16 @@ double compute_ms(const GemmConfig& c, const Problem& p, const GpuCeilings& gpu,
   return (full * round_us(resident) + (rest ? round_us(rest) : 0)) / 1e3;
 }
 
+// A repack config's copies of a misaligned A or B before the GEMM: each a launch that reads
+// and writes the operand once at the DRAM bandwidth.
+double repack_ms(const GemmConfig& c, const Problem& p, const GpuCeilings& gpu) {
+  double ms = 0;
+  const double batch = p.batch;
+  if (c.packs_a(p)) ms += gpu.launch_us / 1e3 + 8.0 * p.m * p.k * batch / (gpu.dram_gbs * 1e6);
+  if (c.packs_b(p)) ms += gpu.launch_us / 1e3 + 8.0 * p.k * p.n * batch / (gpu.dram_gbs * 1e6);
+  return ms;
+}
+
 }  // namespace
 
 int blocks_per_sm(const GemmConfig& c, const GpuCeilings& gpu) {
@@ -142,7 +152,7 @@ Prediction predict(const GemmConfig& c, const Problem& p, const GpuCeilings& gpu
   // compute; a quarter of that time shows.
   const double atomic_ms = c_floats * (c.split_k - 1) / gpu.atomics_per_us / 1e3;
   out.memory_ms = std::max(out.memory_ms, atomic_ms);
-  out.overhead_ms = gpu.launch_us / 1e3 + atomic_ms / 4;
+  out.overhead_ms = gpu.launch_us / 1e3 + atomic_ms / 4 + repack_ms(c, p, gpu);
   // Compute and memory overlap, not perfectly.
   out.ms = std::max(out.compute_ms, out.memory_ms) + 0.2 * std::min(out.compute_ms, out.memory_ms) +
            out.overhead_ms;
