@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 #include <tuple>
 
 #include "chooser_steps.hpp"
@@ -68,16 +69,21 @@ void note_missing_data(const TuningSnapshot& s, std::vector<std::string>& trail)
   if (s.notes.empty()) trail.push_back("tuning data: none for this GPU model");
 }
 
-// 1. The tuned best of this exact problem class.
+// 1. The tuned best of this exact problem class; when it cannot be used (deterministic mode, a
+// split-K best), the next fastest configs measured on it.
 bool choose_exact(const ChoiceRequest& r, Choice& c) {
   bool tuned = false;
-  for (const auto& b : r.snapshot.bests) {
-    if (!is_exact(b.problem, r)) continue;
+  std::vector<const TunedBest*> measured;
+  std::set<std::string> names;  // top_configs repeats each problem's best
+  for (const auto* list : {&r.snapshot.bests, &r.snapshot.top_configs})
+    for (const auto& b : *list)
+      if (is_exact(b.problem, r) && names.insert(b.config_name).second) measured.push_back(&b);
+  for (const TunedBest* b : measured) {
     tuned = true;
-    Adapted a = adapt(b.config_name, r);
+    Adapted a = adapt(b->config_name, r);
     if (a.config) {
-      take(c, ChoiceSource::exact, a, b.config_name);
-      c.tuned = b;
+      take(c, ChoiceSource::exact, a, b->config_name);
+      c.tuned = *b;
       return true;
     }
     c.trail.push_back("exact: " + a.why);

@@ -70,6 +70,19 @@ TEST(Deterministic, TheFastestSplitKConfigRunsOnlyByDefault) {
   EXPECT_TRUE(deterministic.choose(shape_only_problem(Op::N, Op::N, 100, 90, 3000)).config.deterministic());
 }
 
+TEST(Deterministic, TheFastestUnsplitConfigMeasuredOnTheProblemRunsInstead) {
+  GemmConfig split;
+  TuningSnapshot s = split_k_snapshot(&split);
+  TunedBest plain = s.bests.front();
+  plain.config_name = config_name(tuned_pool(h200_limits(), Op::N, Op::N).at(0));
+  plain.config_id = 2, plain.median_ms = 0.07;  // second fastest on the problem
+  s.top_configs.push_back(plain);
+  const Choice c = Chooser(h200_limits(), s, true).choose(shape_only_problem(Op::N, Op::N, 96, 96, 2048));
+  EXPECT_EQ(c.source, ChoiceSource::exact) << c.to_string();
+  EXPECT_EQ(config_name(c.config), plain.config_name);
+  EXPECT_NE(c.trail.front().find("is not deterministic (split-K"), std::string::npos) << c.to_string();
+}
+
 // Collects what the log callback receives; restores stderr when done.
 struct LogCapture {
   std::mutex mutex;
