@@ -38,6 +38,9 @@ struct Damage {
   std::function<void(const fs::path&)> apply;
 };
 
+// Names the damage in test output (gtest would print its bytes).
+[[maybe_unused]] void PrintTo(const Damage& d, std::ostream* os) { *os << d.name; }
+
 void truncate_to(const fs::path& f, std::uintmax_t size) { fs::resize_file(f, size); }
 
 // Flips `count` bytes at random offsets in [from, to) of the file, seeded.
