@@ -9,7 +9,7 @@
 #include <thread>
 
 #include "gemmtune/db/schema.hpp"
-#include "unit/tools/fault_matrix.hpp"
+#include "unit/tools/faults.hpp"
 
 namespace gemmtune::tools_test {
 namespace {

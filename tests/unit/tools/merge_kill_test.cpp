@@ -8,7 +8,7 @@
 #include <random>
 #include <thread>
 
-#include "unit/tools/fault_matrix.hpp"
+#include "unit/tools/faults.hpp"
 
 namespace gemmtune::tools_test {
 namespace {
@@ -16,42 +16,8 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using MergeKill = ::gemmtune::test::ScratchDirTest;
 
-// The source: kProblems x 300 results, large enough for a merge of a second or more here.
+// The source: kProblems x 300 results; merging them takes about half a second on a 2-core machine.
 constexpr int kProblems = 150;
-
-// A database of one sweep with `problems` x 300 ok results (configs as the family names them).
-void make_large_source(const fs::path& file, int problems) {
-  Database db(file.string(), OpenMode::read_write);
-  SweepInfo info;
-  info.gpu_model_id = db.upsert_gpu_model(h100());
-  info.command_line = "gemmtune sweep (merge kill test)";
-  info.strategy = "exhaustive";
-  info.template_hash = current_template_hash();
-  const Id sweep = db.begin_sweep(info);
-  std::vector<Id> configs;
-  for (int bm : {16, 32, 64, 128, 256})
-    for (int bn : {16, 32, 64, 128, 256})
-      for (int bk : {8, 16, 32})
-        for (int stages : {1, 2, 3, 4})
-          configs.push_back(db.upsert_config(make_config("nn", bm, bn, bk, bm / 2, bn / 2, 4, 4, stages)));
-  for (int p = 0; p < problems; ++p) {
-    const Id problem = db.upsert_problem(make_problem(64 + p, 4096, 1024));
-    std::vector<Result> batch;
-    for (std::size_t c = 0; c < configs.size(); ++c)
-      batch.push_back(ok(problem, configs[c], 1.0 + 0.01 * double(c), 2.0 * (64 + p) * 4096 * 1024));
-    db.record_results(sweep, batch);
-  }
-  db.finish_sweep(sweep);
-}
-
-// The row counts line of `db check` (GPU models, sweeps, problems, configs, results, binaries),
-// after checking that it passes.
-std::string checked_counts(const fs::path& file) {
-  const CliRun r = ::gemmtune::test::run_cli({"db", "check", "--db", file.string()});
-  EXPECT_EQ(r.status, 0) << r.out << r.err;
-  const auto from = r.out.find("  ", r.out.find('\n', r.out.find("schema version")));
-  return r.out.substr(from, r.out.find('\n', from) - from);
-}
 
 TEST_F(MergeKill, AKilledMergeLeavesAllOrNothing) {
   const fs::path source = dir_ / "source.db", target = dir_ / "target.db", whole = dir_ / "whole.db";

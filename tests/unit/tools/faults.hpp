@@ -1,7 +1,8 @@
 #pragma once
-// The fault-injection matrix's parts (fault_matrix_test.cpp): the commands that read or write a
-// tuning database, the checks every run of them must pass, running them as nobody, and a process
-// that holds a database in an open write transaction.
+// What the fault-injection tests share (fault_matrix_test.cpp, merge_kill_test.cpp,
+// full_disk_test.cpp): the commands that read or write a tuning database, the checks every run of
+// them must pass, running them as nobody, a process that holds a database in an open write
+// transaction, and a large database to merge.
 #include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -88,6 +89,23 @@ inline ::testing::AssertionResult check_passes(const fs::path& file) {
   return ::testing::AssertionFailure() << "db check " << file << ": status " << r.status << "\n" << r.out << r.err;
 }
 
+/// `r` as text that unpack() reads back: for runs in a forked child.
+inline std::string pack(const CliRun& r) {
+  return std::to_string(r.status) + ' ' + std::to_string(r.out.size()) + ' ' + std::to_string(r.err.size()) +
+         '\n' + r.out + r.err;
+}
+
+/// The next run pack() wrote to `in`; false when there is none.
+inline bool unpack(std::istream& in, CliRun& r) {
+  std::size_t out_size = 0, err_size = 0;
+  if (!(in >> r.status >> out_size >> err_size) || in.get() != '\n') return false;
+  r.out.resize(out_size);
+  r.err.resize(err_size);
+  in.read(r.out.data(), std::streamsize(out_size));
+  in.read(r.err.data(), std::streamsize(err_size));
+  return bool(in);
+}
+
 /// A run of a command as nobody, with the SHA-256 of a file right after it.
 struct UnprivilegedRun {
   CliRun run;
@@ -101,9 +119,7 @@ inline std::vector<UnprivilegedRun> run_unprivileged(const std::vector<Command>&
       [&] {
         std::ostringstream out;
         for (const Command& c : commands) {
-          const CliRun r = ::gemmtune::test::run_cli(c.args);
-          out << r.status << ' ' << r.out.size() << ' ' << r.err.size() << '\n'
-              << r.out << r.err << file_sha256(file) << '\n';
+          out << pack(::gemmtune::test::run_cli(c.args)) << file_sha256(file) << '\n';
         }
         return out.str();
       },
@@ -112,17 +128,47 @@ inline std::vector<UnprivilegedRun> run_unprivileged(const std::vector<Command>&
   std::vector<UnprivilegedRun> runs;
   for (std::size_t i = 0; i < commands.size(); ++i) {
     UnprivilegedRun u;
-    std::size_t out_size = 0, err_size = 0;
-    if (!(in >> u.run.status >> out_size >> err_size) || in.get() != '\n') break;
-    u.run.out.resize(out_size);
-    u.run.err.resize(err_size);
-    in.read(u.run.out.data(), std::streamsize(out_size));
-    in.read(u.run.err.data(), std::streamsize(err_size));
+    if (!unpack(in, u.run)) break;
     std::getline(in, u.file_sha256);
     runs.push_back(u);
   }
   EXPECT_EQ(runs.size(), commands.size()) << "the unprivileged child said: " << packed;
   return runs;
+}
+
+/// A database of one sweep (on an H100) with `problems` x 300 ok results, the configs named as
+/// the family names them: a merge of it into intact_database() writes every row.
+inline void make_large_source(const fs::path& file, int problems) {
+  Database db(file.string(), OpenMode::read_write);
+  SweepInfo info;
+  info.gpu_model_id = db.upsert_gpu_model(h100());
+  info.command_line = "gemmtune sweep (a large source to merge)";
+  info.strategy = "exhaustive";
+  info.template_hash = current_template_hash();
+  const Id sweep = db.begin_sweep(info);
+  std::vector<Id> configs;
+  for (int bm : {16, 32, 64, 128, 256})
+    for (int bn : {16, 32, 64, 128, 256})
+      for (int bk : {8, 16, 32})
+        for (int stages : {1, 2, 3, 4})
+          configs.push_back(db.upsert_config(make_config("nn", bm, bn, bk, bm / 2, bn / 2, 4, 4, stages)));
+  for (int p = 0; p < problems; ++p) {
+    const Id problem = db.upsert_problem(make_problem(64 + p, 4096, 1024));
+    std::vector<Result> batch;
+    for (std::size_t c = 0; c < configs.size(); ++c)
+      batch.push_back(ok(problem, configs[c], 1.0 + 0.01 * double(c), 2.0 * (64 + p) * 4096 * 1024));
+    db.record_results(sweep, batch);
+  }
+  db.finish_sweep(sweep);
+}
+
+/// The row counts line of `db check` (GPU models, sweeps, problems, configs, results, binaries),
+/// after checking that it passes.
+inline std::string checked_counts(const fs::path& file) {
+  const CliRun r = ::gemmtune::test::run_cli({"db", "check", "--db", file.string()});
+  EXPECT_EQ(r.status, 0) << r.out << r.err;
+  const auto from = r.out.find("  ", r.out.find('\n', r.out.find("schema version")));
+  return from == std::string::npos ? r.out : r.out.substr(from, r.out.find('\n', from) - from);
 }
 
 /// A process holding a database in an open write transaction, in WAL mode, as a sweep or a merge
