@@ -1,5 +1,7 @@
 // Merging another tuning database into this one. Rows are matched by natural keys (GPU model key,
 // problem key, config name, sweep uid, binary key), never by id, so merging twice adds nothing.
+#include <sqlite3.h>
+
 #include <filesystem>
 #include <optional>
 
@@ -99,7 +101,7 @@ std::optional<std::string> config_conflict(Connection& conn) {
   return std::nullopt;
 }
 
-// The first problem PRAGMA quick_check finds in `schema` ("main" or "src"), or "".
+// The first problem PRAGMA quick_check finds in the attached `schema`, or "".
 std::string first_damage(Connection& conn, const std::string& schema) {
   try {
     Statement st(conn, "PRAGMA " + schema + ".quick_check(1)");
@@ -112,13 +114,14 @@ std::string first_damage(Connection& conn, const std::string& schema) {
 }
 
 // SQLite's errors name the connection's file, the target, even when what it could not read came
-// from the other file: say which of the two is damaged, if one is.
+// from the other file: when the other file is damaged, say so. (Only for errors that damage
+// explains: checking costs a read of the whole file.)
 std::string merge_failure(Connection& conn, const std::string& other, const std::string& error) {
+  const int rc = sqlite3_extended_errcode(conn.handle()) & 0xff;
   std::string damaged;
-  if (std::string d = first_damage(conn, "src"); !d.empty())
-    damaged = ": '" + other + "' is damaged (" + d + ")";
-  else if (std::string t = first_damage(conn, "main"); !t.empty())
-    damaged = ": '" + conn.path() + "' is damaged (" + t + ")";
+  if (rc == SQLITE_CORRUPT || rc == SQLITE_NOTADB || rc == SQLITE_CONSTRAINT) {
+    if (std::string d = first_damage(conn, "src"); !d.empty()) damaged = ": '" + other + "' is damaged (" + d + ")";
+  }
   return "cannot merge '" + other + "' into tuning database '" + conn.path() + "'" + damaged +
          "; nothing was merged. " + error;
 }

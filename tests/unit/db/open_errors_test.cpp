@@ -213,6 +213,20 @@ TEST_F(OpenErrors, MergeFromAWalFileInAReadOnlyDirectory) {
   EXPECT_EQ(file_bytes(file), before);
 }
 
+// SQLite names the target in what it says, whichever file it could not read: a merge from a
+// damaged file says that file is damaged (found by the fault matrix).
+TEST_F(OpenErrors, AFailedMergeNamesTheDamagedSource) {
+  const std::string file = path("damaged.db");
+  make_database(file, 200);
+  std::string bytes = file_bytes(file);
+  for (std::size_t at = bytes.size() / 2; at < bytes.size(); at += 7) bytes[at] = char(0xa5);  // rows
+  std::ofstream(file, std::ios::binary | std::ios::trunc) << bytes;
+  Database target(path("target.db"), OpenMode::read_write);
+  expect_error([&] { target.merge_from(file); }, {"'" + file + "' is damaged", "nothing was merged"});
+  EXPECT_EQ(file_bytes(file), bytes);
+  EXPECT_TRUE(target.bests().empty());
+}
+
 TEST_F(OpenErrors, DefaultPathComesFromEnvironment) {
   const std::string saved_db = getenv("GEMMTUNE_DB") ? getenv("GEMMTUNE_DB") : "";
   const std::string saved_home = getenv("HOME") ? getenv("HOME") : "";
