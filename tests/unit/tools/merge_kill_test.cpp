@@ -41,7 +41,7 @@ TEST_F(MergeKill, AKilledMergeLeavesAllOrNothing) {
 
   const unsigned seed = std::random_device{}();
   std::mt19937 rng(seed);
-  std::uniform_real_distribution<double> moment(0.05, 1.0);  // of the uninterrupted merge's time
+  std::uniform_real_distribution<double> moment(0.05, 0.75);  // of the uninterrupted merge's time
   int killed = 0, finished = 0, mid_write = 0;
   const int kills = 8;
   for (int i = 0; i < kills; ++i) {
