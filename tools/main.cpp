@@ -1,5 +1,6 @@
 // gemmtune: the command line. Errors from the library are reported as one line, never a trace.
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <iostream>
@@ -53,6 +54,9 @@ std::string stdout_error() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Past a file size limit (ulimit -f) a write then fails with an error the command reports,
+  // instead of the signal ending it (and the database, consistent, keeping what it committed).
+  std::signal(SIGXFSZ, SIG_IGN);
   const int status = run(argc, argv);
   if (const std::string error = stdout_error(); !error.empty()) {
     std::fprintf(stderr, "gemmtune: cannot write the output: %s\n", error.c_str());

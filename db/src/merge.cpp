@@ -1,6 +1,9 @@
 // Merging another tuning database into this one. Rows are matched by natural keys (GPU model key,
 // problem key, config name, sweep uid, binary key), never by id, so merging twice adds nothing.
+#include <sqlite3.h>
+
 #include <filesystem>
+#include <optional>
 
 #include "file_checks.hpp"
 #include "gemmtune/db/database.hpp"
@@ -25,15 +28,11 @@ class Attached {
  public:
   Attached(Connection& conn, const std::string& path) : conn_(conn) {
     const std::string abs = std::filesystem::absolute(path).string();
-    attach(detail::file_uri(abs, "mode=ro"));
-    // A file left in WAL mode in a directory we cannot write: no -shm can be made. With no WAL
-    // content the main file is the whole database (as Connection reads it, sqlite.cpp).
-    if (!readable() && !detail::has_wal_content(path)) {
-      detach();
-      attach(detail::file_uri(abs, "mode=ro&immutable=1"));
-    }
-    if (!readable()) {
-      detach();
+    // A file left in WAL mode in a directory we cannot write: no -shm can be made, and SQLite
+    // refuses it at ATTACH or at the first read. With no WAL content the main file is the whole
+    // database (as Connection reads it, sqlite.cpp).
+    if (!attach(detail::file_uri(abs, "mode=ro")) &&
+        (detail::has_wal_content(path) || !attach(detail::file_uri(abs, "mode=ro&immutable=1")))) {
       throw DatabaseError("cannot read tuning database '" + path + "' to merge it: SQLite cannot open it "
                           "read-only (a WAL file another process holds, or permissions); nothing was merged");
     }
@@ -50,9 +49,17 @@ class Attached {
   Attached& operator=(const Attached&) = delete;
 
  private:
-  void attach(const std::string& uri) {
-    Statement st(conn_, "ATTACH DATABASE ?1 AS src");
-    st.bind_text(1, uri).run();
+  // Attaches `uri` as "src" if SQLite can read it; else leaves nothing attached.
+  bool attach(const std::string& uri) {
+    try {
+      Statement st(conn_, "ATTACH DATABASE ?1 AS src");
+      st.bind_text(1, uri).run();
+    } catch (const DatabaseError&) {
+      return false;
+    }
+    if (readable()) return true;
+    detach();
+    return false;
   }
   void detach() noexcept {
     try {
@@ -77,8 +84,9 @@ std::int64_t run(Connection& conn, const std::string& sql) {
   return conn.changes();
 }
 
-// A config name stored with other parameters on each side cannot be merged by name.
-void check_config_conflicts(Connection& conn, const std::string& other) {
+// A config name stored with other parameters on each side cannot be merged by name: the first
+// such name, if any.
+std::optional<std::string> config_conflict(Connection& conn) {
   std::string differs;
   for (const Knob& knob : kSgemmKnobs) {
     const std::string column(knob.name);
@@ -89,45 +97,53 @@ void check_config_conflicts(Connection& conn, const std::string& other) {
                "WHERE m.family IS NOT s.family OR m.op_a IS NOT s.op_a OR "
                "m.op_b IS NOT s.op_b OR " +
                    differs + " LIMIT 1");
-  if (st.step()) {
-    throw DatabaseError("cannot merge '" + other + "' into tuning database '" + conn.path() +
-                        "': config '" + st.get_text(0) +
-                        "' has other parameters there; nothing "
-                        "was merged");
+  if (st.step()) return st.get_text(0);
+  return std::nullopt;
+}
+
+// The first problem PRAGMA quick_check finds in the attached `schema`, or "".
+std::string first_damage(Connection& conn, const std::string& schema) {
+  try {
+    Statement st(conn, "PRAGMA " + schema + ".quick_check(1)");
+    std::string line = st.step() ? st.get_text(0) : "";
+    if (line.rfind("*** in database ", 0) == 0) line.erase(0, line.find('\n') + 1);  // names "src"
+    return line == "ok" ? "" : line;
+  } catch (const DatabaseError& e) {
+    return e.what();
   }
 }
 
-}  // namespace
+// SQLite's errors name the connection's file, the target, even when what it could not read came
+// from the other file: when the other file is damaged, say so. (Only for errors that damage
+// explains: checking costs a read of the whole file.)
+std::string merge_failure(Connection& conn, const std::string& other, const std::string& error) {
+  const int rc = sqlite3_extended_errcode(conn.handle()) & 0xff;
+  std::string damaged;
+  if (rc == SQLITE_CORRUPT || rc == SQLITE_NOTADB || rc == SQLITE_CONSTRAINT) {
+    if (std::string d = first_damage(conn, "src"); !d.empty()) damaged = ": '" + other + "' is damaged (" + d + ")";
+  }
+  return "cannot merge '" + other + "' into tuning database '" + conn.path() + "'" + damaged +
+         "; nothing was merged. " + error;
+}
 
-MergeStats Database::merge_from(const std::string& other) {
-  require_writable("merge");
-  {
-    // Opening it alone first gives the usual clear errors (missing, not a database, newer).
-    Connection probe(other, OpenMode::read_only);
-    check_schema_compatible(probe);
-  }
-  std::error_code ec;
-  if (std::filesystem::equivalent(other, conn_.path(), ec)) {
-    throw DatabaseError("cannot merge tuning database '" + other + "' into itself");
-  }
-  Attached attached(conn_, other);
-  Transaction tx(conn_);
-  check_config_conflicts(conn_, other);
+// Copies what the attached "src" has and "main" lacks, matched by natural keys (in the caller's
+// transaction).
+MergeStats copy_new_rows(Connection& conn) {
   MergeStats n;
   n.gpu_models =
-      run(conn_,
+      run(conn,
           "INSERT INTO main.gpu_models (name, cc_major, cc_minor, sm_count, memory_bytes, "
           "l2_bytes, smem_per_block_optin, clock_khz) SELECT name, cc_major, cc_minor, "
           "sm_count, memory_bytes, l2_bytes, smem_per_block_optin, clock_khz "
           "FROM src.gpu_models WHERE true ORDER BY id ON CONFLICT DO NOTHING");
   const std::string pcols = detail::problem_columns("");
-  n.problems = run(conn_, "INSERT INTO main.problems (" + pcols + ") SELECT " + pcols +
+  n.problems = run(conn, "INSERT INTO main.problems (" + pcols + ") SELECT " + pcols +
                               " FROM src.problems WHERE true ORDER BY id ON CONFLICT DO NOTHING");
   const std::string ccols = detail::config_columns("");
-  n.configs = run(conn_, "INSERT INTO main.configs (" + ccols + ") SELECT " + ccols +
+  n.configs = run(conn, "INSERT INTO main.configs (" + ccols + ") SELECT " + ccols +
                              " FROM src_configs WHERE true ORDER BY id ON CONFLICT DO NOTHING");
   // A sweep merged while it ran gets its end time when merged again after it finished.
-  n.sweeps = run(conn_, std::string("INSERT INTO main.sweeps (uid, gpu_model_id, started_at, "
+  n.sweeps = run(conn, std::string("INSERT INTO main.sweeps (uid, gpu_model_id, started_at, "
                                     "finished_at, hostname, command_line, strategy, "
                                     "gemmtune_version, driver_version, runtime_version, "
                                     "nvrtc_version, template_hash) "
@@ -152,7 +168,7 @@ MergeStats Database::merge_from(const std::string& other) {
     s.replace(s.find("%T"), 2, table);
     return s;
   };
-  n.results = run(conn_,
+  n.results = run(conn,
                   "INSERT INTO main.results (sweep_id, problem_id, config_id, status, median_ms, "
                   "min_ms, max_ms, repetitions, tflops, rel_error, registers, spill_bytes, "
                   "smem_bytes, error, recorded_at) SELECT ms.id, mp.id, mc.id, r.status, "
@@ -162,19 +178,51 @@ MergeStats Database::merge_from(const std::string& other) {
                       " JOIN src.configs AS sc ON sc.id = r.config_id "
                       "JOIN main.configs AS mc ON mc.name = sc.name "
                       "WHERE true ORDER BY r.id ON CONFLICT DO NOTHING");
-  n.baselines = run(conn_,
+  n.baselines = run(conn,
                     "INSERT INTO main.baselines (sweep_id, problem_id, library, median_ms, min_ms, "
                     "max_ms, tflops, recorded_at) SELECT ms.id, mp.id, r.library, r.median_ms, "
                     "r.min_ms, r.max_ms, r.tflops, r.recorded_at" +
                         from("baselines") + " WHERE true ORDER BY r.id ON CONFLICT DO NOTHING");
   n.binaries =
-      run(conn_,
+      run(conn,
           "INSERT INTO main.binaries (key, arch, nvrtc_version, config_name, lowered_name, "
           "cubin, content_hash, registers, spill_bytes, smem_bytes, created_at) "
           "SELECT key, arch, nvrtc_version, config_name, lowered_name, cubin, "
           "content_hash, registers, spill_bytes, smem_bytes, created_at "
           "FROM src.binaries WHERE true ORDER BY id ON CONFLICT DO NOTHING");
-  tx.commit();
+  return n;
+}
+
+}  // namespace
+
+MergeStats Database::merge_from(const std::string& other) {
+  require_writable("merge");
+  {
+    // Opening it alone first gives the usual clear errors (missing, not a database, newer).
+    Connection probe(other, OpenMode::read_only);
+    check_schema_compatible(probe);
+  }
+  std::error_code ec;
+  if (std::filesystem::equivalent(other, conn_.path(), ec)) {
+    throw DatabaseError("cannot merge tuning database '" + other + "' into itself");
+  }
+  Attached attached(conn_, other);
+  Transaction tx(conn_);
+  std::optional<std::string> conflict;
+  MergeStats n;
+  try {
+    conflict = config_conflict(conn_);
+    if (!conflict) {
+      n = copy_new_rows(conn_);
+      tx.commit();
+    }
+  } catch (const DatabaseError& e) {
+    throw DatabaseError(merge_failure(conn_, other, e.what()));
+  }
+  if (conflict) {
+    throw DatabaseError("cannot merge '" + other + "' into tuning database '" + conn_.path() +
+                        "': config '" + *conflict + "' has other parameters there; nothing was merged");
+  }
   return n;
 }
 

@@ -66,9 +66,15 @@ const char* base_name(const char* file) {
 std::string error_text(int rc, sqlite3* handle, const std::string& path, const char* call,
                        const char* file, int line) {
   const char* msg = handle ? sqlite3_errmsg(handle) : sqlite3_errstr(rc);
+  // What the system said, for errors of the file system: "No space left on device".
+  std::string os_error;
+  const int primary = rc & 0xff;
+  if (handle && (primary == SQLITE_IOERR || primary == SQLITE_FULL || primary == SQLITE_CANTOPEN)) {
+    if (const int e = sqlite3_system_errno(handle)) os_error = std::string("; ") + std::strerror(e);
+  }
   return "tuning database '" + path + "': " + call + " failed at " + base_name(file) + ":" +
          std::to_string(line) + ": " + msg + " (" + sqlite3_errstr(rc) + ", code " +
-         std::to_string(rc) + "); " + hint(rc);
+         std::to_string(rc) + os_error + "); " + hint(rc);
 }
 
 bool is_failure(int rc) {

@@ -73,6 +73,11 @@ std::vector<ProblemSpec> problems_from_csv(const std::string& path, const std::s
         "problem file '" + path + "' is a directory: give a CSV file of " + kRowFormat + " rows");
   std::ifstream in(path);
   if (!in) throw Error(Status::kInvalidArgument, "cannot read problem file '" + path + "': check the path");
+  return problems_from_csv(in, path, default_layout);
+}
+
+std::vector<ProblemSpec> problems_from_csv(std::istream& in, const std::string& path,
+                                           const std::string& default_layout) {
   std::vector<ProblemSpec> out;
   std::string line;
   bool first_row = true;

@@ -37,17 +37,31 @@ bool GemmConfig::tiles_hold_vectors_of(int v) const {
 
 static bool is_pow2(int v) { return v > 0 && (v & (v - 1)) == 0; }
 
+// No size knob of a config that fits a block of 1024 threads, the shared memory and the registers
+// of a GPU comes near this; bounding them first keeps the products below in 64-bit range (names
+// from a damaged database or typed by hand can hold any number).
+constexpr int kMaxKnobSize = 1 << 16;
+
 std::optional<std::string> GemmConfig::validate(const DeviceLimits& limits) const {
   auto why = [](std::string s) { return std::optional<std::string>(std::move(s)); };
-  for (int v : {bm, bn, bk, wm, wn, tm, tn, vec, split_k, raster, k_lanes, k_warps})
+  for (int v : {bm, bn, bk, wm, wn, tm, tn, vec, split_k, raster, k_lanes, k_warps}) {
     if (!is_pow2(v)) return why("every tile size, vec, split_k, raster, k_lanes and k_warps must be a power of two");
+    if (v > kMaxKnobSize) return why("tile sizes, vec, split_k, raster, k_lanes and k_warps must be at most 65536");
+  }
   if (k_lanes > 32) return why("k_lanes must be at most 32 (the lanes of a warp)");
   if (tm > 16 || tn > 16) return why("thread tile tm, tn must be at most 16");
   if (tm * tn > 128) return why("thread tile tm*tn = " + std::to_string(tm * tn) + " exceeds 128 accumulators");
   if (wm % tm || wn % tn) return why("warp tile must be a multiple of the thread tile");
-  if ((wm / tm) * (wn / tn) != warp_slots())
-    return why("warp tile / thread tile gives " + std::to_string((wm / tm) * (wn / tn)) + " thread tiles, not " +
+  const long long slots = 1LL * (wm / tm) * (wn / tn);
+  if (slots != warp_slots())
+    return why("warp tile / thread tile gives " + std::to_string(slots) + " thread tiles, not " +
                std::to_string(warp_slots()) + " (32 lanes / k_lanes " + std::to_string(k_lanes) + ")");
+  if (bm % wm || bn % wn) return why("block tile must be a multiple of the warp tile");
+  // From here on threads() fits an int.
+  const long long block_threads = 1LL * (bm / wm) * (bn / wn) * 32 * k_warps;
+  if (block_threads > limits.max_threads_per_block)
+    return why(std::to_string(block_threads) + " threads per block exceed the limit " +
+               std::to_string(limits.max_threads_per_block));
   // ReductionMainloop sums the k_warps warps' tiles through static shared memory (48 KiB at most).
   if (reduces() && (k_warps - 1) * (threads() / k_warps) * tm * tn * int(sizeof(float)) > 48 * 1024)
     return why("k_warps " + std::to_string(k_warps) + " x thread tiles of " + std::to_string(tm * tn) +
@@ -57,11 +71,7 @@ std::optional<std::string> GemmConfig::validate(const DeviceLimits& limits) cons
       if (knob.tile_only && knob.get(*this) != knob.default_value())
         return why("the reduction path (k_lanes or k_warps > 1) has no shared-memory tiles: " + std::string(knob.name) +
                    " must keep its default " + std::to_string(knob.default_value()));
-  if (bm % wm || bn % wn) return why("block tile must be a multiple of the warp tile");
-  int t = threads();
-  if (t > limits.max_threads_per_block)
-    return why(std::to_string(t) + " threads per block exceed the limit " +
-               std::to_string(limits.max_threads_per_block));
+  const int t = threads();
   if (vec > 4) return why("vec must be 1, 2 or 4");
   for (int a : {align_a, align_b, align_c})
     if (a != 1 && a != 2 && a != 4) return why("data alignments must be 1, 2 or 4 floats");
@@ -78,8 +88,11 @@ std::optional<std::string> GemmConfig::validate(const DeviceLimits& limits) cons
   if (raster > 16) return why("raster must be at most 16");
   if (occupancy < 1 || occupancy > 4) return why("occupancy must be 1 to 4");
   if (t * occupancy > 2048) return why("occupancy x threads exceeds 2048 threads per SM");
-  if (smem_bytes() * occupancy > limits.max_smem_per_sm)
-    return why("occupancy " + std::to_string(occupancy) + " x shared memory " + std::to_string(smem_bytes()) +
+  // smem_bytes() in 64 bits: bk is bounded only by kMaxKnobSize yet.
+  const long long smem =
+      streams_b() || reduces() ? 0 : 1LL * stages * bk * (bm + pad + bn + pad) * int(sizeof(float));
+  if (smem * occupancy > limits.max_smem_per_sm)
+    return why("occupancy " + std::to_string(occupancy) + " x shared memory " + std::to_string(smem) +
                " B exceeds the multiprocessor's " + std::to_string(limits.max_smem_per_sm) + " B");
   // Threads move whole vectors of both tiles along each operand's contiguous dimension (when a
   // tile has fewer vectors than the block has threads, some threads idle during loads); tiles
@@ -88,8 +101,8 @@ std::optional<std::string> GemmConfig::validate(const DeviceLimits& limits) cons
     return why(reduces() ? std::string("vec must divide bk (each lane's run along K)")
                          : std::string("vec must divide ") + (op_a == Op::T ? "bm" : "bk") +
                                " (A's contiguous extent) and " + (op_b == Op::T ? "bk" : "bn") + " (B's)");
-  if (smem_bytes() > limits.max_smem_per_block_optin)
-    return why("shared memory " + std::to_string(smem_bytes()) + " B exceeds the opt-in limit " +
+  if (smem > limits.max_smem_per_block_optin)
+    return why("shared memory " + std::to_string(smem) + " B exceeds the opt-in limit " +
                std::to_string(limits.max_smem_per_block_optin) + " B");
   // Register budget: __launch_bounds__ caps each thread at 64K / (threads x occupancy). This is a
   // floor (accumulators, fragments, register-staged prefetch, a little addressing): what passes
@@ -205,7 +218,7 @@ std::optional<GemmConfig> parse_config_name(const std::string& name) {
       if (i > 0 && !rest.starts_with("x")) return std::nullopt;
       if (i > 0) rest.remove_prefix(1);
       int width = 0;
-      if (!take_number(rest, width)) return std::nullopt;
+      if (!take_number(rest, width) || (width != 1 && width != 2 && width != 4)) return std::nullopt;
       *aligns[i] = narrowing(c.vec, width);
     }
   }

@@ -17,6 +17,7 @@
 #include "support/cli.hpp"
 #include "support/gpu_env.hpp"
 #include "support/scratch.hpp"
+#include "gpu/tuner/tuner_fixture.hpp"
 
 using namespace gemmtune;
 using namespace gemmtune::tuner;
@@ -27,19 +28,8 @@ namespace fs = std::filesystem;
 
 class Sweep : public gemmtune::test::ScratchDirTest {
  protected:
-  // Two small shapes, aligned to 4 floats.
-  std::vector<ProblemSpec> problems() const { return {{Op::N, Op::N, 256, 256, 256, 1}, {Op::N, Op::N, 192, 128, 320, 1}}; }
-
-  // `n` configs of the reduced space that can run both problems (split_k 1, vec 4).
-  std::vector<std::string> tiny_space(std::size_t n) const {
-    DeviceInfo dev = device_info(0);
-    auto valid = tuner::valid_space(dev.limits, Op::N, Op::N);
-    std::vector<std::string> names;
-    for (const auto& c : candidate_configs(valid, problems()[0].problem(), dev.sm_count, SpaceKind::reduced))
-      if (c.split_k == 1 && !c.can_implement(problems()[1].problem()) && names.size() < n)
-        names.push_back(config_name(c));
-    return names;
-  }
+  std::vector<ProblemSpec> problems() const { return tuner::test::tiny_problems(); }
+  std::vector<std::string> tiny_space(std::size_t n) const { return tuner::test::tiny_space(n); }
 
   SweepOptions options(const std::string& db, std::size_t configs = 8) const {
     SweepOptions o;
@@ -52,29 +42,12 @@ class Sweep : public gemmtune::test::ScratchDirTest {
     return o;
   }
 
-  static db::Id gpu_id(const db::Database& db) {
-    auto id = db.find_gpu_model(to_db(device_info(0)));
-    EXPECT_TRUE(id);
-    return id.value_or(0);
-  }
+  static db::Id gpu_id(const db::Database& db) { return tuner::test::gpu_id(db); }
 
   mutable std::ostringstream log_;
 };
 
-std::size_t ok_results(const std::string& db_path) {
-  if (!fs::exists(db_path)) return 0;
-  try {
-    db::Database db(db_path, db::OpenMode::read_only);
-    std::size_t n = 0;
-    for (const auto& row : db.gpu_models())
-      for (auto p : {ProblemSpec{Op::N, Op::N, 256, 256, 256, 1}, ProblemSpec{Op::N, Op::N, 192, 128, 320, 1}})
-        if (db.find_problem(to_db(p.problem())))
-          for (const auto& r : db.results_for(to_db(p.problem()), row.id)) n += r.result.status == db::Status::ok;
-    return n;
-  } catch (const std::exception&) {
-    return 0;  // the schema may still be being created
-  }
-}
+std::size_t ok_results(const std::string& db_path) { return tuner::test::recorded_results(db_path, /*ok_only=*/true).size(); }
 
 }  // namespace
 

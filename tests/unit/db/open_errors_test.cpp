@@ -188,6 +188,45 @@ TEST_F(OpenErrors, ReadOnlyFileInReadOnlyDirectory) {
   }
 }
 
+// The same file merged into another, as nobody: SQLite refused it at ATTACH (issue 22 #5, found
+// by the fault matrix, tests/unit/tools/fault_matrix_test.cpp); it is read as immutable instead.
+TEST_F(OpenErrors, MergeFromAWalFileInAReadOnlyDirectory) {
+  fs::create_directories(path("ro"));
+  fs::create_directories(path("rw"));
+  const std::string file = path("ro/wal.db"), target = path("rw/target.db");
+  make_database(file, 5);
+  Connection(file, OpenMode::read_write).exec("PRAGMA journal_mode = WAL");
+  const std::string before = file_bytes(file);
+  fs::permissions(file, fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
+  fs::permissions(path("ro"), fs::perms::owner_read | fs::perms::owner_exec | fs::perms::group_read |
+                                  fs::perms::group_exec | fs::perms::others_read | fs::perms::others_exec);
+  fs::permissions(path("rw"), fs::perms::all);
+  const std::string out = run_in_child(
+      [&]() -> std::string {
+        Database db(target, OpenMode::read_write);
+        return db.merge_from(file).results == 5 ? "ok" : "wrong rows";
+      },
+      /*unprivileged=*/true);
+  fs::permissions(path("ro"), fs::perms::owner_all, fs::perm_options::add);
+  EXPECT_EQ(out, "ok");
+  EXPECT_EQ(list_dir(path("ro")), std::vector<std::string>{"wal.db"});
+  EXPECT_EQ(file_bytes(file), before);
+}
+
+// SQLite names the target in what it says, whichever file it could not read: a merge from a
+// damaged file says that file is damaged (found by the fault matrix).
+TEST_F(OpenErrors, AFailedMergeNamesTheDamagedSource) {
+  const std::string file = path("damaged.db");
+  make_database(file, 200);
+  std::string bytes = file_bytes(file);
+  for (std::size_t at = bytes.size() / 2; at < bytes.size(); at += 7) bytes[at] = char(0xa5);  // rows
+  std::ofstream(file, std::ios::binary | std::ios::trunc) << bytes;
+  Database target(path("target.db"), OpenMode::read_write);
+  expect_error([&] { target.merge_from(file); }, {"'" + file + "' is damaged", "nothing was merged"});
+  EXPECT_EQ(file_bytes(file), bytes);
+  EXPECT_TRUE(target.bests().empty());
+}
+
 TEST_F(OpenErrors, DefaultPathComesFromEnvironment) {
   const std::string saved_db = getenv("GEMMTUNE_DB") ? getenv("GEMMTUNE_DB") : "";
   const std::string saved_home = getenv("HOME") ? getenv("HOME") : "";

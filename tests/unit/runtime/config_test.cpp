@@ -53,6 +53,24 @@ TEST(Config, EachConstraintHasItsReason) {
   }
 }
 
+// Names from a damaged database or typed by hand may hold any size: validate() refuses them
+// without overflowing (found by tests/fuzz; the sanitizer build, tools/sanitize.sh, would report
+// the overflow).
+TEST(Config, HugeSizesAreRefusedWithoutOverflow) {
+  for (const char* name : {"sgemm_nn_1048576x1048576x8_w1048576x1048576_t1x1_s2_v4_p4_k1_r8",
+                           "sgemm_nn_33554432x128x8_w33554432x32_t16x8_s2_v4_p4_k1_r8",
+                           "sgemm_nn_16384x16384x8_w512x512_t16x8_s2_v4_p4_k1_r8",
+                           "sgemm_nn_128x128x65536_w64x32_t8x8_s4_v4_p4_k1_r8",
+                           "sgemm_nn_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8_j536870912"}) {
+    auto c = parse_config_name(name);
+    ASSERT_TRUE(c.has_value()) << name;
+    EXPECT_NE(reason(*c), "") << name;
+  }
+  GemmConfig c;
+  c.bm = 1 << 17, c.wm = 1 << 17;
+  EXPECT_NE(reason(c).find("at most 65536"), std::string::npos) << reason(c);
+}
+
 TEST(Config, ThinTilesWithAllRowsPerThreadStreamB) {
   auto thin = parse_config_name("sgemm_nn_1x256x16_w1x128_t1x4_s2_v4_p4_k8_r8");
   ASSERT_TRUE(thin);
@@ -127,6 +145,9 @@ TEST(Config, AccessWidthsAreNamedOnlyWhenTheyNarrow) {
   EXPECT_EQ(config_name(*narrowed), base + "_o2_g4x1x2");
   // One instance, one name: widths that narrow nothing are not written, nor parsed when written.
   for (const char* bad : {"_g4x4x4", "_g4x1", "_g4x1x2x1", "_g", "_gx1x1", "_g4x1x1_o2"})
+    EXPECT_FALSE(parse_config_name(base + bad).has_value()) << bad;
+  // A width is 1, 2 or 4 floats (found by tests/fuzz: "_g4x0x2" parsed to a data alignment of 0).
+  for (const char* bad : {"_g4x0x2", "_g3x1x1", "_g0x1x1"})
     EXPECT_FALSE(parse_config_name(base + bad).has_value()) << bad;
   GemmConfig scalar;
   scalar.vec = 1;

@@ -1,5 +1,6 @@
 #pragma once
 // The problems a sweep tunes: from --shape/--layout/--batch, from a CSV file, or from a named preset.
+#include <istream>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,10 @@ std::vector<ProblemSpec> problems_from_shapes(const std::vector<std::string>& sh
 /// nn|nt|tn|tt|all and defaults to `default_layout`. Throws Error(kInvalidArgument) naming
 /// file:line on a bad line, and naming the file when it holds no problem or is a directory.
 std::vector<ProblemSpec> problems_from_csv(const std::string& path, const std::string& default_layout = "nn");
+
+/// problems_from_csv() on text already open: `name` stands for the file in messages.
+std::vector<ProblemSpec> problems_from_csv(std::istream& in, const std::string& name,
+                                           const std::string& default_layout = "nn");
 
 /// Names of the built-in presets: quick, squares, suite, transformer, users.
 std::vector<std::string> preset_names();
