@@ -12,17 +12,8 @@ targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(shape problems_csv config_name)
 
 # clang, and libclang-rt-dev for libFuzzer and the sanitizer runtimes.
-missing=()
-for p in clang libclang-rt-dev; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  echo "fuzz: installing ${missing[*]}"
-  sudo_cmd=""
-  [ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
-  $sudo_cmd apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${missing[@]}" >/dev/null
-fi
+source tools/ensure-packages.sh
+ensure_packages fuzz clang libclang-rt-dev
 
 # Only the fuzzers are built here (from the sources they fuzz): no tools, no tests.
 CXX=clang++ cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGEMMTUNE_FUZZ=ON \

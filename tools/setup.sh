@@ -8,18 +8,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=${1:-build}
 
-packages=(cmake g++ make libsqlite3-dev sqlite3 libcli11-dev libgtest-dev)
-missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  echo "setup: installing ${missing[*]}"
-  sudo_cmd=""
-  [ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
-  $sudo_cmd apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${missing[@]}" >/dev/null
-fi
+source tools/ensure-packages.sh
+ensure_packages setup cmake g++ make libsqlite3-dev sqlite3 libcli11-dev libgtest-dev
 # `gemmtune report` draws with matplotlib.
 if ! python3 -c 'import matplotlib' 2>/dev/null; then
   echo "setup: installing matplotlib (for gemmtune report)"

@@ -177,28 +177,28 @@ TEST_F(ColumnMajor, PointerArrayBatchMatchesOneByOne) {
   const Problem& p = d.p;
   DeviceArray<double> ref(size_t(batch) * p.m * p.n);
   reference_->run(as_row_major(Layout::col_major, p), ref.get(), nullptr);
-  // Matrices in reverse order: not evenly spaced, so one launch per GEMM.
   std::vector<const float*> a(batch), b(batch);
   std::vector<float*> c(batch);
+  // Runs the batch through the pointer arrays and checks C against the reference.
+  auto run_and_check = [&] {
+    ASSERT_EQ(gemmtune_sgemm_batched(handle_, GEMMTUNE_COL_MAJOR, GEMMTUNE_OP_T, GEMMTUNE_OP_N, p.m, p.n, p.k,
+                                     p.alpha, a.data(), p.lda, b.data(), p.ldb, p.beta, c.data(), p.ldc, batch,
+                                     nullptr),
+              GEMMTUNE_STATUS_SUCCESS)
+        << gemmtune_last_error();
+    GEMMTUNE_CUDA(cudaDeviceSynchronize());
+    EXPECT_LE(error(d, ref.download()), fp32_tolerance(p.k));
+  };
+  // Matrices in reverse order: not evenly spaced, so one launch per GEMM.
   for (int i = 0; i < batch; ++i) {
     const int j = batch - 1 - i;
     a[i] = p.a + j * p.stride_a, b[i] = p.b + j * p.stride_b, c[i] = p.c + j * p.stride_c;
   }
-  ASSERT_EQ(gemmtune_sgemm_batched(handle_, GEMMTUNE_COL_MAJOR, GEMMTUNE_OP_T, GEMMTUNE_OP_N, p.m, p.n, p.k, p.alpha,
-                                   a.data(), p.lda, b.data(), p.ldb, p.beta, c.data(), p.ldc, batch, nullptr),
-            GEMMTUNE_STATUS_SUCCESS)
-      << gemmtune_last_error();
-  GEMMTUNE_CUDA(cudaDeviceSynchronize());
-  EXPECT_LE(error(d, ref.download()), fp32_tolerance(p.k));
+  run_and_check();
   // Evenly spaced pointers: one strided-batched launch.
   for (int i = 0; i < batch; ++i) a[i] = p.a + i * p.stride_a, b[i] = p.b + i * p.stride_b, c[i] = p.c + i * p.stride_c;
   d.reset_c();
-  ASSERT_EQ(gemmtune_sgemm_batched(handle_, GEMMTUNE_COL_MAJOR, GEMMTUNE_OP_T, GEMMTUNE_OP_N, p.m, p.n, p.k, p.alpha,
-                                   a.data(), p.lda, b.data(), p.ldb, p.beta, c.data(), p.ldc, batch, nullptr),
-            GEMMTUNE_STATUS_SUCCESS)
-      << gemmtune_last_error();
-  GEMMTUNE_CUDA(cudaDeviceSynchronize());
-  EXPECT_LE(error(d, ref.download()), fp32_tolerance(p.k));
+  run_and_check();
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include "gemmtune/kernel.hpp"
 #include "gemmtune/reference.hpp"
 #include "gemmtune/tuner/space.hpp"
+#include "support/compile_all.hpp"
 #include "support/gpu_buffers.hpp"
 #include "support/gpu_env.hpp"
 #include "support/gpu_reference.hpp"
@@ -77,14 +78,7 @@ TEST(KernelCorrectness, SampledConfigsMatchFloat64Reference) {
           GemmConfig f = c.fitted_to(d->p);
           if (!f.can_implement(d->p) && index.emplace(config_name(f), configs.size()).second) configs.push_back(f);
         }
-      std::vector<CompileResult> compiled(configs.size());
-      std::atomic<size_t> next{0};
-      std::vector<std::thread> pool;
-      for (int t = 0; t < 16; ++t)
-        pool.emplace_back([&] {
-          for (size_t i; (i = next++) < configs.size();) compiled[i] = compile_config(configs[i], arch);
-        });
-      for (auto& t : pool) t.join();
+      const std::vector<CompileResult> compiled = compile_all(configs, arch);
 
       for (size_t si = 0; si < kShapes.size(); ++si) {
         const Shape& s = kShapes[si];
@@ -190,14 +184,7 @@ TEST(KernelCorrectness, RepackConfigsMatchFloat64Reference) {
           if (f.repack && !f.can_implement(d->p) && index.emplace(f.name_expression(), binaries.size()).second)
             binaries.push_back(f);
         }
-      std::vector<CompileResult> compiled(binaries.size());
-      std::atomic<size_t> next{0};
-      std::vector<std::thread> pool;
-      for (int t = 0; t < 16; ++t)
-        pool.emplace_back([&] {
-          for (size_t i; (i = next++) < binaries.size();) compiled[i] = compile_config(binaries[i], arch);
-        });
-      for (auto& t : pool) t.join();
+      const std::vector<CompileResult> compiled = compile_all(binaries, arch);
 
       for (size_t si = 0; si < shapes.size(); ++si) {
         const Shape& s = shapes[si];

@@ -8,6 +8,7 @@
 #include "gemmtune/compiler.hpp"
 #include "gemmtune/kernel.hpp"
 #include "gemmtune/tuner/space.hpp"
+#include "support/compile_all.hpp"
 
 using namespace gemmtune;
 
@@ -70,15 +71,7 @@ TEST(Compile, ParsesPtxasReport) {
 
 // The configs compiled for sm_90 in parallel, results in their order.
 static std::vector<CompileResult> compile_all(const std::vector<GemmConfig>& configs) {
-  std::vector<CompileResult> results(configs.size());
-  std::atomic<size_t> next{0};
-  std::vector<std::thread> pool;
-  for (unsigned t = 0; t < std::max(2u, std::thread::hardware_concurrency()); ++t)
-    pool.emplace_back([&] {
-      for (size_t i; (i = next++) < configs.size();) results[i] = compile_config(configs[i], "sm_90");
-    });
-  for (auto& t : pool) t.join();
-  return results;
+  return test::compile_all(configs, "sm_90");
 }
 
 // Every knob value at least once, all four layouts, compiled in parallel; the sensible members
