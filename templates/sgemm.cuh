@@ -1,6 +1,6 @@
 // The FP32 GEMM kernel family, compiled at run time by NVRTC. Embedded as one source, in this
 // order (templates/CMakeLists.txt): include/gemmtune/kernel_args.h (GemmArgs, PackArgs),
-// sgemm/memory.cuh, sgemm/tiles.cuh, sgemm/mainloops.cuh, sgemm/epilogue.cuh, sgemm/pack.cuh,
+// sgemm/memory.cuh, sgemm/mma.cuh, sgemm/tiles.cuh, sgemm/mainloops.cuh, sgemm/epilogue.cuh, sgemm/pack.cuh,
 // this file.
 //
 // C = alpha * op(A) * op(B) + beta * C, row-major, any M, N, K >= 1, batched by blockIdx.z.
@@ -11,7 +11,8 @@
 //   BlockWork (tiles.cuh)           a block's C tile (rasterized), batch and share of K (split-K)
 //   Accumulators (tiles.cuh)        a thread's TM x TN accumulators, in registers
 //   WarpTile (tiles.cuh)            where they lie in the warp tile, and compute(): the fragment
-//                                   step on one shared-memory slice
+//                                   step on one shared-memory slice (FMA, or mma_slice() of
+//                                   mma.cuh: tensor cores, MATH > 0)
 //   TileLoader (tiles.cuh)          one operand's BK-slice, global -> shared memory, K-major, by
 //                                   registers or cp.async; transposes K-contiguous operands
 //   OperandSlices (tiles.cuh)       both operands' slices and shared buffers, for the mainloops
@@ -48,6 +49,9 @@ namespace gemmtune {
 //   OCCUPANCY    blocks per SM the registers are budgeted for (__launch_bounds__ minimum)
 //   K_LANES      lanes of a warp sharing each thread tile's K range (> 1: ReductionMainloop)
 //   K_WARPS      warps of a block sharing it, summed through shared memory (> 1: the same)
+//   MATH         0: FP32 FMA; 1-4: tensor cores, mma.sync TF32 with 1 or 3 (4) products per
+//                multiply for TF32 or FP32 accuracy (mma.cuh); the thread tile is then the
+//                instruction's accumulator layout (TM = WM / 8, TN = WN / 4)
 //   TA, TB       op(A), op(B) transposed
 //   GA, GB, GC   floats per global access of A, B and C: VEC, or less where that operand's data is
 //                not aligned to VEC floats (GemmConfig::fitted_to), so that an odd leading
@@ -56,11 +60,11 @@ namespace gemmtune {
 //                (gemmtune_pack_operand) and runs the instance with that operand at full width:
 //                the same instance, and binary, as for aligned data
 // clang-format off
-template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, int VEC, int PAD, int SPLIT_K, int RASTER, int OCCUPANCY, int K_LANES, int K_WARPS, bool TA, bool TB, int GA, int GB, int GC>
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, int VEC, int PAD, int SPLIT_K, int RASTER, int OCCUPANCY, int K_LANES, int K_WARPS, int MATH, bool TA, bool TB, int GA, int GB, int GC>
 __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32 * K_WARPS, OCCUPANCY) sgemm(GemmArgs p) {
   // clang-format on
   using Cfg = detail::Traits<BM, BN, BK, WM, WN, TM, TN, STAGES, VEC, PAD, SPLIT_K, RASTER,
-                             OCCUPANCY, K_LANES, K_WARPS, TA, TB, GA, GB, GC>;
+                             OCCUPANCY, K_LANES, K_WARPS, MATH, TA, TB, GA, GB, GC>;
   extern __shared__ __align__(16) float smem[];
 
   const int tid = threadIdx.x;

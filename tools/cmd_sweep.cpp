@@ -26,6 +26,7 @@ struct SweepCliOptions {
   std::vector<std::string> files;
   std::vector<std::string> presets;
   std::string db_path;
+  std::string precision = "ieee";
   // The default strategy: replayed on an exhaustive H200 recording of 30 problems, it finds each
   // problem's best within 3% (tests/unit/tuner/replay_test.cpp; docs/PERFORMANCE.md).
   std::string strategy = "model";
@@ -103,6 +104,10 @@ tuner::SweepOptions to_sweep_options(const SweepCliOptions& c) {
   // The full space is hundreds of thousands of configs per problem: only on request.
   o.space = c.space == "auto" ? tuner::SpaceKind::reduced : tuner::parse_space(c.space);
   o.only_configs = c.configs;
+  auto precision = parse_precision(c.precision);
+  if (!precision)
+    throw Error(Status::kInvalidArgument, "bad --precision '" + c.precision + "': use ieee, fp32 or tf32");
+  o.precision = *precision;
   o.force = c.force;
   o.devices = parse_devices(c.devices);
   o.compile_threads = c.compile_threads;
@@ -194,6 +199,10 @@ static void add_sweep_command(CLI::App& app) {
   cmd->add_option("--space", c->space, "full, reduced, or auto (= reduced; full takes hours per problem)")
       ->capture_default_str();
   cmd->add_option("--devices", c->devices, "CUDA ordinals, one worker each, e.g. 0,1")->capture_default_str();
+  cmd->add_option("--precision", c->precision,
+                  "Kernel classes to tune, each searched on its own: ieee (FP32 FMA), fp32 (also 3xTF32 tensor-core "
+                  "kernels), tf32 (also 1xTF32); docs/precision.md")
+      ->capture_default_str();
   cmd->add_flag("--dry-run", c->dry_run, "List the problems and candidate counts; needs no GPU");
   cmd->add_option("--config", c->configs, "Only these config names (repeatable), e.g. for a quick check");
   cmd->add_option("--hang-timeout", c->hang_timeout, "Seconds before a verification run counts as hung")

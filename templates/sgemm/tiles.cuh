@@ -24,25 +24,31 @@ namespace detail {
 // Enumerators rather than static constexpr members: NVRTC emits each of those as a global
 // variable in the cubin.
 template <int BM_, int BN_, int BK_, int WM_, int WN_, int TM_, int TN_, int STAGES_, int VEC_,
-          int PAD_, int SPLIT_K_, int RASTER_, int OCCUPANCY_, int K_LANES_, int K_WARPS_, bool TA_,
-          bool TB_, int GA_, int GB_, int GC_>
+          int PAD_, int SPLIT_K_, int RASTER_, int OCCUPANCY_, int K_LANES_, int K_WARPS_, int MATH_,
+          bool TA_, bool TB_, int GA_, int GB_, int GC_>
 struct Traits {
   // clang-format off
   enum : int {
     BM = BM_, BN = BN_, BK = BK_, WM = WM_, WN = WN_, TM = TM_, TN = TN_,
     STAGES = STAGES_, VEC = VEC_, PAD = PAD_, SPLIT_K = SPLIT_K_, RASTER = RASTER_,
-    OCCUPANCY = OCCUPANCY_, KL = K_LANES_, KW = K_WARPS_,
+    OCCUPANCY = OCCUPANCY_, KL = K_LANES_, KW = K_WARPS_, MATH = MATH_,
 
     kOutputWarps = (BM / WM) * (BN / WN),
     kThreads = kOutputWarps * 32 * KW,
-    VM = TM < 4 ? TM : 4,
-    VN = TN < 4 ? TN : 4,
+    // The tensor-core step's accumulators (mma.cuh): rows 8 apart, column pairs 8 apart.
+    VM = MATH ? 1 : TM < 4 ? TM : 4,
+    VN = MATH ? 2 : TN < 4 ? TN : 4,
     TX = WN / TN,
     TY = WM / TM,
-    LDA = BM + PAD,
-    LDB = BN + PAD,
-    kStageA = BK * LDA,
-    kStageB = BK * LDB,
+    // Shared memory: K-major (S[k][x]) for the FMA step, which reads vectors along x. The
+    // tensor-core step keeps each operand as it lies in global memory (K-contiguous ones as
+    // S[x][k]), padded so that its fragment reads (8 x along, 4 k) hit 32 banks.
+    LDA = !MATH ? BM + PAD : TA_ ? BM + 8 : BK + 4,
+    LDB = !MATH ? BN + PAD : TB_ ? BK + 4 : BN + 8,
+    kStageA = (MATH && !TA_ ? BM : BK) * LDA,
+    kStageB = (MATH && TB_ ? BN : BK) * LDB,
+    // Accumulator rows: the tensor-core variants 3 and 4 sum each slice apart.
+    kAccRows = MATH >= 3 ? 2 * TM : TM,
     W = VEC < VN ? VEC : VN,
     GA = GA_, GB = GB_, GC = GC_,
     WC = GC < W ? GC : W,
@@ -52,6 +58,7 @@ struct Traits {
     TA = TA_, TB = TB_,
     kReduce = KL > 1 || KW > 1,
     kStreamB = BM <= 8 && TM == BM && !TB && !kReduce,
+    kMma = MATH > 0,
   };
   // clang-format on
 };
@@ -99,13 +106,14 @@ struct BlockWork {
 
 // A thread's accumulators: its TM x TN tile of C, in registers. Their place in the block tile is
 // the thread's WarpTile.
+// Rows TM.. (kAccRows > TM): a slice's sums in the tensor core (mma.cuh, MATH >= 3).
 template <class Cfg>
-using Accumulators = float[Cfg::TM][Cfg::TN];
+using Accumulators = float[Cfg::kAccRows][Cfg::TN];
 
 template <class Cfg>
 __device__ __forceinline__ void clear(Accumulators<Cfg>& acc) {
 #pragma unroll
-  for (int i = 0; i < Cfg::TM; ++i)
+  for (int i = 0; i < Cfg::kAccRows; ++i)
 #pragma unroll
     for (int j = 0; j < Cfg::TN; ++j) acc[i][j] = 0.f;
 }
@@ -117,6 +125,9 @@ __device__ __forceinline__ void clear(Accumulators<Cfg>& acc) {
 // for each k of a BK slice it reads the thread's A and B fragments from As[k][m] and Bs[k][n] as
 // vectors and accumulates their outer product. (The accumulators are kept apart from row0 and
 // col0, in an array of their own, so that the compiler keeps both in registers from the start.)
+// The tensor-core variants (MATH > 0) step with mma_slice() instead (mma.cuh); their lane
+// layout is the same formula (TX = 4, TY = 8, VM = 1, VN = 2): row0 = warp row + lane / 4,
+// col0 = warp column + 2 (lane % 4).
 template <class Cfg>
 struct WarpTile {
   int row0, col0;  // block-tile position of chunk (0, 0)
@@ -133,6 +144,12 @@ struct WarpTile {
 
   __device__ __forceinline__ void compute(Accumulators<Cfg>& acc, const float* as,
                                           const float* bs) const {
+    if constexpr (Cfg::kMma) {
+      // B's fragment column is the lane's group (row0's offset in the warp tile), t its k.
+      const int t = (col0 % Cfg::WN) / 2;
+      mma_slice<Cfg>(acc, as, bs, row0, col0 - 2 * t + (row0 % Cfg::WM), t);
+      return;
+    }
     constexpr int TM = Cfg::TM, TN = Cfg::TN, VM = Cfg::VM, VN = Cfg::VN;
 #pragma unroll
     for (int kk = 0; kk < Cfg::BK; ++kk) {
@@ -172,8 +189,9 @@ struct WarpTile {
 // is not aligned to VEC: each piece then has its own bounds test). Through registers (load,
 // store), the chunk still goes to shared memory as one vector; cp.async has no such store to
 // save, so its loader is instantiated with VEC = GW (OperandSlices): lanes then read adjacent
-// pieces, which coalesces better.
-template <int X, int BK, int LDS, int VEC, int THREADS, bool K_CONTIGUOUS, int GW>
+// pieces, which coalesces better. KEEP (the tensor-core step) keeps a K-contiguous operand as it
+// is, S[x][k] with row stride LDS, so that it moves in whole vectors too.
+template <int X, int BK, int LDS, int VEC, int THREADS, bool K_CONTIGUOUS, int GW, bool KEEP = false>
 struct TileLoader {
   static constexpr int kTotal = X * BK / VEC;  // vectors in a slice
   // Per thread (the last round may be partial).
@@ -242,11 +260,11 @@ struct TileLoader {
       if (!active(tid, i)) continue;
       int x, k;
       position(tid, i, x, k);
-      if (K_CONTIGUOUS) {
+      if (K_CONTIGUOUS && !KEEP) {
 #pragma unroll
         for (int j = 0; j < VEC; ++j) s[(k + j) * LDS + x] = staged[i].v[j];
       } else {
-        store_vec<VEC>(s + k * LDS + x, staged[i]);
+        store_vec<VEC>(s + (K_CONTIGUOUS ? x * LDS + k : k * LDS + x), staged[i]);
       }
     }
   }
@@ -261,19 +279,20 @@ struct TileLoader {
       position(tid, i, x, k);
       bool valid = x < xlim && k < klim;
       const float* src = valid ? address(g, ld, x, k) : g;
-      if (K_CONTIGUOUS) {
+      if (K_CONTIGUOUS && !KEEP) {
 #pragma unroll
         for (int j = 0; j < VEC; ++j)
           cp_async<4>(s + (k + j) * LDS + x, src + (valid ? j : 0), valid);
       } else {
-        cp_async<4 * VEC>(s + k * LDS + x, src, valid);
+        cp_async<4 * VEC>(s + (K_CONTIGUOUS ? x * LDS + k : k * LDS + x), src, valid);
       }
     }
   }
 };
 
 // A and B for the shared-memory mainloops: STAGES buffers of BK-slices of each operand in shared
-// memory (all of A's, then B's), both K-major (As[k][m], Bs[k][n]); in global memory each
+// memory (all of A's, then B's), both K-major (As[k][m], Bs[k][n]; the tensor-core step keeps
+// K-contiguous operands as As[m][k], Bs[n][k]: Traits::LDA); in global memory each
 // operand's base at (x0, k_begin), its advance per slice, and how far x and k reach from there.
 // A is K-contiguous in global memory unless transposed; B is K-contiguous when transposed.
 // Slice t is loaded either through registers (load, then store: stages 1-2) or with cp.async
@@ -286,8 +305,8 @@ struct OperandSlices {
     kChunkA = Cfg::STAGES >= 3 ? Cfg::GA : Cfg::VEC,
     kChunkB = Cfg::STAGES >= 3 ? Cfg::GB : Cfg::VEC,
   };
-  using LoaderA = TileLoader<Cfg::BM, Cfg::BK, Cfg::LDA, kChunkA, Cfg::kThreads, !Cfg::TA, Cfg::GA>;
-  using LoaderB = TileLoader<Cfg::BN, Cfg::BK, Cfg::LDB, kChunkB, Cfg::kThreads, Cfg::TB, Cfg::GB>;
+  using LoaderA = TileLoader<Cfg::BM, Cfg::BK, Cfg::LDA, kChunkA, Cfg::kThreads, !Cfg::TA, Cfg::GA, Cfg::kMma>;
+  using LoaderB = TileLoader<Cfg::BN, Cfg::BK, Cfg::LDB, kChunkB, Cfg::kThreads, Cfg::TB, Cfg::GB, Cfg::kMma>;
 
   float* As;
   float* Bs;

@@ -34,9 +34,19 @@ static void fill_uniform(float* dst, std::size_t n, std::mt19937_64& rng) {
   GEMMTUNE_CUDA(cudaMemcpy(dst, h.data(), n * sizeof(float), cudaMemcpyHostToDevice));
 }
 
+// Signed values spanning 41 binades (2^-20 to 2^21): where splitting a value into TF32 parts
+// and summing their products in the wrong order loses accuracy that uniform data hides.
+static void fill_wide_range(float* dst, std::size_t n, std::mt19937_64& rng) {
+  std::vector<float> h(n);
+  std::uniform_int_distribution<int> binade(-20, 20), sign(0, 1);
+  std::uniform_real_distribution<float> mantissa(1.f, 2.f);
+  for (auto& x : h) x = std::ldexp(mantissa(rng), binade(rng)) * (sign(rng) ? -1.f : 1.f);
+  GEMMTUNE_CUDA(cudaMemcpy(dst, h.data(), n * sizeof(float), cudaMemcpyHostToDevice));
+}
+
 ProblemBench::ProblemBench(const ProblemSpec& spec, const ReferenceGemm& reference, cudaStream_t stream,
                            std::uint64_t seed)
-    : p_(spec.problem()), stream_(stream), reference_(reference) {
+    : p_(spec.problem()), stream_(stream), reference_(reference), seed_(seed) {
   std::size_t na = std::size_t(p_.batch) * p_.m * p_.k, nb = std::size_t(p_.batch) * p_.k * p_.n,
               nc = std::size_t(p_.batch) * p_.m * p_.n;
   try {
@@ -59,7 +69,8 @@ ProblemBench::ProblemBench(const ProblemSpec& spec, const ReferenceGemm& referen
 
 void ProblemBench::free_buffers() {
   for (void* ptr : {static_cast<void*>(a_), static_cast<void*>(b_), static_cast<void*>(c_),
-                    static_cast<void*>(ref_), static_cast<void*>(sums_)})
+                    static_cast<void*>(ref_), static_cast<void*>(sums_), static_cast<void*>(wide_a_),
+                    static_cast<void*>(wide_b_), static_cast<void*>(wide_ref_)})
     GEMMTUNE_CUDA_NOTHROW(cudaFree(ptr));
 }
 
@@ -67,15 +78,50 @@ ProblemBench::~ProblemBench() {
   if (!abandoned_) free_buffers();
 }
 
+void ProblemBench::make_wide_range_inputs() {
+  if (wide_ref_) return;
+  std::size_t na = std::size_t(p_.batch) * p_.m * p_.k, nb = std::size_t(p_.batch) * p_.k * p_.n,
+              nc = std::size_t(p_.batch) * p_.m * p_.n;
+  GEMMTUNE_CUDA(cudaMalloc(reinterpret_cast<void**>(&wide_a_), na * sizeof(float)));
+  GEMMTUNE_CUDA(cudaMalloc(reinterpret_cast<void**>(&wide_b_), nb * sizeof(float)));
+  std::mt19937_64 rng(seed_ ^ 0x5eed5eedULL);
+  fill_wide_range(wide_a_, na, rng);
+  fill_wide_range(wide_b_, nb, rng);
+  Problem wide = p_;
+  wide.a = wide_a_, wide.b = wide_b_;
+  double* ref = nullptr;
+  GEMMTUNE_CUDA(cudaMalloc(reinterpret_cast<void**>(&ref), nc * sizeof(double)));
+  wide_ref_ = ref;
+  reference_.run(wide, wide_ref_, stream_);
+}
+
 Verification ProblemBench::verify(const GemmKernel& kernel, double timeout_s, bool corrupt) {
+  Verification v = check(kernel, p_, ref_, timeout_s, corrupt);
+  // The tensor-core variants also on wide-range data, where their splits are tested hardest.
+  if (v.outcome != Verification::Outcome::ok || !kernel.config().uses_tensor_cores() || p_.beta != 0.f) return v;
+  make_wide_range_inputs();
+  Problem wide = p_;
+  wide.a = wide_a_, wide.b = wide_b_;
+  Verification w = check(kernel, wide, wide_ref_, timeout_s, false);
+  if (w.outcome != Verification::Outcome::ok) {
+    w.error = "on wide-range inputs: " + w.error;
+    w.rel_error = v.rel_error;
+    return w;
+  }
+  v.wide_rel_error = w.rel_error;
+  return v;
+}
+
+Verification ProblemBench::check(const GemmKernel& kernel, const Problem& p, const double* ref, double timeout_s,
+                                 bool corrupt) {
   using Outcome = Verification::Outcome;
   Verification v;
   std::size_t nc = std::size_t(p_.batch) * p_.m * p_.n;
   GEMMTUNE_CUDA(cudaMemsetAsync(c_, 0xff, nc * sizeof(float), stream_));  // all-ones bits: NaN
   try {
-    kernel.launch(p_, stream_, &workspace_);
+    kernel.launch(p, stream_, &workspace_);
   } catch (const Error& e) {
-    return {Outcome::launch_failed, 0, e.what()};
+    return {Outcome::launch_failed, 0, e.what(), std::nullopt};
   }
   if (corrupt) GEMMTUNE_CUDA(cudaMemsetAsync(c_, 0, std::size_t(p_.n) * sizeof(float), stream_));
   auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
@@ -84,14 +130,14 @@ Verification ProblemBench::verify(const GemmKernel& kernel, double timeout_s, bo
     if (std::chrono::steady_clock::now() > deadline) {
       char buf[96];
       std::snprintf(buf, sizeof buf, "kernel did not finish within %.0f s", timeout_s);
-      return {Outcome::timeout, 0, buf};
+      return {Outcome::timeout, 0, buf, std::nullopt};
     }
     std::this_thread::sleep_for(std::chrono::microseconds(200));
   }
   if (rc != cudaSuccess)
-    return {Outcome::launch_failed, 0, std::string("kernel failed: ") + cudaGetErrorString(rc)};
-  v.rel_error = reference_.relative_error(p_, ref_, sums_, stream_);
-  double tol = fp32_tolerance(p_.k);
+    return {Outcome::launch_failed, 0, std::string("kernel failed: ") + cudaGetErrorString(rc), std::nullopt};
+  v.rel_error = reference_.relative_error(p, ref, sums_, stream_);
+  double tol = verification_tolerance(kernel.config(), p_.k);
   if (!(v.rel_error <= tol)) {
     char buf[160];
     std::snprintf(buf, sizeof buf, "relative error %.3g exceeds the tolerance %.3g for K = %d", v.rel_error, tol,

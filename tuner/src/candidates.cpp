@@ -22,6 +22,15 @@ bool in_reduced_space(const GemmConfig& c) {
   // few-tile problems up to 512 splits (split_k_useful() decides per problem: 256 and 512 were
   // no faster on 64x64x65536 or 1x4096x4096, but 64x64x262144 runs 1.5x faster with 256 than
   // with 128); padding and rasterization fixed.
+  if (c.uses_tensor_cores()) {
+    // Measured on an H200 at 4096^3 (docs/PERFORMANCE.md): the cp.async ring (the register path
+    // was slower), bk 16-32, warp tiles of 64x32 or 32x64 (64x64 for math 1 and 2: the others
+    // keep a second set of accumulators), 128-256 threads.
+    const bool warp_ok = (c.wm == 64 && c.wn == 32) || (c.wm == 32 && c.wn == 64) ||
+                         (c.wm == 64 && c.wn == 64 && c.math <= 2);
+    return c.stages >= 3 && among(c.bk, {16, 32}) && warp_ok && among(c.threads(), {128, 256}) && c.raster == 8 &&
+           c.occupancy == 1;
+  }
   if (c.reduces()) {
     // Up to 8 outputs per lane, 1-8 warps; split-K up to 512 blocks (a dot product has one
     // output). Warps along K only with 16 or 32 lanes along K: with fewer (the matrix stored
@@ -85,12 +94,13 @@ bool split_k_useful(const Problem& p, int bm, int bn, int bk, int split_k, int s
 }
 
 std::vector<GemmConfig> candidate_configs(const std::vector<GemmConfig>& valid, const Problem& p, int sm_count,
-                                          SpaceKind space) {
+                                          SpaceKind space, Precision precision) {
   std::vector<GemmConfig> out;
   // vec 4, each operand's accesses then narrowed to what its data allows (fitted_to): a narrower
   // vec gives the same kernel or a slower one. Where the data is not aligned, also the tiles too
   // narrow for 4-float vectors, at the vec the data allows.
   for (const auto& valid_config : valid) {
+    if (valid_config.precision() != precision) continue;
     const GemmConfig c = valid_config.fitted_to(p);
     int allowed = std::min(p.b_alignment(), p.c_alignment());  // the widest vec the data allows
     if (c.reads_a_in_vectors()) allowed = std::min(allowed, p.a_alignment());

@@ -31,14 +31,27 @@ int registers_per_thread(const GemmConfig& c, const DeviceLimits& limits) {
                      : c.streams_b() ? 2 * c.bk * (c.tm + c.tn)
                      : c.stages <= 2 ? (c.bm + c.bn) * c.bk / t
                                      : 0;
-  const int need = c.tm * c.tn + c.tm + c.tn + staged + 32;
+  const int need = (c.math >= 3 ? 2 : 1) * c.tm * c.tn + c.tm + c.tn + staged + 32;
   return std::min(c.register_budget(limits), (need + 7) / 8 * 8);
+}
+
+// How many times faster than the FP32 FMA pipe a tensor-core variant runs its products,
+// fragment splitting included: measured at 4096^3 on an H200 (2026-11-23, docs/PERFORMANCE.md):
+// 1xTF32 145, 3xTF32 61 (math 2) and 51 (math 3), math 4 44 TFLOP/s against the FMA peak of 66.9.
+double tensor_core_speedup(int math) {
+  switch (math) {
+    case 1: return 2.2;
+    case 2: return 0.92;
+    case 3: return 0.77;
+    default: return 0.66;
+  }
 }
 
 // Share of the FMA pipe the inner loop keeps busy: per K step a thread issues tm*tn FMAs and
 // loads its tm + tn fragment floats from shared memory (in vectors of up to 4). Small thread
-// tiles spend relatively more issue slots on loads.
+// tiles spend relatively more issue slots on loads. Tensor-core variants: their speedup.
 double thread_tile_efficiency(const GemmConfig& c) {
+  if (c.uses_tensor_cores()) return tensor_core_speedup(c.math);
   const double fmas = c.tm * c.tn;
   const double loads = std::ceil(c.tm / 4.0) + std::ceil(c.tn / 4.0);
   return fmas / (fmas + 2 * loads);

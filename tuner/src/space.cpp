@@ -15,8 +15,9 @@ namespace {
 constexpr std::size_t kShapeKnobs = 7;  // bm, bn, bk, wm, wn, tm, tn
 static_assert(kSgemmKnobs[kShapeKnobs - 1].field == &SgemmKnobs::tn, "the shape knobs lead the table");
 
-// The knobs that decide whether a config is a reduction, walked right after the shapes.
-constexpr int SgemmKnobs::*kReductionKnobs[] = {&SgemmKnobs::k_lanes, &SgemmKnobs::k_warps};
+// The knobs that decide whether a config is a reduction or runs on tensor cores, walked right
+// after the shapes: a tensor-core config's thread tile follows from its warp tile (mma_fits).
+constexpr int SgemmKnobs::*kReductionKnobs[] = {&SgemmKnobs::k_lanes, &SgemmKnobs::k_warps, &SgemmKnobs::math};
 
 std::vector<std::size_t> walk_order() {
   std::vector<std::size_t> order, reduction;
@@ -27,6 +28,10 @@ std::vector<std::size_t> walk_order() {
   }
   order.insert(order.begin() + kShapeKnobs, reduction.begin(), reduction.end());
   return order;
+}
+
+bool mma_fits(const GemmConfig& c) {
+  return c.math == 0 || (!c.reduces() && c.wm % 16 == 0 && c.wn % 8 == 0 && c.tm == c.wm / 8 && c.tn == c.wn / 4);
 }
 
 bool warp_tile_fits(const GemmConfig& c) {
@@ -40,9 +45,11 @@ template <class Fn>
 void walk(GemmConfig& c, const std::vector<std::size_t>& order, std::size_t at, const Fn& fn) {
   if (at == order.size()) return fn(c);
   if (at == kShapeKnobs + 1 && !warp_tile_fits(c)) return;  // k_lanes set
-  if (at == kShapeKnobs + std::size(kReductionKnobs) && c.threads() > 1024) return;
+  if (at == kShapeKnobs + std::size(kReductionKnobs) && (c.threads() > 1024 || !mma_fits(c))) return;
   const Knob& knob = kSgemmKnobs[order[at]];
-  if (at >= kShapeKnobs + std::size(kReductionKnobs) && c.reduces() && knob.tile_only) {
+  // Reductions keep the tile-only knobs' defaults, tensor-core configs their own padding.
+  const bool held = c.reduces() ? knob.tile_only : c.math > 0 && knob.field == &SgemmKnobs::pad;
+  if (at >= kShapeKnobs + std::size(kReductionKnobs) && held) {
     knob.set(c, knob.default_value());
     return walk(c, order, at + 1, fn);
   }

@@ -24,14 +24,26 @@
 
 namespace gemmtune::tuner {
 
+std::vector<Precision> tuned_classes(Precision up_to) {
+  std::vector<Precision> out;
+  for (Precision p : {Precision::ieee, Precision::fp32, Precision::tf32})
+    if (p <= up_to) out.push_back(p);
+  return out;
+}
+
 std::vector<GemmConfig> sweep_candidates(const SweepOptions& o, const DeviceInfo& device,
                                          const std::vector<GemmConfig>& valid,
                                          const Problem& problem) {
-  if (o.only_configs.empty()) return candidate_configs(valid, problem, device.sm_count, o.space);
-  std::set<std::string> names(o.only_configs.begin(), o.only_configs.end());
   std::vector<GemmConfig> out;
-  for (const auto& c : candidate_configs(valid, problem, device.sm_count, SpaceKind::full))
-    if (names.count(config_name(c))) out.push_back(c);
+  std::set<std::string> names(o.only_configs.begin(), o.only_configs.end());
+  for (Precision cls : tuned_classes(o.precision)) {
+    if (o.only_configs.empty()) {
+      for (auto& c : candidate_configs(valid, problem, device.sm_count, o.space, cls)) out.push_back(std::move(c));
+      continue;
+    }
+    for (auto& c : candidate_configs(valid, problem, device.sm_count, SpaceKind::full, cls))
+      if (names.count(config_name(c))) out.push_back(std::move(c));
+  }
   return out;
 }
 
@@ -83,16 +95,30 @@ struct Shared {
   SweepReport report;
 };
 
-// The summary row of a problem from the database: the best over all sweeps of the GPU model.
+// The summary row of a problem from the database: the best over all sweeps of the GPU model, of
+// precision class `cls` (`label` names the problem and, when several are tuned, the class).
 SummaryRow summary_row(const db::Database& db, db::Id gpu_id, const DeviceInfo& dev,
                        const ProblemSpec& spec, std::optional<double> cublas_ms,
-                       const std::string& note) {
+                       const std::string& note, Precision cls = Precision::ieee, const std::string& label = "") {
   SummaryRow row;
   row.gpu = dev.name;
-  row.problem = problem_label(spec);
+  row.problem = label.empty() ? problem_label(spec) : label;
   row.note = note;
   row.cublas_ms = cublas_ms;
-  if (auto best = db.best_for(gpu_id, to_db(spec.problem()))) {
+  std::optional<db::BestRow> best = db.best_for(gpu_id, to_db(spec.problem()));
+  if (best && !(parse_config_name(best->config.name) && parse_config_name(best->config.name)->precision() == cls)) {
+    // The overall best is of another class: this class's fastest ok result instead.
+    best.reset();
+    for (const auto& r : db.results_for(to_db(spec.problem()), gpu_id)) {
+      auto c = parse_config_name(r.config.name);
+      if (r.result.status != db::Status::ok || !c || c->precision() != cls || !r.result.median_ms) continue;
+      best.emplace();
+      best->config = r.config;
+      best->median_ms = *r.result.median_ms;
+      break;  // results_for lists ok results fastest first
+    }
+  }
+  if (best) {
     row.config = best->config.name;
     row.ms = best->median_ms;
     row.tflops = spec.problem().flops() / best->median_ms / 1e9;
@@ -202,15 +228,30 @@ class DeviceWorker {
 
   // Tunes problem `index`: its candidates less those measured before, cuBLAS as the baseline,
   // the strategy over the rest, and the problem's line and summary row.
+  // Each precision class tuned (SweepOptions::precision) is searched on its own, so that the
+  // FP32 FMA kernels are tuned as well as without the tensor-core ones beside them.
   void tune(db::Database& db, std::size_t index, const Tools& tools) {
     const ProblemSpec& spec = o_.problems[index];
     const Problem p = spec.problem();
-    std::vector<GemmConfig> all = sweep_candidates(o_, dev_, tools.spaces.of(p.op_a, p.op_b), p);
+    const std::vector<GemmConfig> everything = sweep_candidates(o_, dev_, tools.spaces.of(p.op_a, p.op_b), p);
+    for (Precision cls : tuned_classes(o_.precision)) {
+      std::vector<GemmConfig> all;
+      for (const auto& c : everything)
+        if (c.precision() == cls) all.push_back(c);
+      if (cls == Precision::ieee || !all.empty()) tune_class(db, index, tools, all, cls);
+    }
+  }
+
+  void tune_class(db::Database& db, std::size_t index, const Tools& tools, const std::vector<GemmConfig>& all,
+                  Precision cls) {
+    const ProblemSpec& spec = o_.problems[index];
+    const Problem p = spec.problem();
     ResumeState rs = load_resume_state(db, gpu_id_, p, all, o_.force);
-    progress_.begin_problem(index + 1, o_.problems.size(), problem_label(spec), all.size(),
-                            prefix_);
+    const std::string label =
+        problem_label(spec) + (o_.precision == Precision::ieee ? "" : std::string(" [") + precision_name(cls) + "]");
+    progress_.begin_problem(index + 1, o_.problems.size(), label, all.size(), prefix_);
     if (rs.fresh() == 0) {
-      report_measured_before(db, spec, all.size(), rs);
+      report_measured_before(db, spec, all.size(), rs, cls, label);
       return;
     }
     const double setup_started = now_s();
@@ -224,7 +265,7 @@ class DeviceWorker {
     times.setup_s = now_s() - setup_started;
     const StrategyResult result = search(db, problem_id, rs, bench, tools, seed, ranking, times);
     add_measurements(result.measurements, times);
-    report_tuned(db, spec, rs, result, base, ranking);
+    report_tuned(db, spec, rs, result, base, ranking, cls, label);
   }
 
   // The model strategy's order: the cost model, calibrated with the GPU model's tuned problems.
@@ -234,12 +275,13 @@ class DeviceWorker {
 
   // A problem with nothing new to measure: its best from earlier sweeps.
   void report_measured_before(const db::Database& db, const ProblemSpec& spec,
-                              std::size_t candidates, const ResumeState& rs) {
+                              std::size_t candidates, const ResumeState& rs, Precision cls,
+                              const std::string& label) {
     progress_.end_problem("nothing new to measure (" +
                           std::to_string(candidates - rs.failed_before) + " ok and " +
                           std::to_string(rs.failed_before) +
                           " failed candidates measured before; --force re-measures)");
-    add_row(summary_row(db, gpu_id_, dev_, spec, std::nullopt, "measured before"));
+    add_row(summary_row(db, gpu_id_, dev_, spec, std::nullopt, "measured before", cls, label));
   }
 
   // cuBLAS on the same data, recorded as the problem's baseline in this sweep.
@@ -318,7 +360,7 @@ class DeviceWorker {
   // The problem's line and summary row: its best over all sweeps of the GPU model, and cuBLAS.
   void report_tuned(const db::Database& db, const ProblemSpec& spec, const ResumeState& rs,
                     const StrategyResult& result, const db::Baseline& base,
-                    const std::optional<ModelRanking>& ranking) {
+                    const std::optional<ModelRanking>& ranking, Precision cls, const std::string& label) {
     std::string note = result.stopped            ? "interrupted"
                        : result.budget_exhausted ? "budget spent"
                                                  : "";
@@ -331,7 +373,7 @@ class DeviceWorker {
                                " of " + std::to_string(ranking->order.size()) + predicted;
       note = note.empty() ? rank : note + ", " + rank;
     }
-    SummaryRow row = summary_row(db, gpu_id_, dev_, spec, base.median_ms, note);
+    SummaryRow row = summary_row(db, gpu_id_, dev_, spec, base.median_ms, note, cls, label);
     char buf[200];
     if (row.tflops)
       std::snprintf(buf, sizeof buf,

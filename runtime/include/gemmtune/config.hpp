@@ -13,6 +13,20 @@
 
 namespace gemmtune {
 
+/// How a dispatcher may compute an FP32 GEMM (DispatcherOptions::precision), and the precision
+/// class of a config (precision_of): ordered, each admitting the classes before it.
+///   ieee  FP32 FMA only (math 0): today's results, the default
+///   fp32  also the 3xTF32 tensor-core variants (math 2-4), where their measured relative error
+///         on both verification inputs (random and wide-range) is no worse than the FP32 FMA
+///         kernel's of the same problem (the chooser checks the database's figures)
+///   tf32  also 1xTF32 (math 1): TF32 accuracy (~1e-3 relative), the fastest
+enum class Precision { ieee = 0, fp32 = 1, tf32 = 2 };
+
+/// "ieee", "fp32" or "tf32".
+const char* precision_name(Precision p);
+/// The inverse of precision_name(); nullopt for anything else.
+std::optional<Precision> parse_precision(const std::string& text);
+
 /// One kernel instance: the family's knob values (templates/include/gemmtune/knobs.hpp, where
 /// kSgemmKnobs says what each means) for one layout. The defaults are a sound general-purpose kernel.
 struct GemmConfig : SgemmKnobs {
@@ -53,6 +67,10 @@ struct GemmConfig : SgemmKnobs {
   /// add their parts to C atomically in the order they finish (templates/sgemm/epilogue.cuh).
   /// The reduction path sums in a fixed order.
   bool deterministic() const { return split_k <= 1; }
+  /// Whether the products run on tensor cores (math > 0: TF32 mma.sync; templates/sgemm/mma.cuh).
+  bool uses_tensor_cores() const { return math > 0; }
+  /// The precision class of its results: ieee (math 0), fp32 (3xTF32: math 2-4), tf32 (math 1).
+  Precision precision() const { return math == 0 ? Precision::ieee : math == 1 ? Precision::tf32 : Precision::fp32; }
   /// Lanes of a block sharing each output's K range: k_lanes x k_warps.
   int k_sharers() const { return k_lanes * k_warps; }
   /// Whether a launch of this config on `p` copies A (B) first: a repack config whose accesses of

@@ -6,6 +6,7 @@
 #include <memory>
 #include <vector>
 
+#include "gemmtune/config.hpp"
 #include "gemmtune/problem.hpp"
 
 namespace gemmtune {
@@ -46,5 +47,13 @@ double relative_error_from_sums(double diff, double norm, double non_finite);
 /// Tolerance for an FP32 kernel with K-long dot products: grows with sqrt(K) (rounding errors
 /// of a sum add like a random walk), floor 1e-6.
 double fp32_tolerance(int k);
+
+/// Tolerance for a kernel computing with TF32 products (math 1): TF32's rounding of the inputs
+/// dominates.
+double tf32_tolerance(int k);
+
+/// The tolerance a config's results are verified at: tf32_tolerance for 1xTF32, fp32_tolerance
+/// otherwise (the 3xTF32 variants are held to FP32's).
+double verification_tolerance(const GemmConfig& c, int k);
 
 }  // namespace gemmtune

@@ -5,6 +5,20 @@
 
 namespace gemmtune {
 
+const char* precision_name(Precision p) {
+  switch (p) {
+    case Precision::fp32: return "fp32";
+    case Precision::tf32: return "tf32";
+    default: return "ieee";
+  }
+}
+
+std::optional<Precision> parse_precision(const std::string& text) {
+  for (Precision p : {Precision::ieee, Precision::fp32, Precision::tf32})
+    if (text == precision_name(p)) return p;
+  return std::nullopt;
+}
+
 int GemmConfig::threads() const {
   if (wm <= 0 || wn <= 0) return 0;
   return (bm / wm) * (bn / wn) * 32 * k_warps;
@@ -19,9 +33,20 @@ int GemmConfig::warp_slots() const { return k_lanes > 0 ? 32 / k_lanes : 0; }
 
 bool GemmConfig::streams_b() const { return bm <= 8 && tm == bm && op_b == Op::N && !reduces(); }
 
+// Floats per pipeline stage of both operands (templates/sgemm/tiles.cuh, Traits::kStageA/B):
+// the tensor-core step keeps K-contiguous operands as x rows of bk + 4 floats, others as bk rows
+// of x + 8 floats; the FMA step stores both K-major with `pad` floats per row. 64-bit: knobs may
+// not be validated yet.
+static long long stage_floats(const GemmConfig& c) {
+  if (!c.uses_tensor_cores()) return 1LL * c.bk * (c.bm + c.pad + c.bn + c.pad);
+  const long long a = c.op_a == Op::N ? 1LL * c.bm * (c.bk + 4) : 1LL * c.bk * (c.bm + 8);
+  const long long b = c.op_b == Op::T ? 1LL * c.bn * (c.bk + 4) : 1LL * c.bk * (c.bn + 8);
+  return a + b;
+}
+
 int GemmConfig::smem_bytes() const {
   if (streams_b() || reduces()) return 0;
-  return stages * bk * (bm + pad + bn + pad) * int(sizeof(float));
+  return static_cast<int>(stages * stage_floats(*this) * int(sizeof(float)));
 }
 
 int GemmConfig::register_budget(const DeviceLimits& limits) const {
@@ -44,6 +69,7 @@ constexpr int kMaxKnobSize = 1 << 16;
 
 std::optional<std::string> GemmConfig::validate(const DeviceLimits& limits) const {
   auto why = [](std::string s) { return std::optional<std::string>(std::move(s)); };
+  if (math < 0 || math > 4) return why("math must be 0 (FP32 FMA) or 1 to 4 (tensor-core TF32 variants)");
   for (int v : {bm, bn, bk, wm, wn, tm, tn, vec, split_k, raster, k_lanes, k_warps}) {
     if (!is_pow2(v)) return why("every tile size, vec, split_k, raster, k_lanes and k_warps must be a power of two");
     if (v > kMaxKnobSize) return why("tile sizes, vec, split_k, raster, k_lanes and k_warps must be at most 65536");
@@ -51,6 +77,21 @@ std::optional<std::string> GemmConfig::validate(const DeviceLimits& limits) cons
   if (k_lanes > 32) return why("k_lanes must be at most 32 (the lanes of a warp)");
   if (tm > 16 || tn > 16) return why("thread tile tm, tn must be at most 16");
   if (tm * tn > 128) return why("thread tile tm*tn = " + std::to_string(tm * tn) + " exceeds 128 accumulators");
+  if (uses_tensor_cores()) {
+    // mma.sync m16n8k8: the warp tile is whole 16 x 8 instruction tiles; a lane holds 2 rows and
+    // 2 columns of each (templates/sgemm/mma.cuh), which is the thread tile.
+    if (limits.cc_major < 8) return why("the tensor-core variants (math > 0) need sm_80 or newer");
+    if (wm % 16 || wn % 8) return why("a tensor-core warp tile is whole 16 x 8 mma tiles: wm a multiple of 16, wn of 8");
+    if (tm != wm / 8 || tn != wn / 4)
+      return why("a tensor-core thread tile is the mma accumulator layout: tm = wm / 8 = " + std::to_string(wm / 8) +
+                 ", tn = wn / 4 = " + std::to_string(wn / 4));
+    if (bk < 8) return why("a tensor-core slice is whole k8 mma steps: bk at least 8");
+    if (reduces() || pad != SgemmKnobs{}.pad)
+      return why("the tensor-core variants are tile kernels with their own shared-memory padding: k_lanes, k_warps "
+                 "and pad keep their defaults");
+    if (math >= 3 && 2 * tm * tn > 128)
+      return why("math 3 and 4 sum each slice in accumulators of its own: 2 x tm x tn must be at most 128");
+  }
   if (wm % tm || wn % tn) return why("warp tile must be a multiple of the thread tile");
   const long long slots = 1LL * (wm / tm) * (wn / tn);
   if (slots != warp_slots())
@@ -89,8 +130,7 @@ std::optional<std::string> GemmConfig::validate(const DeviceLimits& limits) cons
   if (occupancy < 1 || occupancy > 4) return why("occupancy must be 1 to 4");
   if (t * occupancy > 2048) return why("occupancy x threads exceeds 2048 threads per SM");
   // smem_bytes() in 64 bits: bk is bounded only by kMaxKnobSize yet.
-  const long long smem =
-      streams_b() || reduces() ? 0 : 1LL * stages * bk * (bm + pad + bn + pad) * int(sizeof(float));
+  const long long smem = streams_b() || reduces() ? 0 : stages * stage_floats(*this) * int(sizeof(float));
   if (smem * occupancy > limits.max_smem_per_sm)
     return why("occupancy " + std::to_string(occupancy) + " x shared memory " + std::to_string(smem) +
                " B exceeds the multiprocessor's " + std::to_string(limits.max_smem_per_sm) + " B");
@@ -108,7 +148,7 @@ std::optional<std::string> GemmConfig::validate(const DeviceLimits& limits) cons
   // floor (accumulators, fragments, register-staged prefetch, a little addressing): what passes
   // may still spill, which the compiled resource report tells and the tuner prunes.
   int staged = streams_b() || reduces() ? 2 * bk * (tm + tn) : stages <= 2 ? (bm + bn) * bk / t : 0;
-  int need = tm * tn + tm + tn + staged + 16;
+  int need = (math >= 3 ? 2 : 1) * tm * tn + tm + tn + staged + 16;
   int cap = register_budget(limits);
   if (need > cap)
     return why("registers: about " + std::to_string(need) + " per thread needed, " + std::to_string(cap) +

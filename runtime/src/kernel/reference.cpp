@@ -73,4 +73,10 @@ double relative_error(const std::vector<float>& c, long long ldc, long long stri
 
 double fp32_tolerance(int k) { return std::max(1e-6, 2e-7 * std::sqrt(double(k)) * 4); }
 
+// TF32 keeps 10 mantissa bits: each operand is rounded by up to 2^-11 relative, so a product by
+// up to ~2^-10; measured 2.9e-4 (cuBLAS TF32, 4096^3, H200). 4x that, plus the FP32 sums' share.
+double tf32_tolerance(int k) { return 2e-3 + fp32_tolerance(k); }
+
+double verification_tolerance(const GemmConfig& c, int k) { return c.math == 1 ? tf32_tolerance(k) : fp32_tolerance(k); }
+
 }  // namespace gemmtune

@@ -28,6 +28,7 @@ struct SgemmKnobs {
   int occupancy = 1;
   int k_lanes = 1;
   int k_warps = 1;
+  int math = 0;
 
   bool operator==(const SgemmKnobs&) const = default;
 };
@@ -66,11 +67,12 @@ inline constexpr int kRaster[] = {1, 8};
 inline constexpr int kOccupancy[] = {1, 2};
 inline constexpr int kKLanes[] = {1, 2, 4, 8, 16, 32};
 inline constexpr int kKWarps[] = {1, 2, 4, 8};
+inline constexpr int kMath[] = {0, 1, 2, 3, 4};
 }  // namespace knob_values
 
 /// The knob table, in template-parameter order. Name example:
 /// sgemm_nn_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8 (then _o2 when occupancy is 2, _l8 for 8 k_lanes,
-/// _j4 for 4 k_warps).
+/// _j4 for 4 k_warps, _m3 for math 3).
 inline constexpr Knob kSgemmKnobs[] = {
     {"bm", &SgemmKnobs::bm, "_", true, knob_values::kBlock, "block tile rows of C"},
     {"bn", &SgemmKnobs::bn, "x", true, knob_values::kBlock, "block tile columns of C"},
@@ -100,6 +102,10 @@ inline constexpr Knob kSgemmKnobs[] = {
     {"k_warps", &SgemmKnobs::k_warps, "_j", false, knob_values::kKWarps,
      "warps of a block sharing each output's K range, summed through shared memory: > 1 is the "
      "reduction path too (more loads in flight per output)"},
+    {"math", &SgemmKnobs::math, "_m", false, knob_values::kMath,
+     "how the products are computed: 0 FP32 FMA (IEEE); tensor cores (mma.sync TF32, sm_80+): 1 "
+     "1xTF32 (TF32 accuracy), 2 3xTF32 (big*big + big*small + small*big summed in the tensor core), "
+     "3 3xTF32 with each slice's sum added to FP32 accumulators, 4 as 3 plus small*small"},
 };
 
 // Every field has its row: a knob added to the struct but not to the table fails here.

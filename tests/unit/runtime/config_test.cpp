@@ -200,7 +200,7 @@ TEST(Config, AlignmentClassAndCanImplement) {
   EXPECT_EQ(fitted.width_c(), 1);
   EXPECT_FALSE(fitted.can_implement(p).has_value());
   EXPECT_TRUE(config_name(fitted).ends_with("_r8_g2x4x1")) << config_name(fitted);
-  EXPECT_EQ(fitted.name_expression(), "gemmtune::sgemm<128,128,8,64,32,8,8,2,4,4,1,8,1,1,1,false,true,2,4,1>");
+  EXPECT_EQ(fitted.name_expression(), "gemmtune::sgemm<128,128,8,64,32,8,8,2,4,4,1,8,1,1,1,0,false,true,2,4,1>");
   c.vec = 1;
   EXPECT_FALSE(c.can_implement(p).has_value());
   EXPECT_EQ(c.fitted_to(p), c);  // vec 1: nothing to narrow

@@ -1,4 +1,5 @@
 #pragma once
+#include <optional>
 // One problem on the GPU during a sweep: its buffers filled with fresh random data, the float64
 // reference result (computed once per problem), verification of a candidate kernel against it
 // with a deadline for hung kernels, and timing of candidates and of cuBLAS on the same buffers.
@@ -36,6 +37,8 @@ struct Verification {
   enum class Outcome { ok, wrong_result, launch_failed, timeout } outcome = Outcome::ok;
   double rel_error = 0;  ///< vs the float64 reference (infinite when an element is NaN)
   std::string error;     ///< why it failed
+  /// The same on wide-range inputs (signed, 2^-20..2^21): measured for tensor-core configs.
+  std::optional<double> wide_rel_error;
 };
 
 /// Timer settings of each effort level.
@@ -57,8 +60,9 @@ class ProblemBench {
   const Problem& problem() const { return p_; }
 
   /// Poisons C with NaN (beta = 0 must not read it), launches `kernel` once, waits for it with a
-  /// deadline of `timeout_s` and compares C with the reference at fp32_tolerance(K), on the GPU. With
-  /// `corrupt` (a test hook) a row of C is overwritten after the kernel, before the check.
+  /// deadline of `timeout_s` and compares C with the reference at verification_tolerance(), on
+  /// the GPU; a tensor-core config is checked again on wide-range inputs (made on first use).
+  /// With `corrupt` (a test hook) a row of C is overwritten after the kernel, before the check.
   /// A hang throws nothing: it comes back as Outcome::timeout; the caller stops the device.
   Verification verify(const GemmKernel& kernel, double timeout_s, bool corrupt = false);
 
@@ -75,6 +79,9 @@ class ProblemBench {
 
  private:
   void free_buffers();
+  // One verification of `kernel` on `p` (this bench's C, inputs `p.a`, `p.b`) against `ref`.
+  Verification check(const GemmKernel& kernel, const Problem& p, const double* ref, double timeout_s, bool corrupt);
+  void make_wide_range_inputs();
 
   Problem p_;
   cudaStream_t stream_;
@@ -82,6 +89,9 @@ class ProblemBench {
   float *a_ = nullptr, *b_ = nullptr, *c_ = nullptr;
   double* ref_ = nullptr;   // the float64 reference result, packed, on the device
   double* sums_ = nullptr;  // scratch of ReferenceGemm::relative_error
+  std::uint64_t seed_;
+  float *wide_a_ = nullptr, *wide_b_ = nullptr;  // wide-range inputs and their reference
+  double* wide_ref_ = nullptr;
   mutable LaunchWorkspace workspace_;  // split-K counters, repack copies (launches are sequential)
   bool abandoned_ = false;
 };

@@ -42,7 +42,9 @@ bool split_k_useful(const Problem& p, int bm, int bn, int bk, int split_k, int s
 /// at the vec the data allows; that can_implement p, with a useful split_k, and in the reduced
 /// space (with a tile that suits p) if asked. Where A or B would narrow a tile candidate's
 /// accesses, its repack variant (GemmConfig::repack: those operands copied aligned first) follows it.
+/// Only configs of precision class `precision` (GemmConfig::precision()): the sweep searches
+/// each class it tunes on its own.
 std::vector<GemmConfig> candidate_configs(const std::vector<GemmConfig>& valid, const Problem& p, int sm_count,
-                                          SpaceKind space);
+                                          SpaceKind space, Precision precision = Precision::ieee);
 
 }  // namespace gemmtune::tuner
