@@ -17,6 +17,7 @@
 // When the data allows a narrower vector than the chosen config's `vec`, the same config runs
 // with `vec` lowered (and validated again).
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -70,6 +71,7 @@ struct TunedBest {
   double median_ms = 0;                    ///< median time of the best config
   std::optional<double> tflops;            ///< its throughput
   std::optional<double> cublas_median_ms;  ///< cuBLAS on the same problem in the same sweep
+  std::optional<double> rel_error;         ///< its verification's relative error
 };
 
 /// Which GPU model to look up: the database's key is (name, compute capability, SM count).
@@ -108,6 +110,7 @@ struct Choice {
   int tuned_problems = 0;                   ///< model_default: tuned problems of the layout
   bool narrowed = false;                    ///< the data's alignment narrowed the stored config's accesses
   bool deterministic_only = false;          ///< chosen in deterministic mode (split-K configs skipped)
+  Precision precision = Precision::ieee;    ///< the precision policy it was chosen under
   std::string gpu_model;                    ///< the GPU model whose data was used; empty when none
   std::vector<std::string> trail;           ///< each step passed over and why, in order
   /// Several lines for people: the kernel, the source, the tuned figures and the trail.
@@ -119,8 +122,12 @@ struct Choice {
 class Chooser {
  public:
   /// `limits` validate configs; `snapshot` holds the tuned bests of one GPU model;
-  /// `deterministic` skips the configs whose results may differ from run to run (split-K).
-  Chooser(const DeviceLimits& limits, TuningSnapshot snapshot, bool deterministic = false);
+  /// `deterministic` skips the configs whose results may differ from run to run (split-K);
+  /// `precision` the configs its policy does not admit (Precision; for fp32, a 3xTF32 config
+  /// qualifies where every problem it was measured on found its relative error no larger than
+  /// that problem's fastest FP32 FMA config's).
+  Chooser(const DeviceLimits& limits, TuningSnapshot snapshot, bool deterministic = false,
+          Precision precision = Precision::ieee);
   /// The kernel for `p` (its shape, layout, batch and alignment class; the chooser never reads
   /// the data). `p` must have M, N, K and batch >= 1.
   Choice choose(const Problem& p) const;
@@ -130,12 +137,20 @@ class Chooser {
   const DeviceLimits& limits() const { return limits_; }
   /// Whether only deterministic configs are chosen.
   bool deterministic() const { return deterministic_; }
+  /// The precision policy.
+  Precision precision() const { return precision_; }
 
  private:
   DeviceLimits limits_;
   bool deterministic_ = false;
+  Precision precision_ = Precision::ieee;
   TuningSnapshot snapshot_;
+  std::set<std::string> fp32_qualified_;  // 3xTF32 config names as accurate as FP32 FMA where measured
 };
+
+/// The 3xTF32 (precision class fp32) config names of `s` whose relative error, on every tuned
+/// problem that measured them, is no larger than that problem's fastest FP32 FMA config's.
+std::set<std::string> fp32_qualified_configs(const TuningSnapshot& s);
 
 /// A problem without data, for explaining: packed leading dimensions and batch strides, and
 /// placeholder (never dereferenced) addresses that give it alignment class

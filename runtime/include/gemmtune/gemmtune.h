@@ -74,6 +74,13 @@ typedef enum gemmtune_db_access_t GEMMTUNE_INT_ENUM {
   GEMMTUNE_DB_NONE = 3        /**< built-in defaults only */
 } gemmtune_db_access_t;
 
+/** Which kernels a handle may run (docs/precision.md). */
+typedef enum gemmtune_precision {
+  GEMMTUNE_PRECISION_IEEE = 0, /**< FP32 FMA kernels only: the default */
+  GEMMTUNE_PRECISION_FP32 = 1, /**< also 3xTF32 tensor-core kernels measured as accurate as FP32 FMA */
+  GEMMTUNE_PRECISION_TF32 = 2  /**< also 1xTF32 tensor-core kernels: about 1e-3 relative error */
+} gemmtune_precision_t;
+
 /** Options of gemmtune_create(). Start from gemmtune_options_init(). */
 typedef struct gemmtune_options {
   const char* db_path;            /**< NULL or "": $GEMMTUNE_DB, else ${XDG_CACHE_HOME:-~/.cache}/gemmtune/tuning.db */
@@ -83,13 +90,14 @@ typedef struct gemmtune_options {
   int deterministic;              /**< nonzero: only configs that give the same bits on every run (no
                                        split-K, whose atomic sums depend on the order blocks finish);
                                        default 0: the measured fastest config */
+  gemmtune_precision_t precision; /**< default GEMMTUNE_PRECISION_IEEE */
 } gemmtune_options;
 
 /** A dispatcher for one device. Thread-safe: any number of threads may call it at once. */
 typedef struct gemmtune_handle* gemmtune_handle_t;
 
 /** Fills `options` with the defaults (default database, device 0, automatic access, quiet, not
- * deterministic). */
+ * deterministic, IEEE precision). */
 void gemmtune_options_init(gemmtune_options* options);
 
 /** Creates a handle in `*handle` from `options` (NULL: the defaults). Returns

@@ -44,6 +44,10 @@ struct DispatcherOptions {
   /// (its partial sums are added atomically, in whatever order the blocks finish). Off by
   /// default: the dispatcher runs the measured fastest config, which may be a split-K one.
   bool deterministic = false;
+  /// Which kernels may compute: ieee (FP32 FMA only, the default: results as before), fp32 (also
+  /// 3xTF32 tensor-core kernels measured as accurate as FP32 FMA), tf32 (also 1xTF32: ~1e-3
+  /// relative error, fastest). See Precision and docs/precision.md.
+  Precision precision = Precision::ieee;
 };
 
 /// Where a kernel binary came from when a problem was first seen.
@@ -139,6 +143,8 @@ class Dispatcher {
 
   /// Whether this dispatcher runs only deterministic configs (DispatcherOptions::deterministic).
   bool deterministic() const;
+  /// The precision policy (DispatcherOptions::precision).
+  Precision precision() const;
 
   /// The device this dispatcher runs on.
   const DeviceInfo& device() const;

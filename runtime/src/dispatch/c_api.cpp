@@ -115,6 +115,7 @@ void gemmtune_options_init(gemmtune_options* options) {
   options->db_access = GEMMTUNE_DB_AUTOMATIC;
   options->verbose = 0;
   options->deterministic = 0;
+  options->precision = GEMMTUNE_PRECISION_IEEE;
 }
 
 gemmtune_status_t gemmtune_create(gemmtune_handle_t* handle, const gemmtune_options* options) {
@@ -130,6 +131,12 @@ gemmtune_status_t gemmtune_create(gemmtune_handle_t* handle, const gemmtune_opti
     cpp.db_access = to_db_access(o.db_access);
     cpp.verbose = o.verbose != 0;
     cpp.deterministic = o.deterministic != 0;
+    if (o.precision != GEMMTUNE_PRECISION_IEEE && o.precision != GEMMTUNE_PRECISION_FP32 &&
+        o.precision != GEMMTUNE_PRECISION_TF32)
+      throw gemmtune::Error(gemmtune::Status::kInvalidArgument,
+                            "options.precision " + std::to_string(int(o.precision)) +
+                                " is not a gemmtune_precision_t (GEMMTUNE_PRECISION_IEEE, _FP32 or _TF32)");
+    cpp.precision = static_cast<gemmtune::Precision>(o.precision);
     *handle = new gemmtune_handle{gemmtune::Dispatcher(cpp)};
   });
 }

@@ -64,6 +64,10 @@ std::string Choice::to_string() const {
                                : "may differ in the last bits from run to run (split-K " + std::to_string(config.split_k) +
                                      " adds atomically; deterministic mode excludes it)") +
        (deterministic_only ? "; deterministic mode: split-K configs skipped" : "") + "\n";
+  static const char* const kMath[] = {"FP32 FMA", "1xTF32 tensor cores", "3xTF32 tensor cores",
+                                      "3xTF32 tensor cores, slice sums rounded in FP32", "4xTF32 tensor cores"};
+  s += std::string("math     ") + kMath[std::clamp(config.math, 0, 4)] + " (" + precision_name(config.precision()) +
+       " class); precision policy " + precision_name(precision) + "\n";
   if (!gpu_model.empty()) s += "gpu      " + gpu_model + "\n";
   if (!tuned_config.empty() && tuned_config != config_name(config)) s += "stored   " + tuned_config + "\n";
   if (narrowed)
@@ -73,6 +77,7 @@ std::string Choice::to_string() const {
     s += "tuned    " + tuned->problem.to_string() + "  (sweep " + std::to_string(tuned->sweep_id) + ")\n";
     s += "figures  " + fmt("%.4f ms", tuned->median_ms);
     if (tuned->tflops) s += fmt("  %.2f TFLOP/s", *tuned->tflops);
+    if (tuned->rel_error) s += fmt("  rel. error %.2g", *tuned->rel_error);
     if (tuned->cublas_median_ms && tuned->median_ms > 0)
       s += fmt("  %.3fx cuBLAS", *tuned->cublas_median_ms / tuned->median_ms) +
            fmt(" (cuBLAS %.4f ms)", *tuned->cublas_median_ms);

@@ -28,6 +28,16 @@ Adapted adapt(const std::string& name, const ChoiceRequest& r) {
     out.why = name + " no longer validates: " + *why;
     return out;
   }
+  if (cfg->precision() > r.precision) {
+    out.why = name + " computes with " + precision_name(cfg->precision()) + " accuracy; the precision policy is " +
+              precision_name(r.precision);
+    return out;
+  }
+  if (cfg->precision() == Precision::fp32 && r.precision == Precision::fp32 &&
+      !(r.fp32_qualified && r.fp32_qualified->count(name))) {
+    out.why = name + " (3xTF32) was not measured as accurate as the FP32 FMA kernels on its tuned problems";
+    return out;
+  }
   if (r.deterministic && !cfg->deterministic()) {
     out.why = name + " is not deterministic (split-K " + std::to_string(cfg->split_k) +
               " adds its parts atomically, in the order they finish)";
@@ -162,14 +172,38 @@ double predicted_efficiency(const GemmConfig& c, long long m, long long n, long 
   return area * blocks / (std::ceil(blocks / slots) * slots);
 }
 
-Chooser::Chooser(const DeviceLimits& limits, TuningSnapshot snapshot, bool deterministic)
-    : limits_(limits), deterministic_(deterministic), snapshot_(std::move(snapshot)) {}
+std::set<std::string> fp32_qualified_configs(const TuningSnapshot& s) {
+  // Per tuned problem: its fastest FP32 FMA config's error (top_configs lists each problem's
+  // configs fastest first), then every 3xTF32 measurement against it.
+  std::map<std::string, double> fma_error;
+  for (const auto& b : s.top_configs) {
+    auto c = parse_config_name(b.config_name);
+    if (c && c->precision() == Precision::ieee && b.rel_error)
+      fma_error.emplace(b.problem.to_string(), *b.rel_error);  // the first, fastest, stays
+  }
+  std::set<std::string> ok, failed;
+  for (const auto& b : s.top_configs) {
+    auto c = parse_config_name(b.config_name);
+    if (!c || c->precision() != Precision::fp32) continue;
+    auto ref = fma_error.find(b.problem.to_string());
+    const bool as_accurate = ref != fma_error.end() && b.rel_error && *b.rel_error <= ref->second;
+    (as_accurate ? ok : failed).insert(b.config_name);
+  }
+  for (const auto& name : failed) ok.erase(name);
+  return ok;
+}
+
+Chooser::Chooser(const DeviceLimits& limits, TuningSnapshot snapshot, bool deterministic, Precision precision)
+    : limits_(limits), deterministic_(deterministic), precision_(precision), snapshot_(std::move(snapshot)) {
+  if (precision_ == Precision::fp32) fp32_qualified_ = fp32_qualified_configs(snapshot_);
+}
 
 Choice Chooser::choose(const Problem& p) const {
   using namespace detail;
-  const ChoiceRequest r{p, p.alignment(), limits_, snapshot_, deterministic_};
+  const ChoiceRequest r{p, p.alignment(), limits_, snapshot_, deterministic_, precision_, &fp32_qualified_};
   Choice c;
   c.deterministic_only = deterministic_;
+  c.precision = precision_;
   c.gpu_model = snapshot_.gpu_model;
   note_missing_data(snapshot_, c.trail);
   if (choose_exact(r, c) || choose_nearest(r, c) || choose_model_default(r, c)) return c;

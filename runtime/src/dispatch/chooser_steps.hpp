@@ -3,6 +3,7 @@
 // nearest.cpp its nearest-shape step): the request, stored configs made ready for it,
 // and the trail lines of what a step skipped.
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -18,6 +19,8 @@ struct ChoiceRequest {
   const DeviceLimits& limits;
   const TuningSnapshot& snapshot;
   bool deterministic = false;  ///< skip split-K configs
+  Precision precision = Precision::ieee;                   ///< skip configs of classes it does not admit
+  const std::set<std::string>* fp32_qualified = nullptr;  ///< the fp32 policy's 3xTF32 configs
 };
 
 /// A stored config name made ready for a problem: parsed, validated, its access widths fitted to

@@ -63,7 +63,7 @@ struct Dispatcher::Impl {
       : options(o),
         device(device_info(o.device)),
         store(o.db_path, o.db_access, o.verbose),
-        chooser(device.limits, store.snapshot(identity_of(device)), o.deterministic),
+        chooser(device.limits, store.snapshot(identity_of(device)), o.deterministic, o.precision),
         kernels(store, device.limits.arch()) {
     if (o.verbose) {
       const TuningSnapshot& s = chooser.snapshot();
@@ -72,6 +72,7 @@ struct Dispatcher::Impl {
                       (!store.is_open() ? "none" : store.writable() ? "read-write" : "read-only") + "), " +
                       std::to_string(s.bests.size()) + " tuned problems" +
                       (o.deterministic ? ", deterministic configs only" : "") +
+                      (o.precision != Precision::ieee ? std::string(", precision ") + precision_name(o.precision) : "") +
                       (s.notes.empty() ? "" : "; " + s.notes.front()));
     }
   }
@@ -182,6 +183,7 @@ Choice Dispatcher::explain(const Problem& p) const {
 }
 
 bool Dispatcher::deterministic() const { return impl_->options.deterministic; }
+Precision Dispatcher::precision() const { return impl_->options.precision; }
 const DeviceInfo& Dispatcher::device() const { return impl_->device; }
 const std::string& Dispatcher::database_path() const { return impl_->store.path(); }
 bool Dispatcher::database_writable() const { return impl_->store.writable(); }

@@ -38,6 +38,7 @@ TunedBest to_tuned_best(const db::BestRow& row) {
   b.median_ms = row.median_ms;
   b.tflops = row.tflops;
   b.cublas_median_ms = row.cublas_median_ms;
+  b.rel_error = row.rel_error;
   return b;
 }
 

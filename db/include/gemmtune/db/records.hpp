@@ -120,6 +120,7 @@ struct BestRow {
   double median_ms = 0;
   std::optional<double> min_ms, max_ms, tflops;
   std::optional<double> cublas_median_ms;  ///< cuBLAS in the same sweep, when measured
+  std::optional<double> rel_error;         ///< its verification's relative error
   /// cuBLAS time / our time: above 1 means faster than cuBLAS.
   std::optional<double> speedup_vs_cublas() const {
     if (!cublas_median_ms || median_ms <= 0) return std::nullopt;
