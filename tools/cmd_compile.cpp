@@ -28,7 +28,7 @@ struct CompileCliOptions {
 
 std::atomic<bool> g_stop{false};
 
-extern "C" void on_sigint(int) {
+extern "C" void on_compile_sigint(int) {
   g_stop.store(true);
   static const char msg[] = "\ngemmtune: stopping after the compiles in flight (Ctrl-C again to kill)\n";
   ssize_t ignored = write(2, msg, sizeof msg - 1);
@@ -78,6 +78,11 @@ void run(const CompileCliOptions& c) {
   const DeviceInfo device = c.plan.planning_device();
   const std::optional<tuner::Shard> shard = c.plan.shard_to_run();
   const std::vector<GemmConfig> all = tuner::sweep_configs(o, device);
+  if (all.empty()) {
+    throw Error(Status::kInvalidArgument, "no config to compile: the --config names are none of the problems' "
+                                          "candidates (gemmtune space --list --arch " + c.plan.arch +
+                                          " lists valid names)");
+  }
   const std::vector<GemmConfig> mine = configs_to_build(all, shard);
   const std::string path = c.db_path.empty() ? db::default_database_path() : c.db_path;
   db::Database db(path, db::OpenMode::read_write);
@@ -90,7 +95,7 @@ void run(const CompileCliOptions& c) {
               o.problems.size(), c.plan.arch.c_str(), c.plan.sms, nvrtc_version_string().c_str(),
               mine.size() - missing.size(), path.c_str(), missing.size());
   std::fflush(stdout);
-  std::signal(SIGINT, on_sigint);
+  std::signal(SIGINT, on_compile_sigint);
   const std::vector<std::string> failures = compile_and_store(missing, c.plan.arch, c.jobs, db);
   std::signal(SIGINT, SIG_DFL);
   for (const auto& f : failures) std::fprintf(stderr, "gemmtune compile: failed: %s\n", f.c_str());

@@ -99,7 +99,7 @@ void dry_run(const tuner::SweepOptions& o, const SweepCliOptions& c) {
   DeviceInfo dev;
   try {
     dev = device_info(o.devices.front());
-  } catch (const Error& e) {
+  } catch (const Error&) {
     dev = c.plan.planning_device();
   }
   std::printf("dry run on %s: %zu problems, strategy %s, space %s, database %s\n", dev.name.c_str(),

@@ -14,13 +14,13 @@ rm -rf "$work"
 mkdir -p "$work/out" "$work/tmp" "$work/logs"
 work=$(realpath "$work")
 export GEMMTUNE=$gemmtune OUT=$work/out TMPDIR=$work/tmp PROBLEMS=$work/problems.csv
-# Dot products and a matrix-vector product: small candidate sets (the reduced space), so that the
-# whole test compiles a few dozen configs.
+# Dot products: small candidate sets in the reduced space (28 configs in all), so that the whole
+# test compiles about 70 configs.
 cat >"$PROBLEMS" <<'CSV'
 m,n,k,layout
+1,1,1024,nn
 1,1,4096,nn
-1,1,8192,nt
-1,8,4096,nn
+1,1,8192,nn
 CSV
 export ARCH=sm_90 SMS=132
 unset GEMMTUNE_DB SLURM_ARRAY_TASK_ID SLURM_ARRAY_TASK_COUNT SHARD
