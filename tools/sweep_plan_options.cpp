@@ -34,7 +34,8 @@ void SweepPlanOptions::add_device_options(CLI::App* cmd, const std::string& purp
 void SweepPlanOptions::add_shard_option(CLI::App* cmd) {
   cmd->add_option("--shard", shard,
                   "Run only task I of N (I from 0), e.g. 2/8; the N tasks split the work by its estimated cost. "
-                  "Default: a Slurm array task's SLURM_ARRAY_TASK_ID/SLURM_ARRAY_TASK_COUNT, else all");
+                  "Default: a Slurm array task's SLURM_ARRAY_TASK_ID/SLURM_ARRAY_TASK_COUNT, else all; "
+                  "--shard 0/1 in an array whose tasks are not shards of one list");
 }
 
 void SweepPlanOptions::fill(tuner::SweepOptions& o) const {

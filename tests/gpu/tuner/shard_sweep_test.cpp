@@ -41,7 +41,8 @@ std::vector<std::string> query(const std::string& path, const std::string& sql) 
     std::string row;
     for (int i = 0; i < sqlite3_column_count(st); ++i) {
       const auto* text = sqlite3_column_text(st, i);
-      row += (i ? "|" : "") + std::string(text ? reinterpret_cast<const char*>(text) : "NULL");
+      if (i) row += '|';
+      row += text ? reinterpret_cast<const char*>(text) : "NULL";
     }
     rows.push_back(row);
   }
