@@ -9,7 +9,8 @@ namespace gemmtune::cli {
 
 void SweepPlanOptions::add_problem_options(CLI::App* cmd) {
   cmd->add_option("--shape", shapes, "Problem MxNxK (repeatable)");
-  cmd->add_option("--layout", layout, "nn, nt, tn, tt or all (for --shape, presets, and CSV rows without one)")
+  cmd->add_option("--layout", layout,
+                  "nn, nt, tn, tt or all (for --shape, presets, and CSV rows without one)")
       ->capture_default_str();
   cmd->add_option("--batch", batch, "Batch count of the --shape problems")->capture_default_str();
   cmd->add_option("--file", files, "CSV of problems: m,n,k[,layout][,batch] (repeatable)");
@@ -19,23 +20,30 @@ void SweepPlanOptions::add_problem_options(CLI::App* cmd) {
 }
 
 void SweepPlanOptions::add_candidate_options(CLI::App* cmd) {
-  cmd->add_option("--space", space, "full, reduced, or auto (= reduced; full takes hours per problem)")
+  cmd->add_option("--space", space,
+                  "full, reduced, or auto (= reduced; full takes hours per problem)")
       ->capture_default_str();
-  cmd->add_option("--config", configs, "Only these config names (repeatable), e.g. for a quick check");
+  cmd->add_option("--config", configs,
+                  "Only these config names (repeatable), e.g. for a quick check");
 }
 
 void SweepPlanOptions::add_device_options(CLI::App* cmd, const std::string& purpose) {
-  cmd->add_option("--arch", arch, purpose + ": architecture (sm_80, sm_86, sm_89 or sm_90)")->capture_default_str();
-  cmd->add_option("--sms", sms, purpose + ": SM count (132 on an H100 SXM or H200, 114 on an H100 PCIe, 108 on an A100)")
+  cmd->add_option("--arch", arch, purpose + ": architecture (sm_80, sm_86, sm_89 or sm_90)")
+      ->capture_default_str();
+  cmd->add_option(
+         "--sms", sms,
+         purpose + ": SM count (132 on an H100 SXM or H200, 114 on an H100 PCIe, 108 on an A100)")
       ->capture_default_str()
       ->check(CLI::Range(1, 1024));
 }
 
 void SweepPlanOptions::add_shard_option(CLI::App* cmd) {
-  cmd->add_option("--shard", shard,
-                  "Run only task I of N (I from 0), e.g. 2/8; the N tasks split the work by its estimated cost. "
-                  "Default: a Slurm array task's SLURM_ARRAY_TASK_ID/SLURM_ARRAY_TASK_COUNT, else all; "
-                  "--shard 0/1 in an array whose tasks are not shards of one list");
+  cmd->add_option(
+      "--shard", shard,
+      "Run only task I of N (I from 0), e.g. 2/8; the N tasks split the work by its estimated "
+      "cost. "
+      "Default: a Slurm array task's SLURM_ARRAY_TASK_ID/SLURM_ARRAY_TASK_COUNT, else all; "
+      "--shard 0/1 in an array whose tasks are not shards of one list");
 }
 
 void SweepPlanOptions::fill(tuner::SweepOptions& o) const {

@@ -15,7 +15,9 @@ namespace gemmtune::tuner {
 
 namespace {
 
-Error bad_input(const std::string& message) { return Error(Status::kInvalidArgument, message); }
+Error bad_input(const std::string& message) {
+  return Error(Status::kInvalidArgument, message);
+}
 
 // The whole of `text` as a non-negative number, or nullopt.
 std::optional<long long> whole_number(const std::string& text) {
@@ -33,15 +35,19 @@ std::string shard_label(const Shard& shard) {
 }
 
 Shard parse_shard(const std::string& text) {
-  const std::string how = "write I/N, the task's index counted from 0 and the number of tasks (0/4 is the first of 4)";
+  const std::string how =
+      "write I/N, the task's index counted from 0 and the number of tasks (0/4 is the first of 4)";
   const auto slash = text.find('/');
   if (slash == std::string::npos) throw bad_input("bad --shard '" + text + "': " + how);
-  const auto index = whole_number(text.substr(0, slash)), count = whole_number(text.substr(slash + 1));
+  const auto index = whole_number(text.substr(0, slash)),
+             count = whole_number(text.substr(slash + 1));
   if (!index || !count) throw bad_input("bad --shard '" + text + "': " + how);
-  if (*count < 1) throw bad_input("bad --shard '" + text + "': the number of tasks N must be at least 1");
+  if (*count < 1)
+    throw bad_input("bad --shard '" + text + "': the number of tasks N must be at least 1");
   if (*count > 1000000) throw bad_input("bad --shard '" + text + "': more than a million tasks");
   if (*index >= *count) {
-    throw bad_input("bad --shard '" + text + "': the index must be below the number of tasks (0 to " +
+    throw bad_input("bad --shard '" + text +
+                    "': the index must be below the number of tasks (0 to " +
                     std::to_string(*count - 1) + "); it counts from 0");
   }
   return Shard{int(*index), int(*count)};
@@ -54,21 +60,24 @@ std::optional<Shard> shard_from_slurm(const EnvironmentLookup& env) {
     const auto text = env(name);
     if (!text) return std::nullopt;
     const auto v = whole_number(*text);
-    if (!v) throw bad_input(name + "='" + *text + "' is not a task number; pass --shard I/N instead");
+    if (!v)
+      throw bad_input(name + "='" + *text + "' is not a task number; pass --shard I/N instead");
     return v;
   };
   const long long id = *number("SLURM_ARRAY_TASK_ID");
   const auto count = number("SLURM_ARRAY_TASK_COUNT");
   if (!count || *count < 1) {
-    throw bad_input("SLURM_ARRAY_TASK_ID is set but SLURM_ARRAY_TASK_COUNT is not (or is 0): pass --shard I/N");
+    throw bad_input(
+        "SLURM_ARRAY_TASK_ID is set but SLURM_ARRAY_TASK_COUNT is not (or is 0): pass --shard I/N");
   }
   const long long min = number("SLURM_ARRAY_TASK_MIN").value_or(0);
   const long long max = number("SLURM_ARRAY_TASK_MAX").value_or(min + *count - 1);
   const long long step = number("SLURM_ARRAY_TASK_STEP").value_or(1);
   if (step != 1 || max - min + 1 != *count || id < min || id > max) {
-    throw bad_input("this Slurm array (task ids " + std::to_string(min) + " to " + std::to_string(max) + ", " +
-                    std::to_string(*count) + " tasks, step " + std::to_string(step) +
-                    ") is not one contiguous range of ids, so task " + std::to_string(id) +
+    throw bad_input("this Slurm array (task ids " + std::to_string(min) + " to " +
+                    std::to_string(max) + ", " + std::to_string(*count) + " tasks, step " +
+                    std::to_string(step) + ") is not one contiguous range of ids, so task " +
+                    std::to_string(id) +
                     " cannot be mapped to I/N: submit --array=0-(N-1), or pass --shard I/N");
   }
   return Shard{int(id - min), int(*count)};
@@ -77,7 +86,8 @@ std::optional<Shard> shard_from_slurm(const EnvironmentLookup& env) {
 std::vector<std::size_t> shard_items(const std::vector<double>& costs, const Shard& shard) {
   std::vector<std::size_t> by_cost(costs.size());
   std::iota(by_cost.begin(), by_cost.end(), std::size_t(0));
-  std::stable_sort(by_cost.begin(), by_cost.end(), [&](std::size_t a, std::size_t b) { return costs[a] > costs[b]; });
+  std::stable_sort(by_cost.begin(), by_cost.end(),
+                   [&](std::size_t a, std::size_t b) { return costs[a] > costs[b]; });
   std::vector<double> load(std::size_t(shard.count), 0.0);
   std::vector<std::size_t> mine;
   for (std::size_t item : by_cost) {
@@ -90,7 +100,8 @@ std::vector<std::size_t> shard_items(const std::vector<double>& costs, const Sha
   return mine;
 }
 
-double estimate_tuning_seconds(const ProblemSpec& problem, const std::vector<GemmConfig>& candidates,
+double estimate_tuning_seconds(const ProblemSpec& problem,
+                               const std::vector<GemmConfig>& candidates,
                                const StrategyOptions& strategy, const GpuCeilings& gpu) {
   const ReplayCost cost;
   // The problem's setup (data, reference, cuBLAS) counted as one measurement.
@@ -104,7 +115,9 @@ double estimate_tuning_seconds(const ProblemSpec& problem, const std::vector<Gem
   if (!so.seed) so.seed = 1;
   StrategyHooks hooks;
   hooks.measure = [&](std::size_t i, Effort e) -> std::optional<double> {
-    const int reps = e == Effort::quick ? cost.quick_reps : e == Effort::normal ? cost.normal_reps : cost.careful_reps;
+    const int reps = e == Effort::quick    ? cost.quick_reps
+                     : e == Effort::normal ? cost.normal_reps
+                                           : cost.careful_reps;
     const double ms = ranking.predicted_ms[i];
     clock += cost.overhead_s + reps * ms / 1e3;
     return ms;
@@ -123,7 +136,8 @@ GpuCeilings planning_ceilings(const DeviceInfo& device) {
   return g;
 }
 
-SweepShard plan_sweep_shard(const SweepOptions& options, const DeviceInfo& device, const Shard& shard) {
+SweepShard plan_sweep_shard(const SweepOptions& options, const DeviceInfo& device,
+                            const Shard& shard) {
   const GpuCeilings gpu = planning_ceilings(device);
   std::map<std::pair<Op, Op>, std::vector<GemmConfig>> spaces;
   std::vector<double> costs;

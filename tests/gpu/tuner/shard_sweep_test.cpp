@@ -36,7 +36,8 @@ std::vector<std::string> query(const std::string& path, const std::string& sql) 
     return rows;
   }
   sqlite3_stmt* st = nullptr;
-  if (sqlite3_prepare_v2(db, sql.c_str(), -1, &st, nullptr) != SQLITE_OK) ADD_FAILURE() << sqlite3_errmsg(db);
+  if (sqlite3_prepare_v2(db, sql.c_str(), -1, &st, nullptr) != SQLITE_OK)
+    ADD_FAILURE() << sqlite3_errmsg(db);
   while (st && sqlite3_step(st) == SQLITE_ROW) {
     std::string row;
     for (int i = 0; i < sqlite3_column_count(st); ++i) {
@@ -54,20 +55,22 @@ std::vector<std::string> query(const std::string& path, const std::string& sql) 
 // Every result row of a file, as "problem|config|status", with repeats (a config re-timed as a
 // finalist has several rows).
 std::multiset<std::string> result_rows(const std::string& path) {
-  const auto rows = query(path,
-                          "SELECT p.m || 'x' || p.n || 'x' || p.k || p.op_a || p.op_b, c.name, r.status "
-                          "FROM results r JOIN problems p ON p.id = r.problem_id JOIN configs c ON c.id = r.config_id");
+  const auto rows = query(
+      path,
+      "SELECT p.m || 'x' || p.n || 'x' || p.k || p.op_a || p.op_b, c.name, r.status "
+      "FROM results r JOIN problems p ON p.id = r.problem_id JOIN configs c ON c.id = r.config_id");
   return {rows.begin(), rows.end()};
 }
 
 // Per problem of a file, each ok config's best median in ms.
 std::map<std::string, std::map<std::string, double>> ok_medians(const std::string& path) {
   std::map<std::string, std::map<std::string, double>> out;
-  for (const std::string& row : query(path,
-                                      "SELECT p.m || 'x' || p.n || 'x' || p.k || p.op_a || p.op_b, c.name, "
-                                      "min(r.median_ms) FROM results r JOIN problems p ON p.id = r.problem_id "
-                                      "JOIN configs c ON c.id = r.config_id WHERE r.status = 'ok' "
-                                      "GROUP BY r.problem_id, r.config_id")) {
+  for (const std::string& row :
+       query(path,
+             "SELECT p.m || 'x' || p.n || 'x' || p.k || p.op_a || p.op_b, c.name, "
+             "min(r.median_ms) FROM results r JOIN problems p ON p.id = r.problem_id "
+             "JOIN configs c ON c.id = r.config_id WHERE r.status = 'ok' "
+             "GROUP BY r.problem_id, r.config_id")) {
     const auto a = row.find('|'), b = row.rfind('|');
     out[row.substr(0, a)][row.substr(a + 1, b - a - 1)] = std::stod(row.substr(b + 1));
   }
@@ -96,12 +99,14 @@ TEST_F(ShardedSweep, TwoShardsMergedMatchOneSweep) {
                                              {Op::N, Op::N, 192, 128, 320, 1},
                                              {Op::N, Op::N, 512, 256, 384, 1},
                                              {Op::N, Op::N, 320, 320, 320, 1}};
-  write("problems.csv", "m,n,k,layout\n256,256,256,nn\n192,128,320,nn\n512,256,384,nn\n320,320,320,nn\n");
+  write("problems.csv",
+        "m,n,k,layout\n256,256,256,nn\n192,128,320,nn\n512,256,384,nn\n320,320,320,nn\n");
   const std::vector<std::string> strategy = {"--strategy", "exhaustive", "--seed", "5"};
   std::vector<std::string> candidates = {"--arch", arch, "--sms", sms};
   std::string candidate_names;  // for the script: CANDIDATES
   const auto valid = valid_space(dev.limits, Op::N, Op::N);
-  for (const auto& c : candidate_configs(valid, problems[0].problem(), dev.sm_count, SpaceKind::reduced)) {
+  for (const auto& c :
+       candidate_configs(valid, problems[0].problem(), dev.sm_count, SpaceKind::reduced)) {
     if (c.split_k != 1 || candidates.size() == 4 + 2 * 10) continue;
     candidates.insert(candidates.end(), {"--config", config_name(c)});
     candidate_names += " --config " + config_name(c);
@@ -111,9 +116,11 @@ TEST_F(ShardedSweep, TwoShardsMergedMatchOneSweep) {
   args.insert(args.end(), candidates.begin(), candidates.end());
 
   // The binary cache, as a CPU node makes it.
-  std::vector<std::string> compile = {"compile", "--file", path("problems.csv"), "--db", path("cache.db")};
+  std::vector<std::string> compile = {"compile", "--file", path("problems.csv"), "--db",
+                                      path("cache.db")};
   compile.insert(compile.end(), compile_args.begin(), compile_args.end());
-  auto built = gemmtune::test::run_cli(compile, {.unset_env = {"GEMMTUNE_DB", "SLURM_ARRAY_TASK_ID"}});
+  auto built =
+      gemmtune::test::run_cli(compile, {.unset_env = {"GEMMTUNE_DB", "SLURM_ARRAY_TASK_ID"}});
   ASSERT_EQ(built.status, 0) << built.out << built.err;
   const auto cache = query(path("cache.db"), "SELECT key, created_at FROM binaries ORDER BY key");
   ASSERT_FALSE(cache.empty()) << built.out;
@@ -122,7 +129,8 @@ TEST_F(ShardedSweep, TwoShardsMergedMatchOneSweep) {
   fs::copy_file(path("cache.db"), path("one.db"));
   std::vector<std::string> one = {"sweep", "--file", path("problems.csv"), "--db", path("one.db")};
   one.insert(one.end(), args.begin(), args.end());
-  auto unsharded = gemmtune::test::run_cli(one, {.unset_env = {"GEMMTUNE_DB", "SLURM_ARRAY_TASK_ID"}});
+  auto unsharded =
+      gemmtune::test::run_cli(one, {.unset_env = {"GEMMTUNE_DB", "SLURM_ARRAY_TASK_ID"}});
   ASSERT_EQ(unsharded.status, 0) << unsharded.out << unsharded.err;
   EXPECT_EQ(query(path("one.db"), "SELECT key, created_at FROM binaries ORDER BY key"), cache)
       << "the sweep compiled what `gemmtune compile` had stored: it did not find the cache";
@@ -130,47 +138,57 @@ TEST_F(ShardedSweep, TwoShardsMergedMatchOneSweep) {
   // Two tasks of the Slurm script, as plain processes, then the merge.
   std::string sweep_args;
   for (const auto& a : strategy) sweep_args += " " + a;
-  const std::string script = std::string(GEMMTUNE_TEST_FIXTURES) + "/../../tools/slurm/sweep.sbatch";
+  const std::string script =
+      std::string(GEMMTUNE_TEST_FIXTURES) + "/../../tools/slurm/sweep.sbatch";
   fs::create_directories(path("out"));
   for (const char* task : {"0", "1"}) {
-    auto r = gemmtune::test::run_cli({"bash", script}, {.set_env = {{"GEMMTUNE", gemmtune::test::cli_path()},
-                                                                    {"PROBLEMS", path("problems.csv")},
-                                                                    {"CACHE", path("cache.db")},
-                                                                    {"OUT", path("out")},
-                                                                    {"TMPDIR", dir_.string()},
-                                                                    {"ARCH", arch},
-                                                                    {"SMS", sms},
-                                                                    {"CANDIDATES", candidate_names},
-                                                                    {"SWEEP_ARGS", sweep_args},
-                                                                    {"SLURM_JOB_ID", std::string("7") + task},
-                                                                    {"SLURM_ARRAY_TASK_ID", task},
-                                                                    {"SLURM_ARRAY_TASK_COUNT", "2"}},
-                                                        .unset_env = {"GEMMTUNE_DB", "SHARD"}});
+    auto r = gemmtune::test::run_cli({"bash", script},
+                                     {.set_env = {{"GEMMTUNE", gemmtune::test::cli_path()},
+                                                  {"PROBLEMS", path("problems.csv")},
+                                                  {"CACHE", path("cache.db")},
+                                                  {"OUT", path("out")},
+                                                  {"TMPDIR", dir_.string()},
+                                                  {"ARCH", arch},
+                                                  {"SMS", sms},
+                                                  {"CANDIDATES", candidate_names},
+                                                  {"SWEEP_ARGS", sweep_args},
+                                                  {"SLURM_JOB_ID", std::string("7") + task},
+                                                  {"SLURM_ARRAY_TASK_ID", task},
+                                                  {"SLURM_ARRAY_TASK_COUNT", "2"}},
+                                      .unset_env = {"GEMMTUNE_DB", "SHARD"}});
     ASSERT_EQ(r.status, 0) << r.out << r.err;
     EXPECT_NE(r.out.find(std::string("shard ") + task + "/2: "), std::string::npos) << r.out;
-    EXPECT_EQ(query(path("out/sweep-") + task + ".db", "SELECT key, created_at FROM binaries ORDER BY key"), cache)
+    EXPECT_EQ(query(path("out/sweep-") + task + ".db",
+                    "SELECT key, created_at FROM binaries ORDER BY key"),
+              cache)
         << "task " << task << " compiled what the cache held";
   }
   auto merged = gemmtune::test::run_cli(
-      {"db", "merge", path("out/sweep-0.db"), path("out/sweep-1.db"), "--db", path("merged.db")}, {});
+      {"db", "merge", path("out/sweep-0.db"), path("out/sweep-1.db"), "--db", path("merged.db")},
+      {});
   ASSERT_EQ(merged.status, 0) << merged.out << merged.err;
   auto check = gemmtune::test::run_cli({"db", "check", "--db", path("merged.db")}, {});
   EXPECT_EQ(check.status, 0) << check.out << check.err;
 
   // No row lost or duplicated: the merged rows are the two tasks' rows, and the tasks' problems
   // are disjoint and cover the list.
-  const auto rows0 = result_rows(path("out/sweep-0.db")), rows1 = result_rows(path("out/sweep-1.db"));
+  const auto rows0 = result_rows(path("out/sweep-0.db")),
+             rows1 = result_rows(path("out/sweep-1.db"));
   std::multiset<std::string> both = rows0;
   both.insert(rows1.begin(), rows1.end());
   EXPECT_EQ(result_rows(path("merged.db")), both);
-  const auto medians0 = ok_medians(path("out/sweep-0.db")), medians1 = ok_medians(path("out/sweep-1.db"));
-  for (const auto& [problem, configs] : medians0) EXPECT_FALSE(medians1.count(problem)) << problem << " in both tasks";
+  const auto medians0 = ok_medians(path("out/sweep-0.db")),
+             medians1 = ok_medians(path("out/sweep-1.db"));
+  for (const auto& [problem, configs] : medians0)
+    EXPECT_FALSE(medians1.count(problem)) << problem << " in both tasks";
   EXPECT_FALSE(medians0.empty());
   EXPECT_FALSE(medians1.empty());
 
   // Against the unsharded sweep: the same (problem, config) pairs measured, the same statuses,
   // and each problem's pick as fast, in the unsharded sweep's own timing, within noise.
-  const auto distinct = [](const std::multiset<std::string>& rows) { return std::set<std::string>(rows.begin(), rows.end()); };
+  const auto distinct = [](const std::multiset<std::string>& rows) {
+    return std::set<std::string>(rows.begin(), rows.end());
+  };
   EXPECT_EQ(distinct(result_rows(path("merged.db"))), distinct(result_rows(path("one.db"))));
   const auto sharded = ok_medians(path("merged.db")), single = ok_medians(path("one.db"));
   ASSERT_EQ(sharded.size(), problems.size());
@@ -180,7 +198,7 @@ TEST_F(ShardedSweep, TwoShardsMergedMatchOneSweep) {
     const double best_ms = configs.at(best), pick_ms = configs.at(pick);
     // Timing noise: 10%, and at least 2 us for kernels of a few microseconds.
     EXPECT_LE(pick_ms, std::max(best_ms * 1.10, best_ms + 0.002))
-        << problem << ": the shards picked " << pick << " (" << pick_ms << " ms in the unsharded sweep), the unsharded "
-        << best << " (" << best_ms << " ms)";
+        << problem << ": the shards picked " << pick << " (" << pick_ms
+        << " ms in the unsharded sweep), the unsharded " << best << " (" << best_ms << " ms)";
   }
 }

@@ -22,7 +22,9 @@ namespace {
 
 class CompileCli : public gemmtune::test::ScratchDirTest {};
 
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+bool has(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
 
 // The configs a sweep of 1x1x1024 (a dot product: 17 candidates) could compile on sm_90, 132 SMs.
 std::vector<GemmConfig> dot_product_configs() {
@@ -48,7 +50,8 @@ TEST_F(CompileCli, StoresWhatTheSweepLooksUpAndARerunCompilesNothing) {
   const std::vector<GemmConfig> configs = dot_product_configs();
   ASSERT_GE(configs.size(), 3u);
   // Three of them (NVRTC takes a second or so per config).
-  std::vector<std::string> args = {"compile", "--shape", "1x1x1024", "--arch", "sm_90", "--db", path("c.db")};
+  std::vector<std::string> args = {"compile", "--shape", "1x1x1024",  "--arch",
+                                   "sm_90",   "--db",    path("c.db")};
   std::vector<std::string> keys;
   for (std::size_t i = 0; i < 3; ++i) {
     args.insert(args.end(), {"--config", config_name(configs[i])});
@@ -58,13 +61,15 @@ TEST_F(CompileCli, StoresWhatTheSweepLooksUpAndARerunCompilesNothing) {
   ASSERT_EQ(first.status, 0) << first.out << first.err;
   EXPECT_TRUE(has(first.out, "3 of the 3 configs")) << first.out;
   EXPECT_TRUE(has(first.out, "3 compiled and stored, 0 failed")) << first.out;
-  EXPECT_EQ(stored(path("c.db"), keys), 3u) << "under the sweep's own keys (binary_key of config and arch)";
+  EXPECT_EQ(stored(path("c.db"), keys), 3u)
+      << "under the sweep's own keys (binary_key of config and arch)";
   auto again = gemmtune::test::run_cli(args, {.unset_env = {"SLURM_ARRAY_TASK_ID"}});
   ASSERT_EQ(again.status, 0) << again.err;
-  EXPECT_TRUE(has(again.out, "3 in the binary cache of " + path("c.db") + ", 0 to compile")) << again.out;
+  EXPECT_TRUE(has(again.out, "3 in the binary cache of " + path("c.db") + ", 0 to compile"))
+      << again.out;
 
-  auto none = gemmtune::test::run_cli({"compile", "--shape", "1x1x1024", "--config", "sgemm_nn_no_such_config",
-                                       "--db", path("none.db")},
+  auto none = gemmtune::test::run_cli({"compile", "--shape", "1x1x1024", "--config",
+                                       "sgemm_nn_no_such_config", "--db", path("none.db")},
                                       {});
   EXPECT_EQ(none.status, 2) << none.err;
   EXPECT_TRUE(has(none.err, "no config to compile")) << none.err;

@@ -32,7 +32,9 @@ std::string error_of(const std::function<void()>& f) {
   return "";
 }
 
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+bool has(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
 
 // An environment of the given variables only.
 EnvironmentLookup environment(std::map<std::string, std::string> vars) {
@@ -57,7 +59,8 @@ Partition partition(const std::vector<double>& costs, int count) {
       p.load[std::size_t(t)] += costs[i];
     }
   }
-  for (std::size_t i = 0; i < costs.size(); ++i) EXPECT_NE(p.task_of[i], -1) << "item " << i << " in no shard";
+  for (std::size_t i = 0; i < costs.size(); ++i)
+    EXPECT_NE(p.task_of[i], -1) << "item " << i << " in no shard";
   return p;
 }
 
@@ -72,13 +75,15 @@ TEST(Shard, ParsesIndexOverCount) {
 TEST(Shard, RefusesBadTextWithTheReason) {
   EXPECT_TRUE(has(error_of([] { parse_shard("3/3"); }), "below the number of tasks (0 to 2)"));
   EXPECT_TRUE(has(error_of([] { parse_shard("0/0"); }), "at least 1"));
-  for (const char* bad : {"", "1", "a/b", "1/", "/3", "-1/3", "1/-3", "1.0/3", "1/3/4", " 1/3", "1/3x"})
+  for (const char* bad :
+       {"", "1", "a/b", "1/", "/3", "-1/3", "1/-3", "1.0/3", "1/3/4", " 1/3", "1/3x"})
     EXPECT_TRUE(has(error_of([bad] { parse_shard(bad); }), "write I/N")) << "'" << bad << "'";
 }
 
 TEST(Shard, FromSlurmArrayVariables) {
   EXPECT_EQ(shard_from_slurm(environment({})), std::nullopt) << "not an array task: no shard";
-  EXPECT_EQ(shard_from_slurm(environment({{"SLURM_ARRAY_TASK_ID", "2"}, {"SLURM_ARRAY_TASK_COUNT", "3"}})),
+  EXPECT_EQ(shard_from_slurm(
+                environment({{"SLURM_ARRAY_TASK_ID", "2"}, {"SLURM_ARRAY_TASK_COUNT", "3"}})),
             (Shard{2, 3}));
   // --array=1-4: task ids 1..4 are shards 0..3.
   EXPECT_EQ(shard_from_slurm(environment({{"SLURM_ARRAY_TASK_ID", "1"},
@@ -89,9 +94,13 @@ TEST(Shard, FromSlurmArrayVariables) {
 }
 
 TEST(Shard, RefusesSlurmArraysItCannotMap) {
-  EXPECT_TRUE(has(error_of([] { shard_from_slurm(environment({{"SLURM_ARRAY_TASK_ID", "x"}})); }),
+  EXPECT_TRUE(has(error_of([] {
+                    shard_from_slurm(environment({{"SLURM_ARRAY_TASK_ID", "x"}}));
+                  }),
                   "SLURM_ARRAY_TASK_ID='x' is not a task number"));
-  EXPECT_TRUE(has(error_of([] { shard_from_slurm(environment({{"SLURM_ARRAY_TASK_ID", "1"}})); }),
+  EXPECT_TRUE(has(error_of([] {
+                    shard_from_slurm(environment({{"SLURM_ARRAY_TASK_ID", "1"}}));
+                  }),
                   "SLURM_ARRAY_TASK_COUNT is not"));
   // --array=1,5,9 (three tasks, ids 1 to 9) and --array=0-8:2.
   const std::string gaps = error_of([] {
@@ -140,7 +149,8 @@ TEST(Shard, PartitionBalancesCostNotCount) {
     Partition q = partition(random_costs, count);
     const double sum = std::accumulate(random_costs.begin(), random_costs.end(), 0.0);
     const double largest = *std::max_element(random_costs.begin(), random_costs.end());
-    EXPECT_LE(*std::max_element(q.load.begin(), q.load.end()), sum / count + largest) << count << " tasks";
+    EXPECT_LE(*std::max_element(q.load.begin(), q.load.end()), sum / count + largest)
+        << count << " tasks";
   }
   // Equal costs: round robin, counts within one.
   Partition even = partition(std::vector<double>(10, 1.0), 3);
@@ -168,15 +178,19 @@ TEST(Shard, EstimateWeighsBigProblemsOverSmallOnes) {
     EXPECT_GT(big, 2 * mid) << strategy_name(kind) << ": 8 times the FLOPs of 4096^3";
   }
   // 1024^3 has 1,440 candidates (small tiles and split-K to fill the SMs): the count matters too.
-  EXPECT_GT(seconds(1024, 1024, 1024, StrategyKind::exhaustive), seconds(4096, 4096, 4096, StrategyKind::exhaustive));
-  EXPECT_GT(seconds(4096, 4096, 4096, StrategyKind::exhaustive), seconds(4096, 4096, 4096, StrategyKind::model))
+  EXPECT_GT(seconds(1024, 1024, 1024, StrategyKind::exhaustive),
+            seconds(4096, 4096, 4096, StrategyKind::exhaustive));
+  EXPECT_GT(seconds(4096, 4096, 4096, StrategyKind::exhaustive),
+            seconds(4096, 4096, 4096, StrategyKind::model))
       << "the model strategy measures a fraction of the candidates";
   // A budget caps the estimate (the first measurement always runs).
   StrategyOptions budget;
   budget.kind = StrategyKind::exhaustive;
   budget.budget_s = 2;
   const ProblemSpec big{Op::N, Op::N, 8192, 8192, 8192, 1};
-  EXPECT_LT(estimate_tuning_seconds(big, sweep_candidates(o, dev, valid, big.problem()), budget, gpu), 10);
+  EXPECT_LT(
+      estimate_tuning_seconds(big, sweep_candidates(o, dev, valid, big.problem()), budget, gpu),
+      10);
 }
 
 TEST(Shard, SweepShardsPartitionTheProblems) {
@@ -208,13 +222,16 @@ TEST(Shard, SweepConfigsAreTheUnionOfTheCandidatesOnce) {
   dev.sm_count = 132;
   const auto configs = sweep_configs(o, dev);
   std::set<std::string> names, expected;
-  for (const auto& c : configs) EXPECT_TRUE(names.insert(config_name(c)).second) << "twice: " << config_name(c);
+  for (const auto& c : configs)
+    EXPECT_TRUE(names.insert(config_name(c)).second) << "twice: " << config_name(c);
   const auto valid = valid_space(dev.limits, Op::N, Op::N);
   for (const auto& spec : o.problems)
-    for (const auto& c : sweep_candidates(o, dev, valid, spec.problem())) expected.insert(config_name(c));
+    for (const auto& c : sweep_candidates(o, dev, valid, spec.problem()))
+      expected.insert(config_name(c));
   EXPECT_EQ(names, expected);
-  EXPECT_TRUE(std::is_sorted(configs.begin(), configs.end(),
-                             [](const auto& a, const auto& b) { return config_name(a) < config_name(b); }));
+  EXPECT_TRUE(std::is_sorted(configs.begin(), configs.end(), [](const auto& a, const auto& b) {
+    return config_name(a) < config_name(b);
+  }));
 }
 
 class ShardCli : public gemmtune::test::ScratchDirTest {};
@@ -223,9 +240,9 @@ TEST_F(ShardCli, SweepDryRunListsOnlyItsShard) {
   std::set<std::string> lines;
   std::size_t problems = 0;
   for (const char* shard : {"0/2", "1/2"}) {
-    auto r = gemmtune::test::run_cli({"sweep", "--dry-run", "--preset", "quick", "--shard", shard, "--db",
-                                      path("t.db")},
-                                     {.unset_env = {"GEMMTUNE_DB", "SLURM_ARRAY_TASK_ID"}});
+    auto r = gemmtune::test::run_cli(
+        {"sweep", "--dry-run", "--preset", "quick", "--shard", shard, "--db", path("t.db")},
+        {.unset_env = {"GEMMTUNE_DB", "SLURM_ARRAY_TASK_ID"}});
     ASSERT_EQ(r.status, 0) << r.out << r.err;
     EXPECT_TRUE(has(r.out, std::string("shard ") + shard + ": ")) << r.out;
     std::istringstream in(r.out);
@@ -239,27 +256,31 @@ TEST_F(ShardCli, SweepDryRunListsOnlyItsShard) {
 
 TEST_F(ShardCli, BadShardIsAUsageError) {
   for (const char* bad : {"2/2", "0/0", "x"}) {
-    auto r = gemmtune::test::run_cli({"sweep", "--dry-run", "--shape", "64x64x64", "--shard", bad, "--db", path("t.db")}, {});
+    auto r = gemmtune::test::run_cli(
+        {"sweep", "--dry-run", "--shape", "64x64x64", "--shard", bad, "--db", path("t.db")}, {});
     EXPECT_EQ(r.status, 2) << bad << ": " << r.err;
     EXPECT_TRUE(has(r.err, "--shard")) << r.err;
     auto c = gemmtune::test::run_cli({"compile", "--shard", bad, "--db", path("c.db")}, {});
     EXPECT_EQ(c.status, 2) << bad << ": " << c.err;
   }
   EXPECT_FALSE(std::filesystem::exists(path("c.db"))) << "refused before the database is made";
-  auto r = gemmtune::test::run_cli({"sweep", "--dry-run", "--shape", "64x64x64", "--db", path("t.db")},
-                                   {.set_env = {{"SLURM_ARRAY_TASK_ID", "4"}, {"SLURM_ARRAY_TASK_COUNT", "2"}}});
+  auto r = gemmtune::test::run_cli(
+      {"sweep", "--dry-run", "--shape", "64x64x64", "--db", path("t.db")},
+      {.set_env = {{"SLURM_ARRAY_TASK_ID", "4"}, {"SLURM_ARRAY_TASK_COUNT", "2"}}});
   EXPECT_EQ(r.status, 2) << r.out << r.err;
   EXPECT_TRUE(has(r.err, "contiguous")) << r.err;
 }
 
 TEST_F(ShardCli, ShardOptionWinsOverSlurmAndSaysSo) {
-  auto r = gemmtune::test::run_cli({"sweep", "--dry-run", "--shape", "256x256x256", "--shard", "0/2", "--db", path("t.db")},
-                                   {.set_env = {{"SLURM_ARRAY_TASK_ID", "1"}, {"SLURM_ARRAY_TASK_COUNT", "3"}}});
+  auto r = gemmtune::test::run_cli(
+      {"sweep", "--dry-run", "--shape", "256x256x256", "--shard", "0/2", "--db", path("t.db")},
+      {.set_env = {{"SLURM_ARRAY_TASK_ID", "1"}, {"SLURM_ARRAY_TASK_COUNT", "3"}}});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(has(r.out, "shard 0/2: ")) << r.out;
   EXPECT_TRUE(has(r.err, "--shard 0/2 given: it wins over this Slurm array task's 1/3")) << r.err;
-  auto env = gemmtune::test::run_cli({"sweep", "--dry-run", "--shape", "256x256x256", "--db", path("t.db")},
-                                     {.set_env = {{"SLURM_ARRAY_TASK_ID", "1"}, {"SLURM_ARRAY_TASK_COUNT", "3"}}});
+  auto env = gemmtune::test::run_cli(
+      {"sweep", "--dry-run", "--shape", "256x256x256", "--db", path("t.db")},
+      {.set_env = {{"SLURM_ARRAY_TASK_ID", "1"}, {"SLURM_ARRAY_TASK_COUNT", "3"}}});
   ASSERT_EQ(env.status, 0) << env.err;
   EXPECT_TRUE(has(env.out, "shard 1/3: ")) << env.out;
 }

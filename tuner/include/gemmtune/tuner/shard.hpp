@@ -53,7 +53,8 @@ std::vector<std::size_t> shard_items(const std::vector<double>& costs, const Sha
 /// measurements (the model strategy's order from the uncalibrated model), each measurement
 /// costing a fixed overhead plus its timed repetitions (the replay's ReplayCost). Rough in
 /// absolute terms; what matters is that a deep-K or 8192^3 problem weighs more than a 1024^3.
-double estimate_tuning_seconds(const ProblemSpec& problem, const std::vector<GemmConfig>& candidates,
+double estimate_tuning_seconds(const ProblemSpec& problem,
+                               const std::vector<GemmConfig>& candidates,
                                const StrategyOptions& strategy, const GpuCeilings& gpu);
 
 /// The ceilings the estimates plan with on a device described without a GPU (DeviceLimits::for_arch
@@ -70,7 +71,8 @@ struct SweepShard {
 /// The problems of `shard` out of options.problems, balanced by estimate_tuning_seconds of each
 /// problem's candidates on `device` (the planning device: every task must be given the same one,
 /// so that all compute the same partition; the sweep uses --arch and --sms, not the GPU it finds).
-SweepShard plan_sweep_shard(const SweepOptions& options, const DeviceInfo& device, const Shard& shard);
+SweepShard plan_sweep_shard(const SweepOptions& options, const DeviceInfo& device,
+                            const Shard& shard);
 
 /// Every config the sweep of options.problems on `device` could compile: the union of the
 /// problems' candidate sets, each config once, sorted by name.
