@@ -14,34 +14,26 @@
 #include "gemmtune/db/database.hpp"
 #include "gemmtune/error.hpp"
 #include "gemmtune/tuner/sweep.hpp"
+#include "sweep_plan_options.hpp"
 
 namespace gemmtune::cli {
 
 namespace {
 
 struct SweepCliOptions {
-  std::vector<std::string> shapes;
-  std::string layout = "nn";
-  int batch = 1;
-  std::vector<std::string> files;
-  std::vector<std::string> presets;
+  SweepPlanOptions plan;  // problems, candidates, planning device, shard
   std::string db_path;
-  std::string precision = "ieee";
   // The default strategy: replayed on an exhaustive H200 recording of 30 problems, it finds each
   // problem's best within 3% (tests/unit/tuner/replay_test.cpp; docs/PERFORMANCE.md).
   std::string strategy = "model";
   double budget = 0;
   std::size_t max_configs = 0;
   bool force = false;
-  std::string space = "auto";
   std::string devices = "0";
   bool dry_run = false;
-  std::vector<std::string> configs;
   double hang_timeout = 10;
   unsigned compile_threads = 0;
   std::uint64_t seed = 0;
-  std::string arch = "sm_90";
-  int sms = 132;
 };
 
 std::atomic<bool> g_stop{false};
@@ -81,18 +73,7 @@ std::vector<int> parse_devices(const std::string& text) {
 
 tuner::SweepOptions to_sweep_options(const SweepCliOptions& c) {
   tuner::SweepOptions o;
-  o.problems = tuner::problems_from_shapes(c.shapes, c.layout, c.batch);
-  for (const auto& f : c.files) {
-    auto more = tuner::problems_from_csv(f, c.layout);
-    o.problems.insert(o.problems.end(), more.begin(), more.end());
-  }
-  std::vector<std::string> presets = c.presets;
-  if (o.problems.empty() && presets.empty()) presets.push_back("quick");
-  for (const auto& p : presets) {
-    auto more = tuner::preset_problems(p, c.layout);
-    o.problems.insert(o.problems.end(), more.begin(), more.end());
-  }
-  o.problems = tuner::unique_problems(o.problems);
+  c.plan.fill(o);
   o.db_path = c.db_path.empty() ? db::default_database_path() : c.db_path;
   o.strategy.kind = tuner::parse_strategy(c.strategy);
   if (c.max_configs > 0 && o.strategy.kind != tuner::StrategyKind::random)
@@ -101,13 +82,6 @@ tuner::SweepOptions to_sweep_options(const SweepCliOptions& c) {
   if (c.budget < 0) throw Error(Status::kInvalidArgument, "--budget must be positive seconds (0: no limit)");
   o.strategy.budget_s = c.budget;
   o.strategy.max_configs = c.max_configs;
-  // The full space is hundreds of thousands of configs per problem: only on request.
-  o.space = c.space == "auto" ? tuner::SpaceKind::reduced : tuner::parse_space(c.space);
-  o.only_configs = c.configs;
-  auto precision = parse_precision(c.precision);
-  if (!precision)
-    throw Error(Status::kInvalidArgument, "bad --precision '" + c.precision + "': use ieee, fp32 or tf32");
-  o.precision = *precision;
   o.force = c.force;
   o.devices = parse_devices(c.devices);
   o.compile_threads = c.compile_threads;
@@ -125,10 +99,8 @@ void dry_run(const tuner::SweepOptions& o, const SweepCliOptions& c) {
   DeviceInfo dev;
   try {
     dev = device_info(o.devices.front());
-  } catch (const Error& e) {
-    dev.name = "(no GPU: " + c.arch + " limits, " + std::to_string(c.sms) + " SMs)";
-    dev.limits = DeviceLimits::for_arch(c.arch);
-    dev.sm_count = c.sms;
+  } catch (const Error&) {
+    dev = c.plan.planning_device();
   }
   std::printf("dry run on %s: %zu problems, strategy %s, space %s, database %s\n", dev.name.c_str(),
               o.problems.size(), tuner::strategy_name(o.strategy.kind),
@@ -142,8 +114,24 @@ void dry_run(const tuner::SweepOptions& o, const SweepCliOptions& c) {
   std::printf("total %zu candidates, %zu measured before (skipped unless --force)\n", total, measured);
 }
 
+// Narrows o.problems to this task's shard, if this is one of several tasks, and says so. False
+// when the shard has no problem.
+bool take_shard(tuner::SweepOptions& o, const SweepCliOptions& c) {
+  const std::optional<tuner::Shard> shard = c.plan.shard_to_run();
+  if (!shard) return true;
+  const std::size_t all = o.problems.size();
+  const tuner::SweepShard part = tuner::plan_sweep_shard(o, c.plan.planning_device(), *shard);
+  o.problems = part.problems;
+  std::printf("shard %s: %zu of %zu problems, an estimated %.0f of %.0f s of tuning (balanced for %s, %d SMs)\n",
+              tuner::shard_label(*shard).c_str(), o.problems.size(), all, part.seconds, part.total_seconds,
+              c.plan.arch.c_str(), c.plan.sms);
+  if (o.problems.empty()) std::printf("nothing to tune in this shard: more tasks than problems\n");
+  return !o.problems.empty();
+}
+
 void run(const SweepCliOptions& c) {
   tuner::SweepOptions o = to_sweep_options(c);
+  if (!take_shard(o, c)) return;
   if (c.dry_run) return dry_run(o, c);
   try {
     device_count();
@@ -183,36 +171,24 @@ void run(const SweepCliOptions& c) {
 static void add_sweep_command(CLI::App& app) {
   auto c = std::make_shared<SweepCliOptions>();
   auto* cmd = app.add_subcommand("sweep", "Tune problems on this machine's GPUs and record everything in the database");
-  cmd->add_option("--shape", c->shapes, "Problem MxNxK (repeatable)");
-  cmd->add_option("--layout", c->layout, "nn, nt, tn, tt or all (for --shape, presets, and CSV rows without one)")
-      ->capture_default_str();
-  cmd->add_option("--batch", c->batch, "Batch count of the --shape problems")->capture_default_str();
-  cmd->add_option("--file", c->files, "CSV of problems: m,n,k[,layout][,batch] (repeatable)");
-  cmd->add_option("--preset", c->presets, "Named problem set: quick, squares, transformer, suite, users (repeatable); "
-                                          "quick when no problem is given");
+  c->plan.add_problem_options(cmd);
   cmd->add_option("--db", c->db_path, "Tuning database (default: $GEMMTUNE_DB else ${XDG_CACHE_HOME:-~/.cache}/gemmtune/tuning.db)");
   cmd->add_option("--strategy", c->strategy, "exhaustive, random, halving or model")->capture_default_str();
   cmd->add_option("--budget", c->budget, "Seconds per problem (0: no limit); every strategy honours it")
       ->capture_default_str();
   cmd->add_option("--max-configs", c->max_configs, "Random strategy: candidates to try per problem");
   cmd->add_flag("--force", c->force, "Re-measure configs already measured on this GPU model");
-  cmd->add_option("--space", c->space, "full, reduced, or auto (= reduced; full takes hours per problem)")
-      ->capture_default_str();
+  c->plan.add_candidate_options(cmd);
   cmd->add_option("--devices", c->devices, "CUDA ordinals, one worker each, e.g. 0,1")->capture_default_str();
-  cmd->add_option("--precision", c->precision,
-                  "Kernel classes to tune, each searched on its own: ieee (FP32 FMA), fp32 (also 3xTF32 tensor-core "
-                  "kernels), tf32 (also 1xTF32); docs/precision.md")
-      ->capture_default_str();
   cmd->add_flag("--dry-run", c->dry_run, "List the problems and candidate counts; needs no GPU");
-  cmd->add_option("--config", c->configs, "Only these config names (repeatable), e.g. for a quick check");
   cmd->add_option("--hang-timeout", c->hang_timeout, "Seconds before a verification run counts as hung")
       ->capture_default_str();
   cmd->add_option("--compile-threads", c->compile_threads, "NVRTC threads (0: one per core)")
       ->capture_default_str()
       ->check(CLI::Range(0, 256));
   cmd->add_option("--seed", c->seed, "Seed of the random data and sampling (0: random)")->capture_default_str();
-  cmd->add_option("--arch", c->arch, "Dry run without a GPU: architecture to plan for")->capture_default_str();
-  cmd->add_option("--sms", c->sms, "Dry run without a GPU: SM count to plan for")->capture_default_str();
+  c->plan.add_device_options(cmd, "Planning without a GPU (--dry-run, and how --shard splits the work)");
+  c->plan.add_shard_option(cmd);
   cmd->callback([c] { run(*c); });
 }
 

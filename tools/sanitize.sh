@@ -12,5 +12,7 @@ cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 # then need libcuda.so.1, which a machine without a GPU driver does not have.
 cmake --build build-sanitize -j"$jobs" 2>&1 | grep -E 'error|warning|Error' || true
 # The install test links a program without the sanitizers against these libraries: not this job's.
+# The cluster test runs NVRTC compiles through Slurm: its C++ is the unit tests', so it runs once,
+# in tools/setup.sh --test.
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-  ctest --test-dir build-sanitize -L unit -E example_builds_against_install --output-on-failure -j"$jobs"
+  ctest --test-dir build-sanitize -L unit -E 'example_builds_against_install|^cluster\.' --output-on-failure -j"$jobs"

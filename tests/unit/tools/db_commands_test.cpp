@@ -365,6 +365,42 @@ TEST_F(DbCommands, FailedMergeLeavesNoNewTargetBehind) {
   for (const char* suffix : {"", "-wal", "-shm"}) EXPECT_FALSE(fs::exists(target.string() + suffix)) << suffix;
 }
 
+// Many files at once (the shards of a cluster sweep): one that cannot be merged is named, the
+// others come in, and the same merge run again adds nothing new.
+TEST_F(DbCommands, MergeOfManyFilesGoesOnPastOneThatFails) {
+  const fs::path damaged = copy_fixture();
+  Connection(damaged.string(), OpenMode::read_write).exec("DROP TABLE baselines");
+  const fs::path empty = dir_ / "empty.db";
+  { Database d(empty.string(), OpenMode::read_write); }
+  const fs::path target = dir_ / "merged.db";
+  const std::vector<std::string> merge = {"db", "merge", fixture().string(), damaged.string(), empty.string(),
+                                          "--db", target.string()};
+  CliRun first = cli(merge);
+  EXPECT_EQ(first.status, 1) << first.err;
+  EXPECT_TRUE(contains(first.err, "1 of 3 files not merged (" + damaged.string() + ")")) << first.err;
+  EXPECT_TRUE(contains(line_with(first.out, "merged " + fixture().string()), "15 results")) << first.out;
+  EXPECT_TRUE(contains(first.out, "nothing new in " + empty.string())) << first.out;
+  EXPECT_TRUE(contains(first.out, "2 of 3 files merged into " + target.string())) << first.out;
+  CliRun best = db_cmd({"best", "--device", "H200", "--shape", "4096x4096x4096"}, target);
+  EXPECT_TRUE(contains(best.out, "1.20x")) << best.out;
+
+  CliRun again = cli(merge);
+  EXPECT_EQ(again.status, 1) << again.err;
+  EXPECT_TRUE(contains(again.out, "nothing new in " + fixture().string())) << again.out;
+  CliRun good = cli({"db", "merge", fixture().string(), empty.string(), "--db", target.string()});
+  EXPECT_EQ(good.status, 0) << good.err;
+  EXPECT_TRUE(contains(good.out, "2 of 2 files merged")) << good.out;
+  EXPECT_TRUE(contains(good.out, "0 results")) << good.out;
+
+  // Every file must be a tuning database before anything is merged.
+  const fs::path text = dir_ / "notes.txt";
+  std::ofstream(text) << "not a database\n";
+  const fs::path untouched = dir_ / "untouched.db";
+  CliRun refused = cli({"db", "merge", fixture().string(), text.string(), "--db", untouched.string()});
+  EXPECT_NE(refused.status, 0);
+  EXPECT_FALSE(fs::exists(untouched)) << "refused before the target was made";
+}
+
 TEST_F(DbCommands, EmptyDatabaseSaysNoResultsYet) {
   const fs::path empty = dir_ / "empty.db";
   { Database d(empty.string(), OpenMode::read_write); }

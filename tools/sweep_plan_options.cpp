@@ -1,0 +1,101 @@
+#include "sweep_plan_options.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+
+#include "gemmtune/error.hpp"
+
+namespace gemmtune::cli {
+
+void SweepPlanOptions::add_problem_options(CLI::App* cmd) {
+  cmd->add_option("--shape", shapes, "Problem MxNxK (repeatable)");
+  cmd->add_option("--layout", layout,
+                  "nn, nt, tn, tt or all (for --shape, presets, and CSV rows without one)")
+      ->capture_default_str();
+  cmd->add_option("--batch", batch, "Batch count of the --shape problems")->capture_default_str();
+  cmd->add_option("--file", files, "CSV of problems: m,n,k[,layout][,batch] (repeatable)");
+  cmd->add_option("--preset", presets,
+                  "Named problem set: quick, squares, transformer, suite, users (repeatable); "
+                  "quick when no problem is given");
+}
+
+void SweepPlanOptions::add_candidate_options(CLI::App* cmd) {
+  cmd->add_option("--space", space,
+                  "full, reduced, or auto (= reduced; full takes hours per problem)")
+      ->capture_default_str();
+  cmd->add_option("--config", configs,
+                  "Only these config names (repeatable), e.g. for a quick check");
+  cmd->add_option("--precision", precision,
+                  "Kernel classes, each searched on its own: ieee (FP32 FMA), fp32 (also 3xTF32 tensor-core "
+                  "kernels), tf32 (also 1xTF32); docs/precision.md")
+      ->capture_default_str();
+}
+
+void SweepPlanOptions::add_device_options(CLI::App* cmd, const std::string& purpose) {
+  cmd->add_option("--arch", arch, purpose + ": architecture (sm_80, sm_86, sm_89 or sm_90)")
+      ->capture_default_str();
+  cmd->add_option(
+         "--sms", sms,
+         purpose + ": SM count (132 on an H100 SXM or H200, 114 on an H100 PCIe, 108 on an A100)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1024));
+}
+
+void SweepPlanOptions::add_shard_option(CLI::App* cmd) {
+  cmd->add_option(
+      "--shard", shard,
+      "Run only task I of N (I from 0), e.g. 2/8; the N tasks split the work by its estimated "
+      "cost. "
+      "Default: a Slurm array task's SLURM_ARRAY_TASK_ID/SLURM_ARRAY_TASK_COUNT, else all; "
+      "--shard 0/1 in an array whose tasks are not shards of one list");
+}
+
+void SweepPlanOptions::fill(tuner::SweepOptions& o) const {
+  o.problems = tuner::problems_from_shapes(shapes, layout, batch);
+  for (const auto& f : files) {
+    auto more = tuner::problems_from_csv(f, layout);
+    o.problems.insert(o.problems.end(), more.begin(), more.end());
+  }
+  std::vector<std::string> named = presets;
+  if (o.problems.empty() && named.empty()) named.push_back("quick");
+  for (const auto& p : named) {
+    auto more = tuner::preset_problems(p, layout);
+    o.problems.insert(o.problems.end(), more.begin(), more.end());
+  }
+  o.problems = tuner::unique_problems(o.problems);
+  // The full space is hundreds of thousands of configs per problem: only on request.
+  o.space = space == "auto" ? tuner::SpaceKind::reduced : tuner::parse_space(space);
+  o.only_configs = configs;
+  auto parsed = parse_precision(precision);
+  if (!parsed) throw Error(Status::kInvalidArgument, "bad --precision '" + precision + "': use ieee, fp32 or tf32");
+  o.precision = *parsed;
+}
+
+DeviceInfo SweepPlanOptions::planning_device() const {
+  DeviceInfo dev;
+  dev.limits = DeviceLimits::for_arch(arch);
+  dev.sm_count = sms;
+  dev.name = "(no GPU: " + arch + " limits, " + std::to_string(sms) + " SMs)";
+  return dev;
+}
+
+std::optional<tuner::Shard> SweepPlanOptions::shard_to_run() const {
+  const auto env = [](const std::string& name) -> std::optional<std::string> {
+    const char* v = std::getenv(name.c_str());
+    return v ? std::optional<std::string>(v) : std::nullopt;
+  };
+  if (shard.empty()) return tuner::shard_from_slurm(env);
+  const tuner::Shard given = tuner::parse_shard(shard);
+  std::optional<tuner::Shard> slurm;
+  try {
+    slurm = tuner::shard_from_slurm(env);
+  } catch (const Error&) {  // --shard is what counts; the environment only earns a note
+  }
+  if (slurm && !(*slurm == given)) {
+    std::fprintf(stderr, "gemmtune: --shard %s given: it wins over this Slurm array task's %s\n",
+                 tuner::shard_label(given).c_str(), tuner::shard_label(*slurm).c_str());
+  }
+  return given;
+}
+
+}  // namespace gemmtune::cli
