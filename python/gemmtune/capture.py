@@ -123,8 +123,8 @@ def _call(model, example_inputs: Any):
 def capture(model, example_inputs: Any, path: Optional[str] = None, *, backward: bool = False, title: str = "") -> CaptureMode:
     """Runs `model` once on `example_inputs` (a tuple or list of positional arguments, a dict of
     keyword arguments, or a single argument) and records its float32 matrix products. With
-    `backward`, also the backward pass (the sum of the outputs' elements is differentiated), whose
-    products have other layouts. Writes the problem file to `path` when given. Returns the
+    `backward`, also the backward pass (gradients of ones for the outputs that require grad),
+    whose products have other layouts. Writes the problem file to `path` when given. Returns the
     CaptureMode: `.problems`, `.skipped`, `.csv()`."""
     mode = CaptureMode()
     with torch.set_grad_enabled(backward):
@@ -134,7 +134,9 @@ def capture(model, example_inputs: Any, path: Optional[str] = None, *, backward:
                 leaves = [t for t in _tensors(output) if t.requires_grad]
                 if not leaves:
                     raise ValueError("capture(backward=True): no output of the model requires grad")
-                sum(t.sum() for t in leaves).backward()
+                # Gradients of ones, stored packed as a loss's gradient is (not the expanded
+                # gradient of a sum, which the products would copy first).
+                torch.autograd.backward(leaves, [torch.ones_like(t) for t in leaves])
     if not mode.problems:
         raise ValueError(
             "capture: the model ran no float32 matrix product (mm, addmm, bmm, linear)"
