@@ -79,7 +79,6 @@ def _info(args: argparse.Namespace) -> int:
     import torch
 
     import gemmtune
-    from gemmtune import _library
 
     print(f"gemmtune (Python) {gemmtune.__version__}, Python {sys.version.split()[0]}")
     print(f"PyTorch   {torch.__version__} (CUDA {torch.version.cuda or 'none'})")

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import importlib
 import os
 import re
 import sys
@@ -147,7 +148,7 @@ def library() -> ctypes.CDLL:
         if _lib is not None:
             return _lib
         # PyTorch first: its CUDA runtime is then the one libgemmtune.so binds to (same soname).
-        import torch  # noqa: F401
+        importlib.import_module("torch")
 
         tried = []
         for where, path in candidates():

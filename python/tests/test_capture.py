@@ -157,3 +157,18 @@ def test_python_m_gemmtune_capture_writes_the_file(tmp_path):
 def test_python_m_gemmtune_capture_says_what_is_wrong_with_the_entry_point(entry, message, capsys):
     assert gemmtune.__main__.main(["capture", entry]) == 2
     assert message in capsys.readouterr().err
+
+
+def test_gemmtunes_own_operators_are_recorded_as_they_run():
+    # Fake CUDA tensors: the operators' shapes without a GPU.
+    from torch._subclasses.fake_tensor import FakeTensorMode
+
+    with FakeTensorMode():
+        a, b = torch.empty(5, 7, device="cuda"), torch.empty(9, 7, device="cuda")
+        with gemmtune.CaptureMode() as mode:
+            gemmtune.mm(a, b.t())
+            gemmtune.bmm(a[None].expand(3, 5, 7), b.t()[None].expand(3, 7, 9))
+            gemmtune.mm(a, b.t(), out=torch.empty(9, 5, device="cuda").t())  # column-major out
+            gemmtune.nn.linear(a[None], b)
+    assert rows(mode) == [(5, 9, 7, "nt", 1, 2), (5, 9, 7, "nt", 3, 1), (9, 5, 7, "nt", 1, 1)]
+    assert [p.ops for p in mode.problems] == [["mm"], ["bmm"], ["mm_out"]]
