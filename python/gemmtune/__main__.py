@@ -66,9 +66,9 @@ def _capture(args: argparse.Namespace) -> int:
         return EXIT_OK
     calls = sum(p.calls for p in mode.problems)
     print(f"{len(mode.problems)} problems from {calls} float32 matrix products written to {args.output}")
-    print(f"{'problem':>24} {'layout':>6} {'batch':>6} {'calls':>5}  ops")
+    print(f"{'problem (MxNxK)':<20} {'layout':<6} {'batch':>5} {'calls':>5}  ops")
     for p in mode.problems:
-        print(f"{f'{p.m}x{p.n}x{p.k}':>24} {p.layout:>6} {p.batch:>6} {p.calls:>5}  {', '.join(p.ops)}")
+        print(f"{f'{p.m}x{p.n}x{p.k}':<20} {p.layout:<6} {p.batch:>5} {p.calls:>5}  {', '.join(p.ops)}")
     for why, count in mode.skipped.items():
         print(f"skipped: {count} x {why}")
     print(f"tune them: gemmtune sweep --file {args.output}")

@@ -4,8 +4,10 @@ traces under torch.export, and nn.Linear keeps PyTorch's behaviour where gemmtun
 
 from __future__ import annotations
 
+import ctypes
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -67,10 +69,40 @@ def test_without_a_gpu_the_library_says_no_cuda_device():
     assert "GPUs      none: gemmtune_create (device 0): no CUDA device" in run.stdout
 
 
-@needs_no_gpu
 def test_cpu_tensors_are_refused_naming_the_missing_device():
-    with pytest.raises(ValueError, match=r"a is on cpu; gemmtune runs on CUDA tensors \(this machine has no CUDA device"):
+    hint = "" if torch.cuda.is_available() else r" \(this machine has no CUDA device"
+    with pytest.raises(ValueError, match=r"a is on cpu; gemmtune runs on CUDA tensors" + hint):
         gemmtune.mm(torch.randn(3, 4), torch.randn(4, 5))
+
+
+def _compile(tmp_path, name, source, *flags):
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if cc is None:
+        pytest.skip("no C compiler")
+    c = tmp_path / f"{name}.c"
+    c.write_text(source)
+    subprocess.run([cc, "-shared", "-fPIC", "-o", str(tmp_path / name), str(c), *flags], check=True)
+
+
+def test_a_library_the_linker_cannot_find_is_taken_from_a_cuda_wheel_folder(tmp_path, monkeypatch):
+    # As libgemmtune.so needing libnvrtc.so.13 that only PyTorch's nvidia-cuda-nvrtc wheel holds.
+    wheel = tmp_path / "site" / "nvidia" / "cu99" / "lib"
+    wheel.mkdir(parents=True)
+    _compile(wheel, "libgtdep.so.7", "int gt_dep(void) { return 42; }", "-Wl,-soname,libgtdep.so.7")
+    source = "int gt_dep(void); int gt_main(void) { return gt_dep() + 1; }"
+    _compile(tmp_path, "libgtmain.so", source, f"-L{wheel}", "-l:libgtdep.so.7")
+    with pytest.raises(OSError, match="libgtdep.so.7: cannot open shared object file"):
+        ctypes.CDLL(str(tmp_path / "libgtmain.so"))
+    monkeypatch.syspath_prepend(str(tmp_path / "site"))
+    assert _library._load(str(tmp_path / "libgtmain.so")).gt_main() == 43
+    # Nowhere to be found: the error names it and what to do.
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    _compile(elsewhere, "libgtgone.so.3", "int gt_gone(void) { return 1; }", "-Wl,-soname,libgtgone.so.3")
+    _compile(tmp_path, "libgtorphan.so", "int gt_gone(void); int gt_orphan(void) { return gt_gone(); }", f"-L{elsewhere}", "-l:libgtgone.so.3")
+    (elsewhere / "libgtgone.so.3").unlink()
+    with pytest.raises(gemmtune.LibraryNotFoundError, match=r"libgtorphan.so needs libgtgone.so.3, which neither .* found: install the CUDA Toolkit"):
+        _library._load(str(tmp_path / "libgtorphan.so"))
 
 
 def test_the_library_checks_arguments_and_its_message_becomes_the_exception():
