@@ -87,9 +87,8 @@ def _info(args: argparse.Namespace) -> int:
     except gemmtune.LibraryNotFoundError as error:
         print(f"library   not found: {error}")
         return EXIT_FAILED
-    db = gemmtune.runtime.settings().db_path or os.environ.get("GEMMTUNE_DB") or "the library's default (~/.cache/gemmtune/tuning.db or $XDG_CACHE_HOME)"
-    print(f"database  {db}")
     if torch.cuda.device_count() == 0:
+        print("database  the library's default: $GEMMTUNE_DB, else $XDG_CACHE_HOME/gemmtune/tuning.db, else ~/.cache/gemmtune/tuning.db")
         try:  # the library's own word on it
             gemmtune.runtime.handle(0)
         except gemmtune.NoDeviceError as error:
@@ -97,11 +96,13 @@ def _info(args: argparse.Namespace) -> int:
             return EXIT_OK
     for device in range(torch.cuda.device_count()):
         try:
-            gemmtune.runtime.handle(device)
-            print(f"GPU {device}     {torch.cuda.get_device_name(device)}: dispatcher ready")
+            text = gemmtune.explain(1024, 1024, 1024, device=device)
         except gemmtune.GemmtuneError as error:
             print(f"GPU {device}     {error}")
             return EXIT_FAILED
+        if device == 0:  # the database every dispatcher reads, as the library names it
+            print("database  " + next((line.split(None, 1)[1] for line in text.splitlines() if line.startswith("database")), "?"))
+        print(f"GPU {device}     {torch.cuda.get_device_name(device)}: dispatcher ready")
     return EXIT_OK
 
 
