@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Makes the Python environment of the Python package's tests (tools/python-test.sh): a venv with
 # PyTorch from PyPI and pytest. Quiet and quick when it is already there.
-#   usage: tools/python-env.sh [VENV]        (default: build/python-venv)
+#   usage: tools/python-env.sh [VENV]        (default: build/python-venv; $PYTHON: the interpreter,
+#                                             default python3)
 #
 # PyPI's Linux PyTorch wheel depends on ~3 GB of NVIDIA CUDA wheels (a full install took 2 min 7 s
 # and 4.6 GB here). The tests need no GPU, and the CUDA Toolkit that gemmtune builds with already
@@ -19,10 +20,11 @@ if [ -x "$venv/bin/python" ] && "$venv/bin/python" -c "$ready" 2>/dev/null; then
   exit 0
 fi
 echo "python-env: making $venv (PyTorch $torch_version from PyPI, pytest)"
-if ! python3 -m venv "$venv" 2>/dev/null; then
+python=${PYTHON:-python3}
+if ! "$python" -m venv "$venv" 2>/dev/null; then
   source tools/ensure-packages.sh
   ensure_packages python-env python3-venv
-  python3 -m venv "$venv"
+  "$python" -m venv "$venv"
 fi
 py="$venv/bin/python"
 # pip's output only when it fails (torch's CUDA requirements left out on purpose make it complain).
