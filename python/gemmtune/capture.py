@@ -22,7 +22,7 @@ from . import layout
 aten = torch.ops.aten
 
 
-def _operands(func, args, kwargs, result) -> Optional[Tuple[torch.Tensor, torch.Tensor, torch.Tensor]]:
+def _operands(func, args, result) -> Optional[Tuple[torch.Tensor, torch.Tensor, torch.Tensor]]:
     """(a, b, c) of a recorded product, c the output as stored; None for other operators."""
     packet = func.overloadpacket
     if packet in (aten.mm, aten.bmm):
@@ -76,7 +76,7 @@ class CaptureMode(TorchDispatchMode):
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         result = func(*args, **(kwargs or {}))
-        operands = _operands(func, args, kwargs or {}, result)
+        operands = _operands(func, args, result)
         if operands is not None:
             self.record(str(func.overloadpacket.__name__), *operands)
         return result
