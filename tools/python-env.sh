@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Makes the Python environment of the Python package's tests (tools/python-test.sh): a venv with
 # PyTorch from PyPI and pytest. Quiet and quick when it is already there.
-#   usage: tools/python-env.sh [VENV]        (default: build/python-venv; $PYTHON: the interpreter,
+#   usage: tools/python-env.sh [VENV]        (default: build-python/venv; $PYTHON: the interpreter,
 #                                             default python3)
 #
 # PyPI's Linux PyTorch wheel depends on ~3 GB of NVIDIA CUDA wheels (a full install took 2 min 7 s
@@ -10,8 +10,9 @@
 # pure-Python requirements, and only the three CUDA wheels the toolkit lacks (cuFile, cuSPARSELt,
 # NVSHMEM): 1.5 GB. If torch still does not import, it falls back to the full install.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-venv=${1:-build/python-venv}
+repo=$(cd "$(dirname "$0")/.." && pwd)
+venv=$(realpath -m "${1:-$repo/build-python/venv}")
+cd "$repo"
 # The GPU machines' PyTorch (CUDA 13, like the toolkit gemmtune builds with).
 torch_version=2.11.0
 

@@ -5,15 +5,16 @@
 # themselves without a CUDA device. ctest runs this as `python.tests` (label `python`).
 #   usage: tools/python-test.sh BUILD_DIR [pytest arguments]
 #   The environment: $GEMMTUNE_PYTHON if set (a python with torch and pytest), else
-#   BUILD_DIR/python-venv (made by tools/python-env.sh, which tools/setup.sh --test runs).
+#   build-python/venv (made by tools/python-env.sh, which tools/setup.sh --test runs; outside
+#   build/, so that copying a build folder to a GPU machine leaves its 1.6 GB behind).
 #   Exits 77 (ctest: skipped) when neither exists.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:?usage: tools/python-test.sh BUILD_DIR [pytest arguments]}" && pwd)
 shift
-py=${GEMMTUNE_PYTHON:-$build/python-venv/bin/python}
+py=${GEMMTUNE_PYTHON:-$repo/build-python/venv/bin/python}
 if [ ! -x "$py" ]; then
-  echo "python-test: no Python test environment at $build/python-venv: run tools/python-env.sh $build/python-venv" \
+  echo "python-test: no Python test environment at $repo/build-python/venv: run tools/python-env.sh" \
        "(or set GEMMTUNE_PYTHON to a python with torch and pytest); skipped" >&2
   exit 77
 fi
