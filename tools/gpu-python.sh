@@ -13,6 +13,7 @@ build=$(cd "${1:?usage: tools/gpu-python.sh BUILD_DIR [tests|example|all]}" && p
 what=${2:-all}
 case "$what" in tests | example | all) ;; *) echo "usage: tools/gpu-python.sh BUILD_DIR [tests|example|all]" >&2; exit 2 ;; esac
 py=${GEMMTUNE_PYTHON:-python3}
+case "$py" in */*) py="$(cd "$(dirname "$py")" && pwd)/$(basename "$py")" ;; esac  # the tests run elsewhere
 log_dir=${OUT:-$build/gpu-python}
 mkdir -p "$log_dir"
 
@@ -30,9 +31,12 @@ cuda_path=""
 for d in /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib; do
   [ -d "$d" ] && cuda_path="$d:$cuda_path"
 done
-export GEMMTUNE_LIBRARY="$lib" GEMMTUNE_CLI="$cli" PYTHONPATH="$repo/python${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
+# The tests run the CLI through this, so that only the CLI sees the toolkit's library path.
+printf '#!/bin/sh\nLD_LIBRARY_PATH="%s${LD_LIBRARY_PATH:-}" exec "%s" "$@"\n' "$cuda_path" "$cli" > "$scratch/gemmtune"
+chmod +x "$scratch/gemmtune"
+export GEMMTUNE_LIBRARY="$lib" GEMMTUNE_CLI="$scratch/gemmtune" PYTHONPATH="$repo/python${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1
 export GEMMTUNE_DB="$scratch/tests.db"  # never the user's database
 command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
 "$py" -m gemmtune info || exit 1
@@ -54,7 +58,7 @@ run_example() {
   echo "== example: capture"
   "$py" -m gemmtune capture "$repo/examples/python/transformer_block.py:build" -o "$csv" || return 1
   echo "== example: gemmtune sweep --file block.csv (a fresh database; log: $log_dir/sweep.log)"
-  LD_LIBRARY_PATH="$cuda_path${LD_LIBRARY_PATH:-}" "$cli" sweep --file "$csv" --db "$db" > "$log_dir/sweep.log" 2>&1 ||
+  "$GEMMTUNE_CLI" sweep --file "$csv" --db "$db" > "$log_dir/sweep.log" 2>&1 ||
     { tail -20 "$log_dir/sweep.log"; return 1; }
   tail -n 12 "$log_dir/sweep.log"
   echo "== example: gemmtune against torch.matmul"
