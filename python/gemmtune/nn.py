@@ -12,11 +12,16 @@ from .ops import mm
 
 def linear(x: torch.Tensor, weight: torch.Tensor, bias: Optional[torch.Tensor] = None) -> torch.Tensor:
     """torch.nn.functional.linear (x @ weight^T + bias) with the product run by gemmtune.mm when x
-    and weight are float32 CUDA tensors; anything else (CPU, another dtype) goes to PyTorch's own.
+    and weight are float32 CUDA tensors outside of CUDA autocast; anything else (CPU, another
+    dtype, autocast's lower precision) goes to PyTorch's own.
     x (..., in) is flattened to (tokens, in): one row-major x transposed-weight product, the "nt"
     problem that `gemmtune.capture` records for PyTorch's own linear layers."""
     runs_here = (
-        x.device.type == "cuda" and weight.device == x.device and x.dtype == torch.float32 and weight.dtype == torch.float32
+        x.device.type == "cuda"
+        and weight.device == x.device
+        and x.dtype == torch.float32
+        and weight.dtype == torch.float32
+        and not torch.is_autocast_enabled("cuda")
     )
     if not runs_here or (bias is not None and (bias.device != x.device or bias.dtype != torch.float32)):
         return torch.nn.functional.linear(x, weight, bias)

@@ -195,6 +195,9 @@ def test_linear_and_swapped_model_match_pytorch_with_gradients():
     result.square().sum().backward()
     for got, want in zip([p.grad for p in model.parameters()], grads):
         assert_close_norm(got, want)
+    with torch.autocast("cuda", dtype=torch.bfloat16), gemmtune.CaptureMode() as mode:
+        assert model(x).dtype == torch.bfloat16  # autocast's precision: PyTorch's own linear
+    assert all(p.ops != ["mm"] for p in mode.problems) and mode.skipped
 
 
 def test_under_torch_compile():
