@@ -2,7 +2,8 @@
 # Installs what a fresh Debian machine lacks for gemmtune (idempotent, quiet when all is there),
 # then configures and builds into ./build.
 #   tools/setup.sh            install + build
-#   tools/setup.sh --test     install + build + run the tests (what CI runs; `gpu` tests skip without a GPU)
+#   tools/setup.sh --test     install + build + run the tests (what CI runs; `gpu` tests skip without a GPU),
+#                             the Python package's among them (PyTorch into build-python/venv)
 #   tools/setup.sh --tune     install + build + tune the quick preset on GPU 0 into the default database
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -27,7 +28,10 @@ test -x build/tools/gemmtune || { echo "setup: build failed; run: cmake --build 
 
 case "$mode" in
   build) echo "setup: built build/tools/gemmtune" ;;
-  --test) ctest --test-dir build --output-on-failure -j"$jobs" ;;
+  --test)
+    # The Python package's tests need PyTorch: a venv in build/ (tools/python-env.sh, PyPI).
+    tools/python-env.sh || echo "setup: no Python test environment; python.tests will be skipped" >&2
+    ctest --test-dir build --output-on-failure -j"$jobs" ;;
   --tune) exec build/tools/gemmtune sweep --preset quick --devices 0 ;;
   *) echo "usage: tools/setup.sh [--test|--tune]" >&2; exit 2 ;;
 esac

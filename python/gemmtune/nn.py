@@ -1,0 +1,67 @@
+"""gemmtune.nn.Linear, a drop-in for torch.nn.Linear whose float32 CUDA products run through
+gemmtune, and swap_linear(), which puts it in place of a model's torch.nn.Linear layers."""
+
+from __future__ import annotations
+
+from typing import Callable, Optional
+
+import torch
+
+from .ops import mm
+
+
+def linear(x: torch.Tensor, weight: torch.Tensor, bias: Optional[torch.Tensor] = None) -> torch.Tensor:
+    """torch.nn.functional.linear (x @ weight^T + bias) with the product run by gemmtune.mm when x
+    and weight are float32 CUDA tensors outside of CUDA autocast; anything else (CPU, another
+    dtype, autocast's lower precision) goes to PyTorch's own.
+    x (..., in) is flattened to (tokens, in): one row-major x transposed-weight product, the "nt"
+    problem that `gemmtune.capture` records for PyTorch's own linear layers."""
+    runs_here = (
+        x.device.type == "cuda"
+        and weight.device == x.device
+        and x.dtype == torch.float32
+        and weight.dtype == torch.float32
+        and not torch.is_autocast_enabled("cuda")
+    )
+    if not runs_here or (bias is not None and (bias.device != x.device or bias.dtype != torch.float32)):
+        return torch.nn.functional.linear(x, weight, bias)
+    lead = x.shape[:-1]
+    y = mm(x.reshape(-1, x.shape[-1]), weight.t())
+    if bias is not None:
+        y = y + bias
+    return y.reshape(*lead, weight.shape[0])
+
+
+class Linear(torch.nn.Linear):
+    """torch.nn.Linear with its forward through gemmtune.nn.linear: same parameters, state dict,
+    initialization and autograd; float32 CUDA inputs run on gemmtune's tuned kernels."""
+
+    def forward(self, input: torch.Tensor) -> torch.Tensor:  # noqa: A002 (torch's name)
+        return linear(input, self.weight, self.bias)
+
+    @classmethod
+    def from_linear(cls, layer: torch.nn.Linear) -> "Linear":
+        """A gemmtune Linear sharing `layer`'s parameters (no copy: an optimizer holding them
+        still updates this one) and training mode."""
+        new = cls(layer.in_features, layer.out_features, bias=layer.bias is not None, device="meta")
+        new.weight = layer.weight
+        new.bias = layer.bias
+        new.train(layer.training)
+        return new
+
+
+def swap_linear(module: torch.nn.Module, *, where: Optional[Callable[[str, torch.nn.Linear], bool]] = None) -> int:
+    """Replaces, in place, every torch.nn.Linear inside `module` (exactly that class; subclasses
+    with their own forward are left alone) by a gemmtune.nn.Linear sharing its parameters.
+    `where(name, layer)`, when given, chooses which (name as in named_modules()). Returns how many
+    were replaced. `module` itself cannot be replaced in place: use Linear.from_linear on it."""
+    if type(module) is torch.nn.Linear:
+        raise TypeError("swap_linear replaces the layers inside a module; for a lone Linear use gemmtune.nn.Linear.from_linear(layer)")
+    swapped = 0
+    for parent_name, parent in list(module.named_modules()):
+        for child_name, child in list(parent.named_children()):
+            name = f"{parent_name}.{child_name}" if parent_name else child_name
+            if type(child) is torch.nn.Linear and (where is None or where(name, child)):
+                setattr(parent, child_name, Linear.from_linear(child))
+                swapped += 1
+    return swapped

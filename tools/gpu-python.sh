@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# The Python package on a GPU machine (python3 with PyTorch; nothing installed: PYTHONPATH=python):
+#   tests    python/tests, the `gpu` ones included (mm/bmm against float64, torch.compile, ...)
+#   example  examples/python/transformer_block.py end to end: capture its products, tune them with
+#            `gemmtune sweep` into a fresh database, then time and check gemmtune against
+#            torch.matmul (TF32 off) and print the table
+#   usage: tools/gpu-python.sh BUILD_DIR [tests|example|all]      (default: all)
+# BUILD_DIR is a build folder or a copy of its parts: lib/libgemmtune.so (or runtime/) and
+# tools/gemmtune. Logs and the example's table go to $OUT (else BUILD_DIR/gpu-python).
+set -uo pipefail
+repo=$(cd "$(dirname "$0")/.." && pwd)
+build=$(cd "${1:?usage: tools/gpu-python.sh BUILD_DIR [tests|example|all]}" && pwd)
+what=${2:-all}
+case "$what" in tests | example | all) ;; *) echo "usage: tools/gpu-python.sh BUILD_DIR [tests|example|all]" >&2; exit 2 ;; esac
+py=${GEMMTUNE_PYTHON:-python3}
+case "$py" in */*) py="$(cd "$(dirname "$py")" && pwd)/$(basename "$py")" ;; esac  # the tests run elsewhere
+log_dir=${OUT:-$build/gpu-python}
+mkdir -p "$log_dir"
+
+lib=""
+for candidate in "$build/lib/libgemmtune.so" "$build/runtime/libgemmtune.so" "$build"/lib/libgemmtune.so.* "$build"/runtime/libgemmtune.so.*; do
+  [ -f "$candidate" ] && { lib=$candidate; break; }
+done
+[ -n "$lib" ] || { echo "gpu-python: no libgemmtune.so under $build/lib or $build/runtime" >&2; exit 1; }
+cli="$build/tools/gemmtune"
+[ -x "$cli" ] || { echo "gpu-python: no $cli" >&2; exit 1; }
+
+# The Python process uses PyTorch's CUDA libraries (libgemmtune.so finds NVRTC among them); the
+# CLI, built against the toolkit, finds its libraries there.
+cuda_path=""
+for d in /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib; do
+  [ -d "$d" ] && cuda_path="$d:$cuda_path"
+done
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+# The tests run the CLI through this, so that only the CLI sees the toolkit's library path.
+printf '#!/bin/sh\nLD_LIBRARY_PATH="%s${LD_LIBRARY_PATH:-}" exec "%s" "$@"\n' "$cuda_path" "$cli" > "$scratch/gemmtune"
+chmod +x "$scratch/gemmtune"
+export GEMMTUNE_LIBRARY="$lib" GEMMTUNE_CLI="$scratch/gemmtune" PYTHONPATH="$repo/python${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1
+export GEMMTUNE_DB="$scratch/tests.db"  # never the user's database
+command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
+"$py" -m gemmtune info || exit 1
+
+status=0
+summary=()
+if [ "$what" != example ]; then
+  echo "== python/tests (pytest)"
+  if (cd "$scratch" && "$py" -m pytest -q -rs -p no:cacheprovider "$repo/python/tests") 2>&1 | tee "$log_dir/tests.log"; then
+    summary+=("PASS  python/tests: $(tail -1 "$log_dir/tests.log")")
+  else
+    summary+=("FAIL  python/tests (log: $log_dir/tests.log)")
+    status=1
+  fi
+fi
+
+run_example() {
+  local csv="$scratch/block.csv" db="$scratch/block.db"
+  echo "== example: capture"
+  "$py" -m gemmtune capture "$repo/examples/python/transformer_block.py:build" -o "$csv" || return 1
+  echo "== example: gemmtune sweep --file block.csv (a fresh database; log: $log_dir/sweep.log)"
+  "$GEMMTUNE_CLI" sweep --file "$csv" --db "$db" > "$log_dir/sweep.log" 2>&1 ||
+    { tail -20 "$log_dir/sweep.log"; return 1; }
+  tail -n 12 "$log_dir/sweep.log"
+  echo "== example: gemmtune against torch.matmul"
+  "$py" "$repo/examples/python/transformer_block.py" --db "$db" --csv "$csv" | tee "$log_dir/example.txt"
+}
+if [ "$what" != tests ]; then
+  if run_example; then
+    summary+=("PASS  example (table: $log_dir/example.txt)")
+  else
+    summary+=("FAIL  example (logs in $log_dir)")
+    status=1
+  fi
+fi
+echo
+echo "GPU Python summary:"
+printf '  %s\n' "${summary[@]}"
+exit $status
