@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 mode=${1:-build}
 
 source tools/ensure-packages.sh
-ensure_packages setup cmake g++ make libsqlite3-dev sqlite3 libcli11-dev libgtest-dev
+ensure_packages setup cmake g++ make libsqlite3-dev sqlite3 libcli11-dev libgtest-dev nlohmann-json3-dev libopenblas-dev python3-matplotlib
 # `gemmtune report` draws with matplotlib.
 if ! python3 -c 'import matplotlib' 2>/dev/null; then
   echo "setup: installing matplotlib (for gemmtune report)"
