@@ -6,7 +6,7 @@
 #include <fstream>
 #include <thread>
 
-#include "db_commands.hpp"
+#include "gemmtune/error.hpp"
 
 #ifdef GEMMTUNE_HAVE_OPENBLAS
 #include <cblas.h>
@@ -55,7 +55,8 @@ void cpu_sgemm(const Problem& p) {
 
 namespace {
 [[noreturn]] void no_openblas() {
-  throw usage_error(
+  throw Error(
+      Status::kInvalidArgument,
       "this gemmtune was built without OpenBLAS, which --cpu times: install it (Debian or Ubuntu: "
       "apt-get install libopenblas-dev, or tools/setup.sh) and build again (cmake --build build)");
 }
