@@ -303,8 +303,16 @@ def format_rate(tflops):
 
 
 def significant(value):
-    if value >= 100:
+    if value >= 99.95:
         return "%.0f" % value
-    if value >= 10:
+    if value >= 9.995:
         return "%.1f" % value
     return "%.2f" % value
+
+
+def tick_time(ms):
+    """A time axis label: 10 us, 100 us, 1 ms (a log axis's decades need no decimals)."""
+    for scale, unit in ((1e-6, "ns"), (1e-3, "us"), (1.0, "ms"), (1e3, "s")):
+        if ms / scale < 999.5 or unit == "s":
+            return "%g %s" % (float("%.3g" % (ms / scale)), unit)
+    return ""

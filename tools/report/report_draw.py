@@ -14,7 +14,7 @@ from matplotlib.colors import ListedColormap  # noqa: E402
 from matplotlib.patches import Patch  # noqa: E402
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter  # noqa: E402
 
-from report_data import blank_reason, crossover_size, format_time, intensity  # noqa: E402
+from report_data import blank_reason, crossover_size, intensity, tick_time  # noqa: E402
 
 OURS = "#1f77b4"
 DISPATCH = "#ff7f0e"
@@ -132,7 +132,7 @@ def draw_class_heatmap(gpu, class_name, problems, cells, axes, path):
         grid.append(row)
         notes.append(note_row)
     width = max(6.5, 0.46 * len(tiles) + 4.0)
-    height = max(3.0, 0.34 * len(problems) + 2.6)
+    height = max(2.4, 0.34 * len(problems) + 2.3)
     fig, ax = plt.subplots(figsize=(width, height))
     for i, note_row in enumerate(notes):  # blank cells first, under the image's transparent NaNs
         for j, reason in enumerate(note_row):
@@ -310,17 +310,19 @@ def draw_crossover(gpu, series, cpu_name, path):
         ax.plot(sizes, [p[2] for p in pts], "s-", color=OURS, markersize=3, label="GPU kernel")
         ax.plot(sizes, [p[3] for p in pts], "^-", color=DISPATCH, markersize=3, label="GPU + transfers")
         size, _, _ = crossover_size(pts, 3)
-        if size:
-            ax.axvline(size, color=DISPATCH, linestyle="--", linewidth=0.8)
-            ax.set_title("%s: GPU + transfers wins from n = %.0f" % (layout, size), fontsize=9)
-        else:
-            ax.set_title("%s: GPU + transfers never wins here" % layout, fontsize=9)
+        kernel, _, _ = crossover_size(pts, 2)
+        for at, color in ((size, DISPATCH), (kernel, OURS)):
+            if at:
+                ax.axvline(at, color=color, linestyle="--", linewidth=0.8)
+        ax.set_title("%s: the GPU wins from n = %s with transfers,\nfrom n = %s for the kernel alone" %
+                     (layout, "%.0f" % size if size else "(never)", "%.0f" % kernel if kernel else "(never)"),
+                     fontsize=9)
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
         ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _p: "%d" % v if v >= 1 else plain_number(v)))
         log_axis(ax.yaxis)
-        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _p: format_time(v)))
-        ax.set_xlabel("n (problem n x n x n)")
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _p: tick_time(v)))
+        ax.set_xlabel("size: n of n x n x n (the cube root of M N K)")
         ax.grid(True, which="major", linewidth=0.3)
     axes[0][0].set_ylabel("time")
     axes[0][0].legend(fontsize=7, loc="upper left")

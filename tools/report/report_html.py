@@ -40,8 +40,8 @@ def write_index(out_dir, db_path, sections, version):
     now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     parts = ["<!doctype html><html><head><meta charset='utf-8'><title>gemmtune report</title>",
              "<style>%s</style></head><body>" % STYLE,
-             "<h1>gemmtune report</h1><p>database <code>%s</code>, drawn %s%s</p>" %
-             (E(db_path), now, " by gemmtune " + E(version) if version else "")]
+             "<h1>gemmtune report</h1><p>database <code title='%s'>%s</code>, drawn %s%s</p>" %
+             (E(db_path), E(os.path.basename(db_path)), now, " by gemmtune " + E(version) if version else "")]
     for s in sections:
         parts += gpu_section(s)
     parts.append("<h2>Columns</h2><dl>")
