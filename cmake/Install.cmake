@@ -34,5 +34,6 @@ install(FILES "${CMAKE_CURRENT_BINARY_DIR}/gemmtuneConfig.cmake"
         DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/gemmtune)
 if(GEMMTUNE_BUILD_TOOLS)
   install(TARGETS gemmtune_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-  install(FILES tools/report/gemmtune_report.py DESTINATION ${CMAKE_INSTALL_DATADIR}/gemmtune)
+  install(FILES tools/report/gemmtune_report.py tools/report/report_data.py tools/report/report_draw.py
+                tools/report/report_html.py DESTINATION ${CMAKE_INSTALL_DATADIR}/gemmtune)
 endif()

@@ -18,6 +18,7 @@
 #include "gemmtune/tuner/cublas_baseline.hpp"
 #include "gemmtune/tuner/shape.hpp"
 #include "gemmtune/tuner/timer.hpp"
+#include "table.hpp"
 
 namespace gemmtune::cli {
 
@@ -151,7 +152,7 @@ void throughput(const BenchOptions& o) {
   tuner::GpuTimer timer;
   tuner::CublasSgemm cublas;
   std::printf("\nThroughput (cold L2, median): dispatcher vs cuBLAS; database '%s'\n", d.database_path().c_str());
-  std::printf("  %-16s %-14s %10s %10s %8s  %s\n", "shape", "source", "TFLOP/s", "cuBLAS", "ratio", "kernel");
+  std::printf("  %-16s %-14s %13s %13s %8s  %s\n", "shape", "source", "rate", "cuBLAS", "ratio", "kernel");
   for (const auto& text : o.throughput_shapes) {
     Problem p = packed(text);
     Buffers buf(p);
@@ -160,8 +161,8 @@ void throughput(const BenchOptions& o) {
     auto tg = timer.time([&](cudaStream_t s) { d.run(p, s); });
     auto tc = timer.time([&](cudaStream_t s) { cublas.run(p, s); });
     double ours = p.flops() / tg.median_ms / 1e9, theirs = p.flops() / tc.median_ms / 1e9;
-    std::printf("  %-16s %-14s %10.2f %10.2f %8.3f  %s\n", text.c_str(), choice_source_name(c.source), ours, theirs,
-                ours / theirs, config_name(c.config).c_str());
+    std::printf("  %-16s %-14s %13s %13s %8.3f  %s\n", text.c_str(), choice_source_name(c.source),
+                format_rate(ours).c_str(), format_rate(theirs).c_str(), ours / theirs, config_name(c.config).c_str());
   }
 }
 

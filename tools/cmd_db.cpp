@@ -123,15 +123,6 @@ double problem_flops(const db::ProblemKey& p) {
          static_cast<double>(p.batch);
 }
 
-std::string short_config(const std::string& name) {
-  // family_layout_rest -> rest
-  const auto first = name.find('_');
-  if (first == std::string::npos) return name;
-  const auto second = name.find('_', first + 1);
-  if (second == std::string::npos || second - first != 3) return name;
-  return name.substr(second + 1);
-}
-
 void parse_mnk(const std::string& text, std::int64_t& m, std::int64_t& n, std::int64_t& k) {
   tuner::Shape shape;
   try {

@@ -19,17 +19,17 @@ struct BestOptions {
 };
 
 std::vector<Column> best_columns() {
-  return {{"GPU model", "gpu", Align::left, 0, false},
-          {"problem", "problem", Align::left},
-          {"best config", "config", Align::left, 2, true, true},
+  return {{"GPU model", "gpu", Align::left, false},
+          problem_column(),
+          {"best config", "config", Align::left},
           {"time", "median_ms"},
-          {"TFLOP/s", "tflops"},
+          {"rate", "tflops"},
           {"% peak", "peak_percent"},
           {"cuBLAS", "cublas_median_ms"},
           {"speedup", "speedup_vs_cublas"},
           {"spread", "spread_percent"},
           {"margin", "runner_up_margin_percent"},
-          {"deterministic", "deterministic", Align::left, 0, false}};  // text: a line under the table
+          {"deterministic", "deterministic", Align::left, false}};  // text: a line under the table
 }
 
 std::vector<Cell> best_row(db::Database& db, const db::GpuModel& gpu, const db::BestRow& b) {
@@ -40,16 +40,16 @@ std::vector<Cell> best_row(db::Database& db, const db::GpuModel& gpu, const db::
     margin = (*r - b.median_ms) / b.median_ms * 100.0;
   const double peak = fp32_peak_tflops(gpu);
   return {Cell::str(gpu.name),
-          Cell::str(problem_label(b.problem)),
-          Cell{short_config(b.config.name), db::json_string(b.config.name)},
+          Cell::problem(problem_label(b.problem), b.problem),
+          Cell::str(b.config.name),
           time_cell(b.median_ms),
-          fixed_cell(tflops, 1),
-          fixed_cell(peak > 0 ? std::optional<double>(tflops / peak * 100.0) : std::nullopt, 1, "%"),
+          rate_cell(tflops),
+          percent_cell(peak > 0 ? std::optional<double>(tflops / peak * 100.0) : std::nullopt),
           time_cell(b.cublas_median_ms),
           fixed_cell(b.speedup_vs_cublas(), 2, "x"),
           fixed_cell(spread, 1, "%"),
           fixed_cell(margin, 1, "%"),
-          b.config.split_k <= 1 ? Cell{"yes", "true"} : Cell{"no", "false"}};
+          Cell::boolean(b.config.split_k <= 1)};
 }
 
 void run_best(BestOptions& o) {
@@ -59,7 +59,7 @@ void run_best(BestOptions& o) {
   const auto gpus = db->gpu_models();
   const std::vector<const db::GpuModelRow*> selected = select_gpus(gpus, o.device, db->path());
 
-  std::vector<std::string> json_rows;
+  std::vector<nlohmann::ordered_json> json_rows;
   std::string text;
   std::vector<std::string> seen_problems;
   for (const auto* g : selected) {
@@ -96,7 +96,7 @@ void add_db_best(CLI::App& db) {
   auto* cmd = db.add_subcommand(
       "best", "Per problem: the best config, its speed, cuBLAS's and the margins");
   cmd->footer(
-      "Columns: time (median), TFLOP/s, % of the FP32 peak (2 x 128 x SMs x clock), cuBLAS's median in\n"
+      "Columns: time (median), rate (FLOP/s), % of the FP32 peak (2 x 128 x SMs x clock), cuBLAS's median in\n"
       "the same sweep, speedup (cuBLAS time / ours), spread ((max - min) / median of our timing) and\n"
       "margin (how much slower the best other config is). A line under the table names the problems\n"
       "whose best is split-K: its results may differ in the last bits from run to run, and a\n"

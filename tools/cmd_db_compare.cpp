@@ -49,16 +49,16 @@ bool is_file(const std::string& s) {
 }
 
 void compare(const Side& a, const Side& b, bool json) {
-  Table table({{"problem", "problem", Align::left},
-               {"A config", "a_config", Align::left, 2, true, true},
-               {"A TFLOP/s", "a_tflops"},
-               {"B config", "b_config", Align::left, 2, true, true},
-               {"B TFLOP/s", "b_tflops"},
+  Table table({problem_column(),
+               {"A config", "a_config", Align::left},
+               {"A rate", "a_tflops"},
+               {"B config", "b_config", Align::left},
+               {"B rate", "b_tflops"},
                {"B vs A", "b_speedup_vs_a"},
-               {"A time", "a_median_ms", Align::right, 0, false},
-               {"B time", "b_median_ms", Align::right, 0, false},
-               {"A vs cuBLAS", "a_speedup_vs_cublas", Align::right, 0, false},
-               {"B vs cuBLAS", "b_speedup_vs_cublas", Align::right, 0, false}});
+               {"A time", "a_median_ms", Align::right, false},
+               {"B time", "b_median_ms", Align::right, false},
+               {"A vs cuBLAS", "a_speedup_vs_cublas", Align::right, false},
+               {"B vs cuBLAS", "b_speedup_vs_cublas", Align::right, false}});
   int only_a = 0, b_faster = 0;
   double log_sum = 0;
   for (const db::BestRow& x : a.bests) {
@@ -76,10 +76,8 @@ void compare(const Side& a, const Side& b, bool json) {
     if (ratio > 1) ++b_faster;
     if (ratio > 0) log_sum += std::log(ratio);
     const bool same = x.config.name == y.config.name;
-    table.add_row({Cell::str(label), Cell{short_config(x.config.name), db::json_string(x.config.name)},
-                   fixed_cell(tflops(x), 1),
-                   Cell{same ? "(same)" : short_config(y.config.name), db::json_string(y.config.name)},
-                   fixed_cell(tflops(y), 1), fixed_cell(ratio, 2, "x"), time_cell(x.median_ms),
+    table.add_row({Cell::problem(label, x.problem), Cell::str(x.config.name), rate_cell(tflops(x)),
+                   Cell{same ? "(same)" : y.config.name, y.config.name}, rate_cell(tflops(y)), fixed_cell(ratio, 2, "x"), time_cell(x.median_ms),
                    time_cell(y.median_ms), fixed_cell(x.speedup_vs_cublas(), 2, "x"),
                    fixed_cell(y.speedup_vs_cublas(), 2, "x")});
   }

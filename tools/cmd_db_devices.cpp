@@ -22,7 +22,7 @@ void run_devices(const DevicesOptions& o) {
     report_if_empty(std::nullopt, o.json);
     return;
   }
-  Table table({{"GPU model", "gpu", Align::left, 1},
+  Table table({{"GPU model", "gpu", Align::left},
                {"arch", "arch", Align::left},
                {"SMs", "sm_count"},
                {"FP32 peak", "fp32_peak_tflops"},
@@ -40,7 +40,7 @@ void run_devices(const DevicesOptions& o) {
          Cell::integer(g.model.sm_count), fixed_cell(fp32_peak_tflops(g.model), 1, " TFLOP/s"),
          bytes_cell(g.model.memory_bytes), Cell::integer(s.sweeps), Cell::integer(s.problems),
          Cell::integer(s.results), Cell::integer(s.failed),
-         last.empty() ? Cell::none() : Cell{last.substr(0, 10), db::json_string(last)}});
+         last.empty() ? Cell::none() : Cell{last.substr(0, 10), last}});
   }
   print(o.json ? table.json() : table.render());
 }

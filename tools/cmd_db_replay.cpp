@@ -20,7 +20,7 @@ struct ReplayCliOptions {
 };
 
 std::vector<Column> replay_columns() {
-  return {{"problem", "problem", Align::left},
+  return {problem_column(),
           {"candidates", "candidates"},
           {"measured", "measurements"},
           {"simulated", "simulated_s"},
@@ -52,7 +52,7 @@ void run_replay(ReplayCliOptions& o) {
     for (const auto& p : tuner::load_recorded(*db, g->id)) {
       if (!o.filter.accepts(p.key)) continue;
       const tuner::ReplayOutcome r = tuner::replay_problem(p, ro);
-      table.add_row({Cell::str(problem_label(p.key)), Cell::integer(std::int64_t(r.candidates)),
+      table.add_row({Cell::problem(problem_label(p.key), p.key), Cell::integer(std::int64_t(r.candidates)),
                      Cell::integer(std::int64_t(r.measurements)),
                      fixed_cell(r.simulated_s, 1, " s"),
                      time_cell(r.found ? std::optional(r.found_ms) : std::nullopt),

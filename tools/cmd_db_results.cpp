@@ -51,24 +51,24 @@ std::string reason_of(const std::string& error) {
 }
 
 struct Section {
-  Table ranked{{{"GPU model", "gpu", Align::left, 0, false},
-                {"problem", "problem", Align::left, 0, false},
+  Table ranked{{{"GPU model", "gpu", Align::left, false},
+                problem_column(false),
                 {"#", "rank"},
-                {"config", "config", Align::left, 2, true, true},
+                {"config", "config", Align::left},
                 {"time", "median_ms"},
-                {"TFLOP/s", "tflops"},
+                {"rate", "tflops"},
                 {"vs best", "slower_than_best_percent"},
                 {"spread", "spread_percent"},
                 {"regs", "registers"},
                 {"spill", "spill_bytes"},
                 {"smem", "smem_bytes"},
                 {"sweep", "sweep_id"}}};
-  Table failures{{{"GPU model", "gpu", Align::left, 0, false},
-                  {"problem", "problem", Align::left, 0, false},
+  Table failures{{{"GPU model", "gpu", Align::left, false},
+                  problem_column(false),
                   {"status", "status", Align::left},
                   {"configs", "count"},
-                  {"reason", "reason", Align::left, 2},
-                  {"for example", "configs", Align::left, 1}}};
+                  {"reason", "reason", Align::left},
+                  {"for example", "configs", Align::left}}};
   std::size_t ok_configs = 0, failed_configs = 0;
   std::map<std::string, std::size_t> failed_by_status;
 };
@@ -88,9 +88,8 @@ Section build_section(const db::GpuModel& gpu, const db::ProblemKey& p, const st
     const double tflops = r.tflops.value_or(ms > 0 ? problem_flops(p) / (ms * 1e-3) / 1e12 : 0);
     std::optional<double> spread;
     if (r.min_ms && r.max_ms && ms > 0) spread = (*r.max_ms - *r.min_ms) / ms * 100.0;
-    s.ranked.add_row({Cell::str(gpu_name), Cell::str(label), Cell::integer(std::int64_t(seen_ok.size())),
-                      Cell{short_config(row.config.name), db::json_string(row.config.name)}, time_cell(ms),
-                      fixed_cell(tflops, 1),
+    s.ranked.add_row({Cell::str(gpu_name), Cell::problem(label, p), Cell::integer(std::int64_t(seen_ok.size())),
+                      Cell::str(row.config.name), time_cell(ms), rate_cell(tflops),
                       *best > 0 ? fixed_cell((ms - *best) / *best * 100.0, 1, "%") : Cell::none(),
                       fixed_cell(spread, 1, "%"),
                       r.registers ? Cell::integer(*r.registers) : Cell::none(),
@@ -122,15 +121,11 @@ Section build_section(const db::GpuModel& gpu, const db::ProblemKey& p, const st
     return a.configs.size() > b.configs.size();
   });
   for (const auto& g : sorted) {
-    std::string examples, json = "[";
-    for (std::size_t i = 0; i < g.configs.size(); ++i) {
-      json += (i ? ", " : "") + db::json_string(g.configs[i]);
-    }
-    examples = short_config(g.configs.front());
+    std::string examples = g.configs.front();
     if (g.configs.size() > 1) examples += format(" +%zu more", g.configs.size() - 1);
-    s.failures.add_row({Cell::str(gpu_name), Cell::str(label), Cell::str(g.status),
+    s.failures.add_row({Cell::str(gpu_name), Cell::problem(label, p), Cell::str(g.status),
                         Cell::integer(std::int64_t(g.configs.size())), Cell::str(g.reason),
-                        Cell{examples, json + "]"}});
+                        Cell{examples, g.configs}});
   }
   return s;
 }
@@ -159,7 +154,7 @@ void run_results(ResultsOptions& o) {
   const std::vector<const db::GpuModelRow*> selected = select_gpus(gpus, o.device, db->path());
   const auto problems = matching_problems(*db, filter, m, n, k);
 
-  std::vector<std::string> json_rows;
+  std::vector<nlohmann::ordered_json> json_rows;
   std::string text;
   bool any = false;
   for (const auto* g : selected) {
@@ -184,7 +179,7 @@ void run_results(ResultsOptions& o) {
     throw usage_error("no results for shape " + o.shape + (o.layout == "all" ? "" : " " + o.layout) + where +
                       "; shapes in the database: " + known_shapes(*db));
   }
-  print(o.json ? Table::json_array(json_rows) : text);
+  print(o.json ? Table::json_array(json_rows) : text + kProblemLegend + "\n");
 }
 
 void add_db_results(CLI::App& db) {

@@ -11,6 +11,7 @@
 #include "gemmtune/tuner/cublas_baseline.hpp"
 #include "gemmtune/tuner/shape.hpp"
 #include "gemmtune/tuner/timer.hpp"
+#include "table.hpp"
 
 namespace gemmtune::cli {
 
@@ -44,8 +45,8 @@ void run_try(const TryOptions& o) {
       auto error_of_c = [&] { return relative_error(c.download(), p.ldc, 0, ref, p.m, p.n, 1); };
       auto tc = timer.time([&](cudaStream_t st) { cublas.run(p, st); });
       double cublas_tflops = p.flops() / tc.median_ms / 1e9;
-      std::printf("\n%s %s  cuBLAS %.3f ms  %.1f TFLOP/s  rel.err %.1e\n", text.c_str(), p.layout().c_str(),
-                  tc.median_ms, cublas_tflops, error_of_c());
+      std::printf("\n%s %s  cuBLAS %s  %s  rel.err %.1e\n", text.c_str(), p.layout().c_str(),
+                  format_time_ms(tc.median_ms).c_str(), format_rate(cublas_tflops).c_str(), error_of_c());
       for (const auto& name : o.configs) {
         GemmConfig cfg = default_config(dev.limits, p);  // "default": the built-in one for this data
         if (name != "default") {
@@ -68,8 +69,8 @@ void run_try(const TryOptions& o) {
         double err = error_of_c();
         auto t = timer.time([&](cudaStream_t st) { k.launch(p, st, &workspace); });
         double tflops = p.flops() / t.median_ms / 1e9;
-        std::printf("  %-52s %7.3f ms %6.1f TFLOP/s  %5.3fx cuBLAS  err %.1e  regs %d spill %d\n",
-                    config_name(cfg).c_str(), t.median_ms, tflops, tflops / cublas_tflops, err,
+        std::printf("  %-52s %9s %13s  %5.3fx cuBLAS  err %.1e  regs %d spill %d\n", config_name(cfg).c_str(),
+                    format_time_ms(t.median_ms).c_str(), format_rate(tflops).c_str(), tflops / cublas_tflops, err,
                     cr.resources.registers, cr.resources.spill_stores);
       }
     }

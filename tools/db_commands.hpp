@@ -74,8 +74,6 @@ std::string describe_gpu(const db::GpuModel& gpu);
 std::string problem_label(const db::ProblemKey& p);
 /// FLOPs of one problem: 2 M N K batch.
 double problem_flops(const db::ProblemKey& p);
-/// A config name without its redundant "sgemm_nn_" prefix (the layout is in the problem).
-std::string short_config(const std::string& name);
 
 /// Which problems a command looks at: --shape (repeatable) and --layout.
 struct ProblemFilter {

@@ -1,59 +1,72 @@
 #pragma once
-// An aligned text table that fits a terminal (100 columns by default), and the same rows as JSON.
-// Each cell carries its display text (with units: "1.234 ms", "80.1%", "1.25x") and its JSON value
-// (the bare number in the column's base unit, a string, or null), so --json output is the table
-// the user sees, machine-readable. Header-only: tools/CMakeLists.txt compiles cmd_*.cpp only.
+// An aligned text table, and the same rows as JSON (nlohmann::json, so every string is escaped).
+// Each cell carries its display text (with an adaptive unit: "4.13 us", "812 GFLOP/s", "0.047%")
+// and its JSON value (the bare number in the column's base unit, a string, null, or an object
+// whose fields are spread into the row: a problem is m, n, k, batch, layout and alignment).
+// Config names are always shown whole, so that they can be pasted into `gemmtune try`; columns
+// with a note (the problem's "a1", "b8") explain themselves under the table.
+// Header-only: tools/CMakeLists.txt compiles cmd_*.cpp only.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "gemmtune/db/export.hpp"
+#include "gemmtune/db/records.hpp"
 
 namespace gemmtune::cli {
 
-/// Width the text tables are fitted to.
+/// Width the text tables try to keep to.
 inline constexpr std::size_t kTerminalWidth = 100;
+
+/// How a problem is written in every table, as one line for under the table.
+inline constexpr const char* kProblemLegend =
+    "problem: MxNxK, layout of A and B (n: as stored, t: transposed); bN: batch of N; "
+    "a1/a2: the widest vector (floats) the data allows, a4 not written";
 
 /// How a column's text is placed in its width.
 enum class Align { left, right };
 
 /// One column: its header, its JSON key, and how it is laid out.
 struct Column {
-  std::string header;              ///< shown above the column (carries the unit where cells do not)
-  std::string key;                 ///< its key in --json output
+  std::string header;      ///< shown above the column (carries the unit where cells do not)
+  std::string key;         ///< its key in --json output; "" spreads an object cell's fields into the row
   Align align = Align::right;
-  int shrink = 0;                  ///< may be elided in the middle to fit: 1 first, 2 next, 0 never
-  bool in_text = true;             ///< false: only in --json (e.g. the GPU a grouped table is for)
-  bool config_names = false;       ///< holds config names: a tail of tokens every row shares
-                                   ///< ("_v4_p4_k1_r8") is shown once, under the table
+  bool in_text = true;     ///< false: only in --json (e.g. the GPU a grouped table is for)
+  std::string note = {};   ///< printed under the table: what the column's cells mean
 };
 
 /// One cell: what the table shows and what --json writes.
 struct Cell {
-  std::string text;  ///< display text; "-" for nothing
-  std::string json;  ///< a JSON literal
+  std::string text;     ///< display text; "-" for nothing
+  nlohmann::ordered_json json;  ///< the value --json writes
 
   /// A string.
-  static Cell str(std::string_view s) { return {std::string(s), db::json_string(s)}; }
+  static Cell str(std::string_view s) { return {std::string(s), std::string(s)}; }
   /// A number shown as `text` (with its unit), written to JSON as `value`.
   static Cell num(double value, std::string text) {
     if (!std::isfinite(value)) return none();
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.9g", value);
-    return {std::move(text), buf};
+    return {std::move(text), value};
   }
   /// An integer shown as `text` (its decimal form when empty).
   static Cell integer(std::int64_t value, std::string text = {}) {
-    std::string j = std::to_string(value);
-    return {text.empty() ? j : std::move(text), j};
+    return {text.empty() ? std::to_string(value) : std::move(text), value};
   }
+  /// A yes/no.
+  static Cell boolean(bool value) { return {value ? "yes" : "no", value}; }
   /// Nothing measured: "-" in the table, null in JSON.
-  static Cell none() { return {"-", "null"}; }
+  static Cell none() { return {"-", nullptr}; }
+  /// A problem shown as `label`; in JSON its fields, each its own (spread into the row when the
+  /// column's key is "").
+  static Cell problem(std::string label, const db::ProblemKey& p) {
+    return {std::move(label),
+            {{"m", p.m}, {"n", p.n}, {"k", p.k}, {"batch", p.batch}, {"layout", std::string{p.op_a, p.op_b}},
+             {"alignment", p.alignment}, {"dtype", p.dtype}}};
+  }
 };
 
 // ---- units ---------------------------------------------------------------------------------
@@ -66,12 +79,31 @@ std::string format(const char* fmt, Args... args) {
   return buf;
 }
 
-/// A time in milliseconds with a unit that keeps it short: "12.3 us", "1.234 ms", "2.50 s".
+/// Three significant digits: 812, 41.3, 4.13.
+inline std::string significant(double v) {
+  return format(v >= 99.95 ? "%.0f" : v >= 9.995 ? "%.1f" : "%.2f", v);
+}
+
+/// A time in milliseconds in a unit that keeps three significant digits: "812 ns", "4.13 us",
+/// "57.2 us", "1.78 ms", "2.50 s" (4 us and 5 us never look alike).
 inline std::string format_time_ms(double ms) {
-  if (ms < 0.01) return format("%.2f us", ms * 1e3);
-  if (ms < 1.0) return format("%.1f us", ms * 1e3);
-  if (ms < 1000.0) return format("%.3f ms", ms);
-  return format("%.2f s", ms / 1e3);
+  if (ms < 0.00099995) return significant(ms * 1e6) + " ns";
+  if (ms < 0.99995) return significant(ms * 1e3) + " us";
+  if (ms < 999.95) return significant(ms) + " ms";
+  return significant(ms / 1e3) + " s";
+}
+
+/// A rate given in TFLOP/s, in a unit that keeps three significant digits: "812 MFLOP/s",
+/// "4.13 GFLOP/s", "51.2 TFLOP/s" (a tiny problem never shows 0.0).
+inline std::string format_rate(double tflops) {
+  if (tflops < 0.00099995) return significant(tflops * 1e6) + " MFLOP/s";
+  if (tflops < 0.99995) return significant(tflops * 1e3) + " GFLOP/s";
+  return significant(tflops) + " TFLOP/s";
+}
+
+/// A share in percent: "80.1%", but "0.047%" below 1% rather than "0.0%".
+inline std::string format_percent(double percent) {
+  return percent >= 0.995 || percent <= 0 ? format("%.1f%%", percent) : format("%.2g%%", percent);
 }
 
 /// A time cell (JSON: milliseconds).
@@ -79,7 +111,17 @@ inline Cell time_cell(std::optional<double> ms) {
   return ms ? Cell::num(*ms, format_time_ms(*ms)) : Cell::none();
 }
 
-/// A number with `decimals` and a unit suffix ("80.1%", "1.25x", "51.3").
+/// A rate cell (JSON: TFLOP/s).
+inline Cell rate_cell(std::optional<double> tflops) {
+  return tflops ? Cell::num(*tflops, format_rate(*tflops)) : Cell::none();
+}
+
+/// A percent cell (JSON: the percentage).
+inline Cell percent_cell(std::optional<double> percent) {
+  return percent ? Cell::num(*percent, format_percent(*percent)) : Cell::none();
+}
+
+/// A number with `decimals` and a unit suffix ("1.25x", "51.3").
 inline Cell fixed_cell(std::optional<double> v, int decimals, std::string_view suffix = {}) {
   if (!v || !std::isfinite(*v)) return Cell::none();
   return Cell::num(*v, format("%.*f", decimals, *v) + std::string(suffix));
@@ -113,32 +155,28 @@ class Table {
   std::size_t size() const { return rows_.size(); }
   bool empty() const { return rows_.empty(); }
 
-  /// The aligned text: a header, a rule and the rows, each line at most `width` characters. When
-  /// the table is too wide it first shows the config names' common tail once, below the table,
-  /// then narrows the gaps between columns, then elides the middle of the shrinkable columns.
+  /// The aligned text: a header, a rule, the rows, then the notes of the columns shown. Columns
+  /// are two spaces apart, one when that keeps the table within `width`. Nothing is cut: a wide
+  /// table makes long lines rather than config names that cannot be pasted into `gemmtune try`.
   std::string render(std::size_t width = kTerminalWidth) const {
     std::vector<std::size_t> shown;
     for (std::size_t c = 0; c < columns_.size(); ++c)
       if (columns_[c].in_text) shown.push_back(c);
-    std::vector<std::vector<std::string>> text(rows_.size());
-    for (std::size_t r = 0; r < rows_.size(); ++r)
-      for (const auto& cell : rows_[r]) text[r].push_back(cell.text);
-    std::size_t gap = 2;
-    std::vector<std::size_t> w = widths(shown, text);
-    std::string note;
-    if (total(shown, w, gap) > width) {
-      note = strip_common_tail(text);
-      w = widths(shown, text);
+    std::vector<std::size_t> w(columns_.size(), 0);
+    for (std::size_t c : shown) {
+      w[c] = columns_[c].header.size();
+      for (const auto& row : rows_) w[c] = std::max(w[c], row[c].text.size());
     }
-    if (total(shown, w, gap) > width) gap = 1;
-    fit(shown, w, gap, width);
+    std::size_t total = 0;
+    for (std::size_t c : shown) total += w[c] + 2;
+    const std::size_t gap = total > width + 2 ? 1 : 2;
     std::string out;
     auto line = [&](auto&& text_of) {
       std::string s;
       for (std::size_t i = 0; i < shown.size(); ++i) {
         const std::size_t c = shown[i];
-        std::string t = elide(text_of(c), w[c]);
-        std::string pad(w[c] - t.size(), ' ');
+        const std::string t = text_of(c);
+        const std::string pad(w[c] - std::min(w[c], t.size()), ' ');
         if (i) s += std::string(gap, ' ');
         s += columns_[c].align == Align::right ? pad + t : t + pad;
       }
@@ -147,21 +185,25 @@ class Table {
     };
     line([&](std::size_t c) { return columns_[c].header; });
     line([&](std::size_t c) { return std::string(w[c], '-'); });
-    for (const auto& row : text) line([&](std::size_t c) { return row[c]; });
-    if (!note.empty()) out += "(every config above ends in " + note + ")\n";
+    for (const auto& row : rows_) line([&](std::size_t c) { return row[c].text; });
+    for (std::size_t c : shown)
+      if (!columns_[c].note.empty()) out += columns_[c].note + "\n";
     return out;
   }
 
   /// Each row as one JSON object keyed by the columns' keys (all columns, text-only or not).
-  std::vector<std::string> json_objects() const {
-    std::vector<std::string> objects;
+  std::vector<nlohmann::ordered_json> json_objects() const {
+    std::vector<nlohmann::ordered_json> objects;
     for (const auto& row : rows_) {
-      std::string o = "{";
+      nlohmann::ordered_json o = nlohmann::ordered_json::object();
       for (std::size_t c = 0; c < columns_.size(); ++c) {
-        if (c) o += ", ";
-        o += db::json_string(columns_[c].key) + ": " + row[c].json;
+        if (columns_[c].key.empty() && row[c].json.is_object()) {
+          for (const auto& [k, v] : row[c].json.items()) o[k] = v;
+        } else {
+          o[columns_[c].key] = row[c].json;
+        }
       }
-      objects.push_back(o + "}");
+      objects.push_back(std::move(o));
     }
     return objects;
   }
@@ -170,99 +212,20 @@ class Table {
   std::string json() const { return json_array(json_objects()); }
 
   /// `objects` as a JSON array, one per line.
-  static std::string json_array(const std::vector<std::string>& objects) {
+  static std::string json_array(const std::vector<nlohmann::ordered_json>& objects) {
     if (objects.empty()) return "[]\n";
     std::string out = "[\n";
-    for (std::size_t i = 0; i < objects.size(); ++i) out += objects[i] + (i + 1 < objects.size() ? ",\n" : "\n");
+    for (std::size_t i = 0; i < objects.size(); ++i)
+      out += objects[i].dump() + (i + 1 < objects.size() ? ",\n" : "\n");
     return out + "]\n";
   }
 
  private:
-  static constexpr std::size_t kMinShrunk = 12;
-  static constexpr std::size_t kConfigTokensKept = 4;  // block, warp and thread tiles, stages
-
-  std::vector<std::size_t> widths(const std::vector<std::size_t>& shown,
-                                  const std::vector<std::vector<std::string>>& text) const {
-    std::vector<std::size_t> w(columns_.size(), 0);
-    for (std::size_t c : shown) {
-      w[c] = columns_[c].header.size();
-      for (const auto& row : text) w[c] = std::max(w[c], row[c].size());
-    }
-    return w;
-  }
-
-  static std::size_t total(const std::vector<std::size_t>& shown, const std::vector<std::size_t>& w,
-                           std::size_t gap) {
-    std::size_t t = shown.empty() ? 0 : gap * (shown.size() - 1);
-    for (std::size_t c : shown) t += w[c];
-    return t;
-  }
-
-  static std::vector<std::string> split(const std::string& s) {
-    std::vector<std::string> tokens;
-    std::size_t start = 0;
-    for (std::size_t i = 0; i <= s.size(); ++i) {
-      if (i == s.size() || s[i] == '_') {
-        tokens.push_back(s.substr(start, i - start));
-        start = i + 1;
-      }
-    }
-    return tokens;
-  }
-
-  // Removes from the config-name cells the longest tail of whole "_" tokens they all share (keeping
-  // their first kConfigTokensKept tokens) and returns it ("_v4_p4_k1_r8"), or "" when none.
-  std::string strip_common_tail(std::vector<std::vector<std::string>>& text) const {
-    std::vector<std::pair<std::size_t, std::size_t>> cells;  // (row, column) of config names
-    std::vector<std::string> tail;
-    bool first = true;
-    for (std::size_t r = 0; r < text.size(); ++r) {
-      for (std::size_t c = 0; c < columns_.size(); ++c) {
-        const auto tokens = split(text[r][c]);
-        if (!columns_[c].config_names || tokens.size() <= kConfigTokensKept) continue;
-        std::vector<std::string> own(tokens.begin() + kConfigTokensKept, tokens.end());
-        if (first) tail = own, first = false;
-        std::size_t n = 0;  // length of the common tail
-        while (n < tail.size() && n < own.size() && tail[tail.size() - 1 - n] == own[own.size() - 1 - n]) ++n;
-        tail.erase(tail.begin(), tail.end() - static_cast<std::ptrdiff_t>(n));
-        cells.emplace_back(r, c);
-      }
-    }
-    if (tail.empty()) return "";
-    std::string suffix;
-    for (const auto& t : tail) suffix += "_" + t;
-    for (auto [r, c] : cells) text[r][c].resize(text[r][c].size() - suffix.size());
-    return suffix;
-  }
-
-  // Shrinks shrinkable columns (priority 1 before 2), widest first, until the table fits `width`
-  // or they are at their minimum.
-  void fit(const std::vector<std::size_t>& shown, std::vector<std::size_t>& w, std::size_t gap,
-           std::size_t width) const {
-    for (int level = 1; level <= 2; ++level) {
-      while (total(shown, w, gap) > width) {
-        std::size_t widest = columns_.size();
-        for (std::size_t c : shown) {
-          const std::size_t floor = std::max(kMinShrunk, columns_[c].header.size());
-          if (columns_[c].shrink == level && w[c] > floor && (widest == columns_.size() || w[c] > w[widest]))
-            widest = c;
-        }
-        if (widest == columns_.size()) break;  // nothing left to shrink at this level
-        --w[widest];
-      }
-    }
-  }
-
-  // `s` cut to `width` by replacing its middle with "..".
-  static std::string elide(const std::string& s, std::size_t width) {
-    if (s.size() <= width) return s;
-    if (width <= 2) return s.substr(0, width);
-    const std::size_t keep = width - 2, head = (keep + 1) / 2;
-    return s.substr(0, head) + ".." + s.substr(s.size() - (keep - head));
-  }
-
   std::vector<Column> columns_;
   std::vector<std::vector<Cell>> rows_;
 };
+
+/// The problem column of a table (JSON: the problem's fields, each its own).
+inline Column problem_column(bool in_text = true) { return {"problem", "", Align::left, in_text, kProblemLegend}; }
 
 }  // namespace gemmtune::cli

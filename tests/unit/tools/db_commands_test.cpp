@@ -33,31 +33,32 @@ TEST_F(DbCommands, DevicesListsEveryGpuWithCounts) {
   EXPECT_TRUE(json_parses(j.out)) << j.out;
   // 2 sweeps, 3 problems, 11 results of which 4 failed.
   EXPECT_TRUE(contains(line_with(j.out, "NVIDIA H200"),
-                       "\"sweeps\": 2, \"problems\": 3, \"results\": 11, \"failed\": 4"))
+                       "\"sweeps\":2,\"problems\":3,\"results\":11,\"failed\":4"))
       << j.out;
 }
 
 TEST_F(DbCommands, BestShowsTheWinnerWithSpeedupSpreadAndMargin) {
   CliRun r = db_cmd({"best", "--device", "H200"}, fixture());
   ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_TRUE(fits_100_columns(r.out)) << r.out;
+  EXPECT_TRUE(config_names_whole(r.out)) << r.out;
   EXPECT_TRUE(contains(r.out, "NVIDIA H200 (sm_90, 132 SMs, FP32 peak 66.9 TFLOP/s)")) << r.out;
   EXPECT_FALSE(contains(r.out, "H100")) << r.out;
   const std::string big = line_with(r.out, "4096x4096x4096 nn");
   ASSERT_FALSE(big.empty()) << r.out;
   EXPECT_TRUE(contains(big, "128x128x8_w64x32_t8x8_s2")) << big;  // the best config
-  EXPECT_TRUE(contains(big, "3.000 ms")) << big;
+  EXPECT_TRUE(contains(big, "3.00 ms")) << big;
   EXPECT_TRUE(contains(big, "45.8")) << big;    // 2*4096^3 / 3 ms
   EXPECT_TRUE(contains(big, "68.5%")) << big;   // of 66.9 TFLOP/s
-  EXPECT_TRUE(contains(big, "3.600 ms")) << big;  // cuBLAS in the same sweep
+  EXPECT_TRUE(contains(big, "3.60 ms")) << big;  // cuBLAS in the same sweep
   EXPECT_TRUE(contains(big, "1.20x")) << big;   // 3.6 / 3.0
   EXPECT_TRUE(contains(big, "10.0%")) << big;   // (3.15 - 2.85) / 3.0
   EXPECT_TRUE(contains(big, "5.0%")) << big;    // runner-up 3.15 ms
   const std::string mid = line_with(r.out, "1024x1024x2048 nn");
   EXPECT_TRUE(contains(mid, "128x64x8_w64x32_t8x4_s2")) << mid;
-  EXPECT_TRUE(contains(mid, "200.0 us")) << mid;
+  EXPECT_TRUE(contains(mid, "200 us")) << mid;
   EXPECT_TRUE(contains(mid, "1.05x")) << mid;  // 0.21 / 0.2
   EXPECT_TRUE(contains(r.out, "2048x2048x2048 nt")) << r.out;
+  EXPECT_TRUE(contains(r.out, "a1/a2: the widest vector (floats)")) << r.out;  // the problem column explained
 }
 
 TEST_F(DbCommands, BestFiltersByShapeAndLayoutAndWritesJson) {
@@ -65,9 +66,13 @@ TEST_F(DbCommands, BestFiltersByShapeAndLayoutAndWritesJson) {
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(json_parses(r.out)) << r.out;
   EXPECT_EQ(line_count(r.out), 4) << r.out;  // [ + a row per GPU + ]
-  EXPECT_TRUE(contains(r.out, "\"config\": \"sgemm_nn_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8\"")) << r.out;
-  EXPECT_TRUE(contains(r.out, "\"speedup_vs_cublas\": 1.2")) << r.out;
-  EXPECT_TRUE(contains(r.out, "\"gpu\": \"NVIDIA H100 80GB HBM3\"")) << r.out;
+  EXPECT_TRUE(contains(r.out, "\"config\":\"sgemm_nn_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8\"")) << r.out;
+  EXPECT_TRUE(contains(r.out, "\"speedup_vs_cublas\":1.2")) << r.out;
+  EXPECT_TRUE(contains(r.out, "\"gpu\":\"NVIDIA H100 80GB HBM3\"")) << r.out;
+  // The problem as separate fields, not one string to parse.
+  EXPECT_TRUE(contains(r.out, "\"m\":4096,\"n\":4096,\"k\":4096,\"batch\":1,\"layout\":\"nn\",\"alignment\":4"))
+      << r.out;
+  EXPECT_FALSE(contains(r.out, "\"problem\"")) << r.out;
 
   CliRun nt = db_cmd({"best", "--layout", "nt"}, fixture());
   ASSERT_EQ(nt.status, 0) << nt.err;
@@ -78,11 +83,11 @@ TEST_F(DbCommands, BestFiltersByShapeAndLayoutAndWritesJson) {
 TEST_F(DbCommands, ResultsRanksCandidatesWithResources) {
   CliRun r = db_cmd({"results", "4096x4096x4096", "--device", "NVIDIA H200"}, fixture());
   ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_TRUE(fits_100_columns(r.out)) << r.out;
+  EXPECT_TRUE(config_names_whole(r.out)) << r.out;
   const auto first = line_with(r.out, "128x128x8_w64x32_t8x8_s2"),
              second = line_with(r.out, "128x64x8_w64x32_t8x4_s2");
-  EXPECT_EQ(first.substr(0, 3), "1  ") << r.out;
-  EXPECT_EQ(second.substr(0, 3), "2  ") << r.out;
+  EXPECT_EQ(first.substr(0, 2), "1 ") << r.out;
+  EXPECT_EQ(second.substr(0, 2), "2 ") << r.out;
   EXPECT_TRUE(contains(second, "5.0%")) << second;      // slower than the best
   EXPECT_TRUE(contains(first, "16 KiB")) << first;      // shared memory
   EXPECT_TRUE(contains(first, "128")) << first;         // registers
@@ -101,7 +106,7 @@ TEST_F(DbCommands, ResultsRanksCandidatesWithResources) {
 TEST_F(DbCommands, ResultsGroupsFailuresByReason) {
   CliRun r = db_cmd({"results", "4096x4096x4096", "--device", "H200", "--failed"}, fixture());
   ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_TRUE(fits_100_columns(r.out)) << r.out;
+  EXPECT_TRUE(config_names_whole(r.out)) << r.out;
   const std::string invalid = line_with(r.out, "invalid   ");
   EXPECT_TRUE(contains(invalid, " 2 needs 264 KiB of shared memory")) << invalid;  // two configs, one reason
   EXPECT_TRUE(contains(invalid, "+1 more")) << invalid;
@@ -117,7 +122,7 @@ TEST_F(DbCommands, ResultsGroupsFailuresByReason) {
 TEST_F(DbCommands, CompareShowsCommonProblems) {
   CliRun r = db_cmd({"compare", "H200", "H100"}, fixture());
   ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_TRUE(fits_100_columns(r.out)) << r.out;
+  EXPECT_TRUE(config_names_whole(r.out)) << r.out;
   const std::string big = line_with(r.out, "4096x4096x4096 nn");
   EXPECT_TRUE(contains(big, "45.8")) << big;   // A: 3.0 ms
   EXPECT_TRUE(contains(big, "34.4")) << big;   // B: 4.0 ms
@@ -227,7 +232,7 @@ TEST_F(DbCommands, PruneRemovesOldSweeps) {
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(contains(r.out, "1 sweeps, 1 results, 1 baselines")) << r.out;
   CliRun devices = db_cmd({"devices", "--json"}, db);
-  EXPECT_TRUE(contains(line_with(devices.out, "H200"), "\"sweeps\": 1")) << devices.out;
+  EXPECT_TRUE(contains(line_with(devices.out, "H200"), "\"sweeps\":1")) << devices.out;
   CliRun again = cli({"db", "prune", "--older-than", "30", "--db", db.string()});
   EXPECT_TRUE(contains(again.out, "nothing to prune")) << again.out;
 }

@@ -6,6 +6,7 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -224,6 +225,22 @@ inline ::testing::AssertionResult fits_100_columns(const std::string& text) {
   for (std::string l; std::getline(in, l);) {
     if (l.size() > 100) return ::testing::AssertionFailure() << l.size() << " columns: " << l;
   }
+  return ::testing::AssertionSuccess();
+}
+
+/// Every config name in `text` is whole (as `gemmtune try` takes it: no elision, nothing cut
+/// off), and there is at least one.
+inline ::testing::AssertionResult config_names_whole(const std::string& text) {
+  static const std::regex whole("sgemm_[nt]{2}_[0-9]+x[0-9]+x[0-9]+_w[0-9]+x[0-9]+_t[0-9]+x[0-9]+_s[0-9]+"
+                                "_v[0-9]+_p[0-9]+_k[0-9]+_r[0-9]+(_[a-z][0-9]+(x[0-9]+x[0-9]+)?)*");
+  std::istringstream in(text);
+  int names = 0;
+  for (std::string word; in >> word;) {
+    if (word.find("sgemm_") == std::string::npos && word.find("..") == std::string::npos) continue;
+    if (!std::regex_match(word, whole)) return ::testing::AssertionFailure() << "not a whole config name: " << word;
+    ++names;
+  }
+  if (names == 0) return ::testing::AssertionFailure() << "no config name in: " << text;
   return ::testing::AssertionSuccess();
 }
 

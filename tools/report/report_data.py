@@ -1,0 +1,318 @@
+"""What the report shows, read from a tuning database and from `gemmtune bench --json` files.
+
+Everything here is plain data (dicts and lists); report_draw.py draws it and report_html.py
+writes the pages. No matplotlib here, so the numbers can be checked without it.
+"""
+import json
+import math
+import os
+import re
+import sqlite3
+
+# Memory bandwidth (GB/s) from the datasheets of the GPUs we know by name: used only when no
+# measured figure is given (a bench file's measured_copy_gbs, or --bandwidth).
+DATASHEET_BANDWIDTH_GBS = [("H200", 4800.0), ("H100", 3350.0)]
+
+# Problem classes, in the order the report shows them (see problem_class).
+CLASSES = ["large", "small", "long K", "batched", "matrix-vector", "dot product"]
+
+# What a class's heatmap spreads its cells over: two config columns and how a pair is written. A dot
+# product's tile is always 1x1: what differs is how K is split (split_k CTAs, k_lanes lanes).
+HEATMAP_AXES = {"dot product": ("split_k", "k_lanes", "split-K x K lanes", "k%d l%d")}
+DEFAULT_AXES = ("bm", "bn", "block tile BM x BN", "%dx%d")
+
+
+class DataError(Exception):
+    """Bad input: the message says what was wrong and what to do."""
+
+
+def flops(p):
+    return 2.0 * p["m"] * p["n"] * p["k"] * p["batch"]
+
+
+def tflops_of(p, ms):
+    return flops(p) / (ms * 1e-3) / 1e12 if ms and ms > 0 else None
+
+
+def intensity(p):
+    """FLOP per byte of compulsory traffic: A and B read once, C written once (FP32)."""
+    m, n, k = p["m"], p["n"], p["k"]
+    return 2.0 * m * n * k / (4.0 * (m * k + k * n + m * n))
+
+
+def packed_alignment(m, n, k, batch, layout):
+    """The alignment class (4, 2 or 1 floats) of a tightly packed row-major problem: the widest
+    vector that divides every row length (and, batched, every matrix size)."""
+    a_cols = k if layout[0] == "n" else m
+    b_cols = n if layout[1] == "n" else k
+    lengths = [a_cols, b_cols, n]
+    if batch > 1:
+        lengths += [m * k, k * n, m * n]
+    for width in (4, 2):
+        if all(v % width == 0 for v in lengths):
+            return width
+    return 1
+
+
+def problem_label(p):
+    s = "%dx%dx%d %s%s" % (p["m"], p["n"], p["k"], p["op_a"], p["op_b"])
+    if p["batch"] != 1:
+        s += " b%d" % p["batch"]
+    if p["alignment"] != 4:
+        s += " a%d" % p["alignment"]
+    return s
+
+
+def problem_class(p):
+    """large, small (under 1 GFLOP), long K (K at least 8x M and N), batched, matrix-vector
+    (M or N is 1), dot product (M and N are 1): problems of one class favour the same tiles."""
+    if p["m"] == 1 and p["n"] == 1:
+        return "dot product"
+    if min(p["m"], p["n"]) == 1:
+        return "matrix-vector"
+    if p["batch"] > 1:
+        return "batched"
+    if p["k"] >= 8 * max(p["m"], p["n"]):
+        return "long K"
+    return "small" if flops(p) < 1e9 else "large"
+
+
+def key_of(p):
+    return (p["m"], p["n"], p["k"], p["batch"], p["op_a"] + p["op_b"], p["alignment"])
+
+
+def slug(name):
+    return re.sub(r"[^A-Za-z0-9]+", "_", name).strip("_").lower() or "gpu"
+
+
+def geomean(values):
+    values = [v for v in values if v and v > 0]
+    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else None
+
+
+# ---- the database ------------------------------------------------------------------------------
+
+def open_db(path):
+    if not os.path.isfile(path):
+        raise DataError("no database at %s" % path)
+    uri = "file:%s?mode=ro" % path.replace("?", "%3f").replace("#", "%23")
+    try:
+        conn = sqlite3.connect(uri, uri=True)
+        conn.row_factory = sqlite3.Row
+        conn.execute("SELECT count(*) FROM best_results").fetchone()
+    except sqlite3.DatabaseError as e:
+        raise DataError("%s is not a gemmtune tuning database (%s)" % (path, e))
+    return conn
+
+
+def gpus_of(conn):
+    return [dict(r) for r in conn.execute(
+        "SELECT id, name, cc_major, cc_minor, sm_count, memory_bytes, l2_bytes, clock_khz "
+        "FROM gpu_models ORDER BY id")]
+
+
+def sweeps_of(conn, gpu_id):
+    return [dict(r) for r in conn.execute(
+        "SELECT id, started_at, finished_at, hostname, strategy, gemmtune_version, driver_version, "
+        "runtime_version, nvrtc_version, command_line FROM sweeps WHERE gpu_model_id = ? ORDER BY started_at",
+        (gpu_id,))]
+
+
+def bests_of(conn, gpu_id):
+    """The best ok result of each problem on this GPU model, smallest problems first, numbered."""
+    rows = conn.execute(
+        "SELECT problem_id, m, n, k, batch, op_a, op_b, alignment, config_name, median_ms, "
+        "cublas_median_ms FROM best_results WHERE gpu_model_id = ? ORDER BY m * n * k * batch, problem_id",
+        (gpu_id,)).fetchall()
+    out = []
+    for number, r in enumerate(rows, 1):
+        p = dict(r)
+        p["number"] = number
+        p["label"] = problem_label(p)
+        p["class"] = problem_class(p)
+        p["tflops"] = tflops_of(p, p["median_ms"])
+        p["cublas_tflops"] = tflops_of(p, p["cublas_median_ms"])
+        p["speedup"] = p["cublas_median_ms"] / p["median_ms"] if p["cublas_median_ms"] else None
+        out.append(p)
+    return out
+
+
+def tile_cells(conn, gpu_id, x="bm", y="bn"):
+    """{(problem_id, x, y): {"best_ms": fastest ok time or None, "statuses": {status: count}}}
+    over every sweep of this GPU model; x and y are two integer columns of configs."""
+    if x not in ("bm", "bn", "split_k", "k_lanes") or y not in ("bm", "bn", "split_k", "k_lanes"):
+        raise ValueError("not a heatmap axis: %s, %s" % (x, y))
+    cells = {}
+    for pid, bm, bn, status, count, best in conn.execute(
+            "SELECT r.problem_id, c.%s, c.%s, r.status, count(*), min(r.median_ms) FROM results AS r "
+            "JOIN sweeps AS s ON s.id = r.sweep_id JOIN configs AS c ON c.id = r.config_id "
+            "WHERE s.gpu_model_id = ? GROUP BY 1, 2, 3, 4" % (x, y), (gpu_id,)):
+        cell = cells.setdefault((pid, bm, bn), {"best_ms": None, "statuses": {}})
+        cell["statuses"][status] = count
+        if status == "ok":
+            cell["best_ms"] = best
+    return cells
+
+
+def blank_reason(cell):
+    """Why a tile has no time: 'invalid' (no config with it fits the problem or the GPU), 'pruned'
+    (the strategy ruled it out without timing it), 'failed' (compile, launch or check failed) or
+    'not measured' (the sweep never tried it)."""
+    if cell is None or not cell["statuses"]:
+        return "not measured"
+    statuses = cell["statuses"]
+    if "pruned" in statuses and statuses["pruned"] >= statuses.get("invalid", 0):
+        return "pruned"
+    if "invalid" in statuses:
+        return "invalid"
+    return "failed"
+
+
+def candidates_of(conn, gpu_id, problem_id, limit):
+    """The fastest `limit` ok results of a problem, and the count of results by status."""
+    rows = [dict(r) for r in conn.execute(
+        "SELECT c.name AS config_name, r.median_ms, r.min_ms, r.max_ms, r.registers, r.smem_bytes, "
+        "r.spill_bytes FROM results AS r JOIN sweeps AS s ON s.id = r.sweep_id "
+        "JOIN configs AS c ON c.id = r.config_id WHERE r.status = 'ok' AND s.gpu_model_id = ? "
+        "AND r.problem_id = ? ORDER BY r.median_ms, r.id LIMIT ?", (gpu_id, problem_id, limit))]
+    counts = dict(conn.execute(
+        "SELECT r.status, count(*) FROM results AS r JOIN sweeps AS s ON s.id = r.sweep_id "
+        "WHERE s.gpu_model_id = ? AND r.problem_id = ? GROUP BY r.status", (gpu_id, problem_id)).fetchall())
+    return rows, counts
+
+
+# ---- bench files ----------------------------------------------------------------------------------
+
+def load_bench(path):
+    """A `gemmtune bench --json` file, its problems keyed like the database's."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+    except OSError as e:
+        raise DataError("cannot read bench file %s: %s" % (path, e.strerror))
+    except ValueError as e:
+        raise DataError("%s is not a gemmtune bench JSON file (%s)" % (path, e))
+    if not isinstance(data, dict) or not isinstance(data.get("problems"), list) or "gpu" not in data:
+        raise DataError("%s is not a gemmtune bench JSON file (no \"gpu\" and \"problems\")" % path)
+    data["path"] = path
+    rows = []
+    for r in data["problems"]:
+        try:
+            p = {"m": int(r["m"]), "n": int(r["n"]), "k": int(r["k"]), "batch": int(r.get("batch", 1)),
+                 "op_a": r["layout"][0], "op_b": r["layout"][1]}
+        except (KeyError, TypeError, ValueError, IndexError):
+            raise DataError("%s: a problem without m, n, k and layout: %s" % (path, json.dumps(r)[:80]))
+        p["alignment"] = int(r.get("alignment") or packed_alignment(p["m"], p["n"], p["k"], p["batch"],
+                                                                     r["layout"]))
+        p.update({key: r.get(key) for key in ("gemmtune_ms", "cublas_ms", "config", "source", "cpu_ms",
+                                               "gpu_transfer_ms")})
+        p["label"] = problem_label(p)
+        rows.append(p)
+    data["rows"] = rows
+    return data
+
+
+def bench_for_gpu(benches, gpu_name):
+    return [b for b in benches if b["gpu"] == gpu_name]
+
+
+def dispatcher_times(benches):
+    """{problem key: (dispatcher ms, cuBLAS ms)} from bench files; a later file wins."""
+    out = {}
+    for b in benches:
+        for r in b["rows"]:
+            if r.get("gemmtune_ms") and r.get("cublas_ms"):
+                out[key_of(r)] = (r["gemmtune_ms"], r["cublas_ms"])
+    return out
+
+
+def ceilings(gpu, benches, peak_tflops, bandwidth_gbs):
+    """The roofline's ceilings and where they come from: an option, the newest bench file that
+    measured them (FMA loop and device copy), or the datasheet."""
+    measured = [b for b in benches if b.get("measured_fp32_tflops") and b.get("measured_copy_gbs")]
+    source = "datasheet"
+    peak = 2.0 * 128.0 * gpu["sm_count"] * gpu["clock_khz"] * 1e3 / 1e12
+    bandwidth = next((bw for key, bw in DATASHEET_BANDWIDTH_GBS if key in gpu["name"].upper()), None)
+    if measured:
+        peak, bandwidth = measured[-1]["measured_fp32_tflops"], measured[-1]["measured_copy_gbs"]
+        source = "measured by gemmtune bench (%s)" % os.path.basename(measured[-1]["path"])
+    if peak_tflops:
+        peak, source = peak_tflops, "given (--peak/--bandwidth)"
+    if bandwidth_gbs:
+        bandwidth, source = bandwidth_gbs, "given (--peak/--bandwidth)"
+    return {"peak": peak, "bandwidth": bandwidth, "source": source}
+
+
+def crossover_series(benches):
+    """{layout: [(size, cpu ms, gpu kernel ms, gpu with transfers ms)]} from bench files run with
+    --cpu, sorted by size (the cube root of M*N*K, so n for an n x n x n problem)."""
+    series = {}
+    for b in benches:
+        for r in b["rows"]:
+            if r.get("cpu_ms") and r.get("gemmtune_ms") and r.get("gpu_transfer_ms"):
+                size = (r["m"] * r["n"] * r["k"] * r["batch"]) ** (1.0 / 3.0)
+                series.setdefault(r["op_a"] + r["op_b"], {})[round(size, 3)] = (
+                    r["cpu_ms"], r["gemmtune_ms"], r["gpu_transfer_ms"])
+    return {layout: [(s,) + v for s, v in sorted(points.items())] for layout, points in sorted(series.items())}
+
+
+def crossover_size(points, column):
+    """The size from which the GPU (column 2: kernel, 3: with transfers) stays faster than the
+    CPU, interpolated on log scales between the two measured sizes around it. Returns
+    (size, below, above): size None when the GPU never wins for good, below None when it wins at
+    every measured size."""
+    last_cpu_win = None
+    for i, pt in enumerate(points):
+        if pt[column] >= pt[1]:
+            last_cpu_win = i
+    if last_cpu_win is None:
+        return (points[0][0], None, points[0][0]) if points else (None, None, None)
+    if last_cpu_win == len(points) - 1:
+        return (None, points[-1][0], None)
+    lo, hi = points[last_cpu_win], points[last_cpu_win + 1]
+    # log(gpu/cpu) goes from >= 0 at lo to < 0 at hi: where it crosses 0.
+    d_lo = math.log(lo[column] / lo[1])
+    d_hi = math.log(hi[column] / hi[1])
+    t = d_lo / (d_lo - d_hi) if d_lo != d_hi else 1.0
+    size = math.exp(math.log(lo[0]) + t * (math.log(hi[0]) - math.log(lo[0])))
+    return (size, lo[0], hi[0])
+
+
+# ---- units -------------------------------------------------------------------------------------
+
+def format_time(ms):
+    """Three significant digits in a unit that fits: 812 ns, 4.13 us, 57.2 us, 1.78 ms, 2.50 s."""
+    if ms is None:
+        return "-"
+    for scale, unit in ((1e-6, "ns"), (1e-3, "us"), (1.0, "ms"), (1e3, "s")):
+        value = ms / scale
+        if value < 999.5 or unit == "s":
+            return "%s %s" % (significant(value), unit)
+    return "-"
+
+
+def format_rate(tflops):
+    """FLOP/s in a unit that keeps three significant digits: 812 MFLOP/s, 4.13 GFLOP/s, 51.2 TFLOP/s."""
+    if tflops is None:
+        return "-"
+    for scale, unit in ((1e-6, "MFLOP/s"), (1e-3, "GFLOP/s"), (1.0, "TFLOP/s")):
+        value = tflops / scale
+        if value < 999.5 or unit == "TFLOP/s":
+            return "%s %s" % (significant(value), unit)
+    return "-"
+
+
+def significant(value):
+    if value >= 99.95:
+        return "%.0f" % value
+    if value >= 9.995:
+        return "%.1f" % value
+    return "%.2f" % value
+
+
+def tick_time(ms):
+    """A time axis label: 10 us, 100 us, 1 ms (a log axis's decades need no decimals)."""
+    for scale, unit in ((1e-6, "ns"), (1e-3, "us"), (1.0, "ms"), (1e3, "s")):
+        if ms / scale < 999.5 or unit == "s":
+            return "%g %s" % (float("%.3g" % (ms / scale)), unit)
+    return ""
