@@ -40,12 +40,14 @@ struct BenchOptions {
   std::string json;
   int device = 0;
   bool cpu = false;
+  std::string precision = "ieee";
 };
 
 struct Row {
   tuner::ProblemSpec spec;
   int alignment = 4;
   double ours_ms = 0, cublas_ms = 0, ours_tflops = 0, cublas_tflops = 0, rel_diff = 0, spread = 0;
+  double cublas_tf32_ms = 0;  // cuBLAS with TF32 tensor-core math: the second baseline
   std::optional<double> cpu_ms, transfer_ms;  ///< --cpu: OpenBLAS; the GPU with host<->device copies
   std::string config, source;
 };
@@ -81,18 +83,21 @@ double median_wall_ms(const std::function<void()>& run) {
   return ms[ms.size() / 2];
 }
 
-// Throws unless `mine` matches cuBLAS's `ref` within the FP32 tolerance of the problem.
+// Throws unless `mine` matches cuBLAS's `ref` within the tolerance of the problem (FP32's, or
+// TF32's where the config computes with TF32 operands).
 double check_against(const char* who, const std::vector<float>& mine, const std::vector<double>& ref,
                      const Problem& p, const tuner::ProblemSpec& spec, const std::string& config) {
   const double diff = relative_error(mine, p.ldc, p.stride_c, ref, p.m, p.n, p.batch);
-  if (!(diff < 2 * fp32_tolerance(p.k)))
+  const auto parsed = parse_config_name(config);
+  const double tolerance = parsed ? verification_tolerance(*parsed, p.k) : fp32_tolerance(p.k);
+  if (!(diff < 2 * tolerance))
     throw Error(Status::kInternal, std::string(who) + " and cuBLAS disagree on " + tuner::problem_label(spec) +
                                        ": relative difference " + std::to_string(diff) + " with " + config);
   return diff;
 }
 
 Row bench_one(const tuner::ProblemSpec& spec, Dispatcher& gemm, const tuner::CublasSgemm& cublas,
-              const tuner::GpuTimer& timer, std::mt19937_64& rng, bool cpu) {
+              const tuner::CublasSgemm& cublas_tf32, const tuner::GpuTimer& timer, std::mt19937_64& rng, bool cpu) {
   Problem p = spec.problem();
   size_t a_n = size_t(p.a_rows()) * p.lda * p.batch, b_n = size_t(p.b_rows()) * p.ldb * p.batch;
   size_t c_n = size_t(p.m) * p.ldc * p.batch;
@@ -121,6 +126,7 @@ Row bench_one(const tuner::ProblemSpec& spec, Dispatcher& gemm, const tuner::Cub
 
   tuner::Timing t_ours = timer.time([&](cudaStream_t s) { gemm.run(p, s); });
   tuner::Timing t_cublas = timer.time([&](cudaStream_t s) { cublas.run(q, s); });
+  row.cublas_tf32_ms = timer.time([&](cudaStream_t s) { cublas_tf32.run(q, s); }).median_ms;
   row.ours_ms = t_ours.median_ms, row.cublas_ms = t_cublas.median_ms;
   row.ours_tflops = p.flops() / t_ours.median_ms / 1e9;
   row.cublas_tflops = p.flops() / t_cublas.median_ms / 1e9;
@@ -187,6 +193,7 @@ void write_json(const std::string& path, const DeviceInfo& dev, const tuner::Mea
                                 {"cublas_ms", r.cublas_ms},
                                 {"gemmtune_tflops", r.ours_tflops},
                                 {"cublas_tflops", r.cublas_tflops},
+                                {"cublas_tf32_ms", r.cublas_tf32_ms},
                                 {"speedup", r.cublas_ms / r.ours_ms},
                                 {"config", r.config},
                                 {"source", r.source},
@@ -202,13 +209,15 @@ void write_json(const std::string& path, const DeviceInfo& dev, const tuner::Mea
 // One printed line of the results; the header when `r` is null.
 std::string line_of(const Row* r, double peak_tflops, bool cpu) {
   if (!r) {
-    return format("%-24s %10s %13s %10s %8s %7s", "problem", "gemmtune", "rate", "cuBLAS", "speedup", "% peak") +
+    return format("%-24s %10s %13s %10s %8s %7s %10s", "problem", "gemmtune", "rate", "cuBLAS", "speedup", "% peak",
+                  "cuBLAS-TF32") +
            (cpu ? format(" %10s %12s", "CPU", "GPU+copies") : "") + format("  %-13s %s", "source", "config");
   }
   const std::string label = tuner::problem_label(r->spec);
   std::string s = format("%-24s %10s %13s %10s %7.3fx %7s", label.c_str(), format_time_ms(r->ours_ms).c_str(),
                          format_rate(r->ours_tflops).c_str(), format_time_ms(r->cublas_ms).c_str(),
                          r->cublas_ms / r->ours_ms, format_percent(100 * r->ours_tflops / peak_tflops).c_str());
+  s += format(" %10s", format_time_ms(r->cublas_tf32_ms).c_str());
   if (cpu)
     s += format(" %10s %12s", format_time_ms(r->cpu_ms.value_or(0)).c_str(),
                 format_time_ms(r->transfer_ms.value_or(0)).c_str());
@@ -222,14 +231,17 @@ void run_bench(const BenchOptions& o) {
   DispatcherOptions dopts;
   dopts.db_path = o.db;
   dopts.device = o.device;
+  auto precision = parse_precision(o.precision);
+  if (!precision) throw Error(Status::kInvalidArgument, "bad --precision '" + o.precision + "': use ieee, fp32 or tf32");
+  dopts.precision = *precision;
   Dispatcher gemm(dopts);
   GEMMTUNE_CUDA(cudaSetDevice(o.device));
   const DeviceInfo& dev = gemm.device();
   tuner::GpuTimer timer;
-  tuner::CublasSgemm cublas;
+  tuner::CublasSgemm cublas, cublas_tf32(true);
   tuner::MeasuredCeilings ceil = tuner::measure_ceilings(timer);
-  std::printf("%s, %d SMs; measured FP32 FMA peak %.1f TFLOP/s, device copy %.0f GB/s; database %s\n",
-              dev.name.c_str(), dev.sm_count, ceil.fp32_tflops, ceil.copy_gbs,
+  std::printf("%s, %d SMs; measured FP32 FMA peak %.1f TFLOP/s, device copy %.0f GB/s; precision %s; database %s\n",
+              dev.name.c_str(), dev.sm_count, ceil.fp32_tflops, ceil.copy_gbs, precision_name(*precision),
               gemm.database_path().empty() ? "(none)" : gemm.database_path().c_str());
   if (cpu) std::printf("CPU: %s; %s, %d threads\n", cpu->cpu.c_str(), cpu->library.c_str(), cpu->threads);
   std::printf("%s\n%s\n", kProblemLegend, line_of(nullptr, 0, o.cpu).c_str());
@@ -237,7 +249,7 @@ void run_bench(const BenchOptions& o) {
   std::vector<Row> rows;
   double log_sum = 0;
   for (const auto& spec : problems) {
-    Row r = bench_one(spec, gemm, cublas, timer, rng, o.cpu);
+    Row r = bench_one(spec, gemm, cublas, cublas_tf32, timer, rng, o.cpu);
     rows.push_back(r);
     log_sum += std::log(r.cublas_ms / r.ours_ms);
     std::printf("%s\n", line_of(&r, ceil.fp32_tflops, o.cpu).c_str());
@@ -263,6 +275,10 @@ static void add_bench_command(CLI::App& app) {
   cmd->add_option("--db", o->db, "Tuning database (default: $GEMMTUNE_DB else ${XDG_CACHE_HOME:-~/.cache}/gemmtune/tuning.db)");
   cmd->add_option("--device", o->device, "CUDA device ordinal")->capture_default_str();
   cmd->add_option("--json", o->json, "Also write the results to this JSON file (gemmtune report --bench draws it)");
+  cmd->add_option("--precision", o->precision,
+                  "The dispatcher's precision policy: ieee (FP32 FMA), fp32 (also 3xTF32 kernels as accurate as "
+                  "FP32 FMA), tf32 (also 1xTF32)")
+      ->capture_default_str();
   cmd->add_flag("--cpu", o->cpu,
                 "Also time OpenBLAS's sgemm on all cores and the GPU with the operands' host<->device copies "
                 "(pageable memory), for the CPU/GPU crossover");

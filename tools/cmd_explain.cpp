@@ -1,4 +1,4 @@
-// `gemmtune explain MxNxK [--layout nt] [--batch N] [--alignment 4] [--deterministic] [--db PATH]
+// `gemmtune explain MxNxK [--layout nt] [--batch N] [--alignment 4] [--deterministic] [--precision P] [--db PATH]
 // [--device N] [--arch sm_90 [--gpu-name NAME]]`: the kernel the dispatcher would choose and why. With --arch it
 // needs no GPU: the GPU model is --gpu-name, or the only one of that architecture in the database.
 #include <cstdio>
@@ -22,6 +22,7 @@ struct ExplainOptions {
   std::string arch;
   std::string gpu_name;
   bool deterministic = false;
+  std::string precision = "ieee";
 };
 
 void run_explain(const ExplainOptions& o) {
@@ -55,7 +56,9 @@ void run_explain(const ExplainOptions& o) {
   } catch (const std::exception& e) {
     snapshot.notes.push_back(e.what());
   }
-  Chooser chooser(limits, std::move(snapshot), o.deterministic);
+  auto precision = parse_precision(o.precision);
+  if (!precision) throw Error(Status::kInvalidArgument, "bad --precision '" + o.precision + "': use ieee, fp32 or tf32");
+  Chooser chooser(limits, std::move(snapshot), o.deterministic, *precision);
   bool first = true;
   for (auto [oa, ob] : tuner::parse_layouts(o.layout)) {
     Problem p = shape_only_problem(oa, ob, s.m, s.n, s.k, o.batch, o.alignment);
@@ -78,6 +81,10 @@ static void add_explain_command(CLI::App& app) {
   cmd->add_option("--alignment", o->alignment, "Alignment class of the data: 4, 2 or 1 floats (default: what the shape allows)");
   cmd->add_flag("--deterministic", o->deterministic,
                 "The choice of a deterministic dispatcher: configs without split-K only (the same bits every run)");
+  cmd->add_option("--precision", o->precision,
+                  "The choice under this precision policy: ieee (FP32 FMA), fp32 (also 3xTF32 as accurate as FP32 "
+                  "FMA), tf32 (also 1xTF32)")
+      ->capture_default_str();
   cmd->add_option("--db", o->db_path, "Tuning database (default: $GEMMTUNE_DB, else ${XDG_CACHE_HOME:-~/.cache}/gemmtune/tuning.db)");
   cmd->add_option("--device", o->device, "CUDA device ordinal whose GPU model is looked up")->capture_default_str();
   cmd->add_option("--arch", o->arch, "Work without a GPU: the architecture, e.g. sm_90");

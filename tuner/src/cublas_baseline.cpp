@@ -14,12 +14,12 @@ static void check(cublasStatus_t s, const char* call) {
 }
 #define GEMMTUNE_CUBLAS(call) check((call), #call)
 
-CublasSgemm::CublasSgemm() {
+CublasSgemm::CublasSgemm(bool tf32) {
   cublasHandle_t h = nullptr;
   GEMMTUNE_CUBLAS(cublasCreate(&h));
   handle_ = h;
-  // No TF32, no reduced-precision shortcuts: the FP32 SGEMM gemmtune competes with.
-  GEMMTUNE_CUBLAS(cublasSetMathMode(h, CUBLAS_PEDANTIC_MATH));
+  // By default no TF32, no reduced-precision shortcuts: the FP32 SGEMM gemmtune competes with.
+  GEMMTUNE_CUBLAS(cublasSetMathMode(h, tf32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_PEDANTIC_MATH));
 }
 
 CublasSgemm::~CublasSgemm() {

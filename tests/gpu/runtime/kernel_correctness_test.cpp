@@ -1,6 +1,7 @@
 // Every sampled config of the family against the float64 reference, on fresh random data with
 // the output poisoned: awkward shapes, all four layouts, alpha/beta not 1/0, batches, unaligned
-// leading dimensions and pointers. Relative Frobenius error must stay under 1e-5.
+// leading dimensions and pointers. Relative Frobenius error must stay under 1e-5 (tensor-core
+// configs: their verification_tolerance).
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -97,7 +98,9 @@ TEST(KernelCorrectness, SampledConfigsMatchFloat64Reference) {
           kernel.launch(d.p, nullptr, &workspace);
           GEMMTUNE_CUDA(cudaDeviceSynchronize());
           double err = relative_error(d.result(), d.p.ldc, d.p.stride_c, expect, s.m, s.n, s.batch);
-          EXPECT_LT(err, 1e-5);
+          // Tensor-core configs at their verification tolerance: TF32's for 1xTF32, FP32's
+          // (which grows with K) for 3xTF32 summed in the tensor core (math 2: 1.4e-5 at K = 2048).
+          EXPECT_LT(err, f.math == 0 ? 1e-5 : verification_tolerance(f, s.k));
           worst = std::max(worst, err);
           ++checked;
           narrowed += f.width_a() < f.vec || f.width_b() < f.vec || f.width_c() < f.vec;
@@ -204,7 +207,9 @@ TEST(KernelCorrectness, RepackConfigsMatchFloat64Reference) {
           kernel.launch(d.p, nullptr, &workspace);
           GEMMTUNE_CUDA(cudaDeviceSynchronize());
           double err = relative_error(d.result(), d.p.ldc, d.p.stride_c, expect, s.m, s.n, s.batch);
-          EXPECT_LT(err, 1e-5);
+          // Tensor-core configs at their verification tolerance: TF32's for 1xTF32, FP32's
+          // (which grows with K) for 3xTF32 summed in the tensor core (math 2: 1.4e-5 at K = 2048).
+          EXPECT_LT(err, f.math == 0 ? 1e-5 : verification_tolerance(f, s.k));
           worst = std::max(worst, err);
           ++checked;
           packed_a += f.packs_a(d.p);

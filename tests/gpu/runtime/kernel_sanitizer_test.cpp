@@ -1,4 +1,4 @@
-// A few configs (one per pipeline kind, split-K, transposed layouts, thin tiles, repack) on edge shapes: small enough
+// A few configs (one per pipeline kind, split-K, transposed layouts, thin tiles, repack, tensor cores) on edge shapes: small enough
 // to run under compute-sanitizer memcheck and racecheck (tools/gpu-check.sh --sanitize).
 #include <gtest/gtest.h>
 
@@ -34,6 +34,10 @@ TEST(KernelSanitizer, EdgeShapesAreCorrect) {
       // registers, cp.async with split-K, streamed B
       "sgemm_nt_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8_q", "sgemm_tn_64x64x16_w32x32_t4x8_s3_v4_p4_k2_r8_q",
       "sgemm_nn_1x256x16_w1x128_t1x4_s2_v4_p4_k8_r8_q",
+      // tensor cores: 3xTF32 with rounded slice sums, 1xTF32 through registers with split-K,
+      // 4xTF32, 3xTF32 summed in the tensor core on small tiles
+      "sgemm_nn_64x64x16_w32x32_t4x8_s3_v4_p4_k1_r8_m3", "sgemm_tt_64x64x16_w32x32_t4x8_s2_v4_p4_k2_r8_m1",
+      "sgemm_tn_128x64x8_w64x32_t8x8_s4_v4_p4_k1_r8_m4", "sgemm_nt_32x32x16_w16x16_t2x4_s3_v2_p4_k1_r8_m2",
   };
   struct Case { int m, n, k, batch, ld_pad, ptr_offset; };
   const Case cases[] = {{7, 13, 11, 1, 0, 0}, {65, 67, 129, 3, 0, 0}, {33, 35, 70, 2, 2, 0}, {1, 1, 1, 1, 0, 0},
@@ -65,14 +69,15 @@ TEST(KernelSanitizer, EdgeShapesAreCorrect) {
       reference.run(data.p, ref.get(), nullptr);
       k.launch(data.p, nullptr, &workspace);
       GEMMTUNE_CUDA(cudaDeviceSynchronize());
-      EXPECT_LT(relative_error(data.result(), data.p.ldc, data.p.stride_c, ref.download(), c.m, c.n, c.batch), 1e-5);
+      EXPECT_LT(relative_error(data.result(), data.p.ldc, data.p.stride_c, ref.download(), c.m, c.n, c.batch),
+                cfg->math == 1 ? tf32_tolerance(c.k) : 1e-5);
       ++checked;
       packed += k.config().packs_a(data.p) || k.config().packs_b(data.p);
       ++runs;
     }
     EXPECT_GE(runs, 2) << name << " ran too few of the edge shapes";
   }
-  EXPECT_EQ(checked + too_short, 84);
-  EXPECT_EQ(too_short, 29);  // split-K configs on the short-K shapes
+  EXPECT_EQ(checked + too_short, 108);
+  EXPECT_EQ(too_short, 31);  // split-K configs on the short-K shapes
   EXPECT_GE(packed, 8);  // of the repack configs' 11 runs, those with A or B misaligned
 }

@@ -48,7 +48,7 @@ class TuningDbBuilder {
   }
   /// Records an ok result of `config_name` (stored with `params`' columns) on `problem`.
   void add(const db::ProblemKey& problem, const std::string& config_name, const GemmConfig& params,
-           double median_ms) {
+           double median_ms, double rel_error = 1e-7) {
     db::KernelConfig k = to_db_config(params);
     k.name = config_name;
     db::Result r;
@@ -57,12 +57,12 @@ class TuningDbBuilder {
     r.median_ms = r.min_ms = r.max_ms = median_ms;
     r.repetitions = 10;
     r.tflops = 2.0 * problem.m * problem.n * problem.k * problem.batch / (median_ms * 1e9);
-    r.rel_error = 1e-7;
+    r.rel_error = rel_error;
     db_.record_results(sweep_, std::span<const db::Result>(&r, 1));
   }
   /// Records an ok result of `config`.
-  void add(const db::ProblemKey& problem, const GemmConfig& config, double median_ms) {
-    add(problem, config_name(config), config, median_ms);
+  void add(const db::ProblemKey& problem, const GemmConfig& config, double median_ms, double rel_error = 1e-7) {
+    add(problem, config_name(config), config, median_ms, rel_error);
   }
   db::Database& database() { return db_; }
 

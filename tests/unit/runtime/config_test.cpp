@@ -4,6 +4,7 @@
 #include <set>
 
 #include "gemmtune/config.hpp"
+#include "gemmtune/reference.hpp"
 #include "gemmtune/error.hpp"
 #include "gemmtune/tuner/space.hpp"
 
@@ -383,4 +384,45 @@ TEST(Config, RepackIsForTileKernelsOnly) {
   GemmConfig split;
   split.split_k = 4, split.repack = true;  // split-K tiles may repack
   EXPECT_EQ(reason(split), "");
+}
+
+// The tensor-core variants (math > 0): their thread tile is the mma accumulator layout, their
+// padding their own, and their shared memory keeps K-contiguous operands as rows of K.
+TEST(Config, TensorCoreRules) {
+  const DeviceLimits h100 = DeviceLimits::for_arch("sm_90");
+  GemmConfig c;
+  c.bm = c.bn = 128, c.bk = 16, c.wm = 64, c.wn = 32, c.tm = 8, c.tn = 8, c.stages = 3, c.math = 3;
+  EXPECT_FALSE(c.validate(h100).has_value()) << *c.validate(h100);
+  EXPECT_EQ(config_name(c), "sgemm_nn_128x128x16_w64x32_t8x8_s3_v4_p4_k1_r8_m3");
+  EXPECT_EQ(parse_config_name(config_name(c)), c);
+  EXPECT_TRUE(c.uses_tensor_cores());
+  // nn: A as 128 rows of bk + 4, B as bk rows of 128 + 8, three stages.
+  EXPECT_EQ(c.smem_bytes(), 3 * (128 * 20 + 16 * 136) * 4);
+  GemmConfig t = c;
+  t.op_a = Op::T, t.op_b = Op::T;  // A as bk rows of 128 + 8, B as 128 rows of bk + 4
+  EXPECT_EQ(t.smem_bytes(), 3 * (16 * 136 + 128 * 20) * 4);
+
+  GemmConfig wrong_tile = c;
+  wrong_tile.tm = 4, wrong_tile.tn = 16;
+  ASSERT_TRUE(wrong_tile.validate(h100).has_value());
+  EXPECT_NE(wrong_tile.validate(h100)->find("mma accumulator layout"), std::string::npos);
+  GemmConfig padded = c;
+  padded.pad = 0;
+  EXPECT_TRUE(padded.validate(h100).has_value());
+  GemmConfig big = c;
+  big.wn = 64, big.tn = 16;  // math 3 keeps a second set of 8 x 16 accumulators: too many
+  EXPECT_TRUE(big.validate(h100).has_value());
+  big.math = 2;
+  EXPECT_FALSE(big.validate(h100).has_value());
+  DeviceLimits turing = h100;
+  turing.cc_major = 7, turing.cc_minor = 5;
+  EXPECT_TRUE(c.validate(turing).has_value());
+  GemmConfig bad = c;
+  bad.math = 5;
+  EXPECT_TRUE(bad.validate(h100).has_value());
+  // 1xTF32 is verified at TF32's tolerance, the 3xTF32 variants at FP32's.
+  GemmConfig tf32 = c;
+  tf32.math = 1;
+  EXPECT_GT(verification_tolerance(tf32, 1024), 50 * verification_tolerance(c, 1024));
+  EXPECT_EQ(verification_tolerance(c, 1024), fp32_tolerance(1024));
 }

@@ -214,3 +214,19 @@ TEST(Candidates, RepackVariantsOnlyWhereAOrBIsMisaligned) {
     }
   }
 }
+
+// Each precision class is a candidate set of its own; the tensor-core ones hold only
+// tensor-core configs, and the reduced space keeps a few of them for a large problem.
+TEST(Candidates, PrecisionClassesAreSearchedApart) {
+  const Problem p = Problem::packed(Op::N, Op::N, 4096, 4096, 4096);
+  const auto fma = candidate_configs(valid_nn(), p, 132, SpaceKind::reduced);
+  const auto fp32 = candidate_configs(valid_nn(), p, 132, SpaceKind::reduced, Precision::fp32);
+  const auto tf32 = candidate_configs(valid_nn(), p, 132, SpaceKind::reduced, Precision::tf32);
+  for (const auto& c : fma) EXPECT_EQ(c.math, 0) << config_name(c);
+  for (const auto& c : fp32) EXPECT_TRUE(c.math >= 2 && c.math <= 4) << config_name(c);
+  for (const auto& c : tf32) EXPECT_EQ(c.math, 1) << config_name(c);
+  EXPECT_GT(fp32.size(), 5u);
+  EXPECT_LT(fp32.size(), fma.size());
+  EXPECT_GT(tf32.size(), 2u);
+  for (const auto& c : fp32) EXPECT_GE(c.stages, 3) << config_name(c);
+}

@@ -10,7 +10,9 @@ namespace gemmtune::tuner {
 /// Owns a cuBLAS handle set to plain FP32 math. Non-copyable; needs a GPU.
 class CublasSgemm {
  public:
-  CublasSgemm();
+  /// Pedantic FP32 (TF32 off), or with `tf32` cuBLAS's TF32 tensor-core math (the second
+  /// baseline of `gemmtune bench`).
+  explicit CublasSgemm(bool tf32 = false);
   ~CublasSgemm();
   CublasSgemm(const CublasSgemm&) = delete;
   CublasSgemm& operator=(const CublasSgemm&) = delete;

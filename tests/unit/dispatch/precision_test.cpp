@@ -1,0 +1,111 @@
+// The precision policy on a real database file: ieee runs FP32 FMA configs only, fp32 also the
+// 3xTF32 configs measured as accurate as the problem's fastest FP32 FMA config, tf32 anything;
+// top configs are kept per precision class, so that a problem whose fastest configs are all
+// tensor-core ones still has its FP32 FMA best for the ieee policy.
+#include <gtest/gtest.h>
+
+#include "gemmtune/choice.hpp"
+#include "unit/dispatch/tuning_db.hpp"
+
+namespace gemmtune::test {
+namespace {
+
+GemmConfig tensor_core(int math) {
+  GemmConfig c;
+  c.bm = c.bn = 128, c.bk = 16, c.wm = 64, c.wn = 32, c.tm = 8, c.tn = 8, c.stages = 3, c.math = math;
+  return c;
+}
+
+class PrecisionPolicy : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    limits_ = DeviceLimits::for_arch("sm_90");
+    auto pool = tuned_pool(limits_, Op::N, Op::N);
+    ASSERT_GE(pool.size(), 2u);
+    fma_ = pool[0];
+    for (int math : {1, 2, 3}) ASSERT_FALSE(tensor_core(math).validate(limits_).has_value()) << math;
+    path_ = (scratch_dir("precision_policy") / "tuning.db").string();
+    TuningDbBuilder b(path_);
+    b.gpu("NVIDIA H200", 9, 0, 132);
+    // 512^3: FP32 FMA slowest; 3xTF32 with rounded slice sums more accurate than it; 3xTF32
+    // summed in the tensor core faster but less accurate; 1xTF32 fastest. More than the 16 top
+    // configs kept per class are faster than the FMA one.
+    const auto p = db_problem(Op::N, Op::N, 512, 512, 512);
+    b.add(p, fma_, 0.050, 1.0e-6);
+    b.add(p, pool[1], 0.060, 1.1e-6);
+    b.add(p, tensor_core(3), 0.030, 5.0e-7);
+    b.add(p, tensor_core(2), 0.020, 3.0e-5);
+    b.add(p, tensor_core(1), 0.010, 3.0e-4);
+    for (int bk : {8, 32}) {
+      GemmConfig c = tensor_core(1);
+      c.bk = bk;
+      b.add(p, c, 0.011, 3.0e-4);
+    }
+    // 1024^3: a 3xTF32 config that was less accurate there than the FP32 FMA best: not
+    // qualified for fp32 anywhere.
+    GemmConfig unlucky = tensor_core(3);
+    unlucky.stages = 4;
+    b.add(p, unlucky, 0.025, 4.0e-7);
+    const auto q = db_problem(Op::N, Op::N, 1024, 1024, 1024);
+    b.add(q, fma_, 0.4, 1.0e-7);
+    b.add(q, unlucky, 0.2, 2.0e-7);
+  }
+
+  static Choice choose(Precision precision, int n) {
+    Chooser chooser(limits_, load_tuning_snapshot(path_, {"NVIDIA H200", 9, 0, 132}), false, precision);
+    return chooser.choose(Problem::packed(Op::N, Op::N, n, n, n));
+  }
+
+  static inline DeviceLimits limits_;
+  static inline GemmConfig fma_;
+  static inline std::string path_;
+};
+
+TEST_F(PrecisionPolicy, IeeeRunsTheFastestFp32FmaConfig) {
+  Choice c = choose(Precision::ieee, 512);
+  EXPECT_EQ(c.source, ChoiceSource::exact) << c.to_string();
+  EXPECT_EQ(config_name(c.config), config_name(fma_)) << c.to_string();
+  EXPECT_EQ(c.config.math, 0);
+  EXPECT_NE(c.to_string().find("policy ieee"), std::string::npos) << c.to_string();
+}
+
+TEST_F(PrecisionPolicy, Fp32RunsOnlyConfigsAsAccurateAsFp32Fma) {
+  Choice c = choose(Precision::fp32, 512);
+  EXPECT_EQ(c.source, ChoiceSource::exact) << c.to_string();
+  EXPECT_EQ(config_name(c.config), config_name(tensor_core(3))) << c.to_string();
+  bool skipped_inaccurate = false, skipped_tf32 = false;
+  for (const auto& line : c.trail) {
+    skipped_inaccurate |= line.find("not measured as accurate") != std::string::npos;
+    skipped_tf32 |= line.find("tf32 accuracy") != std::string::npos;
+  }
+  EXPECT_TRUE(skipped_inaccurate) << c.to_string();
+  EXPECT_TRUE(skipped_tf32) << c.to_string();
+}
+
+TEST_F(PrecisionPolicy, Tf32RunsTheFastestOfAll) {
+  Choice c = choose(Precision::tf32, 512);
+  EXPECT_EQ(config_name(c.config), config_name(tensor_core(1))) << c.to_string();
+}
+
+TEST_F(PrecisionPolicy, AConfigLessAccurateOnAnyTunedProblemIsNotQualified) {
+  const auto qualified = fp32_qualified_configs(load_tuning_snapshot(path_, {"NVIDIA H200", 9, 0, 132}));
+  GemmConfig unlucky = tensor_core(3);
+  unlucky.stages = 4;
+  EXPECT_EQ(qualified.count(config_name(tensor_core(3))), 1u);
+  EXPECT_EQ(qualified.count(config_name(unlucky)), 0u);
+  EXPECT_EQ(qualified.count(config_name(tensor_core(2))), 0u);
+  EXPECT_EQ(config_name(choose(Precision::fp32, 1024).config), config_name(fma_));
+}
+
+TEST(PrecisionNames, RoundTripAndRejectOthers) {
+  for (Precision p : {Precision::ieee, Precision::fp32, Precision::tf32})
+    EXPECT_EQ(parse_precision(precision_name(p)), p);
+  EXPECT_FALSE(parse_precision("fp64").has_value());
+  EXPECT_FALSE(parse_precision("").has_value());
+  EXPECT_EQ(tensor_core(3).precision(), Precision::fp32);
+  EXPECT_EQ(tensor_core(1).precision(), Precision::tf32);
+  EXPECT_EQ(GemmConfig{}.precision(), Precision::ieee);
+}
+
+}  // namespace
+}  // namespace gemmtune::test
