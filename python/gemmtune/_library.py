@@ -41,6 +41,7 @@ class Options(ctypes.Structure):
         ("db_access", ctypes.c_int),
         ("verbose", ctypes.c_int),
         ("deterministic", ctypes.c_int),
+        ("precision", ctypes.c_int),
     ]
 
 

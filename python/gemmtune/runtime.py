@@ -19,6 +19,10 @@ class Settings:
     db_access: str = "automatic"  # automatic, read_only, read_write, none
     deterministic: bool = False
     verbose: bool = False
+    precision: str = "ieee"  # ieee, fp32, tf32 (docs/precision.md)
+
+
+PRECISIONS = {"ieee": 0, "fp32": 1, "tf32": 2}  # gemmtune_precision_t
 
 
 _lock = threading.Lock()
@@ -27,7 +31,12 @@ _handles: dict[int, ctypes.c_void_p] = {}
 
 
 def configure(
-    *, db_path: Optional[str] = None, db_access: str = "automatic", deterministic: bool = False, verbose: bool = False
+    *,
+    db_path: Optional[str] = None,
+    db_access: str = "automatic",
+    deterministic: bool = False,
+    verbose: bool = False,
+    precision: str = "ieee",
 ) -> None:
     """Sets the options of gemmtune's dispatchers and drops the ones already created (each waits for
     its device to finish first), so the next call creates them anew with these options.
@@ -37,15 +46,19 @@ def configure(
     "automatic" (write compiled kernels back when the file is writable), "read_only",
     "read_write" (create the file when missing) or "none" (built-in kernels only). deterministic:
     only kernels that give the same bits on every run (no split-K). verbose: log each new choice.
+    precision: "ieee" (FP32 FMA kernels only), "fp32" (also 3xTF32 tensor-core kernels measured as
+    accurate as FP32 FMA) or "tf32" (also 1xTF32, about 1e-3 relative error); docs/precision.md.
     Call it before capturing gemmtune calls into a CUDA Graph, never while one that holds them
     may still run (destroying a dispatcher unloads its kernels)."""
     if db_access not in L.DB_ACCESS:
         raise ValueError(f"db_access = {db_access!r}: use one of {', '.join(L.DB_ACCESS)}")
+    if precision not in PRECISIONS:
+        raise ValueError(f"precision = {precision!r}: use one of {', '.join(PRECISIONS)}")
     if db_path is not None:
         db_path = os.fspath(db_path)
     global _settings
     with _lock:
-        _settings = Settings(db_path, db_access, bool(deterministic), bool(verbose))
+        _settings = Settings(db_path, db_access, bool(deterministic), bool(verbose), precision)
         handles = list(_handles.values())
         _handles.clear()
     for handle in handles:
@@ -73,6 +86,7 @@ def handle(device: int) -> ctypes.c_void_p:
         options.db_access = L.DB_ACCESS[_settings.db_access]
         options.verbose = int(_settings.verbose)
         options.deterministic = int(_settings.deterministic)
+        options.precision = PRECISIONS[_settings.precision]
         path = _settings.db_path.encode() if _settings.db_path else None
         options.db_path = path
         created = ctypes.c_void_p()

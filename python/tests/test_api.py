@@ -135,6 +135,8 @@ def test_bad_arguments_are_exceptions_before_anything_runs():
                 call()
     with pytest.raises(ValueError, match="db_access = 'sometimes'"):
         gemmtune.configure(db_access="sometimes")
+    with pytest.raises(ValueError, match="precision = 'fp16'"):
+        gemmtune.configure(precision="fp16")
 
 
 def test_the_operators_trace_as_single_graph_nodes():

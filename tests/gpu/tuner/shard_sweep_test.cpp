@@ -142,7 +142,7 @@ TEST_F(ShardedSweep, TwoShardsMergedMatchOneSweep) {
       std::string(GEMMTUNE_TEST_FIXTURES) + "/../../tools/slurm/sweep.sbatch";
   fs::create_directories(path("out"));
   for (const char* task : {"0", "1"}) {
-    auto r = gemmtune::test::run_cli({"bash", script},
+    auto r = gemmtune::test::run_program({"bash", script},
                                      {.set_env = {{"GEMMTUNE", gemmtune::test::cli_path()},
                                                   {"PROBLEMS", path("problems.csv")},
                                                   {"CACHE", path("cache.db")},
