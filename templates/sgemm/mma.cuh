@@ -20,15 +20,19 @@ namespace gemmtune {
 namespace detail {
 
 // x rounded to the nearest TF32 value (10-bit mantissa, ties away from zero), as the bits of an
-// FP32 register: two integer operations (cvt.rna.tf32.f32 is slower). Infinities stay infinite;
-// a NaN stays a NaN or becomes a zero, and then its small part (x - big) is the NaN.
-__device__ __forceinline__ unsigned to_tf32(float x) { return (__float_as_uint(x) + 0x1000u) & 0xffffe000u; }
+// FP32 register: integer operations (cvt.rna.tf32.f32 is slower). Infinities stay infinite; a
+// NaN is kept as it is (rounding could carry its payload into the sign and make it a zero).
+__device__ __forceinline__ unsigned to_tf32(float x) {
+  const unsigned bits = __float_as_uint(x);
+  return isnan(x) ? bits : (bits + 0x1000u) & 0xffffe000u;
+}
 
-// x = big + small, both TF32. An infinite x is all big: inf - inf would make its products NaN.
+// x = big + small, both TF32 (x - big is exact). An infinite x gives a NaN small part, and any
+// 3xTF32 scheme multiplies a zero small part by an infinite big one: infinite inputs give NaN
+// outputs (docs/precision.md); NaN inputs give NaN outputs, as in FP32.
 __device__ __forceinline__ void split_tf32(float x, unsigned& big, unsigned& small) {
   big = to_tf32(x);
-  const float rest = x - __uint_as_float(big);
-  small = to_tf32(isinf(x) ? 0.f : rest);
+  small = to_tf32(x - __uint_as_float(big));
 }
 
 // d += a * b for one m16n8k8 tile (d = a * b when FROM_ZERO): a holds rows g, g+8 at columns t,

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <bit>
+#include <cmath>
 #include <map>
 #include <memory>
 #include <thread>
@@ -242,5 +244,33 @@ TEST(KernelCorrectness, RepackWithoutWorkspaceIsAnError) {
   } catch (const Error& e) {
     EXPECT_EQ(e.status(), Status::kInvalidArgument);
     EXPECT_NE(std::string(e.what()).find("LaunchWorkspace"), std::string::npos) << e.what();
+  }
+}
+
+// Special values through the tensor-core variants: a NaN in A (CUDA's canonical 0x7fffffff,
+// whose TF32 rounding would carry into the sign) makes its row of C NaN and leaves the others
+// finite, as in FP32. (Infinite inputs give NaN in the 3xTF32 variants: docs/precision.md.)
+TEST(KernelCorrectness, TensorCoreVariantsPropagateNaN) {
+  GEMMTUNE_REQUIRE_GPU();
+  ReferenceSetup setup;
+  auto& [dev, arch, reference, rng] = setup;
+  for (int math : {0, 1, 2, 3, 4}) {
+    GemmConfig c;
+    c.bm = c.bn = 64, c.bk = 16, c.wm = 32, c.wn = 32, c.tm = math ? 4 : 8, c.tn = math ? 8 : 4, c.stages = 3;
+    c.math = math;
+    ASSERT_FALSE(c.validate(dev.limits).has_value()) << math;
+    Problem shape = Problem::packed(Op::N, Op::N, 70, 50, 40);
+    ProblemData data(shape, 0, 0, rng);
+    std::vector<float> a = data.a.download();
+    a[3 * 40 + 7] = std::bit_cast<float>(0x7fffffffu);  // row 3 of A
+    data.a.upload(a);
+    auto kernel = build_kernel(c.fitted_to(data.p), arch);
+    data.reset_c();
+    kernel->launch(data.p, nullptr, nullptr);
+    GEMMTUNE_CUDA(cudaDeviceSynchronize());
+    const std::vector<float> out = data.result();
+    for (int i = 0; i < 70; ++i)
+      for (int j = 0; j < 50; ++j)
+        ASSERT_EQ(std::isnan(out[i * 50 + j]), i == 3) << "math " << math << " at " << i << ", " << j;
   }
 }
