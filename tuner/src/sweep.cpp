@@ -24,7 +24,7 @@
 
 namespace gemmtune::tuner {
 
-std::vector<Precision> tuned_classes(Precision up_to) {
+static std::vector<Precision> tuned_classes(Precision up_to) {
   std::vector<Precision> out;
   for (Precision p : {Precision::ieee, Precision::fp32, Precision::tf32})
     if (p <= up_to) out.push_back(p);
