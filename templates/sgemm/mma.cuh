@@ -20,11 +20,13 @@ namespace gemmtune {
 namespace detail {
 
 // x rounded to the nearest TF32 value (10-bit mantissa, ties away from zero), as the bits of an
-// FP32 register: integer operations (cvt.rna.tf32.f32 is slower). Infinities stay infinite; a
-// NaN is kept as it is (rounding could carry its payload into the sign and make it a zero).
+// FP32 register; infinities and NaN kept. Measured on an H200 against the integer rounding
+// (add 0x1000, mask), which needs a NaN test beside it (its carry turns CUDA's canonical NaN into
+// a zero): 1xTF32 at 4096^3 119 against 101 TFLOP/s, 3xTF32 the same.
 __device__ __forceinline__ unsigned to_tf32(float x) {
-  const unsigned bits = __float_as_uint(x);
-  return isnan(x) ? bits : (bits + 0x1000u) & 0xffffe000u;
+  unsigned r;
+  asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(x));
+  return r;
 }
 
 // x = big + small, both TF32 (x - big is exact). An infinite x gives a NaN small part, and any
