@@ -37,11 +37,11 @@ int registers_per_thread(const GemmConfig& c, const DeviceLimits& limits) {
 
 // How many times faster than the FP32 FMA pipe a tensor-core variant runs its products,
 // fragment splitting included: measured at 4096^3 on an H200 (2026-11-23, docs/PERFORMANCE.md):
-// 1xTF32 109-115, 3xTF32 55 (math 2) and 48 (math 3) TFLOP/s against the FMA peak of 66.9.
+// 1xTF32 123-127, 3xTF32 58 (math 2) and 48.6 (math 3) TFLOP/s against the FMA peak of 66.9.
 double tensor_core_speedup(int math) {
   switch (math) {
-    case 1: return 1.7;
-    case 2: return 0.83;
+    case 1: return 1.9;
+    case 2: return 0.87;
     case 3: return 0.72;
     default: return 0.62;
   }
