@@ -9,6 +9,7 @@
 // fragments. Its components:
 //   Traits (tiles.cuh)              the knobs of an instance and the shapes derived from them
 //   BlockWork (tiles.cuh)           a block's C tile (rasterized), batch and share of K (split-K)
+//   batch_a/b/c (tiles.cuh)         a batch's matrices: by stride, or from device pointer arrays
 //   Accumulators (tiles.cuh)        a thread's TM x TN accumulators, in registers
 //   WarpTile (tiles.cuh)            where they lie in the warp tile, and compute(): the fragment
 //                                   step on one shared-memory slice (FMA, or mma_slice() of
@@ -59,12 +60,14 @@ namespace gemmtune {
 //                A repack config instead copies such an A or B into aligned rows first
 //                (gemmtune_pack_operand) and runs the instance with that operand at full width:
 //                the same instance, and binary, as for aligned data
+//   STAGE_C      C's narrowed stores go through shared memory, 32 adjacent floats per store
+//                instruction (Epilogue::staged; GemmConfig::stage_c, names ending in "_e")
 // clang-format off
-template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, int VEC, int PAD, int SPLIT_K, int RASTER, int OCCUPANCY, int K_LANES, int K_WARPS, int MATH, bool TA, bool TB, int GA, int GB, int GC>
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, int VEC, int PAD, int SPLIT_K, int RASTER, int OCCUPANCY, int K_LANES, int K_WARPS, int MATH, bool TA, bool TB, int GA, int GB, int GC, bool STAGE_C = false>
 __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32 * K_WARPS, OCCUPANCY) sgemm(GemmArgs p) {
   // clang-format on
   using Cfg = detail::Traits<BM, BN, BK, WM, WN, TM, TN, STAGES, VEC, PAD, SPLIT_K, RASTER,
-                             OCCUPANCY, K_LANES, K_WARPS, MATH, TA, TB, GA, GB, GC>;
+                             OCCUPANCY, K_LANES, K_WARPS, MATH, TA, TB, GA, GB, GC, STAGE_C>;
   extern __shared__ __align__(16) float smem[];
 
   const int tid = threadIdx.x;
@@ -77,7 +80,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32 * K_WARPS, OCCUPANC
   detail::Accumulators<Cfg> acc;
   detail::clear<Cfg>(acc);
   mainloop(tile, acc);
-  detail::Epilogue<Cfg>::run(p, w, tile, acc, tid);
+  detail::Epilogue<Cfg>::run(p, w, tile, acc, smem, tid);
 }
 
 }  // namespace gemmtune

@@ -7,6 +7,7 @@
 
 #include "db_commands.hpp"
 #include "gemmtune/db/reports.hpp"
+#include "gemmtune/db_rows.hpp"
 #include "gemmtune/device.hpp"
 #include "gemmtune/error.hpp"
 #include "gemmtune/tuner/shape.hpp"
@@ -116,6 +117,11 @@ std::string problem_label(const db::ProblemKey& p) {
                                           p.m, p.n, p.k, p.batch, p.alignment);
   if (p.dtype != "f32") s += " " + p.dtype;
   return s;
+}
+
+std::string precision_class(const db::KernelConfig& config) {
+  const std::optional<GemmConfig> c = from_db(config);
+  return c ? precision_name(c->precision()) : "?";
 }
 
 double problem_flops(const db::ProblemKey& p) {

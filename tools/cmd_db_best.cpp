@@ -1,7 +1,8 @@
 // `gemmtune db best`: per (GPU model, problem) the best config, its time and TFLOP/s, its share of
 // the FP32 peak, cuBLAS's time in the same sweep and the speedup, the spread of the measurement and
-// how far behind the runner-up (the best other config) is, and whether the config is deterministic
-// (no split-K: a deterministic dispatcher may run it).
+// how far behind the runner-up (the best other config) is, the config's precision class and its
+// measured errors, and whether the config is deterministic (no split-K: a deterministic
+// dispatcher may run it).
 #include <algorithm>
 
 #include "db_commands.hpp"
@@ -22,6 +23,7 @@ std::vector<Column> best_columns() {
   return {{"GPU model", "gpu", Align::left, false},
           problem_column(),
           {"best config", "config", Align::left},
+          {"class", "precision_class", Align::left, true, kPrecisionLegend},
           {"time", "median_ms"},
           {"rate", "tflops"},
           {"% peak", "peak_percent"},
@@ -29,6 +31,8 @@ std::vector<Column> best_columns() {
           {"speedup", "speedup_vs_cublas"},
           {"spread", "spread_percent"},
           {"margin", "runner_up_margin_percent"},
+          {"error", "rel_error"},
+          {"wide-range", "wide_error"},
           {"deterministic", "deterministic", Align::left, false}};  // text: a line under the table
 }
 
@@ -42,6 +46,7 @@ std::vector<Cell> best_row(db::Database& db, const db::GpuModel& gpu, const db::
   return {Cell::str(gpu.name),
           Cell::problem(problem_label(b.problem), b.problem),
           Cell::str(b.config.name),
+          Cell::str(precision_class(b.config)),
           time_cell(b.median_ms),
           rate_cell(tflops),
           percent_cell(peak > 0 ? std::optional<double>(tflops / peak * 100.0) : std::nullopt),
@@ -49,6 +54,8 @@ std::vector<Cell> best_row(db::Database& db, const db::GpuModel& gpu, const db::
           fixed_cell(b.speedup_vs_cublas(), 2, "x"),
           fixed_cell(spread, 1, "%"),
           fixed_cell(margin, 1, "%"),
+          error_cell(b.rel_error),
+          error_cell(b.wide_error),
           Cell::boolean(b.config.split_k <= 1)};
 }
 
@@ -98,7 +105,8 @@ void add_db_best(CLI::App& db) {
   cmd->footer(
       "Columns: time (median), rate (FLOP/s), % of the FP32 peak (2 x 128 x SMs x clock), cuBLAS's median in\n"
       "the same sweep, speedup (cuBLAS time / ours), spread ((max - min) / median of our timing) and\n"
-      "margin (how much slower the best other config is). A line under the table names the problems\n"
+      "margin (how much slower the best other config is), the config's precision class and its relative\n"
+      "errors on the random and the wide-range verification inputs. A line under the table names the problems\n"
       "whose best is split-K: its results may differ in the last bits from run to run, and a\n"
       "deterministic dispatcher runs another config (--json: \"deterministic\" per row).");
   add_db_option(cmd, o->db);

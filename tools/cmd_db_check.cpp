@@ -18,7 +18,8 @@ void run_check(const CheckOptions& o) {
   db::Database db(path, db::OpenMode::read_only);
   const db::CheckReport report = db.check();
   std::string out = path + "\n";
-  out += format("  schema version %d (this build: %d)\n", report.schema_version, db::kSchemaVersion);
+  out += format("  schema version %d (this build: %d%s)\n", report.schema_version, db::kSchemaVersion,
+                report.schema_version < db::kSchemaVersion ? "; read as it; `gemmtune db migrate` updates it" : "");
   const db::RowCounts rows = db::row_counts(db);
   out += format(
       "  %lld GPU models, %lld sweeps, %lld problems, %lld configs, %lld results, %lld binaries\n",

@@ -1,6 +1,7 @@
 // `gemmtune db migrate`: brings a tuning database written by an older gemmtune up to this one's
-// schema (new tables, columns of new kernel knobs), as every read-write open does. Read commands
-// open the file read-only and refuse an older one with a hint that names this command.
+// schema (new tables and columns, columns of new kernel knobs), as every read-write open does. Read
+// commands open the file read-only: they read one from schema version 2 on as if it were migrated
+// (temporary views) and refuse an older one with a hint that names this command.
 #include "db_commands.hpp"
 #include "gemmtune/db/schema.hpp"
 #include "table.hpp"

@@ -72,6 +72,9 @@ std::string describe_gpu(const db::GpuModel& gpu);
 
 /// "4096x4096x4096 nn", with " b8" for a batch and " a1" for an alignment class other than 4.
 std::string problem_label(const db::ProblemKey& p);
+/// The precision class of a stored config, GemmConfig::precision(): "ieee" (FP32 FMA), "fp32"
+/// (3xTF32), "tf32" (1xTF32); "?" for a row not of the kernel family.
+std::string precision_class(const db::KernelConfig& config);
 /// FLOPs of one problem: 2 M N K batch.
 double problem_flops(const db::ProblemKey& p);
 

@@ -62,6 +62,13 @@ void SweepPlanOptions::fill(tuner::SweepOptions& o) const {
     auto more = tuner::preset_problems(p, layout);
     o.problems.insert(o.problems.end(), more.begin(), more.end());
   }
+  for (auto& p : o.problems) {
+    const tuner::ProblemSpec runs = tuner::kernel_spec(p);
+    if (runs == p) continue;
+    std::printf("note: %s is tuned as %s, the form the dispatcher runs (y = A^T x as y^T = x^T A)\n",
+                tuner::problem_label(p).c_str(), tuner::problem_label(runs).c_str());
+    p = runs;
+  }
   o.problems = tuner::unique_problems(o.problems);
   // The full space is hundreds of thousands of configs per problem: only on request.
   o.space = space == "auto" ? tuner::SpaceKind::reduced : tuner::parse_space(space);

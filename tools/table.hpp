@@ -127,6 +127,16 @@ inline Cell fixed_cell(std::optional<double> v, int decimals, std::string_view s
   return Cell::num(*v, format("%.*f", decimals, *v) + std::string(suffix));
 }
 
+/// A relative error, two significant digits: "3.1e-07" (JSON: the number).
+inline Cell error_cell(std::optional<double> error) {
+  return error ? Cell::num(*error, format("%.2g", *error)) : Cell::none();
+}
+
+/// What the precision class and the two error columns of a table of configs mean.
+inline constexpr const char* kPrecisionLegend =
+    "class: ieee FP32 FMA, fp32 3xTF32, tf32 1xTF32 (docs/precision.md); error, wide-range: relative "
+    "error against the float64 reference on the random and on the wide-range inputs (-: not measured)";
+
 /// A size in bytes: "512 B", "16 KiB", "141.0 GiB" (JSON: bytes).
 inline std::string format_bytes(double bytes) {
   if (bytes < 1024) return format("%.0f B", bytes);

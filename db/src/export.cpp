@@ -139,7 +139,7 @@ void export_results(const Database& db, ExportFormat format, std::ostream& out,
                "c.family, c.name AS config_name" +
                    param_columns("c") +
                    ", r.status, r.median_ms, r.min_ms, r.max_ms, r.repetitions, r.tflops, "
-                   "r.rel_error, r.registers, r.spill_bytes, r.smem_bytes, r.error, r.recorded_at "
+                   "r.rel_error, r.wide_error, r.registers, r.spill_bytes, r.smem_bytes, r.error, r.recorded_at "
                    "FROM results AS r JOIN sweeps AS s ON s.id = r.sweep_id "
                    "JOIN gpu_models AS g ON g.id = s.gpu_model_id "
                    "JOIN problems AS p ON p.id = r.problem_id "

@@ -64,7 +64,9 @@ PruneStats Database::prune(const PruneOptions& o) {
 CheckReport Database::check() const {
   CheckReport report;
   report.schema_version = schema_version(conn_);
-  if (report.schema_version != kSchemaVersion) {
+  // An older version this build reads is no damage (the open refuses the others; a writable
+  // one migrated the file).
+  if (report.schema_version < kOldestReadableVersion || report.schema_version > kSchemaVersion) {
     report.problems.push_back("schema version " + std::to_string(report.schema_version) +
                               ", expected " + std::to_string(kSchemaVersion));
   }

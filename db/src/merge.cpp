@@ -22,8 +22,9 @@ constexpr const char* kSameProblem =
     "mp.n = sp.n AND mp.k = sp.k AND mp.batch = sp.batch AND mp.alignment = sp.alignment";
 
 // ATTACH as "src" for the lifetime of this object (ATTACH/DETACH cannot run in a transaction),
-// with a temporary view `src_configs` of its configs in which knob columns the file predates
-// hold their defaults (a file made before a knob existed is read, never migrated, here).
+// with temporary views of what the file may predate (it is read, never migrated, here):
+// `src_configs`, whose knob columns the file lacks hold their defaults, and `src_results`, whose
+// wide_error a version 2 file lacks is NULL.
 class Attached {
  public:
   Attached(Connection& conn, const std::string& path) : conn_(conn) {
@@ -37,11 +38,13 @@ class Attached {
                           "read-only (a WAL file another process holds, or permissions); nothing was merged");
     }
     create_configs_view(conn_, "src_configs", "src");
+    create_results_view(conn_, "src_results", "src");
   }
   ~Attached() {
     try {
       conn_.exec("DROP VIEW IF EXISTS temp.src_configs");
-    } catch (const std::exception&) {  // the connection drops it when it closes
+      conn_.exec("DROP VIEW IF EXISTS temp.src_results");
+    } catch (const std::exception&) {  // the connection drops them when it closes
     }
     detach();
   }
@@ -157,7 +160,7 @@ MergeStats copy_new_rows(Connection& conn) {
                             " WHERE true ORDER BY s.id ON CONFLICT (uid) DO UPDATE SET "
                             "finished_at = excluded.finished_at "
                             "WHERE finished_at IS NULL AND excluded.finished_at IS NOT NULL");
-  const std::string matched = std::string(" FROM src.%T AS r ") +
+  const std::string matched = std::string(" FROM %T AS r ") +
                               "JOIN src.sweeps AS ss ON ss.id = r.sweep_id "
                               "JOIN main.sweeps AS ms ON ms.uid = ss.uid "
                               "JOIN src.problems AS sp ON sp.id = r.problem_id "
@@ -170,19 +173,23 @@ MergeStats copy_new_rows(Connection& conn) {
   };
   n.results = run(conn,
                   "INSERT INTO main.results (sweep_id, problem_id, config_id, status, median_ms, "
-                  "min_ms, max_ms, repetitions, tflops, rel_error, registers, spill_bytes, "
+                  "min_ms, max_ms, repetitions, tflops, rel_error, wide_error, registers, spill_bytes, "
                   "smem_bytes, error, recorded_at) SELECT ms.id, mp.id, mc.id, r.status, "
                   "r.median_ms, r.min_ms, r.max_ms, r.repetitions, r.tflops, r.rel_error, "
-                  "r.registers, r.spill_bytes, r.smem_bytes, r.error, r.recorded_at" +
-                      from("results") +
+                  "r.wide_error, r.registers, r.spill_bytes, r.smem_bytes, r.error, r.recorded_at" +
+                      from("src_results") +
                       " JOIN src.configs AS sc ON sc.id = r.config_id "
                       "JOIN main.configs AS mc ON mc.name = sc.name "
-                      "WHERE true ORDER BY r.id ON CONFLICT DO NOTHING");
+                      // A wide-range error filled in later (Database::record_wide_error) comes
+                      // along to a copy of the result that lacks it.
+                      "WHERE true ORDER BY r.id ON CONFLICT (sweep_id, problem_id, config_id) DO UPDATE "
+                      "SET wide_error = excluded.wide_error "
+                      "WHERE wide_error IS NULL AND excluded.wide_error IS NOT NULL");
   n.baselines = run(conn,
                     "INSERT INTO main.baselines (sweep_id, problem_id, library, median_ms, min_ms, "
                     "max_ms, tflops, recorded_at) SELECT ms.id, mp.id, r.library, r.median_ms, "
                     "r.min_ms, r.max_ms, r.tflops, r.recorded_at" +
-                        from("baselines") + " WHERE true ORDER BY r.id ON CONFLICT DO NOTHING");
+                        from("src.baselines") + " WHERE true ORDER BY r.id ON CONFLICT DO NOTHING");
   n.binaries =
       run(conn,
           "INSERT INTO main.binaries (key, arch, nvrtc_version, config_name, lowered_name, "

@@ -9,7 +9,7 @@ namespace {
 // Columns of a BestRow, read by read_best(); configs come from their table.
 std::string best_select() {
   return "SELECT b.gpu_model_id, b.problem_id, b.config_id, b.result_id, b.sweep_id, b.median_ms, "
-         "b.min_ms, b.max_ms, b.tflops, b.cublas_median_ms, b.rel_error, " +
+         "b.min_ms, b.max_ms, b.tflops, b.cublas_median_ms, b.rel_error, b.wide_error, " +
          detail::problem_columns("b") + ", " + detail::config_columns("c") +
          " FROM best_results AS b JOIN configs AS c ON c.id = b.config_id ";
 }
@@ -27,8 +27,9 @@ BestRow read_best(const Statement& st) {
   b.tflops = st.get_opt_real(8);
   b.cublas_median_ms = st.get_opt_real(9);
   b.rel_error = st.get_opt_real(10);
-  b.problem = detail::read_problem(st, 11);
-  b.config = detail::read_config(st, 11 + detail::kProblemColumnCount);
+  b.wide_error = st.get_opt_real(11);
+  b.problem = detail::read_problem(st, 12);
+  b.config = detail::read_config(st, 12 + detail::kProblemColumnCount);
   return b;
 }
 
@@ -139,7 +140,7 @@ std::vector<BestRow> Database::top_configs(Id gpu_model_id, int per_problem) con
   Statement st(conn_,
                "WITH per_config AS ("
                "  SELECT s.gpu_model_id, r.problem_id, r.config_id, r.id AS result_id, r.sweep_id, r.median_ms,"
-               "         r.min_ms, r.max_ms, r.tflops, r.rel_error,"
+               "         r.min_ms, r.max_ms, r.tflops, r.rel_error, r.wide_error,"
                // The precision class (GemmConfig::precision): each class has its own fastest few.
                "         CASE WHEN k.math = 0 THEN 0 WHEN k.math = 1 THEN 2 ELSE 1 END AS precision_class,"
                "         row_number() OVER (PARTITION BY r.problem_id, r.config_id ORDER BY r.median_ms, r.id) AS own"
@@ -150,7 +151,7 @@ std::vector<BestRow> Database::top_configs(Id gpu_model_id, int per_problem) con
                "                               ORDER BY median_ms, result_id) AS place"
                "  FROM per_config WHERE own = 1)"
                " SELECT b.gpu_model_id, b.problem_id, b.config_id, b.result_id, b.sweep_id, b.median_ms,"
-               " b.min_ms, b.max_ms, b.tflops, NULL, b.rel_error, " +
+               " b.min_ms, b.max_ms, b.tflops, NULL, b.rel_error, b.wide_error, " +
                    detail::problem_columns("p") + ", " + detail::config_columns("c") +
                    " FROM ranked AS b JOIN problems AS p ON p.id = b.problem_id"
                    " JOIN configs AS c ON c.id = b.config_id"
@@ -167,7 +168,7 @@ std::vector<ResultRow> Database::results_for(const ProblemKey& problem, Id gpu_m
   Statement st(conn_,
                "SELECT r.id, r.sweep_id, r.problem_id, r.config_id, r.status, r.median_ms, "
                "r.min_ms, r.max_ms, r.repetitions, r.tflops, r.rel_error, r.registers, "
-               "r.spill_bytes, r.smem_bytes, r.error, r.recorded_at, " +
+               "r.spill_bytes, r.smem_bytes, r.error, r.recorded_at, r.wide_error, " +
                    detail::config_columns("c") +
                    " FROM results AS r JOIN sweeps AS s ON s.id = r.sweep_id "
                    "JOIN configs AS c ON c.id = r.config_id "
@@ -194,7 +195,8 @@ std::vector<ResultRow> Database::results_for(const ProblemKey& problem, Id gpu_m
     r.smem_bytes = st.get_opt_int(13);
     r.error = st.get_text(14);
     row.recorded_at = st.get_text(15);
-    row.config = detail::read_config(st, 16);
+    r.wide_error = st.get_opt_real(16);
+    row.config = detail::read_config(st, 17);
     rows.push_back(std::move(row));
   }
   return rows;

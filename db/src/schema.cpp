@@ -12,6 +12,7 @@ namespace detail {
 // Generated from db/schema/*.sql by embed_text() (db/CMakeLists.txt).
 std::string_view schema_v1_sql();
 std::string_view schema_v2_sql();
+std::string_view schema_v3_sql();
 }  // namespace detail
 
 namespace {
@@ -58,6 +59,22 @@ std::vector<const Knob*> missing_knob_columns(Connection& conn, const std::strin
   return missing;
 }
 
+// Whether `schema`.`table` (a table or a view) has `column`.
+bool has_column(Connection& conn, const std::string& schema, const std::string& table, const std::string& column) {
+  Statement st(conn, "SELECT 1 FROM pragma_table_info(?1, ?2) WHERE name = ?3");
+  st.bind_text(1, table).bind_text(2, schema).bind_text(3, column);
+  return st.step();
+}
+
+// A read-only view of a file older than this version (from kOldestReadableVersion): results and
+// best_results with the wide-range error of version 3, NULL (temp names come first, so every
+// query reads these).
+void create_wide_error_views(Connection& conn) {
+  if (!has_column(conn, "main", "results", "wide_error")) create_results_view(conn, "results", "main");
+  if (!has_column(conn, "main", "best_results", "wide_error"))
+    conn.exec("CREATE TEMP VIEW best_results AS SELECT *, NULL AS wide_error FROM main.best_results");
+}
+
 // The generated migration of the knob table: one column per new knob, its default filling the
 // rows already there (configs made before the knob existed ran with that value).
 void add_knob_columns(Connection& conn) {
@@ -76,6 +93,9 @@ std::string_view migration_sql(int version) {
       break;
     case 2:
       sql = detail::schema_v2_sql();
+      break;
+    case 3:
+      sql = detail::schema_v3_sql();
       break;
     default:
       throw DatabaseError("no migration to schema version " + std::to_string(version) +
@@ -118,7 +138,7 @@ void check_schema_compatible(Connection& conn) {
   if (conn.mode() == OpenMode::read_only && version == 0) {
     refuse(conn, "it is empty: no sweep has written to it yet; run `gemmtune sweep` first");
   }
-  if (conn.mode() == OpenMode::read_only && version < kSchemaVersion) {
+  if (conn.mode() == OpenMode::read_only && version < kOldestReadableVersion) {
     refuse(conn, "it has schema version " + std::to_string(version) +
                      ", older than this "
                      "gemmtune's " +
@@ -128,10 +148,11 @@ void check_schema_compatible(Connection& conn) {
   std::vector<const Knob*> missing;
   if (conn.mode() == OpenMode::read_only && version > 0) missing = missing_knob_columns(conn);
   snapshot.commit();
-  // A knob added after the file was written: reading must not need a write, so a temporary
-  // view (temp names come first) shows `configs` with the new columns; a writable open adds the
-  // real ones.
+  // Reading must not need a write, so temporary views (temp names come first) show what a
+  // newer gemmtune added since the file was written: the columns of new knobs and of results.
+  // A writable open adds the real ones.
   if (!missing.empty()) create_configs_view(conn, "configs", "main");
+  if (conn.mode() == OpenMode::read_only && version < kSchemaVersion) create_wide_error_views(conn);
 }
 
 void create_configs_view(Connection& conn, const std::string& view, const std::string& schema) {
@@ -139,6 +160,12 @@ void create_configs_view(Connection& conn, const std::string& view, const std::s
   for (const Knob* knob : missing_knob_columns(conn, schema))
     sql += ", " + std::to_string(knob->default_value()) + " AS " + std::string(knob->name);
   conn.exec(sql + " FROM " + schema + ".configs");
+}
+
+void create_results_view(Connection& conn, const std::string& view, const std::string& schema) {
+  std::string sql = "CREATE TEMP VIEW " + view + " AS SELECT *";
+  if (!has_column(conn, schema, "results", "wide_error")) sql += ", NULL AS wide_error";
+  conn.exec(sql + " FROM " + schema + ".results");
 }
 
 PendingMigration pending_migration(Connection& conn) {

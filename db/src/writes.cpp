@@ -129,13 +129,13 @@ void Database::record_results(Id sweep_id, std::span<const Result> batch) {
   Statement ins(
       conn_,
       "INSERT INTO results (sweep_id, problem_id, config_id, status, median_ms, min_ms, "
-      "max_ms, repetitions, tflops, rel_error, registers, spill_bytes, smem_bytes, error) "
-      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14) "
+      "max_ms, repetitions, tflops, rel_error, registers, spill_bytes, smem_bytes, error, wide_error) "
+      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15) "
       "ON CONFLICT (sweep_id, problem_id, config_id) DO UPDATE SET "
       "status = excluded.status, median_ms = excluded.median_ms, "
       "min_ms = excluded.min_ms, max_ms = excluded.max_ms, "
       "repetitions = excluded.repetitions, tflops = excluded.tflops, "
-      "rel_error = excluded.rel_error, registers = excluded.registers, "
+      "rel_error = excluded.rel_error, wide_error = excluded.wide_error, registers = excluded.registers, "
       "spill_bytes = excluded.spill_bytes, smem_bytes = excluded.smem_bytes, "
       "error = excluded.error, recorded_at = excluded.recorded_at");
   for (const Result& r : batch) {
@@ -143,11 +143,30 @@ void Database::record_results(Id sweep_id, std::span<const Result> batch) {
     ins.bind_text(4, status_name(r.status)).bind_real(5, r.median_ms).bind_real(6, r.min_ms);
     ins.bind_real(7, r.max_ms).bind_int(8, r.repetitions).bind_real(9, r.tflops);
     ins.bind_real(10, r.rel_error).bind_int(11, r.registers).bind_int(12, r.spill_bytes);
-    ins.bind_int(13, r.smem_bytes).bind_text(14, r.error);
+    ins.bind_int(13, r.smem_bytes).bind_text(14, r.error).bind_real(15, r.wide_error);
     ins.run();
     ins.reset();
   }
   tx.commit();
+}
+
+bool Database::record_wide_error(Id result_id, double wide_error) {
+  require_writable("record a wide-range error");
+  Transaction tx(conn_);
+  Statement exists(conn_, "SELECT wide_error IS NULL FROM results WHERE id = ?1");
+  exists.bind_int(1, result_id);
+  if (!exists.step()) {
+    throw DatabaseError("cannot record a wide-range error in tuning database '" + conn_.path() +
+                        "': no result " + std::to_string(result_id));
+  }
+  const bool missing = exists.get_int(0) != 0;
+  exists.reset();
+  if (missing) {
+    Statement up(conn_, "UPDATE results SET wide_error = ?2 WHERE id = ?1");
+    up.bind_int(1, result_id).bind_real(2, wide_error).run();
+  }
+  tx.commit();
+  return missing;
 }
 
 void Database::record_baseline(Id sweep_id, const Baseline& b) {

@@ -40,28 +40,82 @@ struct SplitKCounter {
   }
 };
 
-// Writes a block's accumulators to C. Each thread's VN-wide column chunks go out as vectors of W
-// floats (Traits::WC: Traits::W narrowed where C's data is not aligned to it), one bounds test
-// each; rows past M and vectors past N are skipped.
-// C = alpha * acc + beta * C, and C is not read when beta == 0, so NaN in an uninitialised C
-// cannot leak in. With SPLIT_K > 1 only the first split of a tile to finish does that; the others
-// wait for it, then add alpha * acc atomically (SplitKCounter).
+// alpha * x, exactly 0 when alpha is 0 whatever x is: a device alpha of 0 (device pointer mode,
+// which the host cannot see) runs the GEMM, and Inf or NaN in A or B must not reach C as 0 * x.
+__device__ __forceinline__ float times_alpha(float alpha, float x) { return alpha == 0.f ? 0.f : alpha * x; }
+
+// The scalars of a launch, read once: from device memory in device pointer mode.
+struct Scalars {
+  float alpha, beta;
+  __device__ __forceinline__ explicit Scalars(const GemmArgs& p)
+      : alpha(p.alpha_ptr ? *p.alpha_ptr : p.alpha), beta(p.beta_ptr ? *p.beta_ptr : p.beta) {}
+};
+
+// C = alpha * acc + beta * C for one W-float vector of C at dst (W adjacent accumulators in
+// `acc`), or, for a split-K block that is not its tile's first, the atomic add of alpha * acc.
+// C is not read when beta == 0, so NaN in an uninitialised C cannot leak in; alpha == 0 gives
+// exactly beta * C (times_alpha).
+template <int W>
+__device__ __forceinline__ void write_c(const Scalars& s, float* dst, const float* acc, bool store_c) {
+  Vec<W> out;
+  if (!store_c) {
+    if (s.alpha == 0.f) return;  // C is beta C already: nothing to add
+#pragma unroll
+    for (int j = 0; j < W; ++j) out.v[j] = s.alpha * acc[j];
+    atomic_add_vec<W>(dst, out);
+    return;
+  }
+  if (s.beta == 0.f) {
+#pragma unroll
+    for (int j = 0; j < W; ++j) out.v[j] = times_alpha(s.alpha, acc[j]);
+  } else {
+    Vec<W> old = load_vec<W>(dst);
+#pragma unroll
+    for (int j = 0; j < W; ++j) {
+      const float scaled_c = s.beta * old.v[j];
+      out.v[j] = s.alpha == 0.f ? scaled_c : fmaf(s.alpha, acc[j], scaled_c);
+    }
+  }
+  store_vec<W>(dst, out);
+}
+
+// Writes a block's accumulators to C (write_c), with split-K's protocol: only the first split
+// of a tile to finish stores; the others wait for it, then add atomically (SplitKCounter).
+//
+// Each thread's VN-wide column chunks go out as vectors of W floats (Traits::WC: Traits::W
+// narrowed where C's data is not aligned to it), one bounds test each; rows past M and vectors
+// past N are skipped. A staged instance (Cfg::kStageC, for C narrowed below VN by an odd ldc)
+// instead passes each warp's tile through shared memory one accumulator row at a time and writes
+// it with lanes on adjacent columns: in the fragment layout a store instruction's 32 lanes write
+// single floats VN apart, so every 32-byte sector of C is written in several partial pieces
+// (1024x50257x768 nt on an H200: 1.87 ms direct, 1.73 staged, 1.63 for the aligned twin). Which
+// one wins depends on the problem, so the tuner times both (GemmConfig::stage_c).
 template <class Cfg>
 struct Epilogue {
+  enum : int {
+    TM = Cfg::TM, TN = Cfg::TN, VM = Cfg::VM, VN = Cfg::VN, W = Cfg::WC, SPLIT_K = Cfg::SPLIT_K,
+    kStagedLd = Cfg::WN + 4,  // a staged row: + 4 keeps vector writes aligned, rows on other banks
+    kStagedFloats = Cfg::kOutputWarps * Cfg::TY * kStagedLd,
+    kMainloopFloats = Cfg::STAGES * (Cfg::kStageA + Cfg::kStageB),
+  };
+  static_assert(!Cfg::kStageC || (!Cfg::kReduce && !Cfg::kStreamB && kStagedFloats <= kMainloopFloats),
+                "staging C needs a tile kernel and room in its shared memory (GemmConfig::can_stage_c)");
+
   __device__ __forceinline__ static void run(const GemmArgs& p, const BlockWork& w,
                                              const WarpTile<Cfg>& tile,
-                                             const Accumulators<Cfg>& acc, int tid) {
-    constexpr int TM = Cfg::TM, TN = Cfg::TN, VM = Cfg::VM, VN = Cfg::VN, W = Cfg::WC,
-                  SPLIT_K = Cfg::SPLIT_K;
+                                             const Accumulators<Cfg>& acc, float* smem, int tid) {
     int* const tile_counter =
         p.tile_counters + static_cast<long long>(w.batch) * gridDim.x + blockIdx.x;
     bool store_c = true;
     if constexpr (SPLIT_K > 1) store_c = SplitKCounter::arrive<SPLIT_K>(tile_counter, tid);
 
-    // In a reduction the KL lanes of a thread tile hold the same sums, and the first warp holds
-    // those of all KW: its first lane of each tile writes.
-    if (!Cfg::kReduce || (tid % Cfg::KL == 0 && tid < Cfg::kOutputWarps * 32)) {
-      float* gc = p.c + w.batch * p.stride_c;
+    const Scalars scalars(p);
+    float* gc = batch_c(p, w.batch);
+    if constexpr (Cfg::kStageC) {
+      staged(p, scalars, w, tile, acc, smem, tid, gc, store_c);
+    } else if (!Cfg::kReduce || (tid % Cfg::KL == 0 && tid < Cfg::kOutputWarps * 32)) {
+      // In a reduction the KL lanes of a thread tile hold the same sums, and the first warp
+      // holds those of all KW: its first lane of each tile writes.
 #pragma unroll
       for (int i = 0; i < TM; ++i) {
         const int r = w.m0 + tile.row0 + (i / VM) * Cfg::TY * VM + i % VM;
@@ -71,31 +125,49 @@ struct Epilogue {
 #pragma unroll
           for (int v = 0; v < VN / W; ++v) {
             const int col = w.n0 + tile.col0 + c * Cfg::TX * VN + v * W;
-            if (col >= p.n) continue;
-            float* dst = gc + r * p.ldc + col;
-            Vec<W> out;
-            if (SPLIT_K > 1 && !store_c) {
-#pragma unroll
-              for (int j = 0; j < W; ++j) out.v[j] = p.alpha * acc[i][c * VN + v * W + j];
-              atomic_add_vec<W>(dst, out);
-              continue;
-            }
-            if (p.beta == 0.f) {  // C is not read: NaN in an uninitialised C must not leak in
-#pragma unroll
-              for (int j = 0; j < W; ++j) out.v[j] = p.alpha * acc[i][c * VN + v * W + j];
-            } else {
-              Vec<W> old = load_vec<W>(dst);
-#pragma unroll
-              for (int j = 0; j < W; ++j)
-                out.v[j] = fmaf(p.alpha, acc[i][c * VN + v * W + j], p.beta * old.v[j]);
-            }
-            store_vec<W>(dst, out);
+            if (col < p.n) write_c<W>(scalars, gc + r * p.ldc + col, &acc[i][c * VN + v * W], store_c);
           }
         }
       }
     }
     if constexpr (SPLIT_K > 1) {
       if (store_c) SplitKCounter::publish<SPLIT_K>(tile_counter, tid);
+    }
+  }
+
+  // Accumulator row i of every lane of a warp covers TY rows of the warp tile (one per lane row
+  // ty), all WN columns: staged as TY rows of kStagedLd floats, then written 32 adjacent floats
+  // per instruction, each lane TN of them.
+  __device__ __forceinline__ static void staged(const GemmArgs& p, const Scalars& scalars, const BlockWork& w,
+                                                const WarpTile<Cfg>& tile,
+                                                const Accumulators<Cfg>& acc, float* smem, int tid,
+                                                float* gc, bool store_c) {
+    int lane = tid % 32;
+    // Opaque from here on: what follows from the lane is computed after the K loop, not hoisted
+    // before it to hold registers through it (which cost a block per SM at 64x128 tiles).
+    asm volatile("" : "+r"(lane));
+    const int ty = lane / Cfg::TX, tx = lane % Cfg::TX;
+    const int wm0 = tile.row0 - ty * VM, wn0 = tile.col0 - tx * VN;  // the warp tile's corner
+    float* rows = smem + (tid / 32) * Cfg::TY * kStagedLd;
+    __syncthreads();  // every warp is done reading the mainloop's last slice
+#pragma unroll
+    for (int i = 0; i < TM; ++i) {
+#pragma unroll
+      for (int c = 0; c < TN / VN; ++c) {
+        Vec<VN> v;
+#pragma unroll
+        for (int e = 0; e < VN; ++e) v.v[e] = acc[i][c * VN + e];
+        store_vec<VN>(rows + ty * kStagedLd + tx * VN + c * Cfg::TX * VN, v);
+      }
+      __syncwarp();
+      const int row_in_group = (i / VM) * Cfg::TY * VM + i % VM;
+#pragma unroll
+      for (int q = 0; q < TN; ++q) {
+        const int at = q * 32 + lane, y = at / Cfg::WN, x = at % Cfg::WN;
+        const int r = w.m0 + wm0 + y * VM + row_in_group, col = w.n0 + wn0 + x;
+        if (r < p.m && col < p.n) write_c<1>(scalars, gc + r * p.ldc + col, rows + y * kStagedLd + x, store_c);
+      }
+      __syncwarp();  // the row is written out before the next one is staged over it
     }
   }
 };

@@ -73,8 +73,8 @@ struct StreamingMainloop {
   }
   __device__ __forceinline__ void operator()(const WarpTile<Cfg>& tile,
                                              Accumulators<Cfg>& acc) const {
-    const float* a0 = p.a + w.batch * p.stride_a;  // this batch's A and B
-    const float* b0 = p.b + w.batch * p.stride_b;
+    const float* a0 = batch_a(p, w.batch);  // this batch's A and B
+    const float* b0 = batch_b(p, w.batch);
     BRows b_even, b_odd;
     ARows a_even, a_odd;
     load(b_even, a_even, a0, b0, tile, w.k_begin);
@@ -208,8 +208,8 @@ struct ReductionMainloop {
   }
   __device__ __forceinline__ void operator()(const WarpTile<Cfg>& tile,
                                              Accumulators<Cfg>& acc) const {
-    const float* a0 = p.a + w.batch * p.stride_a;  // this batch's A and B
-    const float* b0 = p.b + w.batch * p.stride_b;
+    const float* a0 = batch_a(p, w.batch);  // this batch's A and B
+    const float* b0 = batch_b(p, w.batch);
     AFrag a_even, a_odd;
     BFrag b_even, b_odd;
     load(a_even, b_even, a0, b0, tile, w.k_begin);

@@ -19,13 +19,14 @@ namespace detail {
 //   GA, GB, GC      floats per global access of A, B and C (each divides VEC): VEC narrowed to
 //                   the data's alignment (OperandSlices, TileLoader); WC and WB are the access
 //                   widths of C and of streamed B (<= W)
+//   kStageC         the Epilogue writes C through shared memory (GemmConfig::stage_c)
 //   kStreamB        thin tiles with every row in each thread stream B from global memory
 //                   (GemmConfig::streams_b)
 // Enumerators rather than static constexpr members: NVRTC emits each of those as a global
 // variable in the cubin.
 template <int BM_, int BN_, int BK_, int WM_, int WN_, int TM_, int TN_, int STAGES_, int VEC_,
           int PAD_, int SPLIT_K_, int RASTER_, int OCCUPANCY_, int K_LANES_, int K_WARPS_, int MATH_,
-          bool TA_, bool TB_, int GA_, int GB_, int GC_>
+          bool TA_, bool TB_, int GA_, int GB_, int GC_, bool STAGE_C_ = false>
 struct Traits {
   // clang-format off
   enum : int {
@@ -59,6 +60,7 @@ struct Traits {
     kReduce = KL > 1 || KW > 1,
     kStreamB = BM <= 8 && TM == BM && !TB && !kReduce,
     kMma = MATH > 0,
+    kStageC = STAGE_C_,
   };
   // clang-format on
 };
@@ -78,6 +80,18 @@ __device__ __forceinline__ void raster_tile(int bid, int tiles_m, int tiles_n, i
   int local = bid - group * RASTER * tiles_n;
   tile_m = first_m + local % rows;
   tile_n = local / rows;
+}
+
+// The matrices of batch `batch`: through the device pointer arrays when the call gave them, else
+// by stride. The one place the kernels find a batch's operands (one uniform branch).
+__device__ __forceinline__ const float* batch_a(const GemmArgs& p, int batch) {
+  return p.a_array ? p.a_array[batch] : p.a + batch * p.stride_a;
+}
+__device__ __forceinline__ const float* batch_b(const GemmArgs& p, int batch) {
+  return p.b_array ? p.b_array[batch] : p.b + batch * p.stride_b;
+}
+__device__ __forceinline__ float* batch_c(const GemmArgs& p, int batch) {
+  return p.c_array ? p.c_array[batch] : p.c + batch * p.stride_c;
 }
 
 // A block's work: the BM x BN tile of C at (m0, n0) of matrix `batch`, over K in [k_begin, k_end).
@@ -321,10 +335,8 @@ struct OperandSlices {
       : As(smem), Bs(smem + Cfg::STAGES * Cfg::kStageA), lda(p.lda), ldb(p.ldb), tid(tid_) {
     k_len = w.k_end - w.k_begin;
     num_slices = (k_len + Cfg::BK - 1) / Cfg::BK;
-    ga = p.a + w.batch * p.stride_a +
-         (Cfg::TA ? w.k_begin * p.lda + w.m0 : w.m0 * p.lda + w.k_begin);
-    gb = p.b + w.batch * p.stride_b +
-         (Cfg::TB ? w.n0 * p.ldb + w.k_begin : w.k_begin * p.ldb + w.n0);
+    ga = batch_a(p, w.batch) + (Cfg::TA ? w.k_begin * p.lda + w.m0 : w.m0 * p.lda + w.k_begin);
+    gb = batch_b(p, w.batch) + (Cfg::TB ? w.n0 * p.ldb + w.k_begin : w.k_begin * p.ldb + w.n0);
     step_a = Cfg::TA ? Cfg::BK * p.lda : Cfg::BK;
     step_b = Cfg::TB ? Cfg::BK : Cfg::BK * p.ldb;
     xlim_a = p.m - w.m0, xlim_b = p.n - w.n0;

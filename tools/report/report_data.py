@@ -100,9 +100,31 @@ def open_db(path):
         conn = sqlite3.connect(uri, uri=True)
         conn.row_factory = sqlite3.Row
         conn.execute("SELECT count(*) FROM best_results").fetchone()
+        read_as_current(conn)
     except sqlite3.DatabaseError as e:
         raise DataError("%s is not a gemmtune tuning database (%s)" % (path, e))
     return conn
+
+
+def read_as_current(conn):
+    """Temporary views (this connection's alone; the file is only read) in which a file written by
+    an older gemmtune has the columns read here, as db/src/schema.cpp gives them to the C++
+    readers: the math knob, which configs made before it ran with its default 0, and the
+    wide-range error of schema version 3, not measured then."""
+    def columns(table):
+        return {r[1] for r in conn.execute("PRAGMA main.table_info(%s)" % table)}
+    if "math" not in columns("configs"):
+        conn.execute("CREATE TEMP VIEW configs AS SELECT *, 0 AS math FROM main.configs")
+    if "wide_error" not in columns("results"):
+        conn.execute("CREATE TEMP VIEW results AS SELECT *, NULL AS wide_error FROM main.results")
+    if "wide_error" not in columns("best_results"):
+        conn.execute("CREATE TEMP VIEW best_results AS SELECT *, NULL AS wide_error FROM main.best_results")
+
+
+def precision_class(math):
+    """A config's precision class from its math knob (GemmConfig::precision, docs/precision.md):
+    ieee FP32 FMA, tf32 1xTF32, fp32 3xTF32 and 4xTF32."""
+    return "ieee" if math == 0 else "tf32" if math == 1 else "fp32"
 
 
 def gpus_of(conn):
@@ -121,13 +143,15 @@ def sweeps_of(conn, gpu_id):
 def bests_of(conn, gpu_id):
     """The best ok result of each problem on this GPU model, smallest problems first, numbered."""
     rows = conn.execute(
-        "SELECT problem_id, m, n, k, batch, op_a, op_b, alignment, config_name, median_ms, "
-        "cublas_median_ms FROM best_results WHERE gpu_model_id = ? ORDER BY m * n * k * batch, problem_id",
-        (gpu_id,)).fetchall()
+        "SELECT b.problem_id, b.m, b.n, b.k, b.batch, b.op_a, b.op_b, b.alignment, b.config_name, b.median_ms, "
+        "b.cublas_median_ms, b.rel_error, b.wide_error, c.math FROM best_results AS b "
+        "JOIN configs AS c ON c.id = b.config_id WHERE b.gpu_model_id = ? "
+        "ORDER BY b.m * b.n * b.k * b.batch, b.problem_id", (gpu_id,)).fetchall()
     out = []
     for number, r in enumerate(rows, 1):
         p = dict(r)
         p["number"] = number
+        p["precision"] = precision_class(p["math"])
         p["label"] = problem_label(p)
         p["class"] = problem_class(p)
         p["tflops"] = tflops_of(p, p["median_ms"])
@@ -171,10 +195,12 @@ def blank_reason(cell):
 def candidates_of(conn, gpu_id, problem_id, limit):
     """The fastest `limit` ok results of a problem, and the count of results by status."""
     rows = [dict(r) for r in conn.execute(
-        "SELECT c.name AS config_name, r.median_ms, r.min_ms, r.max_ms, r.registers, r.smem_bytes, "
-        "r.spill_bytes FROM results AS r JOIN sweeps AS s ON s.id = r.sweep_id "
+        "SELECT c.name AS config_name, c.math, r.median_ms, r.min_ms, r.max_ms, r.registers, r.smem_bytes, "
+        "r.spill_bytes, r.rel_error, r.wide_error FROM results AS r JOIN sweeps AS s ON s.id = r.sweep_id "
         "JOIN configs AS c ON c.id = r.config_id WHERE r.status = 'ok' AND s.gpu_model_id = ? "
         "AND r.problem_id = ? ORDER BY r.median_ms, r.id LIMIT ?", (gpu_id, problem_id, limit))]
+    for r in rows:
+        r["precision"] = precision_class(r["math"])
     counts = dict(conn.execute(
         "SELECT r.status, count(*) FROM results AS r JOIN sweeps AS s ON s.id = r.sweep_id "
         "WHERE s.gpu_model_id = ? AND r.problem_id = ? GROUP BY r.status", (gpu_id, problem_id)).fetchall())
@@ -300,6 +326,11 @@ def format_rate(tflops):
         if value < 999.5 or unit == "TFLOP/s":
             return "%s %s" % (significant(value), unit)
     return "-"
+
+
+def format_error(error):
+    """A relative error with two significant digits: 3.1e-07; '-' when not measured."""
+    return "-" if error is None else "%.2g" % error
 
 
 def significant(value):

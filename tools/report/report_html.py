@@ -4,7 +4,7 @@ import datetime
 import html
 import os
 
-from report_data import crossover_size, format_rate, format_time
+from report_data import crossover_size, format_error, format_rate, format_time
 
 E = html.escape
 STYLE = ("body{font-family:sans-serif;max-width:1150px;margin:auto;padding:0 1em}"
@@ -21,6 +21,7 @@ COLUMNS = [
                 "scalar loads only)"),
     ("class", "large, small (under 1 GFLOP), long K (K at least 8 times M and N), batched, matrix-vector"),
     ("best config", "the fastest config the sweeps timed; paste it into gemmtune try CONFIG --shape MxNxK"),
+    ("precision", "the config's precision class: ieee FP32 FMA, fp32 3xTF32, tf32 1xTF32 (docs/precision.md)"),
     ("time", "median kernel time of the best config (L2 flushed before each run)"),
     ("rate", "2 M N K batch / time"),
     ("% peak", "rate as a share of the FMA ceiling of the roofline"),
@@ -28,6 +29,9 @@ COLUMNS = [
     ("speedup", "cuBLAS time / best time: above 1, the tuned kernel is faster"),
     ("dispatcher", "gemmtune bench: the runtime dispatcher's time and its speedup over cuBLAS, when a "
                    "bench file covers the problem"),
+    ("error", "the config's relative error against the float64 reference on the random verification inputs"),
+    ("wide-range", "the same on the wide-range inputs (signed, 2^-20 to 2^21); '-' where they were not used: "
+                   "FP32 FMA configs other than a problem's fastest, databases of gemmtune before schema version 3"),
 ]
 
 
@@ -97,18 +101,20 @@ def gpu_section(s):
     for f, caption in s["files"]:
         parts.append("<h3>%s</h3><img src='%s' alt='%s'>" % (E(caption), E(f), E(caption)))
     parts.append("<h3>Best per problem</h3><table><tr><th>#</th><th>problem</th><th>class</th><th>best config</th>"
-                 "<th>time</th><th>rate</th><th>% peak</th><th>cuBLAS</th><th>speedup</th>"
-                 "<th>dispatcher</th></tr>")
+                 "<th>precision</th><th>time</th><th>rate</th><th>% peak</th><th>cuBLAS</th><th>speedup</th>"
+                 "<th>dispatcher</th><th>error</th><th>wide-range</th></tr>")
     for p in bests:
         d = s["dispatch"].get(p["key"])
         parts.append(
-            "<tr id='p%d'><td><a href='%s'>%d</a></td><td>%s</td><td>%s</td><td><code>%s</code></td>"
+            "<tr id='p%d'><td><a href='%s'>%d</a></td><td>%s</td><td>%s</td><td><code>%s</code></td><td>%s</td>"
             "<td class=n>%s</td><td class=n>%s</td><td class=n>%s</td><td class=n>%s</td>"
-            "<td class=n>%s</td><td class=n>%s</td></tr>" %
+            "<td class=n>%s</td><td class=n>%s</td><td class=n>%s</td><td class=n>%s</td></tr>" %
             (p["number"], E(p["page"]), p["number"], E(p["label"]), E(p["class"]), E(p["config_name"]),
-             format_time(p["median_ms"]), format_rate(p["tflops"]), percent(100.0 * p["tflops"] / s["ceilings"]["peak"]),
+             E(p["precision"]), format_time(p["median_ms"]), format_rate(p["tflops"]),
+             percent(100.0 * p["tflops"] / s["ceilings"]["peak"]),
              format_time(p["cublas_median_ms"]), "%.2fx" % p["speedup"] if p["speedup"] else "-",
-             "%s, %.2fx" % (format_time(d[0]), d[1] / d[0]) if d else "-"))
+             "%s, %.2fx" % (format_time(d[0]), d[1] / d[0]) if d else "-",
+             format_error(p["rel_error"]), format_error(p["wide_error"])))
     parts.append("</table>")
     if s["crossover"]:
         parts += crossover_section(s)
@@ -151,19 +157,21 @@ def write_problem_page(out_dir, s, p, candidates, counts, limit):
              "<p>The %d fastest of the %d timed configs (all: <code>gemmtune db results %dx%dx%d "
              "--layout %s%s --top 0</code>).</p>" % (len(candidates), counts.get("ok", 0), p["m"], p["n"], p["k"],
                                              p["op_a"], p["op_b"]),
-             "<table><tr><th>rank</th><th>config</th><th>median</th><th>min</th><th>max</th><th>rate</th>"
-             "<th>vs best</th><th>vs cuBLAS</th><th>registers</th><th>shared memory</th></tr>"]
+             "<table><tr><th>rank</th><th>config</th><th>precision</th><th>median</th><th>min</th><th>max</th>"
+             "<th>rate</th><th>vs best</th><th>vs cuBLAS</th><th>registers</th><th>shared memory</th>"
+             "<th>error</th><th>wide-range</th></tr>"]
     for rank, c in enumerate(candidates, 1):
-        parts.append("<tr><td class=n>%d</td><td><code>%s</code></td><td class=n>%s</td><td class=n>%s</td>"
+        parts.append("<tr><td class=n>%d</td><td><code>%s</code></td><td>%s</td><td class=n>%s</td><td class=n>%s</td>"
                      "<td class=n>%s</td><td class=n>%s</td><td class=n>%.1f%%</td><td class=n>%s</td>"
-                     "<td class=n>%s</td><td class=n>%s</td></tr>" %
-                     (rank, E(c["config_name"]), format_time(c["median_ms"]), format_time(c["min_ms"]),
+                     "<td class=n>%s</td><td class=n>%s</td><td class=n>%s</td><td class=n>%s</td></tr>" %
+                     (rank, E(c["config_name"]), E(c["precision"]), format_time(c["median_ms"]), format_time(c["min_ms"]),
                       format_time(c["max_ms"]), format_rate(2.0 * p["m"] * p["n"] * p["k"] * p["batch"] /
                                                             (c["median_ms"] * 1e9)),
                       100.0 * p["median_ms"] / c["median_ms"],
                       "%.2fx" % (p["cublas_median_ms"] / c["median_ms"]) if p["cublas_median_ms"] else "-",
                       c["registers"] if c["registers"] is not None else "-",
-                      "%d B" % c["smem_bytes"] if c["smem_bytes"] is not None else "-"))
+                      "%d B" % c["smem_bytes"] if c["smem_bytes"] is not None else "-",
+                      format_error(c["rel_error"]), format_error(c["wide_error"])))
     parts.append("</table></body></html>\n")
     with open(os.path.join(out_dir, p["page"]), "w", encoding="utf-8") as f:
         f.write("\n".join(parts))

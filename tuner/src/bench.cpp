@@ -99,17 +99,22 @@ Verification ProblemBench::verify(const GemmKernel& kernel, double timeout_s, bo
   Verification v = check(kernel, p_, ref_, timeout_s, corrupt);
   // The tensor-core variants also on wide-range data, where their splits are tested hardest.
   if (v.outcome != Verification::Outcome::ok || !kernel.config().uses_tensor_cores() || p_.beta != 0.f) return v;
-  make_wide_range_inputs();
-  Problem wide = p_;
-  wide.a = wide_a_, wide.b = wide_b_;
-  Verification w = check(kernel, wide, wide_ref_, timeout_s, false);
+  Verification w = verify_wide_range(kernel, timeout_s);
   if (w.outcome != Verification::Outcome::ok) {
     w.error = "on wide-range inputs: " + w.error;
+    if (w.outcome == Verification::Outcome::wrong_result) w.wide_rel_error = w.rel_error;
     w.rel_error = v.rel_error;
     return w;
   }
   v.wide_rel_error = w.rel_error;
   return v;
+}
+
+Verification ProblemBench::verify_wide_range(const GemmKernel& kernel, double timeout_s) {
+  make_wide_range_inputs();
+  Problem wide = p_;
+  wide.a = wide_a_, wide.b = wide_b_;
+  return check(kernel, wide, wide_ref_, timeout_s, false);
 }
 
 Verification ProblemBench::check(const GemmKernel& kernel, const Problem& p, const double* ref, double timeout_s,

@@ -78,13 +78,34 @@ void CandidateRunner::record(const GemmConfig& config, db::Result result) {
 }
 
 std::optional<double> CandidateRunner::fail(const GemmConfig& config, db::Status status, const std::string& error,
-                                            std::optional<double> rel_error) {
+                                            std::optional<double> rel_error, std::optional<double> wide_error) {
   db::Result r;
   r.status = status;
   r.error = error;
   r.rel_error = rel_error;
+  r.wide_error = wide_error;
   record(config, std::move(r));
   return std::nullopt;
+}
+
+void CandidateRunner::stop_if_context_lost(const GemmConfig& config, const Verification& v,
+                                           std::unique_ptr<GemmKernel>& kernel, bool recorded) {
+  using Outcome = Verification::Outcome;
+  if (v.outcome == Outcome::timeout) {
+    // Unloading any module would wait for the hung kernel: leak them all.
+    (void)kernel.release();
+    for (auto& [loaded_name, loaded] : kernels_) (void)loaded.release();
+    throw DeviceUnusable(true, config_name(config) + ": " + v.error +
+                                   "; a hung kernel leaves the GPU's CUDA context unusable, so the sweep of "
+                                   "this GPU stops here" + (recorded ? " (resuming skips this config)" : ""));
+  }
+  if (v.outcome == Outcome::launch_failed) {
+    cudaError_t sticky = cudaDeviceSynchronize();
+    if (sticky != cudaSuccess)
+      throw DeviceUnusable(false, config_name(config) + ": " + v.error + "; the CUDA context is now unusable (" +
+                                      cudaGetErrorString(sticky) + "), so the sweep of this GPU stops here");
+    (void)cudaGetLastError();  // clear a non-sticky launch error
+  }
 }
 
 // The loaded kernel of a config verified in this sweep; compiles, prunes, loads and verifies it
@@ -125,27 +146,18 @@ const GemmKernel* CandidateRunner::load_verified(const GemmConfig& config) {
     case Outcome::ok:
       break;
     case Outcome::wrong_result:
-      fail(config, db::Status::wrong_result, v.error, v.rel_error);
+      fail(config, db::Status::wrong_result, v.error, v.rel_error, v.wide_rel_error);
       return nullptr;
     case Outcome::timeout:
       fail(config, db::Status::timeout, v.error);
-      // Unloading any module would wait for the hung kernel: leak them all.
-      (void)kernel.release();
-      for (auto& [loaded_name, loaded] : kernels_) (void)loaded.release();
-      throw DeviceUnusable(true, config_name(config) + ": " + v.error +
-                                     "; a hung kernel leaves the GPU's CUDA context unusable, so the sweep of "
-                                     "this GPU stops here (resuming skips this config)");
-    case Outcome::launch_failed: {
-      fail(config, db::Status::launch_failed, v.error);
-      cudaError_t sticky = cudaDeviceSynchronize();
-      if (sticky != cudaSuccess)
-        throw DeviceUnusable(false, config_name(config) + ": " + v.error + "; the CUDA context is now unusable (" +
-                                        cudaGetErrorString(sticky) + "), so the sweep of this GPU stops here");
-      (void)cudaGetLastError();  // clear a non-sticky launch error
+      stop_if_context_lost(config, v, kernel, true);  // throws
       return nullptr;
-    }
+    case Outcome::launch_failed:
+      fail(config, db::Status::launch_failed, v.error);
+      stop_if_context_lost(config, v, kernel, true);
+      return nullptr;
   }
-  rel_errors_[name] = v.rel_error;
+  errors_[name] = {v.rel_error, v.wide_rel_error};
   if (kernels_.size() >= 256) kernels_.clear();  // bound the loaded modules; re-timed ones reload
   return (kernels_[name] = std::move(kernel)).get();
 }
@@ -170,9 +182,42 @@ std::optional<double> CandidateRunner::measure(const GemmConfig& config, Effort 
   r.median_ms = t.median_ms, r.min_ms = t.min_ms, r.max_ms = t.max_ms;
   r.repetitions = t.reps;
   if (t.median_ms > 0) r.tflops = bench_.problem().flops() / t.median_ms / 1e9;
-  r.rel_error = rel_errors_[config_name(config)];
+  const Errors& errors = errors_[config_name(config)];
+  r.rel_error = errors.random;
+  r.wide_error = errors.wide;
   record(config, std::move(r));
   return t.median_ms;
+}
+
+std::optional<double> CandidateRunner::wide_range_error(const GemmConfig& config, std::string& why_not) {
+  std::shared_ptr<CompiledCandidate> compiled;
+  {
+    Stopwatch watch(times_.compile_wait_s);
+    compiled = pool_.take(config);
+  }
+  if (!compiled->ok) {
+    why_not = "it no longer compiles";
+    return std::nullopt;
+  }
+  Stopwatch verifying(times_.verify_s);
+  std::unique_ptr<GemmKernel> kernel;
+  try {
+    kernel = std::make_unique<GemmKernel>(config, compiled->cubin, compiled->lowered_name);
+  } catch (const Error& e) {
+    why_not = std::string("loading the cubin failed: ") + e.what();
+    return std::nullopt;
+  }
+  Verification v = bench_.verify_wide_range(*kernel, options_.hang_timeout_s);
+  v.error = "on wide-range inputs: " + v.error;
+  // Nothing is recorded: its ok result stays what it measured (another sweep's, maybe).
+  stop_if_context_lost(config, v, kernel, false);
+  if (v.outcome == Verification::Outcome::launch_failed) {
+    why_not = v.error;
+    return std::nullopt;
+  }
+  // Above the tolerance (wrong_result) it is still this config's error there: the figure 3xTF32
+  // configs are held to. On the random inputs it was verified when it was measured.
+  return v.rel_error;
 }
 
 }  // namespace gemmtune::tuner

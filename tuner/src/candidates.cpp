@@ -83,14 +83,18 @@ bool tile_suits(const GemmConfig& c, const Problem& p, int sm_count) {
   return true;
 }
 
-bool split_k_useful(const Problem& p, int bm, int bn, int bk, int split_k, int sm_count, int threads) {
+bool split_k_useful(const Problem& p, int bm, int bn, int bk, int split_k, int sm_count, int threads, bool reduction) {
   if (split_k == 1) return true;
   const double tiles = tile_count(p, bm, bn);
   // Enough blocks already: splitting K only adds atomics.
   if (tiles >= 2.0 * sm_count) return false;
   // Beyond two waves of fully occupied SMs more splits only add atomics.
   if (tiles * split_k * threads > 2.0 * 2048 * sm_count) return false;
-  return p.k >= split_k * bk * 4;
+  // Tiles loop over K, so each split gets at least four slices. A reduction's split needs only
+  // one step (`bk` is then its lanes' and warps' whole step): a dot product is latency-bound,
+  // and more blocks of one step each put every load in flight at once (1x1x100000 on an H200:
+  // 8.6 us with 64 splits of four steps, 6.6 us with 256 splits of one).
+  return p.k >= split_k * bk * (reduction ? 1 : 4);
 }
 
 std::vector<GemmConfig> candidate_configs(const std::vector<GemmConfig>& valid, const Problem& p, int sm_count,
@@ -107,15 +111,24 @@ std::vector<GemmConfig> candidate_configs(const std::vector<GemmConfig>& valid, 
     if (c.vec != 4 && (c.vec != allowed || c.tiles_hold_vectors_of(4))) continue;
     if (space == SpaceKind::reduced && !(in_reduced_space(c) && tile_suits(c, p, sm_count))) continue;
     // A reduction's block reads bk values per lane and step: bk * k_lanes * k_warps of K.
-    if (!split_k_useful(p, c.bm, c.bn, c.bk * c.k_sharers(), c.split_k, sm_count, c.threads())) continue;
+    if (!split_k_useful(p, c.bm, c.bn, c.bk * c.k_sharers(), c.split_k, sm_count, c.threads(), c.reduces())) continue;
     if (c.can_implement(p)) continue;
-    out.push_back(c);
-    // Copying a misaligned A or B first may beat reading it narrowly: both are timed. Fitting
-    // clears repack where it would pack nothing; reductions never repack.
+    // Copying a misaligned A or B first may beat reading it narrowly, and writing a narrowed C
+    // through shared memory may beat writing it from the thread tiles: each way is timed. Fitting
+    // clears repack where it would pack nothing (reductions never repack) and stage_c where C is
+    // not narrowed.
     GemmConfig packed = valid_config;
     packed.repack = true;
     packed = packed.fitted_to(p);
-    if (!c.reduces() && packed.repack && !packed.can_implement(p)) out.push_back(packed);
+    const bool pack = !c.reduces() && packed.repack && !packed.can_implement(p);
+    auto add = [&](GemmConfig variant) {
+      out.push_back(variant);
+      variant.stage_c = true;
+      variant = variant.fitted_to(p);
+      if (variant.stage_c && !variant.can_implement(p)) out.push_back(variant);
+    };
+    add(c);
+    if (pack) add(packed);
   }
   return out;
 }

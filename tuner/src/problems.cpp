@@ -214,6 +214,11 @@ std::vector<ProblemSpec> preset_problems(const std::string& name, const std::str
   return out;
 }
 
+ProblemSpec kernel_spec(const ProblemSpec& spec) {
+  const Problem p = kernel_form(spec.problem());
+  return {p.op_a, p.op_b, p.m, p.n, p.k, p.batch};
+}
+
 std::vector<ProblemSpec> unique_problems(const std::vector<ProblemSpec>& problems) {
   std::vector<ProblemSpec> out;
   for (const auto& p : problems)

@@ -129,6 +129,15 @@ SummaryRow summary_row(const db::Database& db, db::Id gpu_id, const DeviceInfo& 
   return row;
 }
 
+// What the precision classes of one problem share in a sweep, made when first needed: its bench
+// (data and float64 references, so that every config of the problem is verified on the same
+// inputs) and cuBLAS's time on it.
+struct ProblemSetup {
+  std::uint64_t seed = 0;
+  std::unique_ptr<ProblemBench> bench;
+  std::optional<db::Baseline> cublas;
+};
+
 // A worker's GPU tools, made once per sweep and lent to each problem.
 struct Tools {
   ValidSpaces& spaces;
@@ -234,16 +243,26 @@ class DeviceWorker {
     const ProblemSpec& spec = o_.problems[index];
     const Problem p = spec.problem();
     const std::vector<GemmConfig> everything = sweep_candidates(o_, dev_, tools.spaces.of(p.op_a, p.op_b), p);
+    ProblemSetup setup;
+    setup.seed = o_.seed ? o_.seed + index : std::random_device{}();
     for (Precision cls : tuned_classes(o_.precision)) {
       std::vector<GemmConfig> all;
       for (const auto& c : everything)
         if (c.precision() == cls) all.push_back(c);
-      if (cls == Precision::ieee || !all.empty()) tune_class(db, index, tools, all, cls);
+      if (cls == Precision::ieee || !all.empty()) tune_class(db, index, tools, all, cls, setup);
     }
+    if (o_.precision >= Precision::fp32 && !stop_requested()) verify_fastest_fma(db, index, tools, setup);
+  }
+
+  // The problem's bench, made on first use.
+  ProblemBench& bench_of(std::size_t index, const Tools& tools, ProblemSetup& setup) {
+    if (!setup.bench)
+      setup.bench = std::make_unique<ProblemBench>(o_.problems[index], tools.reference, tools.stream.s, setup.seed);
+    return *setup.bench;
   }
 
   void tune_class(db::Database& db, std::size_t index, const Tools& tools, const std::vector<GemmConfig>& all,
-                  Precision cls) {
+                  Precision cls, ProblemSetup& setup) {
     const ProblemSpec& spec = o_.problems[index];
     const Problem p = spec.problem();
     ResumeState rs = load_resume_state(db, gpu_id_, p, all, o_.force);
@@ -256,16 +275,63 @@ class DeviceWorker {
     }
     const double setup_started = now_s();
     const db::Id problem_id = db.upsert_problem(to_db(p));
-    const std::uint64_t seed = o_.seed ? o_.seed + index : std::random_device{}();
-    auto bench = std::make_unique<ProblemBench>(spec, tools.reference, tools.stream.s, seed);
-    const db::Baseline base = record_cublas(db, problem_id, *bench, tools);
+    ProblemBench& bench = bench_of(index, tools, setup);
+    if (!setup.cublas) setup.cublas = record_cublas(db, problem_id, bench, tools);
     std::optional<ModelRanking> ranking;
     if (o_.strategy.kind == StrategyKind::model) ranking = rank_by_model(db, p, rs);
     SweepTimes times;
     times.setup_s = now_s() - setup_started;
-    const StrategyResult result = search(db, problem_id, rs, bench, tools, seed, ranking, times);
+    const StrategyResult result = search(db, problem_id, rs, setup.bench, tools, setup.seed, ranking, times);
     add_measurements(result.measurements, times);
-    report_tuned(db, spec, rs, result, base, ranking, cls, label);
+    report_tuned(db, spec, rs, result, *setup.cublas, ranking, cls, label);
+  }
+
+  // The fp32 policy holds a 3xTF32 config to the errors of the problem's fastest FP32 FMA config,
+  // the one the ieee policy runs, on both verification inputs (fp32_qualified_configs). So that
+  // config, and only it, needs a wide-range error: it is verified on the wide-range inputs once
+  // the classes are tuned, whichever sweep measured it, and the error goes into its result. One
+  // more kernel run per problem, where checking every FMA candidate would add one to each, and
+  // none once it has one. A faster FMA config found by a later sweep gets its own the same way.
+  void verify_fastest_fma(db::Database& db, std::size_t index, const Tools& tools, ProblemSetup& setup) {
+    const ProblemSpec& spec = o_.problems[index];
+    const db::ProblemKey key = to_db(spec.problem());
+    std::optional<db::ResultRow> fastest;
+    std::optional<GemmConfig> config;
+    for (auto& row : db.results_for(key, gpu_id_)) {  // ok results first, fastest first
+      config = parse_config_name(row.config.name);
+      if (row.result.status == db::Status::ok && config && config->precision() == Precision::ieee) {
+        fastest = std::move(row);
+        break;
+      }
+    }
+    if (!fastest || fastest->result.wide_error) return;
+    CandidateRunner runner({&db, sweep_id_, db.upsert_problem(key), arch_}, dev_, bench_of(index, tools, setup),
+                           tools.pool, tools.timer, o_.runner);
+    std::string why_not;
+    std::optional<double> error;
+    try {
+      error = runner.wide_range_error(*config, why_not);
+    } catch (const DeviceUnusable&) {
+      add_measurements(0, runner.times());
+      abandon(setup.bench, tools);
+      throw;
+    }
+    add_measurements(0, runner.times());
+    tools.pool.clear();
+    if (error)
+      db.record_wide_error(fastest->id, *error);
+    else
+      progress_.note(prefix_ + problem_label(spec) + ": its fastest FP32 FMA config " + fastest->config.name +
+                     " could not be verified on wide-range inputs (" + why_not +
+                     "); until a sweep does, the fp32 policy runs no 3xTF32 config tuned on this problem");
+  }
+
+  // After a hung kernel or a lost context: the compile queue is dropped and the bench leaked
+  // (freeing its buffers would wait for a hung kernel forever).
+  static void abandon(std::unique_ptr<ProblemBench>& bench, const Tools& tools) {
+    tools.pool.clear();
+    bench->abandon();
+    (void)bench.release();
   }
 
   // The model strategy's order: the cost model, calibrated with the GPU model's tuned problems.
@@ -315,9 +381,7 @@ class DeviceWorker {
                             strategy_hooks(runner, rs, tools.pool, bench->problem()));
     } catch (const DeviceUnusable&) {
       times += runner.times();
-      tools.pool.clear();
-      bench->abandon();
-      (void)bench.release();
+      abandon(bench, tools);
       throw;
     }
     times += runner.times();

@@ -10,12 +10,15 @@
 //                  (log-space distance over M, N, K and batch; problems of the same regime first):
 //                  of the nearest few, the nearest whose config keeps its predicted efficiency
 //                  (predicted_efficiency() here / there) within 15% of the best of them
-//   model_default  the config that is best for the most tuned problems of this layout on the GPU model
+//   model_default  the config that is best for the most tuned problems of this layout on the GPU model,
+//                  a problem's best being its fastest config of the classes the precision policy admits
 //   builtin        default_config(): runs anything of the layout on any supported architecture
 // A deterministic chooser skips every split-K config (split_k > 1): its splits add their partial
 // sums to C atomically in the order they finish, so the last bits may differ from run to run.
 // When the data allows a narrower vector than the chosen config's `vec`, the same config runs
-// with `vec` lowered (and validated again).
+// with `vec` lowered (and validated again). A repack config (GemmConfig::repack) instead copies
+// such operands by batch stride; matrices in pointer arrays cannot be copied that way, so for
+// them it runs narrowed like any other (GemmConfig::packs_a, fitted_to; a plan of its own).
 #include <optional>
 #include <set>
 #include <string>
@@ -71,7 +74,8 @@ struct TunedBest {
   double median_ms = 0;                    ///< median time of the best config
   std::optional<double> tflops;            ///< its throughput
   std::optional<double> cublas_median_ms;  ///< cuBLAS on the same problem in the same sweep
-  std::optional<double> rel_error;         ///< its verification's relative error
+  std::optional<double> rel_error;         ///< its verification's relative error (random inputs)
+  std::optional<double> wide_error;        ///< the same on wide-range inputs, when measured
 };
 
 /// Which GPU model to look up: the database's key is (name, compute capability, SM count).
@@ -112,6 +116,8 @@ struct Choice {
   bool deterministic_only = false;          ///< chosen in deterministic mode (split-K configs skipped)
   Precision precision = Precision::ieee;    ///< the precision policy it was chosen under
   std::string gpu_model;                    ///< the GPU model whose data was used; empty when none
+  std::string runs_as;                      ///< Dispatcher::explain: the label of kernel_form(p) where
+                                            ///< that differs from p (a transposed matrix-vector product)
   std::vector<std::string> trail;           ///< each step passed over and why, in order
   /// Several lines for people: the kernel, the source, the tuned figures and the trail.
   std::string to_string() const;
@@ -124,8 +130,8 @@ class Chooser {
   /// `limits` validate configs; `snapshot` holds the tuned bests of one GPU model;
   /// `deterministic` skips the configs whose results may differ from run to run (split-K);
   /// `precision` the configs its policy does not admit (Precision; for fp32, a 3xTF32 config
-  /// qualifies where every problem it was measured on found its relative error no larger than
-  /// that problem's fastest FP32 FMA config's).
+  /// qualifies where every problem it was measured on found its relative errors, on the random
+  /// and on the wide-range inputs, no larger than that problem's fastest FP32 FMA config's).
   Chooser(const DeviceLimits& limits, TuningSnapshot snapshot, bool deterministic = false,
           Precision precision = Precision::ieee);
   /// The kernel for `p` (its shape, layout, batch and alignment class; the chooser never reads
@@ -148,13 +154,19 @@ class Chooser {
   std::set<std::string> fp32_qualified_;  // 3xTF32 config names as accurate as FP32 FMA where measured
 };
 
-/// The 3xTF32 (precision class fp32) config names of `s` whose relative error, on every tuned
-/// problem that measured them, is no larger than that problem's fastest FP32 FMA config's.
+/// The 3xTF32 (precision class fp32) config names of `s` whose relative errors on both inputs
+/// (random and wide-range), on every tuned problem that measured them, are no larger than that
+/// problem's fastest FP32 FMA config's. An error not measured on either side (NULL: a database
+/// of schema version 2, or a fastest FMA config no fp32 sweep has verified on wide-range inputs
+/// yet) shows nothing, so that problem disqualifies the config, as a larger error does.
 std::set<std::string> fp32_qualified_configs(const TuningSnapshot& s);
 
 /// A problem without data, for explaining: packed leading dimensions and batch strides, and
 /// placeholder (never dereferenced) addresses that give it alignment class
 /// min(`alignment`, what the packed shape allows). `alignment` 0 means what the shape allows.
-Problem shape_only_problem(Op op_a, Op op_b, int m, int n, int k, int batch = 1, int alignment = 0);
+/// With `pointer_arrays` (the device-array batched call) the placeholders are pointer arrays,
+/// whose entries count as aligned: the leading dimensions are padded to carry the class instead.
+Problem shape_only_problem(Op op_a, Op op_b, int m, int n, int k, int batch = 1, int alignment = 0,
+                           bool pointer_arrays = false);
 
 }  // namespace gemmtune

@@ -43,6 +43,12 @@ struct GemmConfig : SgemmKnobs {
   /// the copies at full width. Not a knob either: the kernel binary is the aligned instance's; the
   /// name ends in "_q". fitted_to() clears it where nothing needs packing.
   bool repack = false;
+  /// Whether the epilogue writes a narrowed C (an odd ldc) through shared memory, 32 adjacent
+  /// floats per store instruction, instead of straight from the thread tiles, whose stores hit
+  /// each 32-byte sector in several partial pieces. Which is faster depends on the problem, so
+  /// the tuner times both. Not a knob: a template flag; the name ends in "_e" (before "_q").
+  /// fitted_to() clears it where C is not narrowed (narrows_c_chunks()) or can_stage_c() fails.
+  bool stage_c = false;
 
   /// Whether the block tiles hold whole `v`-float vectors along each operand's contiguous
   /// dimension (a tile that streams B reads A one float at a time).
@@ -75,8 +81,15 @@ struct GemmConfig : SgemmKnobs {
   int k_sharers() const { return k_lanes * k_warps; }
   /// Whether a launch of this config on `p` copies A (B) first: a repack config whose accesses of
   /// that operand its data would narrow (a config that reads A one float at a time never packs A).
+  /// The copy finds batches by stride, so matrices in pointer arrays (Problem::pointer_arrays) are
+  /// never packed: fitted_to() narrows their accesses instead.
   bool packs_a(const Problem& p) const;
   bool packs_b(const Problem& p) const;
+  /// Whether stage_c can apply: a tile kernel (not a reduction, not streaming B) with room for
+  /// the staged rows (one per lane row of each warp, of wn + 4 floats) in its shared memory.
+  bool can_stage_c() const;
+  /// Whether C's accesses are narrower than a thread's column chunk (where stage_c pays).
+  bool narrows_c_chunks() const;
   /// Whether a launch needs a LaunchWorkspace: split-K's tile counters or repack's copies.
   bool needs_workspace() const { return split_k > 1 || repack; }
   /// Dynamic shared memory per block, bytes.

@@ -10,11 +10,12 @@
  * Every GEMM call takes the layout of the caller's matrices first, as CBLAS does (the same
  * values as CblasRowMajor and CblasColMajor). Row-major: element (i, j) of a matrix with leading
  * dimension ld is at [i * ld + j]; column-major (BLAS, cuBLAS): at [i + j * ld].
- * gemmtune_cublasSgemm() and gemmtune_cublasSgemmStridedBatched() take cuBLAS's arguments in
- * cuBLAS's order, so a cublasSgemm call site ports by renaming.
+ * gemmtune_cublasSgemm(), gemmtune_cublasSgemmStridedBatched() and gemmtune_cublasSgemmBatched()
+ * take cuBLAS's arguments in cuBLAS's order, so a cuBLAS call site ports by renaming.
  *
  * BLAS semantics: M, N or batch 0 does nothing; K = 0 or alpha = 0 sets C = beta C without
- * reading A or B (they may then be NULL); beta = 0 does not read C (it may hold NaN). */
+ * reading A or B (they may then be NULL); beta = 0 does not read C (it may hold NaN). In device
+ * pointer mode (gemmtune_set_pointer_mode) the host cannot see alpha: see there. */
 #ifndef GEMMTUNE_GEMMTUNE_H
 #define GEMMTUNE_GEMMTUNE_H
 
@@ -65,6 +66,13 @@ typedef enum gemmtune_log_level_t GEMMTUNE_INT_ENUM {
   GEMMTUNE_LOG_WARNING = 1, /**< something degraded but the call went on */
   GEMMTUNE_LOG_ERROR = 2    /**< something failed where no status can report it */
 } gemmtune_log_level_t;
+
+/** Where the cuBLAS-shaped calls' alpha and beta pointers point; the values of
+ * cublasPointerMode_t (see gemmtune_set_pointer_mode). */
+typedef enum gemmtune_pointer_mode_t GEMMTUNE_INT_ENUM {
+  GEMMTUNE_POINTER_MODE_HOST = 0,  /**< host memory, read during the call (the default) */
+  GEMMTUNE_POINTER_MODE_DEVICE = 1 /**< device memory, read by the kernel when it runs */
+} gemmtune_pointer_mode_t;
 
 /** How a handle uses its tuning database (see gemmtune::DbAccess). */
 typedef enum gemmtune_db_access_t GEMMTUNE_INT_ENUM {
@@ -127,12 +135,26 @@ gemmtune_status_t gemmtune_sgemm_strided_batched(gemmtune_handle_t handle, gemmt
                                                  int64_t ldc, int64_t stride_c, int batch, cudaStream_t stream);
 
 /** `batch` GEMMs of one shape on matrices anywhere: a[i], b[i], c[i] are GEMM i's device
- * pointers, in HOST arrays of `batch` entries (cublasSgemmBatched takes device arrays). Pointers
- * a constant distance apart run as one strided-batched launch, others one launch per GEMM. */
+ * pointers, in HOST arrays of `batch` entries (gemmtune_sgemm_batched_device takes device arrays).
+ * Pointers a constant distance apart run as one strided-batched launch, others one launch per
+ * GEMM. */
 gemmtune_status_t gemmtune_sgemm_batched(gemmtune_handle_t handle, gemmtune_layout_t layout, gemmtune_op_t op_a,
                                          gemmtune_op_t op_b, int m, int n, int k, float alpha, const float* const a[],
                                          int64_t lda, const float* const b[], int64_t ldb, float beta,
                                          float* const c[], int64_t ldc, int batch, cudaStream_t stream);
+
+/** gemmtune_sgemm_batched() with a, b and c in DEVICE memory, as cublasSgemmBatched takes them:
+ * arrays of `batch` device pointers, read by the kernel (one launch for any pointers; a CUDA
+ * Graph replays whatever the arrays hold when it runs). The host cannot inspect those pointers,
+ * so EVERY POINTER IN THEM MUST BE 16-BYTE ALIGNED (cudaMalloc's are; an offset into an
+ * allocation must be a multiple of 4 floats; a misaligned one is a CUDA error, not a slower
+ * kernel), and the matrices of C must not overlap (not checked either). a and b may be NULL when
+ * K or alpha is 0. Arguments are checked before the handle. */
+gemmtune_status_t gemmtune_sgemm_batched_device(gemmtune_handle_t handle, gemmtune_layout_t layout,
+                                                gemmtune_op_t op_a, gemmtune_op_t op_b, int m, int n, int k,
+                                                float alpha, const float* const a[], int64_t lda,
+                                                const float* const b[], int64_t ldb, float beta, float* const c[],
+                                                int64_t ldc, int batch, cudaStream_t stream);
 
 /** Sets the stream of the handle's cuBLAS-shaped calls (as cublasSetStream does; NULL: the legacy
  * default stream). The other calls take their stream as an argument. */
@@ -141,9 +163,22 @@ gemmtune_status_t gemmtune_set_stream(gemmtune_handle_t handle, cudaStream_t str
 /** The stream gemmtune_set_stream() set. */
 gemmtune_status_t gemmtune_get_stream(gemmtune_handle_t handle, cudaStream_t* stream);
 
+/** Sets where the alpha and beta pointers of the handle's cuBLAS-shaped calls point, as
+ * cublasSetPointerMode does: GEMMTUNE_POINTER_MODE_HOST (the default: read during the call) or
+ * GEMMTUNE_POINTER_MODE_DEVICE (device memory, read by the kernel when it runs, so that a CUDA
+ * Graph replay sees the values of the moment). The other calls take alpha and beta by value.
+ * One difference from host mode: the host cannot see a device alpha, so with K > 0 the GEMM runs
+ * and reads A and B even when alpha is 0 (they must be valid matrices then, not NULL); the result
+ * is still exactly beta C (Inf or NaN in A or B does not reach C). A device beta of 0 does not
+ * read C, and K = 0 sets C = beta C with the device beta. */
+gemmtune_status_t gemmtune_set_pointer_mode(gemmtune_handle_t handle, gemmtune_pointer_mode_t mode);
+
+/** The pointer mode gemmtune_set_pointer_mode() set. */
+gemmtune_status_t gemmtune_get_pointer_mode(gemmtune_handle_t handle, gemmtune_pointer_mode_t* mode);
+
 /** cublasSgemm's arguments in cuBLAS's order, column-major, on the handle's stream: a call site
- * ports by renaming cublasSgemm, the handle and CUBLAS_OP_* (alpha and beta are host pointers,
- * cuBLAS's default pointer mode). */
+ * ports by renaming cublasSgemm, the handle and CUBLAS_OP_* (alpha and beta point to host or
+ * device memory as the handle's pointer mode says, as in cuBLAS). */
 gemmtune_status_t gemmtune_cublasSgemm(gemmtune_handle_t handle, gemmtune_op_t transa, gemmtune_op_t transb, int m,
                                        int n, int k, const float* alpha, const float* A, int lda, const float* B,
                                        int ldb, const float* beta, float* C, int ldc);
@@ -155,14 +190,26 @@ gemmtune_status_t gemmtune_cublasSgemmStridedBatched(gemmtune_handle_t handle, g
                                                      int ldb, long long int strideB, const float* beta, float* C,
                                                      int ldc, long long int strideC, int batchCount);
 
+/** cublasSgemmBatched's arguments in cuBLAS's order, column-major, on the handle's stream, with
+ * its pointer arrays in device memory: gemmtune_sgemm_batched_device(), whose rules apply (every
+ * pointer in the arrays 16-byte aligned). */
+gemmtune_status_t gemmtune_cublasSgemmBatched(gemmtune_handle_t handle, gemmtune_op_t transa, gemmtune_op_t transb,
+                                              int m, int n, int k, const float* alpha, const float* const Aarray[],
+                                              int lda, const float* const Barray[], int ldb, const float* beta,
+                                              float* const Carray[], int ldc, int batchCount);
+
 /** One problem for gemmtune_prepare(): a (batched) GEMM's shape and scalars, no data. The
  * alignment class is what packed matrices allow unless `alignment` (4, 2 or 1 floats) is lower. */
 typedef struct gemmtune_problem {
   gemmtune_layout_t layout;
   gemmtune_op_t op_a, op_b;
   int m, n, k, batch; /**< batch 0 is taken as 1 */
-  float alpha, beta;
+  float alpha, beta;  /**< their values; not used with device_scalars */
   int alignment;      /**< 0: what the packed shape allows */
+  int pointer_arrays; /**< nonzero: the device-array call (gemmtune_sgemm_batched_device,
+                           gemmtune_cublasSgemmBatched), whose class may get another kernel */
+  int device_scalars; /**< nonzero: alpha and beta in device memory (GEMMTUNE_POINTER_MODE_DEVICE):
+                           a call with K > 0 runs the GEMM whatever alpha is */
 } gemmtune_problem;
 
 /** Makes the calls of `problems` (`count` of them) on `stream` ready to be captured into a CUDA

@@ -8,7 +8,8 @@
 // Every GEMM call takes the layout of the caller's matrices first (CBLAS's convention):
 // Layout::row_major or Layout::col_major (BLAS's and cuBLAS's). BLAS semantics: M, N or batch 0
 // does nothing; K = 0 or alpha = 0 sets C = beta C without reading A or B (which may then be
-// null). Every failure throws gemmtune::Error (see error.hpp).
+// null). alpha and beta are values, or addresses in device memory (Scalar::on_device: cuBLAS's
+// device pointer mode). Every failure throws gemmtune::Error (see error.hpp).
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
@@ -60,11 +61,42 @@ enum class KernelOrigin {
 /// "memory", "database" or "compiled".
 const char* kernel_origin_name(KernelOrigin origin);
 
+/// alpha or beta of a GEMM call: a value, or the address of a float in device memory that the
+/// kernel reads when it runs (cuBLAS's CUBLAS_POINTER_MODE_DEVICE), so that a CUDA Graph replay
+/// sees its value of the moment. A float converts implicitly; an address only through
+/// on_device(), so that a host pointer cannot pass for one by accident.
+///
+/// A device alpha differs from a value in one way: the host cannot see that it is 0, so with
+/// K > 0 the GEMM runs and reads A and B (they must be valid matrices); alpha 0 then still gives
+/// exactly beta C (Inf or NaN in A or B does not reach C). A device beta of 0 does not read C.
+class Scalar {
+ public:
+  Scalar(float value) : value_(value) {}  // implicit: a call passes 1.f as before
+  /// The float at `address` (device memory, or memory the device can read), read by the kernel.
+  static Scalar on_device(const float* address) {
+    Scalar s(0.f);
+    s.address_ = address, s.on_device_ = true;
+    return s;
+  }
+  /// Whether this is a device address (on_device()) rather than a value.
+  bool is_on_device() const { return on_device_; }
+  /// The value; 0 for a device address.
+  float value() const { return value_; }
+  /// The device address; null for a value.
+  const float* address() const { return address_; }
+
+ private:
+  float value_ = 0;
+  const float* address_ = nullptr;
+  bool on_device_ = false;
+};
+
 /// What a GEMM call has to do, by BLAS's rules.
 enum class Work {
-  none,     ///< M, N or batch is 0; or K = 0 or alpha = 0 with beta = 1: C is left unchanged
-  scale_c,  ///< K = 0 or alpha = 0: C = beta C (beta = 0 stores zeros), A and B are not read
-  gemm,     ///< C = alpha op(A) op(B) + beta C (beta = 0: C is not read)
+  none,     ///< M, N or batch is 0; or K = 0 or alpha = 0 with beta = 1 (values): C is left unchanged
+  scale_c,  ///< K = 0 or alpha = 0 (a value): C = beta C (beta = 0 stores zeros), A and B are not read
+  gemm,     ///< C = alpha op(A) op(B) + beta C (beta = 0: C is not read); always with K > 0 and a
+            ///< device alpha, whose value the host cannot see
 };
 
 /// "none", "scale_c" or "gemm".
@@ -76,8 +108,10 @@ Work work_of(const Problem& p);
 /// Checks the arguments of a (batched) GEMM whose matrices are stored as `layout` says: throws
 /// Error(kInvalidArgument) naming the bad one (negative M, N, K or batch, a leading dimension
 /// smaller than its matrix's row (row-major) or column (column-major), a negative batch stride of
-/// an operand that is read, overlapping batches of C, a null pointer that would be used).
-/// Returns what the call has to do. Misaligned pointers are fine.
+/// an operand that is read, overlapping batches of C, a null pointer or pointer array that would
+/// be used). Returns what the call has to do. Misaligned pointers are fine, except in pointer
+/// arrays (Problem::pointer_arrays), whose entries the host cannot read: they must be 16-byte
+/// aligned, and neither that nor overlapping matrices of C can be checked.
 Work check_arguments(const Problem& p, Layout layout = Layout::row_major);
 
 /// The runtime dispatcher of one CUDA device. Created once (it identifies the GPU model and
@@ -103,25 +137,37 @@ class Dispatcher {
 
   /// C = alpha op(A) op(B) + beta C on device pointers, enqueued on `stream`; the matrices are
   /// stored as `layout` says. op(A) is M x K, op(B) is K x N, C is M x N. When beta is 0, C is
-  /// not read; when K or alpha is 0, A and B are not read (see Work).
-  void sgemm(Layout layout, Op op_a, Op op_b, int m, int n, int k, float alpha, const float* a, long long lda,
-             const float* b, long long ldb, float beta, float* c, long long ldc, cudaStream_t stream = nullptr);
+  /// not read; when K or alpha is 0, A and B are not read (see Work). alpha and beta are values
+  /// or device addresses (Scalar::on_device).
+  void sgemm(Layout layout, Op op_a, Op op_b, int m, int n, int k, Scalar alpha, const float* a, long long lda,
+             const float* b, long long ldb, Scalar beta, float* c, long long ldc, cudaStream_t stream = nullptr);
 
   /// `batch` GEMMs: matrix i of A starts at a + i * stride_a (likewise B and C), all enqueued on
   /// `stream`. A stride of 0 for A or B reuses one matrix for every batch.
-  void sgemm_strided_batched(Layout layout, Op op_a, Op op_b, int m, int n, int k, float alpha, const float* a,
+  void sgemm_strided_batched(Layout layout, Op op_a, Op op_b, int m, int n, int k, Scalar alpha, const float* a,
                              long long lda, long long stride_a, const float* b, long long ldb, long long stride_b,
-                             float beta, float* c, long long ldc, long long stride_c, int batch,
+                             Scalar beta, float* c, long long ldc, long long stride_c, int batch,
                              cudaStream_t stream = nullptr);
 
   /// `batch` GEMMs of one shape on matrices anywhere: a[i], b[i] and c[i] are the device
-  /// pointers of GEMM i, given in host arrays of `batch` entries (cuBLAS's
-  /// cublasSgemmBatched takes them in device memory instead). Pointers a constant distance apart
-  /// run as one strided-batched launch; others as one launch per GEMM. The matrices of C must not
-  /// overlap.
-  void sgemm_batched(Layout layout, Op op_a, Op op_b, int m, int n, int k, float alpha, const float* const a[],
-                     long long lda, const float* const b[], long long ldb, float beta, float* const c[],
+  /// pointers of GEMM i, given in HOST arrays of `batch` entries (sgemm_batched_device takes them
+  /// in device memory). Pointers a constant distance apart run as one strided-batched launch;
+  /// others as one launch per GEMM. The matrices of C must not overlap.
+  void sgemm_batched(Layout layout, Op op_a, Op op_b, int m, int n, int k, Scalar alpha, const float* const a[],
+                     long long lda, const float* const b[], long long ldb, Scalar beta, float* const c[],
                      long long ldc, int batch, cudaStream_t stream = nullptr);
+
+  /// `batch` GEMMs of one shape on matrices anywhere, as cuBLAS's cublasSgemmBatched: a_array,
+  /// b_array and c_array are DEVICE arrays of `batch` pointers (matrix i of A is a_array[i]),
+  /// read by the kernel, so one launch serves any pointers and a CUDA Graph replay sees the
+  /// arrays' current contents. The host cannot inspect those pointers: every one must be 16-byte
+  /// aligned (cudaMalloc's are; a misaligned one is a CUDA error), and the kernel's accesses are
+  /// as wide as the leading dimensions allow. The matrices of C must not overlap (not checked).
+  /// The arrays of A and B may be null when K or alpha (a value) is 0.
+  void sgemm_batched_device(Layout layout, Op op_a, Op op_b, int m, int n, int k, Scalar alpha,
+                            const float* const* a_array, long long lda, const float* const* b_array, long long ldb,
+                            Scalar beta, float* const* c_array, long long ldc, int batch,
+                            cudaStream_t stream = nullptr);
 
   /// Runs a fully described row-major problem (the calls above build one: a column-major
   /// caller's problem becomes as_row_major(Layout::col_major, p)).
@@ -132,10 +178,11 @@ class Dispatcher {
   KernelOrigin prepare(const Problem& p);
 
   /// Makes every call of `problems` (row-major; shape, layout, batch, alignment class, alpha and
-  /// beta matter, the data does not) on `stream` ready to be captured into a CUDA Graph: loads
-  /// or compiles their kernels and allocates `stream`'s split-K workspace for them. A call that
-  /// would still compile or allocate while `stream` is being captured throws
-  /// Error(kNotPrepared) instead, before enqueuing anything. Call it outside of any capture.
+  /// beta, pointer_arrays and whether alpha_ptr or beta_ptr is set matter, the data does not) on
+  /// `stream` ready to be captured into a CUDA Graph: loads or compiles their kernels and
+  /// allocates `stream`'s split-K workspace for them. A call that would still compile or allocate
+  /// while `stream` is being captured throws Error(kNotPrepared) instead, before enqueuing
+  /// anything. Call it outside of any capture.
   void prepare(const std::vector<Problem>& problems, cudaStream_t stream);
 
   /// The kernel this dispatcher chooses for row-major `p` and why (see choice.hpp). Needs no data.

@@ -18,8 +18,9 @@ const char* work_name(Work work) {
 
 Work work_of(const Problem& p) {
   if (p.m <= 0 || p.n <= 0 || p.batch <= 0) return Work::none;
-  if (p.k > 0 && p.alpha != 0.0f) return Work::gemm;
-  return p.beta == 1.0f ? Work::none : Work::scale_c;
+  // A scalar in device memory (device pointer mode) is unknown here: neither 0 nor 1.
+  if (p.k > 0 && (p.alpha_ptr || p.alpha != 0.0f)) return Work::gemm;
+  return !p.beta_ptr && p.beta == 1.0f ? Work::none : Work::scale_c;
 }
 
 namespace {
@@ -54,6 +55,14 @@ Work check_arguments(const Problem& p, Layout layout) {
   if (work == Work::none) return work;
   // K = 0 or alpha = 0: C = beta C, and A and B are not read (they may be null).
   const bool reads_ab = work == Work::gemm;
+  if (p.pointer_arrays) {
+    // The matrices' pointers are in device memory: only the arrays themselves can be checked here
+    // (not their entries' alignment, nor whether the matrices of C overlap).
+    if (reads_ab && !p.a_array) invalid("the device array of A pointers is null");
+    if (reads_ab && !p.b_array) invalid("the device array of B pointers is null");
+    if (!p.c_array) invalid("the device array of C pointers is null");
+    return work;
+  }
   if (p.batch > 1) {
     if (reads_ab && p.stride_a < 0) invalid("stride_a = " + std::to_string(p.stride_a) + " is negative");
     if (reads_ab && p.stride_b < 0) invalid("stride_b = " + std::to_string(p.stride_b) + " is negative");

@@ -6,12 +6,14 @@
 #include <string>
 #include <vector>
 
+#include "gemmtune/calls.hpp"
 #include "gemmtune/gemmtune.h"
 #include "gemmtune/gemmtune.hpp"
 
 struct gemmtune_handle {
   gemmtune::Dispatcher dispatcher;
   std::atomic<cudaStream_t> stream{nullptr};  // the cuBLAS-shaped calls' (gemmtune_set_stream)
+  std::atomic<bool> device_scalars{false};    // their pointer mode (gemmtune_set_pointer_mode)
 };
 
 namespace {
@@ -68,11 +70,16 @@ gemmtune::Layout to_layout(gemmtune_layout_t layout) {
   return value == GEMMTUNE_ROW_MAJOR ? gemmtune::Layout::row_major : gemmtune::Layout::col_major;
 }
 
-// cuBLAS passes alpha and beta by (host) pointer.
-float scalar(const float* value, const char* name) {
+// cuBLAS passes alpha and beta by pointer, to host or device memory as the handle's pointer
+// mode says (host for a NULL handle, whose call fails at the handle after the arguments' checks).
+gemmtune::Scalar scalar(gemmtune_handle_t handle, const float* value, const char* name) {
   if (!value) throw gemmtune::Error(gemmtune::Status::kInvalidArgument, std::string(name) + " is a null pointer");
+  if (handle && handle->device_scalars.load()) return gemmtune::Scalar::on_device(value);
   return *value;
 }
+
+// The handle's stream for the cuBLAS-shaped calls.
+cudaStream_t stream_of(gemmtune_handle_t handle) { return handle ? handle->stream.load() : nullptr; }
 
 gemmtune::DbAccess to_db_access(gemmtune_db_access_t access) {
   switch (static_cast<int>(access)) {
@@ -94,14 +101,23 @@ gemmtune::DbAccess to_db_access(gemmtune_db_access_t access) {
 
 // The packed row-major problem (no data) that a shape given in `layout` runs as.
 gemmtune::Problem row_major_shape(gemmtune::Layout layout, gemmtune::Op op_a, gemmtune::Op op_b, int m, int n, int k,
-                                  int batch, int alignment) {
-  if (layout == gemmtune::Layout::row_major) return gemmtune::shape_only_problem(op_a, op_b, m, n, k, batch, alignment);
-  return gemmtune::shape_only_problem(op_b, op_a, n, m, k, batch, alignment);
+                                  int batch, int alignment, bool pointer_arrays = false) {
+  if (layout == gemmtune::Layout::row_major)
+    return gemmtune::shape_only_problem(op_a, op_b, m, n, k, batch, alignment, pointer_arrays);
+  return gemmtune::shape_only_problem(op_b, op_a, n, m, k, batch, alignment, pointer_arrays);
 }
 
 gemmtune::Dispatcher& dispatcher_of(gemmtune_handle_t handle) {
   if (!handle) throw gemmtune::Error(gemmtune::Status::kInvalidArgument, "handle is NULL (create one with gemmtune_create)");
   return handle->dispatcher;
+}
+
+// Checks `p`, a problem in `layout`, before the handle (so that argument errors come first), then
+// runs it.
+void run_checked(gemmtune_handle_t handle, gemmtune::Layout layout, const gemmtune::Problem& p, cudaStream_t stream) {
+  const gemmtune::Work work = gemmtune::check_arguments(p, layout);
+  gemmtune::Dispatcher& d = dispatcher_of(handle);
+  if (work != gemmtune::Work::none) d.run(gemmtune::as_row_major(layout, p), stream);
 }
 
 }  // namespace
@@ -158,16 +174,10 @@ gemmtune_status_t gemmtune_sgemm_strided_batched(gemmtune_handle_t handle, gemmt
                                                  const float* b, int64_t ldb, int64_t stride_b, float beta, float* c,
                                                  int64_t ldc, int64_t stride_c, int batch, cudaStream_t stream) {
   return guarded([&] {
-    gemmtune::Problem p;
-    p.op_a = to_op(op_a, "op_a"), p.op_b = to_op(op_b, "op_b");
-    p.m = m, p.n = n, p.k = k, p.batch = batch;
-    p.lda = lda, p.ldb = ldb, p.ldc = ldc;
-    p.stride_a = stride_a, p.stride_b = stride_b, p.stride_c = stride_c;
-    p.a = a, p.b = b, p.c = c, p.alpha = alpha, p.beta = beta;
-    const gemmtune::Layout l = to_layout(layout);
-    const gemmtune::Work work = gemmtune::check_arguments(p, l);  // before the handle: argument errors come first
-    gemmtune::Dispatcher& d = dispatcher_of(handle);
-    if (work != gemmtune::Work::none) d.run(gemmtune::as_row_major(l, p), stream);
+    const gemmtune::Op oa = to_op(op_a, "op_a"), ob = to_op(op_b, "op_b");
+    const gemmtune::Problem p = gemmtune::detail::make_problem(oa, ob, m, n, k, alpha, a, lda, stride_a, b, ldb,
+                                                               stride_b, beta, c, ldc, stride_c, batch);
+    run_checked(handle, to_layout(layout), p, stream);
   });
 }
 
@@ -179,6 +189,19 @@ gemmtune_status_t gemmtune_sgemm_batched(gemmtune_handle_t handle, gemmtune_layo
     const gemmtune::Layout l = to_layout(layout);
     const gemmtune::Op oa = to_op(op_a, "op_a"), ob = to_op(op_b, "op_b");
     dispatcher_of(handle).sgemm_batched(l, oa, ob, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, batch, stream);
+  });
+}
+
+gemmtune_status_t gemmtune_sgemm_batched_device(gemmtune_handle_t handle, gemmtune_layout_t layout,
+                                                gemmtune_op_t op_a, gemmtune_op_t op_b, int m, int n, int k,
+                                                float alpha, const float* const a[], int64_t lda,
+                                                const float* const b[], int64_t ldb, float beta, float* const c[],
+                                                int64_t ldc, int batch, cudaStream_t stream) {
+  return guarded([&] {
+    const gemmtune::Op oa = to_op(op_a, "op_a"), ob = to_op(op_b, "op_b");
+    const gemmtune::Problem p =
+        gemmtune::detail::make_pointer_array_problem(oa, ob, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, batch);
+    run_checked(handle, to_layout(layout), p, stream);
   });
 }
 
@@ -197,6 +220,26 @@ gemmtune_status_t gemmtune_get_stream(gemmtune_handle_t handle, cudaStream_t* st
   });
 }
 
+gemmtune_status_t gemmtune_set_pointer_mode(gemmtune_handle_t handle, gemmtune_pointer_mode_t mode) {
+  return guarded([&] {
+    const int value = static_cast<int>(mode);
+    if (value != GEMMTUNE_POINTER_MODE_HOST && value != GEMMTUNE_POINTER_MODE_DEVICE)
+      throw gemmtune::Error(gemmtune::Status::kInvalidArgument,
+                            "pointer mode = " + std::to_string(value) +
+                                " is not GEMMTUNE_POINTER_MODE_HOST (0) or GEMMTUNE_POINTER_MODE_DEVICE (1)");
+    dispatcher_of(handle);  // NULL check
+    handle->device_scalars.store(value == GEMMTUNE_POINTER_MODE_DEVICE);
+  });
+}
+
+gemmtune_status_t gemmtune_get_pointer_mode(gemmtune_handle_t handle, gemmtune_pointer_mode_t* mode) {
+  return guarded([&] {
+    dispatcher_of(handle);
+    if (!mode) throw gemmtune::Error(gemmtune::Status::kInvalidArgument, "pointer mode pointer is NULL");
+    *mode = handle->device_scalars.load() ? GEMMTUNE_POINTER_MODE_DEVICE : GEMMTUNE_POINTER_MODE_HOST;
+  });
+}
+
 gemmtune_status_t gemmtune_cublasSgemm(gemmtune_handle_t handle, gemmtune_op_t transa, gemmtune_op_t transb, int m,
                                        int n, int k, const float* alpha, const float* A, int lda, const float* B,
                                        int ldb, const float* beta, float* C, int ldc) {
@@ -209,13 +252,26 @@ gemmtune_status_t gemmtune_cublasSgemmStridedBatched(gemmtune_handle_t handle, g
                                                      const float* A, int lda, long long int strideA, const float* B,
                                                      int ldb, long long int strideB, const float* beta, float* C,
                                                      int ldc, long long int strideC, int batchCount) {
-  gemmtune_status_t s = GEMMTUNE_STATUS_SUCCESS;
-  float alpha_value = 0, beta_value = 0;
-  s = guarded([&] { alpha_value = scalar(alpha, "alpha"), beta_value = scalar(beta, "beta"); });
-  if (s != GEMMTUNE_STATUS_SUCCESS) return s;
-  const cudaStream_t stream = handle ? handle->stream.load() : nullptr;
-  return gemmtune_sgemm_strided_batched(handle, GEMMTUNE_COL_MAJOR, transa, transb, m, n, k, alpha_value, A, lda,
-                                        strideA, B, ldb, strideB, beta_value, C, ldc, strideC, batchCount, stream);
+  return guarded([&] {
+    const gemmtune::Scalar a = scalar(handle, alpha, "alpha"), b = scalar(handle, beta, "beta");
+    const gemmtune::Op oa = to_op(transa, "transa"), ob = to_op(transb, "transb");
+    const gemmtune::Problem p = gemmtune::detail::make_problem(oa, ob, m, n, k, a, A, lda, strideA, B, ldb, strideB, b,
+                                                               C, ldc, strideC, batchCount);
+    run_checked(handle, gemmtune::Layout::col_major, p, stream_of(handle));
+  });
+}
+
+gemmtune_status_t gemmtune_cublasSgemmBatched(gemmtune_handle_t handle, gemmtune_op_t transa, gemmtune_op_t transb,
+                                              int m, int n, int k, const float* alpha, const float* const Aarray[],
+                                              int lda, const float* const Barray[], int ldb, const float* beta,
+                                              float* const Carray[], int ldc, int batchCount) {
+  return guarded([&] {
+    const gemmtune::Scalar a = scalar(handle, alpha, "alpha"), b = scalar(handle, beta, "beta");
+    const gemmtune::Op oa = to_op(transa, "transa"), ob = to_op(transb, "transb");
+    const gemmtune::Problem p = gemmtune::detail::make_pointer_array_problem(oa, ob, m, n, k, a, Aarray, lda, Barray,
+                                                                             ldb, b, Carray, ldc, batchCount);
+    run_checked(handle, gemmtune::Layout::col_major, p, stream_of(handle));
+  });
 }
 
 gemmtune_status_t gemmtune_prepare(gemmtune_handle_t handle, const gemmtune_problem* problems, size_t count,
@@ -231,9 +287,12 @@ gemmtune_status_t gemmtune_prepare(gemmtune_handle_t handle, const gemmtune_prob
       if (q.alignment != 0 && q.alignment != 1 && q.alignment != 2 && q.alignment != 4)
         throw gemmtune::Error(gemmtune::Status::kInvalidArgument,
                               "problem " + std::to_string(i) + ": alignment must be 0, 1, 2 or 4");
-      list.push_back(row_major_shape(to_layout(q.layout), to_op(q.op_a, "op_a"), to_op(q.op_b, "op_b"), q.m, q.n,
-                                     q.k, q.batch == 0 ? 1 : q.batch, q.alignment));
-      list.back().alpha = q.alpha, list.back().beta = q.beta;
+      gemmtune::Problem p = row_major_shape(to_layout(q.layout), to_op(q.op_a, "op_a"), to_op(q.op_b, "op_b"), q.m,
+                                            q.n, q.k, q.batch == 0 ? 1 : q.batch, q.alignment, q.pointer_arrays != 0);
+      p.alpha = q.alpha, p.beta = q.beta;
+      static const float unread = 0;  // a device scalar's placeholder: preparing reads no scalar
+      if (q.device_scalars) p.alpha_ptr = p.beta_ptr = &unread;
+      list.push_back(p);
     }
     dispatcher_of(handle).prepare(list, stream);
   });

@@ -68,6 +68,7 @@ std::string Choice::to_string() const {
                                       "3xTF32 tensor cores, slice sums rounded in FP32", "4xTF32 tensor cores"};
   s += std::string("math     ") + kMath[std::clamp(config.math, 0, 4)] + " (" + precision_name(config.precision()) +
        " class); precision policy " + precision_name(precision) + "\n";
+  if (!runs_as.empty()) s += "runs as  " + runs_as + " (y = A^T x runs as its transpose y^T = x^T A)\n";
   if (!gpu_model.empty()) s += "gpu      " + gpu_model + "\n";
   if (!tuned_config.empty() && tuned_config != config_name(config)) s += "stored   " + tuned_config + "\n";
   if (narrowed)
@@ -78,6 +79,7 @@ std::string Choice::to_string() const {
     s += "figures  " + fmt("%.4f ms", tuned->median_ms);
     if (tuned->tflops) s += fmt("  %.2f TFLOP/s", *tuned->tflops);
     if (tuned->rel_error) s += fmt("  rel. error %.2g", *tuned->rel_error);
+    if (tuned->wide_error) s += fmt(" (wide-range inputs %.2g)", *tuned->wide_error);
     if (tuned->cublas_median_ms && tuned->median_ms > 0)
       s += fmt("  %.3fx cuBLAS", *tuned->cublas_median_ms / tuned->median_ms) +
            fmt(" (cuBLAS %.4f ms)", *tuned->cublas_median_ms);
@@ -87,12 +89,32 @@ std::string Choice::to_string() const {
   return s;
 }
 
-Problem shape_only_problem(Op op_a, Op op_b, int m, int n, int k, int batch, int alignment) {
+namespace {
+// The smallest leading dimension from `cols` on that allows `want` floats per access and no more
+// (`want` divides cols: it is at most what the packed shape allows).
+long long ld_of_class(long long cols, int want) {
+  long long ld = std::max(cols, 1LL);
+  while (ld % want != 0 || (want < 4 && cols % (2 * want) == 0 && ld % (2 * want) == 0)) ++ld;
+  return ld;
+}
+}  // namespace
+
+Problem shape_only_problem(Op op_a, Op op_b, int m, int n, int k, int batch, int alignment, bool pointer_arrays) {
   Problem p = Problem::packed(op_a, op_b, m, n, k, batch);
+  const int want = alignment <= 0 ? 4 : std::min(alignment, p.alignment());
+  if (pointer_arrays) {
+    p.pointer_arrays = true;
+    p.lda = ld_of_class(p.a_cols(), want), p.ldb = ld_of_class(p.b_cols(), want), p.ldc = ld_of_class(p.n, want);
+    p.stride_a = p.stride_b = p.stride_c = 0;
+    const auto array = std::uintptr_t(16);  // placeholder, never dereferenced
+    p.a_array = reinterpret_cast<const float* const*>(array);
+    p.b_array = reinterpret_cast<const float* const*>(array);
+    p.c_array = reinterpret_cast<float* const*>(array);
+    return p;
+  }
   // Placeholder addresses, never dereferenced: 16 bytes allow vec 4, 8 bytes vec 2, 4 bytes vec 1.
   // Without a requested class the pointers are aligned and the shape alone decides (for each
   // operand: tiles that stream B ignore a misaligned A).
-  const int want = alignment <= 0 ? 4 : std::min(alignment, p.alignment());
   auto address = std::uintptr_t(want == 4 ? 16 : want == 2 ? 8 : 4);
   p.a = reinterpret_cast<const float*>(address);
   p.b = reinterpret_cast<const float*>(address);

@@ -17,6 +17,17 @@ bool same_layout(const TunedProblem& t, const Problem& p) {
 }
 }  // namespace
 
+std::optional<std::string> precision_refusal(const std::string& name, const GemmConfig& cfg, const ChoiceRequest& r) {
+  if (cfg.precision() > r.precision)
+    return name + " computes with " + precision_name(cfg.precision()) + " accuracy; the precision policy is " +
+           precision_name(r.precision);
+  if (cfg.precision() == Precision::fp32 && r.precision == Precision::fp32 &&
+      !(r.fp32_qualified && r.fp32_qualified->count(name)))
+    return name + " (3xTF32) was not measured as accurate as the FP32 FMA kernels on its tuned problems, on both "
+                  "verification inputs";
+  return std::nullopt;
+}
+
 Adapted adapt(const std::string& name, const ChoiceRequest& r) {
   Adapted out;
   std::optional<GemmConfig> cfg = parse_config_name(name);
@@ -28,14 +39,8 @@ Adapted adapt(const std::string& name, const ChoiceRequest& r) {
     out.why = name + " no longer validates: " + *why;
     return out;
   }
-  if (cfg->precision() > r.precision) {
-    out.why = name + " computes with " + precision_name(cfg->precision()) + " accuracy; the precision policy is " +
-              precision_name(r.precision);
-    return out;
-  }
-  if (cfg->precision() == Precision::fp32 && r.precision == Precision::fp32 &&
-      !(r.fp32_qualified && r.fp32_qualified->count(name))) {
-    out.why = name + " (3xTF32) was not measured as accurate as the FP32 FMA kernels on its tuned problems";
+  if (auto why = precision_refusal(name, *cfg, r)) {
+    out.why = *why;
     return out;
   }
   if (r.deterministic && !cfg->deterministic()) {
@@ -110,17 +115,32 @@ struct Wins {
   long long config_id = 0;  // the lowest of its rows: ties of count go to the lowest
 };
 
+// Whether the precision policy may run `name` as far as its class tells. A name that does not
+// parse is left to adapt(), which says why it cannot run.
+bool policy_admits(const std::string& name, const ChoiceRequest& r) {
+  const std::optional<GemmConfig> cfg = parse_config_name(name);
+  return !cfg || !precision_refusal(name, *cfg, r);
+}
+
 // The configs best for tuned problems of the layout (any alignment: access widths are fitted), most wins
-// first; `layout_problems` gets how many tuned problems the layout has.
+// first; `layout_problems` gets how many tuned problems the layout has. A problem's best is its
+// fastest config (of its best and top configs) of a class the precision policy admits: under
+// ieee, a problem whose overall best is a tensor-core config counts for its fastest FMA config.
 std::vector<Wins> rank_by_wins(const ChoiceRequest& r, int& layout_problems) {
+  std::map<std::string, const TunedBest*> best_of;  // by problem; null: none of its configs admitted
+  for (const auto* list : {&r.snapshot.bests, &r.snapshot.top_configs})
+    for (const auto& b : *list) {
+      if (!same_layout(b.problem, r.p)) continue;
+      const TunedBest*& best = best_of[b.problem.to_string()];
+      if (policy_admits(b.config_name, r) && (!best || b.median_ms < best->median_ms)) best = &b;
+    }
+  layout_problems = int(best_of.size());
   std::map<std::string, Wins> wins;
-  layout_problems = 0;
-  for (const auto& b : r.snapshot.bests) {
-    if (!same_layout(b.problem, r.p)) continue;
-    ++layout_problems;
-    Wins& w = wins[b.config_name];
-    w.name = b.config_name;
-    if (w.count++ == 0 || b.config_id < w.config_id) w.config_id = b.config_id;
+  for (const auto& [problem, b] : best_of) {
+    if (!b) continue;
+    Wins& w = wins[b->config_name];
+    w.name = b->config_name;
+    if (w.count++ == 0 || b->config_id < w.config_id) w.config_id = b->config_id;
   }
   std::vector<Wins> ranked;
   for (const auto& [name, w] : wins) ranked.push_back(w);
@@ -146,7 +166,11 @@ bool choose_model_default(const ChoiceRequest& r, Choice& c) {
     skipped.add(a.why);
   }
   skipped.count_unlisted("configs");
-  if (ranked.empty() && !r.snapshot.bests.empty())
+  if (ranked.empty() && layout_problems > 0)
+    c.trail.push_back("model_default: the precision policy " + std::string(precision_name(r.precision)) +
+                      " admits none of the configs of the " + std::to_string(layout_problems) +
+                      " tuned problems of layout " + r.p.layout());
+  else if (ranked.empty() && !r.snapshot.bests.empty())
     c.trail.push_back("model_default: no tuned problem of layout " + r.p.layout() +
                       " on this GPU model");
   return false;
@@ -173,20 +197,22 @@ double predicted_efficiency(const GemmConfig& c, long long m, long long n, long 
 }
 
 std::set<std::string> fp32_qualified_configs(const TuningSnapshot& s) {
-  // Per tuned problem: its fastest FP32 FMA config's error (top_configs lists each problem's
-  // configs fastest first), then every 3xTF32 measurement against it.
-  std::map<std::string, double> fma_error;
+  // Per tuned problem: its fastest FP32 FMA config, the one the ieee policy runs (top_configs
+  // lists each problem's configs fastest first), then every 3xTF32 measurement against its
+  // errors on both inputs. An error missing on either side shows nothing: not as accurate.
+  std::map<std::string, const TunedBest*> fastest_fma;
   for (const auto& b : s.top_configs) {
     auto c = parse_config_name(b.config_name);
-    if (c && c->precision() == Precision::ieee && b.rel_error)
-      fma_error.emplace(b.problem.to_string(), *b.rel_error);  // the first, fastest, stays
+    if (c && c->precision() == Precision::ieee) fastest_fma.emplace(b.problem.to_string(), &b);  // the first stays
   }
+  auto no_larger = [](const std::optional<double>& e, const std::optional<double>& fma) { return e && fma && *e <= *fma; };
   std::set<std::string> ok, failed;
   for (const auto& b : s.top_configs) {
     auto c = parse_config_name(b.config_name);
     if (!c || c->precision() != Precision::fp32) continue;
-    auto ref = fma_error.find(b.problem.to_string());
-    const bool as_accurate = ref != fma_error.end() && b.rel_error && *b.rel_error <= ref->second;
+    auto ref = fastest_fma.find(b.problem.to_string());
+    const bool as_accurate = ref != fastest_fma.end() && no_larger(b.rel_error, ref->second->rel_error) &&
+                             no_larger(b.wide_error, ref->second->wide_error);
     (as_accurate ? ok : failed).insert(b.config_name);
   }
   for (const auto& name : failed) ok.erase(name);

@@ -31,6 +31,10 @@ struct Adapted {
   bool narrowed = false;  ///< the data narrowed an access width the stored config had
 };
 
+/// Why the request's precision policy does not run `cfg` (stored as `name`): its class, or, for a
+/// 3xTF32 config under fp32, accuracy not shown on its tuned problems. nullopt: it may run.
+std::optional<std::string> precision_refusal(const std::string& name, const GemmConfig& cfg, const ChoiceRequest& r);
+
 /// `name` made ready for the request's problem.
 Adapted adapt(const std::string& name, const ChoiceRequest& r);
 

@@ -148,11 +148,14 @@ Dispatcher::~Dispatcher() = default;
 Dispatcher::Dispatcher(Dispatcher&&) noexcept = default;
 Dispatcher& Dispatcher::operator=(Dispatcher&&) noexcept = default;
 
-void Dispatcher::run(const Problem& p, cudaStream_t stream) { impl_->execute(check_arguments(p), p, stream); }
+void Dispatcher::run(const Problem& p, cudaStream_t stream) {
+  impl_->execute(check_arguments(p), kernel_form(p), stream);
+}
 
-KernelOrigin Dispatcher::prepare(const Problem& p) {
-  if (p.m < 1 || p.n < 1 || p.k < 1 || p.batch < 1)
+KernelOrigin Dispatcher::prepare(const Problem& problem) {
+  if (problem.m < 1 || problem.n < 1 || problem.k < 1 || problem.batch < 1)
     throw Error(Status::kInvalidArgument, "prepare: M, N, K and batch must be at least 1");
+  const Problem p = kernel_form(problem);
   const detail::PlanKey key = detail::PlanKey::of(p);
   DeviceGuard guard(impl_->options.device);
   if (impl_->plans.find(key)) return KernelOrigin::memory;
@@ -171,15 +174,19 @@ void Dispatcher::prepare(const std::vector<Problem>& problems, cudaStream_t stre
       continue;
     }
     prepare(p);
-    const GemmKernel* kernel = impl_->plans.find(detail::PlanKey::of(p));
-    if (kernel) impl_->workspaces.reserve(*kernel, p, stream);
+    const Problem runs = kernel_form(p);
+    const GemmKernel* kernel = impl_->plans.find(detail::PlanKey::of(runs));
+    if (kernel) impl_->workspaces.reserve(*kernel, runs, stream);
   }
 }
 
 Choice Dispatcher::explain(const Problem& p) const {
   if (p.m < 1 || p.n < 1 || p.k < 1 || p.batch < 1)
     throw Error(Status::kInvalidArgument, "explain: M, N, K and batch must be at least 1");
-  return impl_->chooser.choose(p);
+  const Problem runs = kernel_form(p);
+  Choice choice = impl_->chooser.choose(runs);
+  if (runs.m != p.m) choice.runs_as = runs.label();
+  return choice;
 }
 
 bool Dispatcher::deterministic() const { return impl_->options.deterministic; }

@@ -16,6 +16,23 @@ Problem as_row_major(Layout layout, const Problem& p) {
   std::swap(r.lda, r.ldb);
   std::swap(r.stride_a, r.stride_b);
   r.a = p.b, r.b = p.a;
+  r.a_array = p.b_array, r.b_array = p.a_array;
+  return r;
+}
+
+Problem kernel_form(const Problem& p) {
+  // C (M x 1) must be one contiguous row to be read as C^T (1 x M).
+  if (p.n != 1 || p.m == 1 || p.op_a != Op::T || p.ldc != 1) return p;
+  auto flip = [](Op op) { return op == Op::N ? Op::T : Op::N; };
+  // y^T = op(B)^T op(A)^T: x (the stored B) becomes the first operand with its op flipped, the
+  // stored A the second, as stored. A 1-row C may take any leading dimension: M keeps it packed.
+  Problem r = p;
+  r.m = 1, r.n = p.m;
+  r.op_a = flip(p.op_b), r.op_b = Op::N;
+  r.lda = p.ldb, r.ldb = p.lda, r.ldc = p.m;
+  r.stride_a = p.stride_b, r.stride_b = p.stride_a;
+  r.a = p.b, r.b = p.a;
+  r.a_array = p.b_array, r.b_array = p.a_array;
   return r;
 }
 

@@ -12,12 +12,15 @@
 
 namespace gemmtune::detail {
 
-/// What a choice depends on: layout, shape, batch and the alignment of each operand.
+/// What a choice depends on: layout, shape, batch, the alignment of each operand and whether the
+/// matrices come from pointer arrays.
 struct PlanKey {
   std::int32_t m = 0, n = 0, k = 0, batch = 0;
   std::uint8_t op_a = 0, op_b = 0;
   // Per operand: a kernel fitted to a misaligned B must not run a problem whose A is misaligned.
   std::uint8_t align_a = 0, align_b = 0, align_c = 0;
+  // A repack config cannot serve pointer arrays (its copies go by stride): they may get another.
+  std::uint8_t pointer_arrays = 0;
 
   static PlanKey of(const Problem& p) {
     PlanKey key;
@@ -25,6 +28,7 @@ struct PlanKey {
     key.op_a = std::uint8_t(p.op_a), key.op_b = std::uint8_t(p.op_b);
     key.align_a = std::uint8_t(p.a_alignment()), key.align_b = std::uint8_t(p.b_alignment());
     key.align_c = std::uint8_t(p.c_alignment());
+    key.pointer_arrays = p.pointer_arrays;
     return key;
   }
   bool operator==(const PlanKey&) const = default;
@@ -40,8 +44,9 @@ struct PlanKeyHash {
     };
     std::uint64_t h = mix(0, (std::uint64_t(std::uint32_t(key.m)) << 32) | std::uint32_t(key.n));
     h = mix(h, (std::uint64_t(std::uint32_t(key.k)) << 32) | std::uint32_t(key.batch));
-    return std::size_t(mix(h, (std::uint64_t(key.op_a) << 32) | (std::uint64_t(key.op_b) << 24) |
-                                  (key.align_a << 16) | (key.align_b << 8) | key.align_c));
+    return std::size_t(mix(h, (std::uint64_t(key.pointer_arrays) << 40) | (std::uint64_t(key.op_a) << 32) |
+                                  (std::uint64_t(key.op_b) << 24) | (key.align_a << 16) | (key.align_b << 8) |
+                                  key.align_c));
   }
 };
 

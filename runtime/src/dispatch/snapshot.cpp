@@ -39,6 +39,7 @@ TunedBest to_tuned_best(const db::BestRow& row) {
   b.tflops = row.tflops;
   b.cublas_median_ms = row.cublas_median_ms;
   b.rel_error = row.rel_error;
+  b.wide_error = row.wide_error;
   return b;
 }
 

@@ -26,8 +26,11 @@ int GemmConfig::threads() const {
 
 bool GemmConfig::reads_a_in_vectors() const { return !streams_b(); }
 
-bool GemmConfig::packs_a(const Problem& p) const { return repack && reads_a_in_vectors() && p.a_alignment() < vec; }
-bool GemmConfig::packs_b(const Problem& p) const { return repack && p.b_alignment() < vec; }
+// The copy goes by batch stride: matrices in pointer arrays are never packed (narrowed instead).
+bool GemmConfig::packs_a(const Problem& p) const {
+  return repack && !p.pointer_arrays && reads_a_in_vectors() && p.a_alignment() < vec;
+}
+bool GemmConfig::packs_b(const Problem& p) const { return repack && !p.pointer_arrays && p.b_alignment() < vec; }
 
 int GemmConfig::warp_slots() const { return k_lanes > 0 ? 32 / k_lanes : 0; }
 
@@ -47,6 +50,18 @@ static long long stage_floats(const GemmConfig& c) {
 int GemmConfig::smem_bytes() const {
   if (streams_b() || reduces()) return 0;
   return static_cast<int>(stages * stage_floats(*this) * int(sizeof(float)));
+}
+
+bool GemmConfig::can_stage_c() const {
+  if (reduces() || streams_b() || wm < 1 || tm < 1 || wn < 1) return false;
+  const long long warps = 1LL * (bm / wm) * (bn / wn), lane_rows = wm / tm;
+  return warps * lane_rows * (wn + 4) * int(sizeof(float)) <= smem_bytes();
+}
+
+bool GemmConfig::narrows_c_chunks() const {
+  // A thread's column chunk (templates/sgemm/tiles.cuh, Traits::VN): 2 for the tensor-core
+  // accumulator layout, else up to 4.
+  return width_c() < (uses_tensor_cores() ? 2 : std::min(tn, 4));
 }
 
 int GemmConfig::register_budget(const DeviceLimits& limits) const {
@@ -117,6 +132,9 @@ std::optional<std::string> GemmConfig::validate(const DeviceLimits& limits) cons
   for (int a : {align_a, align_b, align_c})
     if (a != 1 && a != 2 && a != 4) return why("data alignments must be 1, 2 or 4 floats");
   // A reduction reads each operand once, straight from global memory: a copy first would double that.
+  if (stage_c && !can_stage_c())
+    return why("stage_c (\"_e\") needs a tile kernel (no reduction, no streamed B) with room for the staged rows "
+               "(one per lane row of each warp, wn + 4 floats) in its shared memory");
   if (repack && reduces()) return why("repack is for the tile kernels, not the reduction path (k_lanes or k_warps > 1)");
   if (pad != 0 && pad != 4) return why("pad must be 0 or 4");
   if (stages < 1 || stages > 4) return why("stages must be 1 to 4");
@@ -195,6 +213,7 @@ GemmConfig GemmConfig::fitted_to(const Problem& p) const {
   c.align_b = packs_b(p) ? 4 : narrowing(vec, p.b_alignment());
   c.align_c = narrowing(vec, p.c_alignment());
   c.repack = packs_a(p) || packs_b(p);
+  c.stage_c = stage_c && c.can_stage_c() && c.narrows_c_chunks();
   return c;
 }
 
@@ -203,7 +222,8 @@ std::string GemmConfig::name_expression() const {
   for (const Knob& knob : kSgemmKnobs) out += std::to_string(knob.get(*this)) + ",";
   out += op_a == Op::T ? "true," : "false,";
   out += op_b == Op::T ? "true," : "false,";
-  return out + std::to_string(width_a()) + "," + std::to_string(width_b()) + "," + std::to_string(width_c()) + ">";
+  out += std::to_string(width_a()) + "," + std::to_string(width_b()) + "," + std::to_string(width_c());
+  return out + (stage_c ? ",true>" : ">");  // the template's default: unstaged
 }
 
 std::string config_name(const GemmConfig& c) {
@@ -214,6 +234,7 @@ std::string config_name(const GemmConfig& c) {
   }
   if (c.width_a() < c.vec || c.width_b() < c.vec || c.width_c() < c.vec)
     out += "_g" + std::to_string(c.width_a()) + "x" + std::to_string(c.width_b()) + "x" + std::to_string(c.width_c());
+  if (c.stage_c) out += "_e";
   if (c.repack) out += "_q";
   return out;
 }
@@ -261,6 +282,10 @@ std::optional<GemmConfig> parse_config_name(const std::string& name) {
       if (!take_number(rest, width) || (width != 1 && width != 2 && width != 4)) return std::nullopt;
       *aligns[i] = narrowing(c.vec, width);
     }
+  }
+  if (rest.starts_with("_e")) {
+    rest.remove_prefix(2);
+    c.stage_c = true;
   }
   if (rest.starts_with("_q")) {
     rest.remove_prefix(2);

@@ -46,19 +46,23 @@ static bool fits_ptr(int width, const void* ptr) {
 
 // Each operand is read (C also written) `w` floats at a time along its contiguous dimension, so
 // that dimension, its leading dimension, batch stride and pointer must all be multiples of w.
+// Pointers in device arrays cannot be inspected: they are required to be 16-byte aligned.
 static int widest(bool (*fits_w)(int, const Problem&), const Problem& p) {
   for (int w : {4, 2})
     if (fits_w(w, p)) return w;
   return 1;
 }
+static bool matrices_fit(int w, const Problem& p, const void* ptr, long long stride) {
+  return p.pointer_arrays || (fits_ptr(w, ptr) && (p.batch == 1 || fits(w, stride)));
+}
 static bool a_fits(int w, const Problem& p) {
-  return fits(w, p.a_cols()) && fits(w, p.lda) && fits_ptr(w, p.a) && (p.batch == 1 || fits(w, p.stride_a));
+  return fits(w, p.a_cols()) && fits(w, p.lda) && matrices_fit(w, p, p.a, p.stride_a);
 }
 static bool b_fits(int w, const Problem& p) {
-  return fits(w, p.b_cols()) && fits(w, p.ldb) && fits_ptr(w, p.b) && (p.batch == 1 || fits(w, p.stride_b));
+  return fits(w, p.b_cols()) && fits(w, p.ldb) && matrices_fit(w, p, p.b, p.stride_b);
 }
 static bool c_fits(int w, const Problem& p) {
-  return fits(w, p.n) && fits(w, p.ldc) && fits_ptr(w, p.c) && (p.batch == 1 || fits(w, p.stride_c));
+  return fits(w, p.n) && fits(w, p.ldc) && matrices_fit(w, p, p.c, p.stride_c);
 }
 
 int Problem::a_alignment() const { return widest(a_fits, *this); }

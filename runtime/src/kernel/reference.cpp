@@ -10,6 +10,18 @@
 
 namespace gemmtune {
 
+namespace {
+// The reference and the error sums find batches by stride and take alpha and beta by value, as
+// the tuner's problems do.
+GemmArgs reference_args(const Problem& p) {
+  if (p.pointer_arrays || p.alpha_ptr || p.beta_ptr)
+    throw Error(Status::kInvalidArgument,
+                "the float64 reference takes strided batches and alpha and beta by value: no pointer arrays, "
+                "no device pointer mode");
+  return kernel_args_of(p);
+}
+}  // namespace
+
 ReferenceGemm::ReferenceGemm(const std::string& arch) {
   CompileOptions opts;
   opts.arch = arch;
@@ -24,7 +36,7 @@ ReferenceGemm::~ReferenceGemm() { GEMMTUNE_CUDA_NOTHROW(cudaLibraryUnload(librar
 
 void ReferenceGemm::run(const Problem& p, double* out, cudaStream_t stream) const {
   // The op of each operand travels as the sign of its leading dimension.
-  GemmArgs args = kernel_args_of(p);
+  GemmArgs args = reference_args(p);
   if (p.op_a == Op::T) args.lda = -args.lda;
   if (p.op_b == Op::T) args.ldb = -args.ldb;
   void* params[] = {&args, &out};
@@ -36,7 +48,7 @@ void ReferenceGemm::run(const Problem& p, double* out, cudaStream_t stream) cons
 
 double ReferenceGemm::relative_error(const Problem& p, const double* ref, double* scratch,
                                      cudaStream_t stream) const {
-  GemmArgs args = kernel_args_of(p);
+  GemmArgs args = reference_args(p);
   void* params[] = {&args, &ref, &scratch};
   long long total = static_cast<long long>(p.m) * p.n * p.batch;
   unsigned blocks = unsigned(std::min<long long>((total + 255) / 256, 1024));

@@ -15,6 +15,15 @@ struct GemmArgs {
   int batch;
   float alpha, beta;
   int* tile_counters;  // split-K: one counter per output tile (LaunchWorkspace); null otherwise
+  // Device arrays of `batch` pointers (the device-array batched call): matrix i of A is
+  // a_array[i], likewise B and C; a, b, c and the batch strides are then not used. Null: by stride.
+  const float* const* a_array;
+  const float* const* b_array;
+  float* const* c_array;
+  // Device pointer mode: alpha and beta are read from device memory when the kernel runs (a CUDA
+  // Graph replay sees their current values). Null: the values above.
+  const float* alpha_ptr;
+  const float* beta_ptr;
 };
 
 /// gemmtune_pack_operand: copies `batch` rows x cols matrices from src (rows ld apart, matrices

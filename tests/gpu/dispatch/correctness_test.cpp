@@ -102,6 +102,23 @@ TEST_F(DispatchCorrectness, BuiltinForUntunedLayout) {
   check(shape(Op::T, Op::T, 1, 1, 1), 0, 0, ChoiceSource::builtin);
 }
 
+// y = A^T x runs as y^T = x^T A (kernel_form) where C's elements are adjacent, else as given;
+// both against the reference, odd sizes, offset (misaligned) pointers, batches, beta 0 and not.
+TEST_F(DispatchCorrectness, MatrixTransposedTimesVectorRunsTransposed) {
+  for (Op ob : {Op::N, Op::T})
+    for (auto [m, k, batch, ld_pad, offset, beta] :
+         {std::tuple{1031, 517, 1, 0, 0, 0.f}, {257, 4099, 3, 0, 1, 0.5f}, {4096, 4096, 1, 0, 0, 0.f},
+          {333, 129, 2, 3, 1, 0.5f}}) {
+      Problem p = shape(Op::T, ob, m, 1, k, batch, 1.25f, beta);
+      std::mt19937_64 rng(m * 7 + k + batch);
+      ProblemData data(p, ld_pad, offset, rng);
+      const Choice c = dispatcher_->explain(data.p);
+      EXPECT_EQ(!c.runs_as.empty(), data.p.ldc == 1) << describe(data.p) << "\n" << c.to_string();
+      const double err = dispatch_error(*dispatcher_, data, *reference_);
+      EXPECT_LE(err, fp32_tolerance(k)) << describe(data.p) << " with " << config_name(c.config);
+    }
+}
+
 TEST_F(DispatchCorrectness, BetaZeroDoesNotReadC) {
   // C is poisoned with NaN: a kernel that reads it fails. Alignment 1: nearest to 127x129x65.
   for (auto [oa, ob] : kLayouts) {

@@ -142,35 +142,27 @@ TEST(KernelCorrectness, StreamingTilesKeepWideVectorsWhenOnlyAIsMisaligned) {
   }
 }
 
-// Repack configs: A and B, where misaligned, are copied into the workspace with rows padded to 4
-// floats and read at full width. The sample's tile configs with repack set, fitted to every
-// awkward shape (odd leading dimensions and batch strides in all four layouts, pointers off by
-// one, K = 1, M or N = 1, 2-float alignments) against the float64 reference, C poisoned where
-// beta = 0. One workspace for all: its packed buffers grow and are reused in stream order.
-TEST(KernelCorrectness, RepackConfigsMatchFloat64Reference) {
-  GEMMTUNE_REQUIRE_GPU();
-  ReferenceSetup setup;
-  auto& [dev, arch, reference, rng] = setup;
-  const std::vector<Shape> shapes = {
-      {2999, 3001, 2003, 1, 0, 0, 1.f, 0.f},  // the problem: every leading dimension odd
-      {7, 13, 11, 1, 0, 0, 1.5f, -0.75f},    {1, 1, 1, 1, 0, 0, 1.5f, -0.75f},
-      {65, 67, 129, 3, 0, 0, 0.5f, 2.f},      // batched, odd strides
-      {129, 131, 67, 2, 3, 0, 1.5f, -0.75f},  // odd padded leading dimensions
-      {64, 96, 80, 2, 0, 1, 2.f, 0.f},        // aligned shape, pointers one float off
-      {100, 130, 1, 2, 0, 0, 1.5f, 0.25f},    // K = 1
-      {1, 1000, 997, 2, 0, 0, 1.5f, 0.25f},   // M = 1
-      {1000, 1, 997, 1, 0, 0, -1.f, 0.f},     // N = 1
-      {66, 130, 64, 1, 2, 0, 1.f, 0.5f},      // 2-float alignments
-  };
+// What checking a launch variant (repack, stage_c) found over the sampled configs.
+struct VariantCheck {
   int checked = 0, packed_a = 0, packed_b = 0;
   double worst = 0;
+};
+
+// Every tile config of the coverage sample with `mark` applied, fitted to each of `shapes` in all
+// four layouts, where fitting keeps the variant (`applies`), against the float64 reference with C
+// poisoned; A and B must not change. Each binary compiles once, in parallel.
+template <class Mark, class Applies>
+VariantCheck check_variant(const std::vector<Shape>& shapes, Mark mark, Applies applies) {
+  ReferenceSetup setup;
+  auto& [dev, arch, reference, rng] = setup;
+  VariantCheck out;
   LaunchWorkspace workspace;
   for (Op oa : {Op::N, Op::T})
     for (Op ob : {Op::N, Op::T}) {
       std::vector<GemmConfig> sample;
       for (GemmConfig c : tuner::coverage_sample(dev.limits, oa, ob))
         if (!c.reduces()) {
-          c.repack = true;
+          mark(c);
           sample.push_back(c);
         }
       std::vector<std::unique_ptr<ProblemData>> data;
@@ -179,14 +171,12 @@ TEST(KernelCorrectness, RepackConfigsMatchFloat64Reference) {
         shape.alpha = s.alpha, shape.beta = s.beta;
         data.push_back(std::make_unique<ProblemData>(shape, s.ld_pad, s.ptr_offset, rng));
       }
-      // Only the instances that pack something; compiled once per binary (repack shares the
-      // aligned instance's), in parallel.
       std::map<std::string, size_t> index;  // name expression -> position in `binaries`
       std::vector<GemmConfig> binaries;
       for (const auto& d : data)
         for (const GemmConfig& c : sample) {
           GemmConfig f = c.fitted_to(d->p);
-          if (f.repack && !f.can_implement(d->p) && index.emplace(f.name_expression(), binaries.size()).second)
+          if (applies(f) && !f.can_implement(d->p) && index.emplace(f.name_expression(), binaries.size()).second)
             binaries.push_back(f);
         }
       const std::vector<CompileResult> compiled = compile_all(binaries, arch);
@@ -200,10 +190,11 @@ TEST(KernelCorrectness, RepackConfigsMatchFloat64Reference) {
         const std::vector<float> a_before = d.a.download(), b_before = d.b.download();
         for (const GemmConfig& c : sample) {
           const GemmConfig f = c.fitted_to(d.p);
-          if (!f.repack || f.can_implement(d.p)) continue;
+          if (!applies(f) || f.can_implement(d.p)) continue;
           const size_t i = index.at(f.name_expression());
           SCOPED_TRACE(config_name(f) + " on " + shape_name(s, oa, ob));
-          ASSERT_TRUE(compiled[i].ok) << compiled[i].log;
+          EXPECT_TRUE(compiled[i].ok) << compiled[i].log;
+          if (!compiled[i].ok) continue;
           GemmKernel kernel(f, compiled[i].cubin, compiled[i].lowered_name);
           d.reset_c();
           kernel.launch(d.p, nullptr, &workspace);
@@ -212,23 +203,70 @@ TEST(KernelCorrectness, RepackConfigsMatchFloat64Reference) {
           // Tensor-core configs at their verification tolerance: TF32's for 1xTF32, FP32's
           // (which grows with K) for 3xTF32 summed in the tensor core (math 2: 1.4e-5 at K = 2048).
           EXPECT_LT(err, f.math == 0 ? 1e-5 : verification_tolerance(f, s.k));
-          worst = std::max(worst, err);
-          ++checked;
-          packed_a += f.packs_a(d.p);
-          packed_b += f.packs_b(d.p);
+          out.worst = std::max(out.worst, err);
+          ++out.checked;
+          out.packed_a += f.packs_a(d.p);
+          out.packed_b += f.packs_b(d.p);
         }
         EXPECT_EQ(d.a.download(), a_before) << "A changed on " << shape_name(s, oa, ob);
         EXPECT_EQ(d.b.download(), b_before) << "B changed on " << shape_name(s, oa, ob);
       }
     }
-  std::cout << checked << " (repack config, problem) pairs checked (A packed in " << packed_a << ", B in " << packed_b
-            << "), worst relative error " << worst << "; workspace " << workspace.bytes() << " bytes\n";
-  EXPECT_GT(checked, 200);
-  EXPECT_GT(packed_a, 100);
-  EXPECT_GT(packed_b, 100);
+  return out;
 }
 
-// A repack launch that packs needs a workspace, like split-K.
+// Repack configs: A and B, where misaligned, are copied into the workspace with rows padded to 4
+// floats and read at full width. The sample's tile configs with repack set, fitted to every
+// awkward shape (odd leading dimensions and batch strides in all four layouts, pointers off by
+// one, K = 1, M or N = 1, 2-float alignments) against the float64 reference, C poisoned where
+// beta = 0. One workspace for all: its packed buffers grow and are reused in stream order.
+TEST(KernelCorrectness, RepackConfigsMatchFloat64Reference) {
+  GEMMTUNE_REQUIRE_GPU();
+  const std::vector<Shape> shapes = {
+      {2999, 3001, 2003, 1, 0, 0, 1.f, 0.f},  // the problem: every leading dimension odd
+      {7, 13, 11, 1, 0, 0, 1.5f, -0.75f},    {1, 1, 1, 1, 0, 0, 1.5f, -0.75f},
+      {65, 67, 129, 3, 0, 0, 0.5f, 2.f},      // batched, odd strides
+      {129, 131, 67, 2, 3, 0, 1.5f, -0.75f},  // odd padded leading dimensions
+      {64, 96, 80, 2, 0, 1, 2.f, 0.f},        // aligned shape, pointers one float off
+      {100, 130, 1, 2, 0, 0, 1.5f, 0.25f},    // K = 1
+      {1, 1000, 997, 2, 0, 0, 1.5f, 0.25f},   // M = 1
+      {1000, 1, 997, 1, 0, 0, -1.f, 0.f},     // N = 1
+      {66, 130, 64, 1, 2, 0, 1.f, 0.5f},      // 2-float alignments
+  };
+  const VariantCheck r = check_variant(shapes, [](GemmConfig& c) { c.repack = true; },
+                                       [](const GemmConfig& f) { return f.repack; });
+  std::cout << r.checked << " (repack config, problem) pairs checked (A packed in " << r.packed_a << ", B in "
+            << r.packed_b << "), worst relative error " << r.worst << "\n";
+  EXPECT_GT(r.checked, 200);
+  EXPECT_GT(r.packed_a, 100);
+  EXPECT_GT(r.packed_b, 100);
+}
+
+// C written through shared memory (stage_c) where an odd ldc narrows it: odd N and padded ldc,
+// beta 0 (C poisoned) and not, batches, split-K and tensor-core configs of the sample, repack.
+TEST(KernelCorrectness, StagedCConfigsMatchFloat64Reference) {
+  GEMMTUNE_REQUIRE_GPU();
+  const std::vector<Shape> shapes = {
+      {1023, 1001, 257, 1, 0, 0, 1.f, 0.f},   // odd N: C one float aligned
+      {7, 13, 11, 1, 0, 0, 1.5f, -0.75f},     {65, 67, 129, 3, 0, 0, 0.5f, 2.f},  // batched
+      {129, 131, 67, 2, 3, 0, 1.5f, -0.75f},  // odd padded leading dimensions
+      {64, 96, 80, 2, 0, 1, 2.f, 0.f},        // pointers one float off
+      {200, 130, 2048, 1, 2, 0, 1.f, 0.5f},   // 2-float alignment, deep K
+      {1, 1001, 97, 1, 0, 0, 1.5f, 0.25f},    // one row
+  };
+  bool split = false, mma = false;
+  const VariantCheck r = check_variant(shapes, [](GemmConfig& c) { c.stage_c = true; },
+                                       [&](const GemmConfig& f) {
+                                         split |= f.stage_c && f.split_k > 1;
+                                         mma |= f.stage_c && f.uses_tensor_cores();
+                                         return f.stage_c;
+                                       });
+  std::cout << r.checked << " (staged-C config, problem) pairs checked, worst relative error " << r.worst << "\n";
+  EXPECT_GT(r.checked, 200);
+  EXPECT_TRUE(split) << "no split-K config staged C";
+  EXPECT_TRUE(mma) << "no tensor-core config staged C";
+}
+
 TEST(KernelCorrectness, RepackWithoutWorkspaceIsAnError) {
   GEMMTUNE_REQUIRE_GPU();
   ReferenceSetup setup;

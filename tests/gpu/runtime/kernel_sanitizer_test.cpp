@@ -1,4 +1,5 @@
-// A few configs (one per pipeline kind, split-K, transposed layouts, thin tiles, repack, tensor cores) on edge shapes: small enough
+// A few configs (one per pipeline kind, split-K, transposed layouts, thin tiles, repack, tensor cores,
+// C staged) on edge shapes: small enough
 // to run under compute-sanitizer memcheck and racecheck (tools/gpu-check.sh --sanitize).
 #include <gtest/gtest.h>
 
@@ -38,11 +39,15 @@ TEST(KernelSanitizer, EdgeShapesAreCorrect) {
       // 4xTF32, 3xTF32 summed in the tensor core on small tiles
       "sgemm_nn_64x64x16_w32x32_t4x8_s3_v4_p4_k1_r8_m3", "sgemm_tt_64x64x16_w32x32_t4x8_s2_v4_p4_k2_r8_m1",
       "sgemm_tn_128x64x8_w64x32_t8x8_s4_v4_p4_k1_r8_m4", "sgemm_nt_32x32x16_w16x16_t2x4_s3_v2_p4_k1_r8_m2",
+      // C through shared memory where a case narrows it: registers, cp.async with split-K,
+      // 3xTF32 (fitting clears the flag on the aligned cases)
+      "sgemm_nt_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8_e", "sgemm_tn_64x64x16_w32x32_t4x8_s3_v4_p4_k2_r8_e",
+      "sgemm_nn_64x64x16_w32x32_t4x8_s3_v4_p4_k1_r8_m3_e",
   };
   struct Case { int m, n, k, batch, ld_pad, ptr_offset; };
   const Case cases[] = {{7, 13, 11, 1, 0, 0}, {65, 67, 129, 3, 0, 0}, {33, 35, 70, 2, 2, 0}, {1, 1, 1, 1, 0, 0},
                         {5, 37, 1000, 2, 0, 0}, {3, 70, 700, 1, 1, 1}};
-  int checked = 0, too_short = 0, packed = 0;
+  int checked = 0, too_short = 0, packed = 0, staged = 0;
   for (const char* name : names) {
     auto cfg = parse_config_name(name);
     ASSERT_TRUE(cfg.has_value()) << name;
@@ -73,11 +78,13 @@ TEST(KernelSanitizer, EdgeShapesAreCorrect) {
                 cfg->math == 1 ? tf32_tolerance(c.k) : 1e-5);
       ++checked;
       packed += k.config().packs_a(data.p) || k.config().packs_b(data.p);
+      staged += k.config().stage_c;
       ++runs;
     }
     EXPECT_GE(runs, 2) << name << " ran too few of the edge shapes";
   }
-  EXPECT_EQ(checked + too_short, 108);
-  EXPECT_EQ(too_short, 31);  // split-K configs on the short-K shapes
+  EXPECT_EQ(checked + too_short, 126);
+  EXPECT_EQ(too_short, 33);  // split-K configs on the short-K shapes
+  EXPECT_GE(staged, 6);      // of the staged configs' 16 runs, those with C narrowed
   EXPECT_GE(packed, 8);  // of the repack configs' 11 runs, those with A or B misaligned
 }

@@ -13,6 +13,8 @@
 #include "gemmtune/db/database.hpp"
 #include "gemmtune/db_rows.hpp"
 #include "gemmtune/tuner/sweep.hpp"
+#include "gemmtune/reference.hpp"
+#include "gemmtune/tuner/candidates.hpp"
 #include "gemmtune/tuner/space.hpp"
 #include "support/cli.hpp"
 #include "support/gpu_env.hpp"
@@ -123,6 +125,64 @@ TEST_F(Sweep, WrongResultIsCaughtAndNeverWins) {
     ASSERT_TRUE(best);
     EXPECT_EQ(best->config.name, honest);
   }
+}
+
+// The errors a sweep stores: an ieee sweep none on wide-range inputs; a later fp32 sweep each
+// 3xTF32 candidate's on both inputs and, filled into its earlier result without timing it again,
+// the wide-range error of the problem's fastest FP32 FMA config (the fp32 policy's bar), and no
+// other FMA config's.
+TEST_F(Sweep, Fp32SweepStoresWideRangeErrors) {
+  GEMMTUNE_REQUIRE_GPU();
+  SweepOptions o = options(path("wide.db"), 4);
+  o.problems = {problems()[0]};
+  const Problem p = o.problems[0].problem();
+  const auto key = to_db(p);
+  SweepReport ieee = run_sweep(o);
+  ASSERT_TRUE(ieee.errors.empty()) << log_.str();
+  {
+    db::Database db(o.db_path, db::OpenMode::read_only);
+    for (const auto& row : db.results_for(key, gpu_id(db))) EXPECT_FALSE(row.result.wide_error) << row.config.name;
+  }
+
+  DeviceInfo dev = device_info(0);
+  std::size_t tensor_core = 0;
+  for (const auto& c : candidate_configs(valid_space(dev.limits, Op::N, Op::N), p, dev.sm_count, SpaceKind::reduced,
+                                         Precision::fp32))
+    if (c.split_k == 1 && tensor_core < 3) o.only_configs.push_back(config_name(c)), ++tensor_core;
+  ASSERT_EQ(tensor_core, 3u);
+  o.precision = Precision::fp32;
+  SweepReport fp32 = run_sweep(o);
+  ASSERT_TRUE(fp32.errors.empty()) << log_.str();
+
+  db::Database db(o.db_path, db::OpenMode::read_only);
+  std::size_t fma_rows = 0, tensor_core_ok = 0;
+  bool fastest_fma = true;  // results_for lists ok results fastest first
+  for (const auto& row : db.results_for(key, gpu_id(db))) {
+    const auto c = parse_config_name(row.config.name);
+    ASSERT_TRUE(c) << row.config.name;
+    if (c->uses_tensor_cores()) {
+      if (row.result.status != db::Status::ok) continue;
+      ++tensor_core_ok;
+      ASSERT_TRUE(row.result.rel_error && row.result.wide_error) << row.config.name;
+      EXPECT_LE(*row.result.wide_error, fp32_tolerance(p.k)) << row.config.name;
+      continue;
+    }
+    ++fma_rows;
+    if (row.result.status == db::Status::ok && fastest_fma) {
+      fastest_fma = false;
+      ASSERT_TRUE(row.result.wide_error) << row.config.name << " is the fastest FMA config\n" << log_.str();
+      EXPECT_GT(*row.result.wide_error, 0);
+      EXPECT_LT(*row.result.wide_error, 1e-4);
+      EXPECT_EQ(row.sweep_id, db.sweeps().front().id) << "filled into the ieee sweep's result";
+    } else {
+      EXPECT_FALSE(row.result.wide_error) << row.config.name;
+    }
+  }
+  EXPECT_EQ(fma_rows, 4u) << "the fp32 sweep measured no FMA config again";
+  EXPECT_GE(tensor_core_ok, 1u) << log_.str();
+  // The bar is the same when the sweep runs again: nothing new to measure or to verify.
+  log_.str("");
+  EXPECT_EQ(run_sweep(o).measurements, 0u) << log_.str();
 }
 
 TEST_F(Sweep, BudgetStopsStartingCandidates) {

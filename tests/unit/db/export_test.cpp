@@ -242,6 +242,7 @@ TEST_F(Export, ResultsCsvParsesBackExactly) {
     return static_cast<std::size_t>(it - header.begin());
   };
   for (const Knob& knob : kSgemmKnobs) col(std::string(knob.name));
+  EXPECT_EQ(rows[1][col("wide_error")], "");  // NULL: not measured
   EXPECT_EQ(rows[13][col("error")], kNasty);
   EXPECT_EQ(rows[13][col("status")], "compile_failed");
   EXPECT_EQ(rows[13][col("median_ms")], "");  // NULL
@@ -276,6 +277,7 @@ TEST_F(Export, BestsCsvAndJson) {
   };
   ASSERT_LT(col("speedup_vs_cublas"), header.size());
   ASSERT_LT(col("raster"), header.size());
+  ASSERT_LT(col("wide_error"), header.size());
   EXPECT_EQ(csv[1][col("config_name")], sample_config(0).name);
   EXPECT_EQ(csv[1][col("speedup_vs_cublas")], "2");
   const auto json = JsonReader(run(export_bests, ExportFormat::json, gpu_)).array_of_objects();

@@ -47,10 +47,10 @@ TEST_F(OpenErrors, AnotherApplicationsSqliteFileIsRefusedUntouched) {
   EXPECT_EQ(file_bytes(file), before);
 }
 
-// Another application's file that happens to carry a schema version gemmtune knows (1 or 2) but
-// not gemmtune's application_id: refused in both modes, never migrated.
+// Another application's file that happens to carry a schema version gemmtune knows (1 to
+// kSchemaVersion) but not gemmtune's application_id: refused in both modes, never migrated.
 TEST_F(OpenErrors, AForeignFileWithAKnownVersionIsRefusedUntouched) {
-  for (int version : {1, 2}) {
+  for (int version = 1; version <= kSchemaVersion; ++version) {
     SCOPED_TRACE(version);
     const std::string file = path("app" + std::to_string(version) + ".db");
     {

@@ -26,7 +26,7 @@ class ExplainCli : public ::testing::Test {
     path_ = (scratch_dir("explain_cli") / "tuning.db").string();
     TuningDbBuilder b(path_);
     b.gpu("NVIDIA H200", 9, 0, 132);
-    b.add(db_problem(Op::N, Op::T, 4096, 4096, 4096), pool_[0], 3.0);
+    b.add(db_problem(Op::N, Op::T, 4096, 4096, 4096), pool_[0], 3.0, 2e-7, 3e-7);
     b.add(db_problem(Op::N, Op::T, 512, 512, 512), pool_[1], 0.05);
   }
   DeviceLimits limits_;
@@ -41,6 +41,8 @@ TEST_F(ExplainCli, ExactWithoutAGpu) {
   EXPECT_NE(r.out.find(config_name(pool_[0])), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("NVIDIA H200"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("3.0000 ms"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("rel. error 2e-07 (wide-range inputs 3e-07)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("math     FP32 FMA (ieee class); precision policy ieee"), std::string::npos) << r.out;
 }
 
 TEST_F(ExplainCli, NearestAndBuiltin) {

@@ -42,22 +42,30 @@ void host_gemm(const Problem& p, At at) {
 const auto row_major_at = [](long long i, long long j, long long ld) { return i * ld + j; };
 const auto col_major_at = [](long long i, long long j, long long ld) { return i + j * ld; };
 
-// A column-major problem on host memory, leading dimensions padded by `pad`.
-struct HostProblem {
+// Host memory for a problem whose leading dimensions and strides are set: random A, B and C
+// (batch matrices each), alpha 1.5, beta -0.5.
+struct HostData {
   Problem p;
   std::vector<float> a, b, c;
+  void fill(std::mt19937& rng) {
+    std::uniform_real_distribution<float> dist(-1.f, 1.f);
+    for (auto [v, size] : {std::pair{&a, p.stride_a}, {&b, p.stride_b}, {&c, p.stride_c}}) {
+      v->resize(size_t(size) * p.batch);
+      for (float& x : *v) x = dist(rng);
+    }
+    p.a = a.data(), p.b = b.data(), p.c = c.data();
+    p.alpha = 1.5f, p.beta = -0.5f;
+  }
+};
+
+// A column-major problem on host memory, leading dimensions padded by `pad`.
+struct HostProblem : HostData {
   HostProblem(Op op_a, Op op_b, int m, int n, int k, int batch, int pad, std::mt19937& rng) {
     p.op_a = op_a, p.op_b = op_b, p.m = m, p.n = n, p.k = k, p.batch = batch;
     // Column-major: the leading dimension covers a column (the stored rows).
     p.lda = p.a_rows() + pad, p.ldb = p.b_rows() + pad, p.ldc = m + pad;
     p.stride_a = p.lda * p.a_cols(), p.stride_b = p.ldb * p.b_cols(), p.stride_c = p.ldc * n;
-    std::uniform_real_distribution<float> dist(-1.f, 1.f);
-    for (auto [v, size] : {std::pair{&a, p.stride_a}, {&b, p.stride_b}, {&c, p.stride_c}}) {
-      v->resize(size_t(size) * batch);
-      for (float& x : *v) x = dist(rng);
-    }
-    p.a = a.data(), p.b = b.data(), p.c = c.data();
-    p.alpha = 1.5f, p.beta = -0.5f;
+    fill(rng);
   }
 };
 
@@ -78,6 +86,57 @@ TEST(Layout, ColumnMajorRunsAsTheSwappedRowMajorProblem) {
       host_gemm(r, row_major_at);  // what the kernels compute
       EXPECT_EQ(h.c, want);
     }
+}
+
+// A row-major problem on host memory, leading dimensions padded by `pad` (C's only when asked).
+struct HostRowMajor : HostData {
+  HostRowMajor(Op op_a, Op op_b, int m, int n, int k, int batch, int pad, int c_pad, std::mt19937& rng) {
+    p = Problem::packed(op_a, op_b, m, n, k, batch);
+    p.lda += pad, p.ldb += pad, p.ldc += c_pad;
+    p.stride_a = p.lda * p.a_rows() + 3, p.stride_b = p.ldb * p.b_rows() + 5, p.stride_c = p.ldc * m + 1;
+    fill(rng);
+  }
+};
+
+TEST(Layout, MatrixTransposedTimesVectorRunsAsItsTranspose) {
+  std::mt19937 rng(23);
+  for (Op ob : {Op::N, Op::T})
+    for (auto [m, k, batch, pad] : {std::tuple{7, 5, 1, 0}, {13, 1, 2, 3}, {2, 9, 3, 1}}) {
+      SCOPED_TRACE(testing::Message() << "t" << op_char(ob) << " " << m << "x1x" << k << " b" << batch);
+      HostRowMajor h(Op::T, ob, m, 1, k, batch, pad, 0, rng);
+      const Problem r = kernel_form(h.p);
+      ASSERT_EQ(r.m, 1);
+      EXPECT_EQ(r.n, m);
+      EXPECT_EQ(r.op_a, ob == Op::N ? Op::T : Op::N);
+      EXPECT_EQ(r.op_b, Op::N);
+      EXPECT_EQ(check_arguments(r), Work::gemm);
+      const std::vector<float> c0 = h.c;
+      host_gemm(h.p, row_major_at);
+      const std::vector<float> want = h.c;
+      h.c = c0;
+      host_gemm(r, row_major_at);
+      EXPECT_EQ(h.c, want);  // the same sums in the same order: the same bits
+    }
+}
+
+TEST(Layout, OtherProblemsRunAsTheyAre) {
+  std::mt19937 rng(29);
+  auto unchanged = [](const Problem& p) {
+    const Problem r = kernel_form(p);
+    return r.m == p.m && r.n == p.n && r.a == p.a && r.op_a == p.op_a && r.ldc == p.ldc;
+  };
+  EXPECT_TRUE(unchanged(HostRowMajor(Op::N, Op::N, 7, 1, 5, 1, 0, 0, rng).p));  // A as stored: a reduction
+  EXPECT_TRUE(unchanged(HostRowMajor(Op::T, Op::N, 7, 2, 5, 1, 0, 0, rng).p));  // not a vector
+  EXPECT_TRUE(unchanged(HostRowMajor(Op::T, Op::N, 1, 1, 5, 1, 0, 0, rng).p));  // a dot product
+  EXPECT_TRUE(unchanged(HostRowMajor(Op::T, Op::N, 7, 1, 5, 1, 0, 2, rng).p));  // C's elements apart
+  // Pointer arrays trade places with the operands.
+  Problem arrays = Problem::packed(Op::T, Op::N, 7, 1, 5, 2);
+  const float* a_ptrs[2] = {nullptr, nullptr};
+  const float* b_ptrs[2] = {nullptr, nullptr};
+  arrays.pointer_arrays = true, arrays.a_array = a_ptrs, arrays.b_array = b_ptrs;
+  const Problem r = kernel_form(arrays);
+  EXPECT_EQ(r.a_array, arrays.b_array);
+  EXPECT_EQ(r.b_array, arrays.a_array);
 }
 
 TEST(Layout, SwapsOperandsAndSizes) {

@@ -12,13 +12,13 @@
 
 namespace gemmtune::test {
 
-/// The database row of a config (test-only conversion: the tuner owns the real one).
+/// The database row of a config (test-only conversion: the tuner owns the real one), every knob
+/// (the math knob decides the precision class top_configs() ranks it in).
 inline db::KernelConfig to_db_config(const GemmConfig& c) {
   db::KernelConfig k;
+  static_cast<SgemmKnobs&>(k) = c;
   k.name = config_name(c);
   k.op_a = op_char(c.op_a), k.op_b = op_char(c.op_b);
-  k.bm = c.bm, k.bn = c.bn, k.bk = c.bk, k.wm = c.wm, k.wn = c.wn, k.tm = c.tm, k.tn = c.tn;
-  k.stages = c.stages, k.vec = c.vec, k.pad = c.pad, k.split_k = c.split_k, k.raster = c.raster;
   return k;
 }
 
@@ -46,9 +46,10 @@ class TuningDbBuilder {
     info.command_line = "tests";
     sweep_ = db_.begin_sweep(info);
   }
-  /// Records an ok result of `config_name` (stored with `params`' columns) on `problem`.
+  /// Records an ok result of `config_name` (stored with `params`' columns) on `problem`, with its
+  /// errors on the random and (when measured) the wide-range verification inputs.
   void add(const db::ProblemKey& problem, const std::string& config_name, const GemmConfig& params,
-           double median_ms, double rel_error = 1e-7) {
+           double median_ms, double rel_error = 1e-7, std::optional<double> wide_error = std::nullopt) {
     db::KernelConfig k = to_db_config(params);
     k.name = config_name;
     db::Result r;
@@ -58,11 +59,13 @@ class TuningDbBuilder {
     r.repetitions = 10;
     r.tflops = 2.0 * problem.m * problem.n * problem.k * problem.batch / (median_ms * 1e9);
     r.rel_error = rel_error;
+    r.wide_error = wide_error;
     db_.record_results(sweep_, std::span<const db::Result>(&r, 1));
   }
   /// Records an ok result of `config`.
-  void add(const db::ProblemKey& problem, const GemmConfig& config, double median_ms, double rel_error = 1e-7) {
-    add(problem, config_name(config), config, median_ms, rel_error);
+  void add(const db::ProblemKey& problem, const GemmConfig& config, double median_ms, double rel_error = 1e-7,
+           std::optional<double> wide_error = std::nullopt) {
+    add(problem, config_name(config), config, median_ms, rel_error, wide_error);
   }
   db::Database& database() { return db_; }
 

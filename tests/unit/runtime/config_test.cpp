@@ -357,6 +357,34 @@ TEST(Config, RepackFitsPackedOperandsAtFullWidth) {
 }
 
 // A tile that streams B reads A one float at a time: repack packs only B there.
+TEST(Config, StagedCIsNamedBeforeRepackAndKeptOnlyWhereCIsNarrowed) {
+  Problem odd_n = Problem::packed(Op::N, Op::N, 64, 1001, 64);  // C one float aligned, A aligned
+  odd_n.a = odd_n.b = reinterpret_cast<const float*>(std::uintptr_t(256));
+  odd_n.c = reinterpret_cast<float*>(std::uintptr_t(256));
+  GemmConfig staged;
+  staged.stage_c = true;
+  EXPECT_EQ(reason(staged), "");
+  const GemmConfig fitted = staged.fitted_to(odd_n);
+  ASSERT_TRUE(fitted.stage_c);
+  EXPECT_EQ(config_name(fitted), "sgemm_nn_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8_g4x1x1_e");
+  EXPECT_EQ(parse_config_name(config_name(fitted)), fitted);
+  EXPECT_EQ(fitted.name_expression(), "gemmtune::sgemm<128,128,8,64,32,8,8,2,4,4,1,8,1,1,1,0,false,false,4,1,1,true>");
+  GemmConfig both = staged;
+  both.repack = true;
+  EXPECT_EQ(config_name(both.fitted_to(odd_n)), "sgemm_nn_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8_g4x4x1_e_q");
+  // Aligned C: nothing to stage, the flag is cleared and the instance is the plain one.
+  const Problem aligned = Problem::packed(Op::N, Op::N, 64, 1024, 64);
+  EXPECT_FALSE(staged.fitted_to(aligned).stage_c);
+  EXPECT_EQ(staged.fitted_to(aligned).name_expression(), GemmConfig{}.name_expression());
+  // Reductions and streamed B have no shared-memory tiles to stage through.
+  GemmConfig reduction = staged;
+  reduction.bm = reduction.wm = 4, reduction.bn = reduction.wn = 1, reduction.tm = 1, reduction.tn = 1;
+  reduction.k_lanes = 8;
+  EXPECT_FALSE(reduction.can_stage_c());
+  EXPECT_NE(reason(reduction).find("stage_c"), std::string::npos) << reason(reduction);
+  EXPECT_FALSE(parse_config_name("sgemm_nn_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8_q_e").has_value());
+}
+
 TEST(Config, RepackOfStreamingTilesPacksOnlyB) {
   auto streaming = parse_config_name("sgemm_nn_1x256x8_w1x128_t1x4_s2_v4_p4_k8_r8_o2_q");
   ASSERT_TRUE(streaming && streaming->streams_b() && streaming->repack);

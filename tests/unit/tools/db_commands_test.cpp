@@ -80,6 +80,45 @@ TEST_F(DbCommands, BestFiltersByShapeAndLayoutAndWritesJson) {
   EXPECT_FALSE(contains(nt.out, "4096x4096x4096")) << nt.out;
 }
 
+// Each best with its precision class and its errors on both verification inputs: a 3xTF32 best
+// measured on both, an FP32 FMA best without a wide-range error ("-", null: not measured).
+TEST_F(DbCommands, BestShowsThePrecisionClassAndBothErrors) {
+  const fs::path file = dir_ / "classes.db";
+  {
+    Database db(file.string(), OpenMode::read_write);
+    const Id gpu = db.upsert_gpu_model(h200());
+    const Id big = db.upsert_problem(make_problem(4096, 4096, 4096)), mid = db.upsert_problem(make_problem(1024, 1024, 2048));
+    KernelConfig tc = make_config("nn", 128, 128, 16, 64, 32, 8, 8, 3);
+    tc.math = 3;
+    tc.name += "_m3";
+    Result three = ok(big, db.upsert_config(tc), 2.5, 2.0 * 4096 * 4096 * 4096);
+    three.rel_error = 3.1e-7;
+    three.wide_error = 2.9e-7;
+    Result fma = ok(mid, db.upsert_config(cfg_best()), 0.25, 2.0 * 1024 * 1024 * 2048);
+    SweepInfo info;
+    info.gpu_model_id = gpu;
+    const Id sweep = db.begin_sweep(info);
+    db.record_results(sweep, std::vector<Result>{three, fma});
+  }
+  CliRun r = db_cmd({"best"}, file);
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::string big = line_with(r.out, "4096x4096x4096 nn"), mid = line_with(r.out, "1024x1024x2048 nn");
+  EXPECT_TRUE(std::regex_search(big, std::regex("_m3 +fp32 "))) << r.out;
+  EXPECT_TRUE(std::regex_search(big, std::regex(" 3\\.1e-07 +2\\.9e-07$"))) << r.out;
+  EXPECT_TRUE(std::regex_search(mid, std::regex("_r8 +ieee "))) << r.out;
+  EXPECT_TRUE(std::regex_search(mid, std::regex(" 2e-07 +-$"))) << r.out;
+  EXPECT_TRUE(contains(r.out, "class: ieee FP32 FMA, fp32 3xTF32, tf32 1xTF32")) << r.out;
+
+  CliRun j = db_cmd({"best", "--json"}, file);
+  ASSERT_EQ(j.status, 0) << j.err;
+  EXPECT_TRUE(json_parses(j.out)) << j.out;
+  const std::string big_json = line_with(j.out, "\"m\":4096"), mid_json = line_with(j.out, "\"m\":1024");
+  EXPECT_TRUE(contains(big_json, "\"precision_class\":\"fp32\"")) << j.out;
+  EXPECT_TRUE(contains(big_json, "\"rel_error\":3.1e-07,\"wide_error\":2.9e-07")) << j.out;
+  EXPECT_TRUE(contains(mid_json, "\"precision_class\":\"ieee\"")) << j.out;
+  EXPECT_TRUE(contains(mid_json, "\"rel_error\":2e-07,\"wide_error\":null")) << j.out;
+}
+
 TEST_F(DbCommands, ResultsRanksCandidatesWithResources) {
   CliRun r = db_cmd({"results", "4096x4096x4096", "--device", "NVIDIA H200"}, fixture());
   ASSERT_EQ(r.status, 0) << r.err;
@@ -335,7 +374,9 @@ TEST_F(DbCommands, MigrateIsWhatTheHintOfAnOlderDatabaseSays) {
       << refused.err;
   CliRun r = db_cmd({"migrate"}, old);
   ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_TRUE(contains(r.out, "migrated " + old.string() + " from schema version 1 to 2")) << r.out;
+  EXPECT_TRUE(contains(r.out, "migrated " + old.string() + " from schema version 1 to " +
+                                 std::to_string(kSchemaVersion)))
+      << r.out;
   EXPECT_EQ(db_cmd({"check"}, old).status, 0);
   CliRun again = db_cmd({"migrate"}, old);
   EXPECT_EQ(again.status, 0) << again.err;

@@ -202,6 +202,14 @@ TEST_F(Report, WritesPicturesAndAnIndexPerGpu) {
   EXPECT_NE(index.find("speedup_nvidia_h200.png"), std::string::npos);
   EXPECT_NE(index.find("sgemm_nn_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8"), std::string::npos);
   EXPECT_NE(index.find("(datasheet)"), std::string::npos) << "no bench file: the ceilings say where they are from";
+  // The config's precision class and its errors (the fixture's: 2e-07 on random inputs, no
+  // wide-range error), in the table of bests and on each problem's page.
+  EXPECT_NE(index.find("<th>precision</th>"), std::string::npos);
+  EXPECT_NE(index.find("<td>ieee</td>"), std::string::npos);
+  EXPECT_NE(index.find("<td class=n>2e-07</td><td class=n>-</td></tr>"), std::string::npos) << index;
+  const std::string page = file_bytes(out / "problem_nvidia_h200_1.html");
+  EXPECT_NE(page.find("<th>error</th><th>wide-range</th>"), std::string::npos) << page;
+  EXPECT_NE(page.find("<td class=n>2e-07</td><td class=n>-</td></tr>"), std::string::npos) << page;
 }
 
 TEST_F(Report, SvgForOneDeviceAndShape) {

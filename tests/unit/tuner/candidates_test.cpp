@@ -75,6 +75,19 @@ TEST(Candidates, SplitKOnlyWhenTilesCannotFillTheGpu) {
   EXPECT_TRUE(split_k_useful(shallow, 64, 64, 8, 1, 132, 256));
 }
 
+TEST(Candidates, DotProductReductionsSplitDownToOneStepEach) {
+  // 1x1x100000: a reduction of 32 lanes x bk 8 steps 256 values of K; 256 splits leave one step
+  // (390 values) each, which a tile kernel's four-slice rule would forbid.
+  Problem dot = Problem::packed(Op::N, Op::N, 1, 1, 100000);
+  EXPECT_TRUE(split_k_useful(dot, 1, 1, 256, 256, 132, 32, true));
+  EXPECT_FALSE(split_k_useful(dot, 1, 1, 256, 256, 132, 32, false));
+  EXPECT_FALSE(split_k_useful(dot, 1, 1, 256, 512, 132, 32, true));  // 195 values: under one step
+  std::set<int> splits;
+  for (const auto& c : candidate_configs(valid_nn(), dot, 132, SpaceKind::reduced))
+    if (c.k_lanes == 32 && c.k_warps == 1 && c.bk == 8) splits.insert(c.split_k);
+  EXPECT_TRUE(splits.count(256)) << "the one-step split of 256 is a candidate";
+}
+
 TEST(Candidates, ThinTilesOnlyForThinProblems) {
   auto thinnest = [](const Problem& p) {
     int rows = 1 << 30, cols = 1 << 30;
@@ -164,6 +177,27 @@ TEST(Candidates, ReductionsWhereTheOutputIsSmall) {
 
 // Where A or B would narrow a tile's accesses, each tile candidate comes with its repack variant
 // (those operands copied aligned first); never for reductions, nor where only C is misaligned.
+TEST(Candidates, StagedCVariantsOnlyWhereCIsNarrowed) {
+  const DeviceLimits sm90 = DeviceLimits::for_arch("sm_90");
+  const auto valid_nt = tuner::valid_space(sm90, Op::N, Op::T);
+  const auto staged = [](const std::vector<GemmConfig>& cs) {
+    return std::count_if(cs.begin(), cs.end(), [](const GemmConfig& c) { return c.stage_c; });
+  };
+  EXPECT_EQ(staged(candidate_configs(valid_nt, Problem::packed(Op::N, Op::T, 1024, 50256, 768), 132, SpaceKind::reduced)), 0);
+  // The language-model head with an odd vocabulary: every tile candidate also staged, no reduction.
+  const auto cs = candidate_configs(valid_nt, Problem::packed(Op::N, Op::T, 1024, 50257, 768), 132, SpaceKind::reduced);
+  std::set<std::string> names;
+  for (const auto& c : cs) names.insert(config_name(c));
+  EXPECT_EQ(names.size(), cs.size());
+  for (const auto& c : cs) {
+    if (c.stage_c || c.reduces() || c.streams_b()) continue;
+    GemmConfig s = c;
+    s.stage_c = true;
+    EXPECT_TRUE(names.count(config_name(s))) << config_name(c) << " has no staged variant";
+  }
+  EXPECT_GT(staged(cs), 50);
+}
+
 TEST(Candidates, RepackVariantsOnlyWhereAOrBIsMisaligned) {
   const DeviceLimits sm90 = DeviceLimits::for_arch("sm_90");
   const auto valid_nt = tuner::valid_space(sm90, Op::N, Op::T);

@@ -27,7 +27,8 @@ struct GpuModelRow {
   GpuModel model;
 };
 
-/// What merge_from() added (sweeps also counts sweeps whose end time it filled in).
+/// What merge_from() added (sweeps also counts sweeps whose end time it filled in, results the
+/// results whose wide-range error it filled in).
 struct MergeStats {
   std::int64_t gpu_models = 0, sweeps = 0, problems = 0, configs = 0, results = 0, baselines = 0,
                binaries = 0;
@@ -94,6 +95,11 @@ class Database {
   /// Stores a batch of results of a sweep in one transaction: all or none. A result for the same
   /// (sweep, problem, config) replaces the earlier one.
   void record_results(Id sweep_id, std::span<const Result> batch);
+  /// Stores the wide-range error of a result recorded without one: a problem's fastest FP32 FMA
+  /// config, which the fp32 precision policy compares with, is verified on wide-range inputs by
+  /// a later sweep. A stored error is never replaced: returns false and changes nothing. Throws
+  /// when there is no such result.
+  bool record_wide_error(Id result_id, double wide_error);
   /// Stores a library's time for a problem in a sweep (replacing an earlier one).
   void record_baseline(Id sweep_id, const Baseline& baseline);
   /// Stores a compiled kernel under its key (replacing an earlier, e.g. corrupt, entry).

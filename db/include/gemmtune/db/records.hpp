@@ -87,7 +87,9 @@ struct Result {
   std::optional<double> median_ms, min_ms, max_ms;  ///< required when ok
   int repetitions = 0;
   std::optional<double> tflops;
-  std::optional<double> rel_error;  ///< vs the float64 reference
+  std::optional<double> rel_error;  ///< vs the float64 reference, on the random inputs
+  /// The same on the wide-range inputs (docs/precision.md); empty where they were not used.
+  std::optional<double> wide_error;
   std::optional<std::int64_t> registers, spill_bytes, smem_bytes;
   std::string error;  ///< why it failed; empty when ok
 };
@@ -120,7 +122,8 @@ struct BestRow {
   double median_ms = 0;
   std::optional<double> min_ms, max_ms, tflops;
   std::optional<double> cublas_median_ms;  ///< cuBLAS in the same sweep, when measured
-  std::optional<double> rel_error;         ///< its verification's relative error
+  std::optional<double> rel_error;         ///< its verification's relative error (random inputs)
+  std::optional<double> wide_error;        ///< the same on wide-range inputs, when measured
   /// cuBLAS time / our time: above 1 means faster than cuBLAS.
   std::optional<double> speedup_vs_cublas() const {
     if (!cublas_median_ms || median_ms <= 0) return std::nullopt;

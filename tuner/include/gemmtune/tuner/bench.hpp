@@ -37,7 +37,8 @@ struct Verification {
   enum class Outcome { ok, wrong_result, launch_failed, timeout } outcome = Outcome::ok;
   double rel_error = 0;  ///< vs the float64 reference (infinite when an element is NaN)
   std::string error;     ///< why it failed
-  /// The same on wide-range inputs (signed, 2^-20..2^21): measured for tensor-core configs.
+  /// The same on wide-range inputs (signed, 2^-20..2^21): measured for tensor-core configs (and
+  /// kept when they fail there: wrong_result).
   std::optional<double> wide_rel_error;
 };
 
@@ -65,6 +66,8 @@ class ProblemBench {
   /// With `corrupt` (a test hook) a row of C is overwritten after the kernel, before the check.
   /// A hang throws nothing: it comes back as Outcome::timeout; the caller stops the device.
   Verification verify(const GemmKernel& kernel, double timeout_s, bool corrupt = false);
+  /// The same check of any config on the wide-range inputs alone: its rel_error is the error there.
+  Verification verify_wide_range(const GemmKernel& kernel, double timeout_s);
 
   /// Times `kernel` on this problem at `effort`.
   Timing time(const GemmKernel& kernel, const GpuTimer& timer, Effort effort) const;

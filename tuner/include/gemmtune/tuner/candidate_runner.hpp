@@ -61,6 +61,11 @@ class CandidateRunner {
   /// a hung kernel (recorded as timeout) or a sticky CUDA error.
   std::optional<double> measure(const GemmConfig& config, Effort effort);
 
+  /// The relative error of `config`, measured ok on this problem before, on the bench's
+  /// wide-range inputs; records nothing. nullopt, with `why_not`, when it cannot be loaded or
+  /// run. Throws DeviceUnusable as measure() does.
+  std::optional<double> wide_range_error(const GemmConfig& config, std::string& why_not);
+
   /// Seconds spent so far, by stage.
   const SweepTimes& times() const { return times_; }
 
@@ -68,8 +73,20 @@ class CandidateRunner {
   db::Id config_id(const GemmConfig& config);
   void record(const GemmConfig& config, db::Result result);
   std::optional<double> fail(const GemmConfig& config, db::Status status, const std::string& error,
-                             std::optional<double> rel_error = std::nullopt);
+                             std::optional<double> rel_error = std::nullopt,
+                             std::optional<double> wide_error = std::nullopt);
   const GemmKernel* load_verified(const GemmConfig& config);
+  // After a verification that hung (`kernel` and every loaded module are leaked) or left a sticky
+  // error, throws DeviceUnusable; clears a launch error that is not sticky. `recorded`: the
+  // failure is in the database, so a resumed sweep skips the config.
+  void stop_if_context_lost(const GemmConfig& config, const Verification& v, std::unique_ptr<GemmKernel>& kernel,
+                            bool recorded);
+
+  // A verified config's errors, for its ok results.
+  struct Errors {
+    double random = 0;
+    std::optional<double> wide;  // tensor-core configs
+  };
 
   RecordTarget target_;
   const DeviceInfo& device_;
@@ -79,7 +96,7 @@ class CandidateRunner {
   const RunnerOptions& options_;
   std::map<std::string, db::Id> config_ids_;
   std::map<std::string, std::unique_ptr<GemmKernel>> kernels_;  // verified, by name
-  std::map<std::string, double> rel_errors_;
+  std::map<std::string, Errors> errors_;
   std::map<std::string, KernelResources> resources_;
   SweepTimes times_;
 };

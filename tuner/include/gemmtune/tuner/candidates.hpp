@@ -33,8 +33,10 @@ bool tile_suits(const GemmConfig& c, const Problem& p, int sm_count);
 /// Whether split_k = `split_k` makes sense for `p` on a GPU with `sm_count` SMs at block tile
 /// bm x bn x bk of `threads` threads: 1 always; more only when the output tiles (times batch)
 /// cannot fill twice the SMs, the split blocks fit two waves of fully occupied SMs (2048 threads
-/// each), and every split still gets at least four K slices of bk.
-bool split_k_useful(const Problem& p, int bm, int bn, int bk, int split_k, int sm_count, int threads);
+/// each), and every split still gets at least four K slices of bk (a `reduction`'s: one step of
+/// bk, its lanes' and warps' whole step).
+bool split_k_useful(const Problem& p, int bm, int bn, int bk, int split_k, int sm_count, int threads,
+                    bool reduction = false);
 
 /// The candidates for `p` out of `valid` (valid_space() of p's layout), fitted to p's data
 /// (GemmConfig::fitted_to): those with vec 4 (each operand's global accesses then as wide as its

@@ -19,6 +19,10 @@ struct ProblemSpec {
   Problem problem() const { return Problem::packed(op_a, op_b, m, n, k, batch); }
 };
 
+/// The spec of kernel_form(spec.problem()): the form the dispatcher runs, which is the one to
+/// tune (a matrix-vector product y = A^T x becomes y^T = x^T A).
+ProblemSpec kernel_spec(const ProblemSpec& spec);
+
 /// "1024x1024x2048 nn" or "1024x1024x2048 nt b8" (batch shown when > 1): for logs and tables.
 std::string problem_label(const ProblemSpec& p);
 
