@@ -100,8 +100,11 @@ ModelRanking rank_candidates(const std::vector<GemmConfig>& candidates, const Pr
   r.order = rank_by_time(r.predicted_ms);
   std::map<std::string, std::size_t> families;
   for (const GemmConfig& c : candidates) {
+    // What the model cannot tell apart: the warp arrangement, the register budget and whether
+    // a narrowed C is written through shared memory.
     GemmConfig key = c;
     key.wm = key.wn = key.occupancy = 0;
+    key.stage_c = false;
     r.family.push_back(families.emplace(config_name(key), families.size()).first->second);
   }
   return r;

@@ -139,12 +139,11 @@ GpuCeilings planning_ceilings(const DeviceInfo& device) {
 SweepShard plan_sweep_shard(const SweepOptions& options, const DeviceInfo& device,
                             const Shard& shard) {
   const GpuCeilings gpu = planning_ceilings(device);
-  std::map<std::pair<Op, Op>, std::vector<GemmConfig>> spaces;
+  SearchSpaces spaces(options, device.limits);
   std::vector<double> costs;
   for (const ProblemSpec& spec : options.problems) {
-    auto& valid = spaces[{spec.op_a, spec.op_b}];
-    if (valid.empty()) valid = valid_space(device.limits, spec.op_a, spec.op_b);
-    const auto candidates = sweep_candidates(options, device, valid, spec.problem());
+    const auto candidates =
+        sweep_candidates(options, device, spaces.of(spec.op_a, spec.op_b), spec.problem());
     costs.push_back(estimate_tuning_seconds(spec, candidates, options.strategy, gpu));
   }
   SweepShard out;
@@ -157,12 +156,10 @@ SweepShard plan_sweep_shard(const SweepOptions& options, const DeviceInfo& devic
 }
 
 std::vector<GemmConfig> sweep_configs(const SweepOptions& options, const DeviceInfo& device) {
-  std::map<std::pair<Op, Op>, std::vector<GemmConfig>> spaces;
+  SearchSpaces spaces(options, device.limits);
   std::map<std::string, GemmConfig> by_name;
   for (const ProblemSpec& spec : options.problems) {
-    auto& valid = spaces[{spec.op_a, spec.op_b}];
-    if (valid.empty()) valid = valid_space(device.limits, spec.op_a, spec.op_b);
-    for (const GemmConfig& c : sweep_candidates(options, device, valid, spec.problem()))
+    for (const GemmConfig& c : sweep_candidates(options, device, spaces.of(spec.op_a, spec.op_b), spec.problem()))
       by_name.emplace(config_name(c), c);
   }
   std::vector<GemmConfig> out;

@@ -66,12 +66,13 @@ std::size_t full_space_size() {
   return n;
 }
 
-std::vector<GemmConfig> valid_space(const DeviceLimits& limits, Op op_a, Op op_b) {
+std::vector<GemmConfig> valid_space(const DeviceLimits& limits, Op op_a, Op op_b,
+                                    const std::function<bool(const GemmConfig&)>& keep) {
   std::vector<GemmConfig> out;
   GemmConfig c;
   c.op_a = op_a, c.op_b = op_b;
   walk(c, walk_order(), 0, [&](const GemmConfig& candidate) {
-    if (!candidate.validate(limits)) out.push_back(candidate);
+    if ((!keep || keep(candidate)) && !candidate.validate(limits)) out.push_back(candidate);
   });
   return out;
 }

@@ -31,6 +31,19 @@ static std::vector<Precision> tuned_classes(Precision up_to) {
   return out;
 }
 
+SearchSpaces::SearchSpaces(const SweepOptions& options, const DeviceLimits& limits)
+    : reduced_(options.space == SpaceKind::reduced && options.only_configs.empty()), limits_(limits) {}
+
+const std::vector<GemmConfig>& SearchSpaces::of(Op op_a, Op op_b) {
+  auto it = spaces_.find({op_a, op_b});
+  if (it == spaces_.end()) {
+    std::function<bool(const GemmConfig&)> keep;
+    if (reduced_) keep = in_reduced_space;
+    it = spaces_.emplace(std::make_pair(op_a, op_b), valid_space(limits_, op_a, op_b, keep)).first;
+  }
+  return it->second;
+}
+
 std::vector<GemmConfig> sweep_candidates(const SweepOptions& o, const DeviceInfo& device,
                                          const std::vector<GemmConfig>& valid,
                                          const Problem& problem) {
@@ -48,22 +61,6 @@ std::vector<GemmConfig> sweep_candidates(const SweepOptions& o, const DeviceInfo
 }
 
 namespace {
-
-// valid_space() per layout, computed once per worker.
-class ValidSpaces {
- public:
-  explicit ValidSpaces(const DeviceLimits& limits) : limits_(limits) {}
-  const std::vector<GemmConfig>& of(Op a, Op b) {
-    auto key = std::make_pair(a, b);
-    auto it = spaces_.find(key);
-    if (it == spaces_.end()) it = spaces_.emplace(key, valid_space(limits_, a, b)).first;
-    return it->second;
-  }
-
- private:
-  DeviceLimits limits_;
-  std::map<std::pair<Op, Op>, std::vector<GemmConfig>> spaces_;
-};
 
 std::string hostname() {
   char buf[256] = {};
@@ -140,7 +137,7 @@ struct ProblemSetup {
 
 // A worker's GPU tools, made once per sweep and lent to each problem.
 struct Tools {
-  ValidSpaces& spaces;
+  SearchSpaces& spaces;  // built once per worker
   CompilePool& pool;
   Stream& stream;
   GpuTimer& timer;
@@ -208,7 +205,7 @@ class DeviceWorker {
     auto cublas = std::make_unique<CublasSgemm>();
     auto reference = std::make_unique<ReferenceGemm>(arch_);
     CompilePool pool(arch_, o_.db_path, compile_threads_);
-    ValidSpaces spaces(dev_.limits);
+    SearchSpaces spaces(o_, dev_.limits);
     const Tools tools{spaces, pool, *stream, *timer, *cublas, *reference};
     try {
       while (!stop_requested()) {
@@ -514,7 +511,7 @@ std::vector<PlanRow> plan_sweep(const SweepOptions& o, const DeviceInfo& device)
     db = std::make_unique<db::Database>(o.db_path, db::OpenMode::read_only);
     gpu_id = db->find_gpu_model(to_db(device));
   }
-  ValidSpaces spaces(device.limits);
+  SearchSpaces spaces(o, device.limits);
   std::vector<PlanRow> rows;
   for (const auto& spec : o.problems) {
     Problem p = spec.problem();

@@ -76,12 +76,10 @@ class TuningDbBuilder {
 
 /// Distinct valid configs of a layout on `limits` with vec 4, one K slice: a tuned set to choose from.
 inline std::vector<GemmConfig> tuned_pool(const DeviceLimits& limits, Op op_a, Op op_b, int split_k = 1) {
-  std::vector<GemmConfig> out;
-  for (const GemmConfig& c : tuner::valid_space(limits, op_a, op_b))
-    if (c.vec == 4 && c.split_k == split_k && c.stages == 2 && c.pad == 4 && c.raster == 8 && c.bm >= 64 &&
-        c.bn >= 64)
-      out.push_back(c);
-  return out;
+  return tuner::valid_space(limits, op_a, op_b, [&](const GemmConfig& c) {
+    return c.vec == 4 && c.split_k == split_k && c.stages == 2 && c.pad == 4 && c.raster == 8 && c.bm >= 64 &&
+           c.bn >= 64;
+  });
 }
 
 }  // namespace gemmtune::test

@@ -78,3 +78,21 @@ TEST(Calibration, RankingPutsASupportedConfigAheadOfItsTwin) {
   EXPECT_EQ(r.rank_of(0), 1u);
   EXPECT_EQ(rank_candidates({a, b}, kProblem, gpu).order, (std::vector<std::size_t>{0, 1}));
 }
+
+TEST(Calibration, MembersOfAFamilyDifferOnlyWhereTheModelIsBlind) {
+  // The warp arrangement, the register budget and staged C share a family (one is measured
+  // first, the others only for the leading families); another tile does not.
+  const GemmConfig a = config(128, 128);
+  GemmConfig warps = a, staged = a, budget = a;
+  warps.wm = a.wm / 2, warps.wn = a.wn * 2;
+  staged.stage_c = true;
+  budget.occupancy = 2;
+  GpuCeilings gpu;
+  gpu.limits = DeviceLimits::for_arch("sm_90");
+  const ModelRanking r = rank_candidates({a, warps, staged, budget, config(64, 128)}, kProblem, gpu);
+  ASSERT_EQ(r.family.size(), 5u);
+  EXPECT_EQ(r.family[1], r.family[0]);
+  EXPECT_EQ(r.family[2], r.family[0]);
+  EXPECT_EQ(r.family[3], r.family[0]);
+  EXPECT_NE(r.family[4], r.family[0]);
+}

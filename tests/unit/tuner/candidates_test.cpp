@@ -1,5 +1,6 @@
 // The candidate set of a problem: vec equal to the alignment, split_k only where it helps,
-// the reduced space small; and the config/problem conversions to database rows.
+// the reduced space small and taken the same way before a sweep knows its problems; and the
+// config/problem conversions to database rows.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,6 +10,7 @@
 #include "gemmtune/tuner/candidates.hpp"
 #include "gemmtune/db_rows.hpp"
 #include "gemmtune/tuner/space.hpp"
+#include "gemmtune/tuner/sweep.hpp"
 
 using namespace gemmtune;
 using namespace gemmtune::tuner;
@@ -263,4 +265,33 @@ TEST(Candidates, PrecisionClassesAreSearchedApart) {
   EXPECT_LT(fp32.size(), fma.size());
   EXPECT_GT(tf32.size(), 2u);
   for (const auto& c : fp32) EXPECT_GE(c.stages, 3) << config_name(c);
+}
+
+TEST(Candidates, SweepsTakeTheReducedSpaceBeforeKnowingTheProblem) {
+  // SearchSpaces filters the reduced space during the walk, before any problem is known: that
+  // must give every problem the candidates that filtering the whole valid space would.
+  SweepOptions reduced, named;
+  // Outside the reduced space (rasterization 1): a sweep naming it still finds it.
+  named.only_configs = {"sgemm_nn_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r1"};
+  DeviceInfo device;
+  device.sm_count = 132;
+  device.limits = DeviceLimits::for_arch("sm_90");
+  SearchSpaces spaces(reduced, device.limits);
+  EXPECT_LT(spaces.of(Op::N, Op::N).size(), valid_nn().size() / 4);
+  SearchSpaces named_spaces(named, device.limits);
+  const Problem square = Problem::packed(Op::N, Op::N, 4096, 4096, 4096);
+  ASSERT_EQ(sweep_candidates(named, device, named_spaces.of(Op::N, Op::N), square).size(), 1u);
+  for (Precision precision : {Precision::ieee, Precision::fp32}) {
+    reduced.precision = precision;
+    for (const Problem& p : {Problem::packed(Op::N, Op::N, 2999, 3001, 2003), Problem::packed(Op::N, Op::N, 1, 1, 100000),
+                             Problem::packed(Op::N, Op::N, 33, 4097, 4095), Problem::packed(Op::N, Op::N, 7, 9, 13),
+                             Problem::packed(Op::N, Op::N, 4096, 4096, 4096), Problem::packed(Op::N, Op::N, 64, 64, 262144),
+                             Problem::packed(Op::N, Op::N, 512, 64, 512, 64)}) {
+      SCOPED_TRACE(p.label());
+      const auto from_space = sweep_candidates(reduced, device, spaces.of(Op::N, Op::N), p);
+      const auto from_all = sweep_candidates(reduced, device, valid_nn(), p);
+      ASSERT_FALSE(from_all.empty());
+      EXPECT_EQ(from_space, from_all);
+    }
+  }
 }

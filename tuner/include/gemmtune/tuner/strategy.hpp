@@ -47,7 +47,7 @@ struct StrategyOptions {
   std::vector<std::size_t> model_order;
   /// model: a family id per candidate index (empty: each its own family). Members of a family
   /// differ only where the model cannot tell them apart (the warp arrangement, the register
-  /// budget): the search measures the best-ranked member of each family first, and the other
+  /// budget, staged C): the search measures the best-ranked member of each family first, and the other
   /// members of the leading families once the search has settled.
   std::vector<std::size_t> model_family;
   std::size_t model_family_leaders = 3;  ///< model: families whose other members are measured
