@@ -198,18 +198,24 @@ gemmtune_status_t gemmtune_cublasSgemmBatched(gemmtune_handle_t handle, gemmtune
                                               int lda, const float* const Barray[], int ldb, const float* beta,
                                               float* const Carray[], int ldc, int batchCount);
 
-/** One problem for gemmtune_prepare(): a (batched) GEMM's shape and scalars, no data. The
- * alignment class is what packed matrices allow unless `alignment` (4, 2 or 1 floats) is lower. */
+/** One GEMM call described without its data, for gemmtune_prepare() and
+ * gemmtune_explain_problem(): shape, leading dimensions, scalars and call kind. Each operand's
+ * alignment class (the widest access its data allows: 4, 2 or 1 floats) follows from its
+ * leading dimension and `alignment`, the alignment of the call's pointers and batch strides, as
+ * for the call itself. A zero-initialised field means: packed matrices, aligned pointers, host
+ * scalars, one matrix per operand. */
 typedef struct gemmtune_problem {
   gemmtune_layout_t layout;
   gemmtune_op_t op_a, op_b;
   int m, n, k, batch; /**< batch 0 is taken as 1 */
   float alpha, beta;  /**< their values; not used with device_scalars */
-  int alignment;      /**< 0: what the packed shape allows */
+  int alignment;      /**< the pointers' alignment in floats (4, 2 or 1; 0: 4, 16 bytes) */
   int pointer_arrays; /**< nonzero: the device-array call (gemmtune_sgemm_batched_device,
                            gemmtune_cublasSgemmBatched), whose class may get another kernel */
   int device_scalars; /**< nonzero: alpha and beta in device memory (GEMMTUNE_POINTER_MODE_DEVICE):
                            a call with K > 0 runs the GEMM whatever alpha is */
+  int lda, ldb, ldc;  /**< the call's leading dimensions in `layout`; 0: packed. An odd one narrows
+                           only its own operand's accesses, so it may get another kernel */
 } gemmtune_problem;
 
 /** Makes the calls of `problems` (`count` of them) on `stream` ready to be captured into a CUDA
@@ -226,6 +232,12 @@ gemmtune_status_t gemmtune_prepare(gemmtune_handle_t handle, const gemmtune_prob
 gemmtune_status_t gemmtune_explain(gemmtune_handle_t handle, gemmtune_layout_t layout, gemmtune_op_t op_a,
                                    gemmtune_op_t op_b, int m, int n, int k, int batch, int alignment, char* buffer,
                                    size_t size, size_t* length);
+
+/** gemmtune_explain() for the call that `problem` describes, as gemmtune_prepare() reads it:
+ * its leading dimensions, pointer arrays (gemmtune_sgemm_batched_device) and device scalars
+ * included. */
+gemmtune_status_t gemmtune_explain_problem(gemmtune_handle_t handle, const gemmtune_problem* problem, char* buffer,
+                                           size_t size, size_t* length);
 
 /** Receives each log message (one line, no prefix, no newline) with its level and `user_data`.
  * May be called from any thread that calls gemmtune, also at once from several; must not call

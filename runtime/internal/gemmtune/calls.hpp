@@ -4,6 +4,8 @@
 // which checks the arguments before it looks at the handle.
 #include "gemmtune/gemmtune.hpp"
 
+struct gemmtune_problem;  // gemmtune.h
+
 namespace gemmtune::detail {
 
 /// A strided-batched GEMM's Problem. alpha and beta go in as values or device addresses
@@ -16,5 +18,12 @@ Problem make_problem(Op op_a, Op op_b, int m, int n, int k, Scalar alpha, const 
 Problem make_pointer_array_problem(Op op_a, Op op_b, int m, int n, int k, Scalar alpha, const float* const* a_array,
                                    long long lda, const float* const* b_array, long long ldb, Scalar beta,
                                    float* const* c_array, long long ldc, int batch);
+
+/// The row-major Problem that the call `q` describes runs as (gemmtune_prepare,
+/// gemmtune_explain_problem): its shape and leading dimensions (0: packed), packed batch strides,
+/// placeholder addresses (never dereferenced) of q.alignment, and pointer arrays and device
+/// scalars as described. Throws Error(kInvalidArgument), starting with `what`, where a field is
+/// bad or the call's arguments would be.
+Problem described_problem(const gemmtune_problem& q, const std::string& what);
 
 }  // namespace gemmtune::detail

@@ -1,5 +1,6 @@
 // The C API: a thin shell over gemmtune::Dispatcher that turns exceptions into status codes and
 // a thread-local message.
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <new>
@@ -99,14 +100,6 @@ gemmtune::DbAccess to_db_access(gemmtune_db_access_t access) {
           "or _NONE (0 to 3)");
 }
 
-// The packed row-major problem (no data) that a shape given in `layout` runs as.
-gemmtune::Problem row_major_shape(gemmtune::Layout layout, gemmtune::Op op_a, gemmtune::Op op_b, int m, int n, int k,
-                                  int batch, int alignment, bool pointer_arrays = false) {
-  if (layout == gemmtune::Layout::row_major)
-    return gemmtune::shape_only_problem(op_a, op_b, m, n, k, batch, alignment, pointer_arrays);
-  return gemmtune::shape_only_problem(op_b, op_a, n, m, k, batch, alignment, pointer_arrays);
-}
-
 gemmtune::Dispatcher& dispatcher_of(gemmtune_handle_t handle) {
   if (!handle) throw gemmtune::Error(gemmtune::Status::kInvalidArgument, "handle is NULL (create one with gemmtune_create)");
   return handle->dispatcher;
@@ -121,6 +114,41 @@ void run_checked(gemmtune_handle_t handle, gemmtune::Layout layout, const gemmtu
 }
 
 }  // namespace
+
+namespace gemmtune::detail {
+
+Problem described_problem(const gemmtune_problem& q, const std::string& what) {
+  auto invalid = [&](const std::string& message) { throw Error(Status::kInvalidArgument, what + message); };
+  if (q.m < 0 || q.n < 0 || q.k < 0 || q.batch < 0) invalid("M, N, K and batch must not be negative");
+  if (q.alignment != 0 && q.alignment != 1 && q.alignment != 2 && q.alignment != 4)
+    invalid("alignment must be 0, 1, 2 or 4");
+  if (q.lda < 0 || q.ldb < 0 || q.ldc < 0) invalid("lda, ldb and ldc must not be negative (0: packed)");
+  const Layout layout = to_layout(q.layout);
+  const Op op_a = to_op(q.op_a, "op_a"), op_b = to_op(q.op_b, "op_b");
+  const bool col = layout == Layout::col_major;
+  // The packed row-major form first (a column-major caller's A and B trade places), with
+  // placeholders of the alignment class; then the caller's leading dimensions.
+  Problem p = col ? shape_only_problem(op_b, op_a, q.n, q.m, q.k, q.batch == 0 ? 1 : q.batch, q.alignment,
+                                       q.pointer_arrays != 0)
+                  : shape_only_problem(op_a, op_b, q.m, q.n, q.k, q.batch == 0 ? 1 : q.batch, q.alignment,
+                                       q.pointer_arrays != 0);
+  if (q.lda) (col ? p.ldb : p.lda) = q.lda;
+  if (q.ldb) (col ? p.lda : p.ldb) = q.ldb;
+  if (q.ldc) p.ldc = q.ldc;
+  p.lda = std::max(p.lda, 1LL), p.ldb = std::max(p.ldb, 1LL), p.ldc = std::max(p.ldc, 1LL);  // K = 0 packs to 0
+  if (!p.pointer_arrays) p.stride_a = p.lda * p.a_rows(), p.stride_b = p.ldb * p.b_rows(), p.stride_c = p.ldc * p.m;
+  p.alpha = q.alpha, p.beta = q.beta;
+  static const float unread = 0;  // a device scalar's placeholder: preparing reads no scalar
+  if (q.device_scalars) p.alpha_ptr = p.beta_ptr = &unread;
+  try {
+    check_arguments(as_row_major(layout, p), layout);  // the caller's view: as_row_major is its own inverse
+  } catch (const Error& e) {
+    invalid(e.what());
+  }
+  return p;
+}
+
+}  // namespace gemmtune::detail
 
 extern "C" {
 
@@ -279,37 +307,21 @@ gemmtune_status_t gemmtune_prepare(gemmtune_handle_t handle, const gemmtune_prob
   return guarded([&] {
     if (!problems && count > 0) throw gemmtune::Error(gemmtune::Status::kInvalidArgument, "problems is NULL");
     std::vector<gemmtune::Problem> list;
-    for (size_t i = 0; i < count; ++i) {
-      const gemmtune_problem& q = problems[i];
-      if (q.m < 0 || q.n < 0 || q.k < 0 || q.batch < 0)
-        throw gemmtune::Error(gemmtune::Status::kInvalidArgument,
-                              "problem " + std::to_string(i) + ": M, N, K and batch must not be negative");
-      if (q.alignment != 0 && q.alignment != 1 && q.alignment != 2 && q.alignment != 4)
-        throw gemmtune::Error(gemmtune::Status::kInvalidArgument,
-                              "problem " + std::to_string(i) + ": alignment must be 0, 1, 2 or 4");
-      gemmtune::Problem p = row_major_shape(to_layout(q.layout), to_op(q.op_a, "op_a"), to_op(q.op_b, "op_b"), q.m,
-                                            q.n, q.k, q.batch == 0 ? 1 : q.batch, q.alignment, q.pointer_arrays != 0);
-      p.alpha = q.alpha, p.beta = q.beta;
-      static const float unread = 0;  // a device scalar's placeholder: preparing reads no scalar
-      if (q.device_scalars) p.alpha_ptr = p.beta_ptr = &unread;
-      list.push_back(p);
-    }
+    for (size_t i = 0; i < count; ++i)
+      list.push_back(gemmtune::detail::described_problem(problems[i], "problem " + std::to_string(i) + ": "));
     dispatcher_of(handle).prepare(list, stream);
   });
 }
 
-gemmtune_status_t gemmtune_explain(gemmtune_handle_t handle, gemmtune_layout_t layout, gemmtune_op_t op_a,
-                                   gemmtune_op_t op_b, int m, int n, int k, int batch, int alignment, char* buffer,
-                                   size_t size, size_t* length) {
+gemmtune_status_t gemmtune_explain_problem(gemmtune_handle_t handle, const gemmtune_problem* problem, char* buffer,
+                                           size_t size, size_t* length) {
   return guarded([&] {
-    if (m < 1 || n < 1 || k < 1 || batch < 1)
+    if (!problem) throw gemmtune::Error(gemmtune::Status::kInvalidArgument, "explain: problem is NULL");
+    if (problem->m < 1 || problem->n < 1 || problem->k < 1 || problem->batch < 0)
       throw gemmtune::Error(gemmtune::Status::kInvalidArgument, "explain: M, N, K and batch must be at least 1");
-    if (alignment != 0 && alignment != 1 && alignment != 2 && alignment != 4)
-      throw gemmtune::Error(gemmtune::Status::kInvalidArgument, "explain: alignment must be 0, 1, 2 or 4");
     if (!buffer && size > 0) throw gemmtune::Error(gemmtune::Status::kInvalidArgument, "explain: buffer is NULL");
-    const gemmtune::Problem problem =
-        row_major_shape(to_layout(layout), to_op(op_a, "op_a"), to_op(op_b, "op_b"), m, n, k, batch, alignment);
-    std::string text = dispatcher_of(handle).explain(problem).to_string();
+    const gemmtune::Problem p = gemmtune::detail::described_problem(*problem, "explain: ");
+    std::string text = dispatcher_of(handle).explain(p).to_string();
     if (length) *length = text.size();
     if (size > 0) {
       size_t n_copy = text.size() < size - 1 ? text.size() : size - 1;
@@ -317,6 +329,17 @@ gemmtune_status_t gemmtune_explain(gemmtune_handle_t handle, gemmtune_layout_t l
       buffer[n_copy] = '\0';
     }
   });
+}
+
+gemmtune_status_t gemmtune_explain(gemmtune_handle_t handle, gemmtune_layout_t layout, gemmtune_op_t op_a,
+                                   gemmtune_op_t op_b, int m, int n, int k, int batch, int alignment, char* buffer,
+                                   size_t size, size_t* length) {
+  if (batch < 1) batch = -1;  // batch 0 is 1 in a gemmtune_problem, not here
+  gemmtune_problem problem{};
+  problem.layout = layout, problem.op_a = op_a, problem.op_b = op_b;
+  problem.m = m, problem.n = n, problem.k = k, problem.batch = batch;
+  problem.alpha = 1, problem.alignment = alignment;
+  return gemmtune_explain_problem(handle, &problem, buffer, size, length);
 }
 
 void gemmtune_set_log_callback(gemmtune_log_callback_t callback, void* user_data) {

@@ -168,5 +168,57 @@ TEST_F(GraphAndDeterminism, UnpreparedCallsRefuseDuringCapture) {
   GEMMTUNE_CUDA(cudaStreamSynchronize(stream_));
 }
 
+// A C caller describes its call to gemmtune_prepare with the call's leading dimensions: one odd
+// lda narrows only A, and the prepared kernel is the one the captured call needs. Describing the
+// call by an alignment class alone (all operands narrowed) prepares another kernel.
+TEST_F(GraphAndDeterminism, PreparedLeadingDimensionsMatchTheCapturedCall) {
+  std::mt19937_64 rng(24);
+  ProblemData data(shape(Op::N, Op::N, 96, 128, 256), 4, 0, rng);  // lds padded by 4: aligned
+  data.p.lda = data.p.a_cols() + 1;                                // then A's alone odd
+  const Problem& p = data.p;
+  ASSERT_EQ(p.a_alignment(), 1);
+  ASSERT_EQ(p.b_alignment(), 4);
+  ASSERT_EQ(p.c_alignment(), 4);
+  gemmtune_options o;
+  gemmtune_options_init(&o);
+  o.db_access = GEMMTUNE_DB_NONE;
+  gemmtune_handle_t h = nullptr;
+  ASSERT_EQ(gemmtune_create(&h, &o), GEMMTUNE_STATUS_SUCCESS) << gemmtune_last_error();
+  auto call = [&] {
+    return gemmtune_sgemm(h, GEMMTUNE_ROW_MAJOR, GEMMTUNE_OP_N, GEMMTUNE_OP_N, p.m, p.n, p.k, p.alpha, p.a,
+                          int(p.lda), p.b, int(p.ldb), p.beta, p.c, int(p.ldc), stream_);
+  };
+  auto capture = [&](cudaGraph_t* graph) {
+    GEMMTUNE_CUDA(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeGlobal));
+    const gemmtune_status_t s = call();
+    EXPECT_EQ(cudaStreamEndCapture(stream_, graph), cudaSuccess);
+    return s;
+  };
+  gemmtune_problem q{};
+  q.layout = GEMMTUNE_ROW_MAJOR, q.op_a = GEMMTUNE_OP_N, q.op_b = GEMMTUNE_OP_N;
+  q.m = p.m, q.n = p.n, q.k = p.k, q.batch = 1, q.alpha = p.alpha, q.beta = p.beta;
+  q.alignment = 1;  // every operand narrowed: not this call's class
+  ASSERT_EQ(gemmtune_prepare(h, &q, 1, stream_), GEMMTUNE_STATUS_SUCCESS) << gemmtune_last_error();
+  cudaGraph_t graph = nullptr;
+  EXPECT_EQ(capture(&graph), GEMMTUNE_STATUS_NOT_PREPARED) << gemmtune_last_error();
+  GEMMTUNE_CUDA(cudaGraphDestroy(graph));
+
+  q.alignment = 0, q.lda = int(p.lda), q.ldb = int(p.ldb), q.ldc = int(p.ldc);
+  ASSERT_EQ(gemmtune_prepare(h, &q, 1, stream_), GEMMTUNE_STATUS_SUCCESS) << gemmtune_last_error();
+  ASSERT_EQ(capture(&graph), GEMMTUNE_STATUS_SUCCESS) << gemmtune_last_error();
+  cudaGraphExec_t exec = nullptr;
+  GEMMTUNE_CUDA(cudaGraphInstantiate(&exec, graph, 0));
+  ReferenceGemm reference(device_info(0).limits.arch());
+  data.reset_c();
+  DeviceArray<double> ref(size_t(p.m) * p.n);
+  reference.run(p, ref.get(), stream_);
+  GEMMTUNE_CUDA(cudaGraphLaunch(exec, stream_));
+  GEMMTUNE_CUDA(cudaStreamSynchronize(stream_));
+  EXPECT_LE(relative_error(data.result(), p.ldc, p.stride_c, ref.download(), p.m, p.n, 1), fp32_tolerance(p.k));
+  GEMMTUNE_CUDA(cudaGraphExecDestroy(exec));
+  GEMMTUNE_CUDA(cudaGraphDestroy(graph));
+  EXPECT_EQ(gemmtune_destroy(h), GEMMTUNE_STATUS_SUCCESS);
+}
+
 }  // namespace
 }  // namespace gemmtune::test
