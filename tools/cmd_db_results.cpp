@@ -55,10 +55,13 @@ struct Section {
                 problem_column(false),
                 {"#", "rank"},
                 {"config", "config", Align::left},
+                {"class", "precision_class", Align::left, true, kPrecisionLegend},
                 {"time", "median_ms"},
                 {"rate", "tflops"},
                 {"vs best", "slower_than_best_percent"},
                 {"spread", "spread_percent"},
+                {"error", "rel_error"},
+                {"wide-range", "wide_error"},
                 {"regs", "registers"},
                 {"spill", "spill_bytes"},
                 {"smem", "smem_bytes"},
@@ -89,9 +92,9 @@ Section build_section(const db::GpuModel& gpu, const db::ProblemKey& p, const st
     std::optional<double> spread;
     if (r.min_ms && r.max_ms && ms > 0) spread = (*r.max_ms - *r.min_ms) / ms * 100.0;
     s.ranked.add_row({Cell::str(gpu_name), Cell::problem(label, p), Cell::integer(std::int64_t(seen_ok.size())),
-                      Cell::str(row.config.name), time_cell(ms), rate_cell(tflops),
-                      *best > 0 ? fixed_cell((ms - *best) / *best * 100.0, 1, "%") : Cell::none(),
-                      fixed_cell(spread, 1, "%"),
+                      Cell::str(row.config.name), Cell::str(precision_class(row.config)), time_cell(ms),
+                      rate_cell(tflops), *best > 0 ? fixed_cell((ms - *best) / *best * 100.0, 1, "%") : Cell::none(),
+                      fixed_cell(spread, 1, "%"), error_cell(r.rel_error), error_cell(r.wide_error),
                       r.registers ? Cell::integer(*r.registers) : Cell::none(),
                       bytes_cell(r.spill_bytes), bytes_cell(r.smem_bytes), Cell::integer(row.sweep_id)});
   }

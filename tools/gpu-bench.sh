@@ -23,9 +23,8 @@ if [ "$budget" = "--db" ]; then
 fi
 out=${OUT:-$build/gpu-bench}
 mkdir -p "$out"
-for d in /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib; do
-  [ -d "$d" ] && export LD_LIBRARY_PATH="$d:${LD_LIBRARY_PATH:-}"
-done
+source "$(dirname "$0")/cuda-libs.sh"
+export LD_LIBRARY_PATH="$cuda_libs${LD_LIBRARY_PATH:-}"
 gemmtune="$build/tools/gemmtune"
 db="$out/tuning.db"
 rm -f "$db" "$db-wal" "$db-shm"

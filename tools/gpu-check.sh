@@ -12,9 +12,8 @@ build=${1:-build}
 filter=${2:-*}
 log_dir=${OUT:-$build/gpu-check}
 mkdir -p "$log_dir"
-for d in /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib; do
-  [ -d "$d" ] && export LD_LIBRARY_PATH="$d:${LD_LIBRARY_PATH:-}"
-done
+source "$(dirname "$0")/cuda-libs.sh"
+export LD_LIBRARY_PATH="$cuda_libs${LD_LIBRARY_PATH:-}"
 command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
 "$build/tools/gemmtune" info || true
 

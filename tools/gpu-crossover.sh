@@ -32,9 +32,8 @@ for n in "${sizes[@]}"; do
 done
 out=${OUT:-$build/gpu-crossover}
 mkdir -p "$out"
-for d in /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib; do
-  [ -d "$d" ] && export LD_LIBRARY_PATH="$d:${LD_LIBRARY_PATH:-}"
-done
+source "$(dirname "$0")/cuda-libs.sh"
+export LD_LIBRARY_PATH="$cuda_libs${LD_LIBRARY_PATH:-}"
 command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version,clocks.sm --format=csv,noheader
 { lscpu 2>/dev/null || cat /proc/cpuinfo; } > "$out/cpu.txt"
 echo "gpu-crossover: $(nproc) cores; ${#sizes[@]} sizes x 4 layouts"

@@ -27,14 +27,11 @@ cli="$build/tools/gemmtune"
 
 # The Python process uses PyTorch's CUDA libraries (libgemmtune.so finds NVRTC among them); the
 # CLI, built against the toolkit, finds its libraries there.
-cuda_path=""
-for d in /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib; do
-  [ -d "$d" ] && cuda_path="$d:$cuda_path"
-done
+source "$(dirname "$0")/cuda-libs.sh"
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 # The tests run the CLI through this, so that only the CLI sees the toolkit's library path.
-printf '#!/bin/sh\nLD_LIBRARY_PATH="%s${LD_LIBRARY_PATH:-}" exec "%s" "$@"\n' "$cuda_path" "$cli" > "$scratch/gemmtune"
+printf '#!/bin/sh\nLD_LIBRARY_PATH="%s${LD_LIBRARY_PATH:-}" exec "%s" "$@"\n' "$cuda_libs" "$cli" > "$scratch/gemmtune"
 chmod +x "$scratch/gemmtune"
 export GEMMTUNE_LIBRARY="$lib" GEMMTUNE_CLI="$scratch/gemmtune" PYTHONPATH="$repo/python${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1
 export GEMMTUNE_DB="$scratch/tests.db"  # never the user's database

@@ -15,9 +15,8 @@ fi
 build=$1 db=$2 seconds=$3
 out=${OUT:-$build/gpu-record}
 mkdir -p "$out" "$(dirname "$db")"
-for d in /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib; do
-  [ -d "$d" ] && export LD_LIBRARY_PATH="$d:${LD_LIBRARY_PATH:-}"
-done
+source "$(dirname "$0")/cuda-libs.sh"
+export LD_LIBRARY_PATH="$cuda_libs${LD_LIBRARY_PATH:-}"
 gemmtune="$build/tools/gemmtune"
 problems=tests/fixtures/replay-problems.csv
 # SIGINT: the sweep finishes the candidate in flight and marks the sweep interrupted.

@@ -15,9 +15,8 @@ build=$1
 shift
 out=${OUT:-$build/gpu-tuning-time}
 mkdir -p "$out"
-for d in /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib; do
-  [ -d "$d" ] && export LD_LIBRARY_PATH="$d:${LD_LIBRARY_PATH:-}"
-done
+source "$(dirname "$0")/cuda-libs.sh"
+export LD_LIBRARY_PATH="$cuda_libs${LD_LIBRARY_PATH:-}"
 export CUDA_CACHE_DISABLE=1
 gemmtune="$build/tools/gemmtune"
 work=$(mktemp -d)

@@ -3,21 +3,14 @@
 // gemmtune_sgemm_strided_batched give the same bits as the row-major call they become (same
 // dispatcher, same config), and gemmtune and cuBLAS are both within the reference tolerance of
 // the float64 reference.
-#include <cublas_v2.h>
-#include <gtest/gtest.h>
-
 #include <cmath>
 #include <limits>
 #include <random>
 
-#include "gemmtune/gemmtune.h"
-#include "gpu/dispatch/dispatch_check.hpp"
-#include "support/gpu_env.hpp"
+#include "gpu/dispatch/beside_cublas.hpp"
 
 namespace gemmtune::test {
 namespace {
-
-#define CUBLAS_OK(call) ASSERT_EQ((call), CUBLAS_STATUS_SUCCESS) << #call
 
 // A column-major problem with its own device memory: ld padded by `pad`, random A, B and C.
 struct ColumnMajorData {
@@ -46,37 +39,14 @@ struct ColumnMajorData {
   void reset_c() { c.upload(c_init); }
 };
 
-cublasOperation_t cublas_op(Op op) { return op == Op::N ? CUBLAS_OP_N : CUBLAS_OP_T; }
-gemmtune_op_t c_op(Op op) { return op == Op::N ? GEMMTUNE_OP_N : GEMMTUNE_OP_T; }
 
-class ColumnMajor : public ::testing::Test {
+class ColumnMajor : public BesideCublas {
  protected:
-  void SetUp() override {
-    GEMMTUNE_REQUIRE_GPU();
-    GEMMTUNE_CUDA(cudaSetDevice(0));
-    gemmtune_options o;
-    gemmtune_options_init(&o);
-    o.db_access = GEMMTUNE_DB_NONE;  // built-in kernels: nothing on this machine changes the choice
-    o.deterministic = 1;             // bitwise comparisons: no split-K
-    ASSERT_EQ(gemmtune_create(&handle_, &o), GEMMTUNE_STATUS_SUCCESS) << gemmtune_last_error();
-    ASSERT_EQ(cublasCreate(&cublas_), CUBLAS_STATUS_SUCCESS);
-    ASSERT_EQ(cublasSetMathMode(cublas_, CUBLAS_PEDANTIC_MATH), CUBLAS_STATUS_SUCCESS);  // FP32, no TF32
-    reference_ = std::make_unique<ReferenceGemm>(device_info(0).limits.arch());
-  }
-  void TearDown() override {
-    if (cublas_) cublasDestroy(cublas_);
-    if (handle_) gemmtune_destroy(handle_);
-  }
-
   // Relative error of C (column-major) against the float64 reference of the caller's problem.
   double error(const ColumnMajorData& d, const std::vector<double>& ref) {
     const Problem r = as_row_major(Layout::col_major, d.p);
     return relative_error(d.c.download(), r.ldc, r.stride_c, ref, r.m, r.n, r.batch);
   }
-
-  gemmtune_handle_t handle_ = nullptr;
-  cublasHandle_t cublas_ = nullptr;
-  std::unique_ptr<ReferenceGemm> reference_;
 };
 
 TEST_F(ColumnMajor, MatchesCublasOnTheSameBuffers) {

@@ -4,9 +4,6 @@
 // over Inf, K = 0), split-K and repack configs with pointer arrays, and a CUDA Graph captured once
 // and replayed with new scalars and new array contents. Argument checks: the unit test of the same
 // name.
-#include <cublas_v2.h>
-#include <gtest/gtest.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -14,22 +11,16 @@
 #include <numeric>
 #include <random>
 
-#include "gemmtune/gemmtune.h"
-#include "gpu/dispatch/dispatch_check.hpp"
-#include "support/gpu_env.hpp"
+#include "gpu/dispatch/beside_cublas.hpp"
 #include "unit/dispatch/tuning_db.hpp"
 
 namespace gemmtune::test {
 namespace {
 
-#define CUBLAS_OK(call) ASSERT_EQ((call), CUBLAS_STATUS_SUCCESS) << #call
-#define GEMMTUNE_OK(call) ASSERT_EQ((call), GEMMTUNE_STATUS_SUCCESS) << #call << ": " << gemmtune_last_error()
 
 const float kNaN = std::numeric_limits<float>::quiet_NaN();
 const float kInf = std::numeric_limits<float>::infinity();
 
-cublasOperation_t cublas_op(Op op) { return op == Op::N ? CUBLAS_OP_N : CUBLAS_OP_T; }
-gemmtune_op_t c_op(Op op) { return op == Op::N ? GEMMTUNE_OP_N : GEMMTUNE_OP_T; }
 gemmtune_layout_t c_layout(Layout l) { return l == Layout::row_major ? GEMMTUNE_ROW_MAJOR : GEMMTUNE_COL_MAJOR; }
 
 // `batch` GEMMs of one shape whose matrices lie scattered in one pool per operand: 2 x batch
@@ -154,28 +145,16 @@ std::string describe(const ScatteredBatch& d) {
          std::to_string(d.p.lda) + " ldb " + std::to_string(d.p.ldb) + " ldc " + std::to_string(d.p.ldc);
 }
 
-class DevicePointers : public ::testing::Test {
+class DevicePointers : public BesideCublas {
  protected:
   void SetUp() override {
-    GEMMTUNE_REQUIRE_GPU();
-    GEMMTUNE_CUDA(cudaSetDevice(0));
-    gemmtune_options o;
-    gemmtune_options_init(&o);
-    o.db_access = GEMMTUNE_DB_NONE;  // built-in kernels: nothing on this machine changes the choice
-    o.deterministic = 1;             // bitwise comparisons
-    ASSERT_EQ(gemmtune_create(&handle_, &o), GEMMTUNE_STATUS_SUCCESS) << gemmtune_last_error();
-    ASSERT_EQ(cublasCreate(&cublas_), CUBLAS_STATUS_SUCCESS);
-    ASSERT_EQ(cublasSetMathMode(cublas_, CUBLAS_PEDANTIC_MATH), CUBLAS_STATUS_SUCCESS);  // FP32, no TF32
-    reference_ = std::make_unique<ReferenceGemm>(device_info(0).limits.arch());
+    BesideCublas::SetUp();
+    if (IsSkipped() || HasFatalFailure()) return;
     DispatcherOptions cpp;
     cpp.db_access = DbAccess::none;
     cpp.deterministic = true;
     cpp_ = std::make_unique<Dispatcher>(cpp);
     scalars_ = std::make_unique<DeviceArray<float>>(2);
-  }
-  void TearDown() override {
-    if (cublas_) cublasDestroy(cublas_);
-    if (handle_) gemmtune_destroy(handle_);
   }
   // Both libraries in device pointer mode, alpha and beta set in device memory.
   void device_mode(float alpha, float beta) {
@@ -235,9 +214,6 @@ class DevicePointers : public ::testing::Test {
     GEMMTUNE_CUDA(cudaDeviceSynchronize());
   }
 
-  gemmtune_handle_t handle_ = nullptr;
-  cublasHandle_t cublas_ = nullptr;
-  std::unique_ptr<ReferenceGemm> reference_;
   std::unique_ptr<Dispatcher> cpp_;  // the C++ API, like handle_ (built-in kernels, deterministic)
   std::unique_ptr<DeviceArray<float>> scalars_;  // alpha, beta in device memory
 };
@@ -526,8 +502,8 @@ TEST_F(DevicePointers, GraphReplaysNewScalarsAndArrays) {
   GEMMTUNE_CUDA(cudaGraphDestroy(graph));
 
   gemmtune_problem problems[2] = {};
-  problems[0] = {GEMMTUNE_COL_MAJOR, GEMMTUNE_OP_T, GEMMTUNE_OP_T, p.m, p.n, p.k, p.batch, 0.f, 0.f, 0, 1, 1};
-  problems[1] = {GEMMTUNE_COL_MAJOR, GEMMTUNE_OP_N, GEMMTUNE_OP_N, 30, 20, 0, 2, 0.f, 0.f, 0, 1, 1};
+  problems[0] = {GEMMTUNE_COL_MAJOR, GEMMTUNE_OP_T, GEMMTUNE_OP_T, p.m, p.n, p.k, p.batch, 0.f, 0.f, 0, 1, 1, 0, 0, 0};
+  problems[1] = {GEMMTUNE_COL_MAJOR, GEMMTUNE_OP_N, GEMMTUNE_OP_N, 30, 20, 0, 2, 0.f, 0.f, 0, 1, 1, 0, 0, 0};
   GEMMTUNE_OK(gemmtune_prepare(handle_, problems, 2, stream));
   GEMMTUNE_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
   EXPECT_EQ(capture_calls(), GEMMTUNE_STATUS_SUCCESS) << gemmtune_last_error();

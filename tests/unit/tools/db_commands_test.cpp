@@ -80,9 +80,10 @@ TEST_F(DbCommands, BestFiltersByShapeAndLayoutAndWritesJson) {
   EXPECT_FALSE(contains(nt.out, "4096x4096x4096")) << nt.out;
 }
 
-// Each best with its precision class and its errors on both verification inputs: a 3xTF32 best
-// measured on both, an FP32 FMA best without a wide-range error ("-", null: not measured).
-TEST_F(DbCommands, BestShowsThePrecisionClassAndBothErrors) {
+// Each best (and each ranked result) with its precision class and its errors on both verification
+// inputs: a 3xTF32 best measured on both, an FP32 FMA best without a wide-range error ("-", null:
+// not measured).
+TEST_F(DbCommands, BestAndResultsShowThePrecisionClassAndBothErrors) {
   const fs::path file = dir_ / "classes.db";
   {
     Database db(file.string(), OpenMode::read_write);
@@ -117,6 +118,18 @@ TEST_F(DbCommands, BestShowsThePrecisionClassAndBothErrors) {
   EXPECT_TRUE(contains(big_json, "\"rel_error\":3.1e-07,\"wide_error\":2.9e-07")) << j.out;
   EXPECT_TRUE(contains(mid_json, "\"precision_class\":\"ieee\"")) << j.out;
   EXPECT_TRUE(contains(mid_json, "\"rel_error\":2e-07,\"wide_error\":null")) << j.out;
+
+  // db results shows them for every ranked candidate.
+  CliRun res = db_cmd({"results", "4096x4096x4096"}, file);
+  ASSERT_EQ(res.status, 0) << res.err;
+  const std::string row = line_with(res.out, "_m3");
+  EXPECT_TRUE(std::regex_search(row, std::regex("_m3 +fp32 "))) << res.out;
+  EXPECT_TRUE(std::regex_search(row, std::regex(" 3\\.1e-07 +2\\.9e-07 "))) << res.out;
+  EXPECT_TRUE(contains(res.out, "class: ieee FP32 FMA")) << res.out;
+  CliRun res_json = db_cmd({"results", "1024x1024x2048", "--json"}, file);
+  ASSERT_EQ(res_json.status, 0) << res_json.err;
+  EXPECT_TRUE(contains(res_json.out, "\"precision_class\":\"ieee\"")) << res_json.out;
+  EXPECT_TRUE(contains(res_json.out, "\"rel_error\":2e-07,\"wide_error\":null")) << res_json.out;
 }
 
 TEST_F(DbCommands, ResultsRanksCandidatesWithResources) {
