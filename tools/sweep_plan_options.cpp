@@ -15,7 +15,7 @@ void SweepPlanOptions::add_problem_options(CLI::App* cmd) {
   cmd->add_option("--batch", batch, "Batch count of the --shape problems")->capture_default_str();
   cmd->add_option("--file", files, "CSV of problems: m,n,k[,layout][,batch] (repeatable)");
   cmd->add_option("--preset", presets,
-                  "Named problem set: quick, squares, transformer, suite, users (repeatable); "
+                  "Named problem set: quick, squares, transformer, suite, users, holdout (repeatable); "
                   "quick when no problem is given");
 }
 

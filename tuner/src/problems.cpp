@@ -189,6 +189,18 @@ const std::map<std::string, std::vector<PresetShape>>& presets() {
         {16, 16, 500000, 1, "nn"},      {512, 512, 64, 64, "nt"},      {512, 64, 512, 64, "nn"},
         {65536, 64, 64, 1, "nn"},       {64, 65536, 64, 1, "nn"},      {8192, 17, 8191, 1, "nn"},
         {7, 9, 13, 1, "tn"}}},
+      // Shapes kept out of every design and tuning decision, to check that what the other presets
+      // showed carries over: outer products and K of 3, convolutions as GEMMs (im2col), vision
+      // transformers' attention, decode-time language-model layers, point transforms, many tiny
+      // matrices, odd squares in the transposed layouts, deep odd K.
+      {"holdout",
+       {{4096, 4096, 1, 1, "nn"},     {1000, 1000, 1, 1, "nt"},      {1024, 1024, 3, 1, "nt"},
+        {12544, 64, 147, 1, "nn"},    {3136, 64, 576, 1, "nn"},      {784, 128, 1152, 1, "tn"},
+        {197, 197, 64, 12, "nt"},     {197, 64, 197, 12, "nn"},      {77, 77, 64, 96, "nt"},
+        {1, 50257, 768, 1, "nt"},     {1, 11008, 4096, 1, "nt"},     {8, 4096, 11008, 1, "nt"},
+        {1000000, 3, 3, 1, "nn"},     {100000, 16, 16, 1, "tn"},     {16, 100000, 16, 1, "nt"},
+        {8, 8, 8, 20000, "nn"},       {32, 32, 32, 4096, "tt"},      {1023, 1025, 1027, 1, "tt"},
+        {768, 768, 768, 1, "tn"},     {7, 13, 1000003, 1, "nn"},     {2730, 1024, 4096, 1, "nn"}}},
   };
   return table;
 }

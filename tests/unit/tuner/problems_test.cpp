@@ -1,6 +1,8 @@
 // Problems from shapes, CSV files and presets; errors name the bad text or file:line.
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "gemmtune/error.hpp"
 #include "gemmtune/tuner/problems.hpp"
 #include "support/scratch.hpp"
@@ -98,7 +100,7 @@ TEST_F(ProblemFile, OnlyTheDocumentedHeaderIsSkipped) {
 }
 
 TEST(Presets, NamesAndContents) {
-  EXPECT_EQ(preset_names(), (std::vector<std::string>{"quick", "squares", "suite", "transformer", "users"}));
+  EXPECT_EQ(preset_names(), (std::vector<std::string>{"holdout", "quick", "squares", "suite", "transformer", "users"}));
   auto quick = preset_problems("quick");
   ASSERT_EQ(quick.size(), 4u);
   EXPECT_EQ(problem_label(quick[2]), "127x257x1023 nn");
@@ -112,7 +114,7 @@ TEST(Presets, NamesAndContents) {
   EXPECT_EQ(squares.back().m, 8192);
   auto tf = preset_problems("transformer");
   EXPECT_NE(std::find(tf.begin(), tf.end(), ProblemSpec{Op::N, Op::N, 2048, 11008, 4096, 1}), tf.end());
-  EXPECT_NE(error_of([] { preset_problems("huge"); }).find("quick, squares, suite, transformer, users"), std::string::npos);
+  EXPECT_NE(error_of([] { preset_problems("huge"); }).find("holdout, quick, squares, suite, transformer, users"), std::string::npos);
 }
 
 TEST(Problems, UniqueKeepsFirstOrder) {
@@ -136,4 +138,20 @@ TEST(Problems, UsersPresetHasItsOwnLayoutsAndEveryMatrixVectorForm) {
   EXPECT_EQ(dots, 3);
   EXPECT_EQ(users.front().op_a, Op::N);  // 1024x32000x4096 nn, whatever the layout argument
   EXPECT_EQ(problem_label(users[2]), "1024x50256x768 nt");
+}
+
+// The holdout preset is kept out of every other preset (none of its problems is tuned or
+// benchmarked with them) and covers every layout.
+TEST(Problems, HoldoutPresetSharesNoProblemWithTheOthers) {
+  const auto holdout = preset_problems("holdout");
+  EXPECT_GE(holdout.size(), 20u);
+  std::set<std::string> others, layouts;
+  for (const auto& name : preset_names())
+    if (name != "holdout")
+      for (const auto& p : preset_problems(name, "all")) others.insert(problem_label(p));
+  for (const auto& p : holdout) {
+    EXPECT_EQ(others.count(problem_label(p)), 0u) << problem_label(p);
+    layouts.insert(p.problem().layout());
+  }
+  EXPECT_EQ(layouts, (std::set<std::string>{"nn", "nt", "tn", "tt"}));
 }
