@@ -85,13 +85,13 @@ __device__ __forceinline__ void raster_tile(int bid, int tiles_m, int tiles_n, i
 // The matrices of batch `batch`: through the device pointer arrays when the call gave them, else
 // by stride. The one place the kernels find a batch's operands (one uniform branch).
 __device__ __forceinline__ const float* batch_a(const GemmArgs& p, int batch) {
-  return p.a_array ? p.a_array[batch] : p.a + batch * p.stride_a;
+  return p.pointer_arrays ? p.a_array[batch] : p.a + batch * p.stride_a;
 }
 __device__ __forceinline__ const float* batch_b(const GemmArgs& p, int batch) {
-  return p.b_array ? p.b_array[batch] : p.b + batch * p.stride_b;
+  return p.pointer_arrays ? p.b_array[batch] : p.b + batch * p.stride_b;
 }
 __device__ __forceinline__ float* batch_c(const GemmArgs& p, int batch) {
-  return p.c_array ? p.c_array[batch] : p.c + batch * p.stride_c;
+  return p.pointer_arrays ? p.c_array[batch] : p.c + batch * p.stride_c;
 }
 
 // A block's work: the BM x BN tile of C at (m0, n0) of matrix `batch`, over K in [k_begin, k_end).

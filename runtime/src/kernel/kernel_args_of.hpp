@@ -7,11 +7,20 @@ namespace gemmtune {
 
 /// `tile_counters` are split-K's (LaunchWorkspace::prepare); null for other launches.
 inline GemmArgs kernel_args_of(const Problem& p, int* tile_counters = nullptr) {
-  const bool arrays = p.pointer_arrays;
-  return GemmArgs{p.a, p.b, p.c, p.lda, p.ldb, p.ldc, p.stride_a, p.stride_b, p.stride_c,
-                  p.m, p.n, p.k, p.batch, p.alpha, p.beta, tile_counters,
-                  arrays ? p.a_array : nullptr, arrays ? p.b_array : nullptr, arrays ? p.c_array : nullptr,
-                  p.alpha_ptr, p.beta_ptr};
+  GemmArgs args{};
+  if (p.pointer_arrays) {
+    args.a_array = p.a_array, args.b_array = p.b_array, args.c_array = p.c_array;
+  } else {
+    args.a = p.a, args.b = p.b, args.c = p.c;
+  }
+  args.lda = p.lda, args.ldb = p.ldb, args.ldc = p.ldc;
+  args.stride_a = p.stride_a, args.stride_b = p.stride_b, args.stride_c = p.stride_c;
+  args.m = p.m, args.n = p.n, args.k = p.k, args.batch = p.batch;
+  args.alpha = p.alpha, args.beta = p.beta;
+  args.tile_counters = tile_counters;
+  args.alpha_ptr = p.alpha_ptr, args.beta_ptr = p.beta_ptr;
+  args.pointer_arrays = p.pointer_arrays;
+  return args;
 }
 
 }  // namespace gemmtune

@@ -6,25 +6,27 @@ namespace gemmtune {
 
 /// C = alpha * op(A) * op(B) + beta * C for `batch` matrices, row-major, FP32.
 struct GemmArgs {
-  const float* a;
-  const float* b;
-  float* c;
+  // The matrices: matrix i of A at a + i * stride_a, likewise B and C; or, with pointer_arrays
+  // (the device-array batched call), at a_array[i] in a device array of `batch` pointers.
+  union { const float* a; const float* const* a_array; };
+  union { const float* b; const float* const* b_array; };
+  union { float* c; float* const* c_array; };
   long long lda, ldb, ldc;                 // leading dimensions, elements
   long long stride_a, stride_b, stride_c;  // batch strides, elements
   int m, n, k;
   int batch;
   float alpha, beta;
   int* tile_counters;  // split-K: one counter per output tile (LaunchWorkspace); null otherwise
-  // Device arrays of `batch` pointers (the device-array batched call): matrix i of A is
-  // a_array[i], likewise B and C; a, b, c and the batch strides are then not used. Null: by stride.
-  const float* const* a_array;
-  const float* const* b_array;
-  float* const* c_array;
   // Device pointer mode: alpha and beta are read from device memory when the kernel runs (a CUDA
   // Graph replay sees their current values). Null: the values above.
   const float* alpha_ptr;
   const float* beta_ptr;
+  int pointer_arrays;  // nonzero: the matrices are in a_array, b_array and c_array
 };
+// Passed by value, the block must stay within 128 bytes: past that NVVM stops unrolling the
+// register-prefetch main loop of some configs by two (64x64x16 t8x4 s2 k512 on an H200: 69.6 us
+// compiled from a 104-byte block, 79.6 us from a 144-byte one).
+static_assert(sizeof(GemmArgs) <= 128, "GemmArgs grew past 128 bytes: see the comment above");
 
 /// gemmtune_pack_operand: copies `batch` rows x cols matrices from src (rows ld apart, matrices
 /// stride apart) to dst (dst_ld, dst_stride: multiples of 4 floats, 16-byte aligned base),
