@@ -14,8 +14,8 @@
 namespace gemmtune::test {
 namespace {
 
-gemmtune_problem describe(gemmtune_layout_t layout, gemmtune_op_t op_a, gemmtune_op_t op_b, int m, int n, int k,
-                          int lda = 0, int ldb = 0, int ldc = 0) {
+gemmtune_problem describe(gemmtune_layout_t layout, gemmtune_op_t op_a, gemmtune_op_t op_b, int m,
+                          int n, int k, int lda = 0, int ldb = 0, int ldc = 0) {
   gemmtune_problem q{};
   q.layout = layout, q.op_a = op_a, q.op_b = op_b, q.m = m, q.n = n, q.k = k;
   q.alpha = 1, q.lda = lda, q.ldb = ldb, q.ldc = ldc;
@@ -23,13 +23,14 @@ gemmtune_problem describe(gemmtune_layout_t layout, gemmtune_op_t op_a, gemmtune
 }
 
 // The row-major problem of the real call with 16-byte aligned (fake, never read) pointers.
-Problem real_call(Layout layout, Op op_a, Op op_b, int m, int n, int k, long long lda, long long ldb, long long ldc,
-                  int batch = 1, long long stride_a = 0, long long stride_b = 0, long long stride_c = 0) {
+Problem real_call(Layout layout, Op op_a, Op op_b, int m, int n, int k, long long lda,
+                  long long ldb, long long ldc, int batch = 1, long long stride_a = 0,
+                  long long stride_b = 0, long long stride_c = 0) {
   const auto* a = reinterpret_cast<const float*>(std::uintptr_t(4096));
   const auto* b = reinterpret_cast<const float*>(std::uintptr_t(8192));
   auto* c = reinterpret_cast<float*>(std::uintptr_t(16384));
-  return as_row_major(layout, detail::make_problem(op_a, op_b, m, n, k, 1.f, a, lda, stride_a, b, ldb, stride_b, 0.f,
-                                                   c, ldc, stride_c, batch));
+  return as_row_major(layout, detail::make_problem(op_a, op_b, m, n, k, 1.f, a, lda, stride_a, b,
+                                                   ldb, stride_b, 0.f, c, ldc, stride_c, batch));
 }
 
 // The fields of the dispatcher's plan key: what decides which kernel runs.
@@ -68,7 +69,8 @@ TEST(DescribedProblem, PackedByDefaultAsEveryLayoutStoresIt) {
     for (gemmtune_op_t op_a : {GEMMTUNE_OP_N, GEMMTUNE_OP_T})
       for (gemmtune_op_t op_b : {GEMMTUNE_OP_N, GEMMTUNE_OP_T}) {
         const Layout l = layout == GEMMTUNE_ROW_MAJOR ? Layout::row_major : Layout::col_major;
-        const Op a = op_a == GEMMTUNE_OP_N ? Op::N : Op::T, b = op_b == GEMMTUNE_OP_N ? Op::N : Op::T;
+        const Op a = op_a == GEMMTUNE_OP_N ? Op::N : Op::T,
+                 b = op_b == GEMMTUNE_OP_N ? Op::N : Op::T;
         // A stored rows x cols: packed, its leading dimension is a row (row-major) or a column.
         const int m = 33, n = 64, k = 128;
         const int a_rows = a == Op::N ? m : k, a_cols = a == Op::N ? k : m;
@@ -79,13 +81,15 @@ TEST(DescribedProblem, PackedByDefaultAsEveryLayoutStoresIt) {
         q.batch = 3;
         const Problem p = detail::described_problem(q, "");
         const long long lda = row ? a_cols : a_rows, ldb = row ? b_cols : b_rows, ldc = row ? n : m;
-        expect_same_class(p, real_call(l, a, b, m, n, k, lda, ldb, ldc, 3, lda * (row ? a_rows : a_cols),
-                                       ldb * (row ? b_rows : b_cols), ldc * (row ? m : n)));
+        expect_same_class(
+            p, real_call(l, a, b, m, n, k, lda, ldb, ldc, 3, lda * (row ? a_rows : a_cols),
+                         ldb * (row ? b_rows : b_cols), ldc * (row ? m : n)));
       }
 }
 
 TEST(DescribedProblem, PointerArraysAndDeviceScalars) {
-  gemmtune_problem q = describe(GEMMTUNE_COL_MAJOR, GEMMTUNE_OP_T, GEMMTUNE_OP_N, 64, 96, 128, 130, 0, 66);
+  gemmtune_problem q =
+      describe(GEMMTUNE_COL_MAJOR, GEMMTUNE_OP_T, GEMMTUNE_OP_N, 64, 96, 128, 130, 0, 66);
   q.pointer_arrays = 1, q.device_scalars = 1, q.batch = 5;
   const Problem p = detail::described_problem(q, "");
   EXPECT_TRUE(p.pointer_arrays);
@@ -94,7 +98,7 @@ TEST(DescribedProblem, PointerArraysAndDeviceScalars) {
   EXPECT_EQ(work_of(p), Work::gemm);  // a device alpha is not known to be 0
   EXPECT_EQ(p.b_alignment(), 2);      // lda 130: the column-major A is the row-major B
   EXPECT_EQ(p.a_alignment(), 4);
-  EXPECT_EQ(p.c_alignment(), 2);      // ldc 66
+  EXPECT_EQ(p.c_alignment(), 2);  // ldc 66
 }
 
 TEST(DescribedProblem, BadFieldsAreNamedInTheCallersTerms) {
@@ -108,10 +112,12 @@ TEST(DescribedProblem, BadFieldsAreNamedInTheCallersTerms) {
     return std::string("accepted");
   };
   // Column-major A (10 x 30, op N) needs lda >= 10.
-  const std::string short_lda = message(describe(GEMMTUNE_COL_MAJOR, GEMMTUNE_OP_N, GEMMTUNE_OP_N, 10, 20, 30, 9));
+  const std::string short_lda =
+      message(describe(GEMMTUNE_COL_MAJOR, GEMMTUNE_OP_N, GEMMTUNE_OP_N, 10, 20, 30, 9));
   EXPECT_EQ(short_lda.rfind("problem 2: lda = 9", 0), 0u) << short_lda;
   EXPECT_NE(short_lda.find("column"), std::string::npos) << short_lda;
-  EXPECT_NE(message(describe(GEMMTUNE_ROW_MAJOR, GEMMTUNE_OP_N, GEMMTUNE_OP_N, 10, 20, 30, 0, -1)).find("must not be negative"),
+  EXPECT_NE(message(describe(GEMMTUNE_ROW_MAJOR, GEMMTUNE_OP_N, GEMMTUNE_OP_N, 10, 20, 30, 0, -1))
+                .find("must not be negative"),
             std::string::npos);
   gemmtune_problem q = describe(GEMMTUNE_ROW_MAJOR, GEMMTUNE_OP_N, GEMMTUNE_OP_N, 10, 20, 30);
   q.alignment = 3;
@@ -119,7 +125,8 @@ TEST(DescribedProblem, BadFieldsAreNamedInTheCallersTerms) {
   q.alignment = 0, q.layout = gemmtune_layout_t(7);
   EXPECT_NE(message(q).find("layout = 7"), std::string::npos);
   // K = 0 is a valid call (C = beta C): packed leading dimensions of 0 become 1.
-  EXPECT_EQ(message(describe(GEMMTUNE_ROW_MAJOR, GEMMTUNE_OP_N, GEMMTUNE_OP_N, 10, 20, 0)), "accepted");
+  EXPECT_EQ(message(describe(GEMMTUNE_ROW_MAJOR, GEMMTUNE_OP_N, GEMMTUNE_OP_N, 10, 20, 0)),
+            "accepted");
 }
 
 TEST(DescribedProblem, ExplainProblemChecksBeforeTheHandle) {
@@ -128,16 +135,21 @@ TEST(DescribedProblem, ExplainProblemChecksBeforeTheHandle) {
   EXPECT_EQ(gemmtune_explain_problem(nullptr, nullptr, buffer, sizeof buffer, nullptr),
             GEMMTUNE_STATUS_INVALID_ARGUMENT);
   EXPECT_NE(std::string(gemmtune_last_error()).find("problem is NULL"), std::string::npos);
-  EXPECT_EQ(gemmtune_explain_problem(nullptr, &q, buffer, sizeof buffer, nullptr), GEMMTUNE_STATUS_INVALID_ARGUMENT);
-  EXPECT_NE(std::string(gemmtune_last_error()).find("explain: lda = 5"), std::string::npos) << gemmtune_last_error();
-  q.lda = 0;
-  EXPECT_EQ(gemmtune_explain_problem(nullptr, &q, buffer, sizeof buffer, nullptr), GEMMTUNE_STATUS_INVALID_ARGUMENT);
-  EXPECT_NE(std::string(gemmtune_last_error()).find("handle is NULL"), std::string::npos) << gemmtune_last_error();
-  // The shape-only explain keeps its rule: batch at least 1.
-  EXPECT_EQ(gemmtune_explain(nullptr, GEMMTUNE_ROW_MAJOR, GEMMTUNE_OP_N, GEMMTUNE_OP_N, 10, 20, 30, 0, 0, buffer,
-                             sizeof buffer, nullptr),
+  EXPECT_EQ(gemmtune_explain_problem(nullptr, &q, buffer, sizeof buffer, nullptr),
             GEMMTUNE_STATUS_INVALID_ARGUMENT);
-  EXPECT_NE(std::string(gemmtune_last_error()).find("at least 1"), std::string::npos) << gemmtune_last_error();
+  EXPECT_NE(std::string(gemmtune_last_error()).find("explain: lda = 5"), std::string::npos)
+      << gemmtune_last_error();
+  q.lda = 0;
+  EXPECT_EQ(gemmtune_explain_problem(nullptr, &q, buffer, sizeof buffer, nullptr),
+            GEMMTUNE_STATUS_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(gemmtune_last_error()).find("handle is NULL"), std::string::npos)
+      << gemmtune_last_error();
+  // The shape-only explain keeps its rule: batch at least 1.
+  EXPECT_EQ(gemmtune_explain(nullptr, GEMMTUNE_ROW_MAJOR, GEMMTUNE_OP_N, GEMMTUNE_OP_N, 10, 20, 30,
+                             0, 0, buffer, sizeof buffer, nullptr),
+            GEMMTUNE_STATUS_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(gemmtune_last_error()).find("at least 1"), std::string::npos)
+      << gemmtune_last_error();
 }
 
 }  // namespace
