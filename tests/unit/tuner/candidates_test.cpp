@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "gemmtune/error.hpp"
@@ -19,6 +20,18 @@ namespace {
 const std::vector<GemmConfig>& valid_nn() {
   static const auto v = tuner::valid_space(DeviceLimits::for_arch("sm_90"), Op::N, Op::N);
   return v;
+}
+
+// The reduced part of a layout's valid space, taken during the walk as sweeps take it
+// (SearchSpaces; the last test checks that this gives the same candidates): for the tests of
+// reduced candidate sets, in a fraction of the time and memory of the whole space.
+const std::vector<GemmConfig>& reduced_space(Op a, Op b) {
+  static std::map<std::pair<Op, Op>, std::vector<GemmConfig>> spaces;
+  auto it = spaces.find({a, b});
+  if (it == spaces.end())
+    it = spaces.emplace(std::pair{a, b}, tuner::valid_space(DeviceLimits::for_arch("sm_90"), a, b, in_reduced_space))
+             .first;
+  return it->second;
 }
 }  // namespace
 
@@ -43,10 +56,9 @@ TEST(Candidates, FittedToTheDataAndAllCanImplement) {
 }
 
 TEST(Candidates, StreamingConfigsKeepWideVectorsWhenOnlyAIsMisaligned) {
-  const auto valid_tn = tuner::valid_space(DeviceLimits::for_arch("sm_90"), Op::T, Op::N);
   // Rows of A of 4095 floats; A transposed with M = 1 (lda = 1).
-  for (const auto& [valid, p] : {std::pair{&valid_nn(), Problem::packed(Op::N, Op::N, 1, 4096, 4095)},
-                                 std::pair{&valid_tn, Problem::packed(Op::T, Op::N, 1, 4096, 4096)}}) {
+  for (const auto& [valid, p] : {std::pair{&reduced_space(Op::N, Op::N), Problem::packed(Op::N, Op::N, 1, 4096, 4095)},
+                                 std::pair{&reduced_space(Op::T, Op::N), Problem::packed(Op::T, Op::N, 1, 4096, 4096)}}) {
     SCOPED_TRACE(p.layout());
     ASSERT_EQ(p.alignment(), 1);
     bool streaming_seen = false;
@@ -63,10 +75,12 @@ TEST(Candidates, StreamingConfigsKeepWideVectorsWhenOnlyAIsMisaligned) {
 
 TEST(Candidates, SplitKOnlyWhenTilesCannotFillTheGpu) {
   Problem big = Problem::packed(Op::N, Op::N, 4096, 4096, 4096);
-  for (const auto& c : candidate_configs(valid_nn(), big, 132, SpaceKind::reduced)) EXPECT_EQ(c.split_k, 1);
+  for (const auto& c : candidate_configs(reduced_space(Op::N, Op::N), big, 132, SpaceKind::reduced))
+    EXPECT_EQ(c.split_k, 1);
   Problem deep = Problem::packed(Op::N, Op::N, 64, 64, 65536);
   std::set<int> splits;
-  for (const auto& c : candidate_configs(valid_nn(), deep, 132, SpaceKind::reduced)) splits.insert(c.split_k);
+  for (const auto& c : candidate_configs(reduced_space(Op::N, Op::N), deep, 132, SpaceKind::reduced))
+    splits.insert(c.split_k);
   EXPECT_EQ(splits, (std::set<int>{1, 2, 4, 8, 16, 32, 64, 128, 256, 512}));
   EXPECT_TRUE(split_k_useful(deep, 64, 64, 8, 16, 132, 256));
   EXPECT_TRUE(split_k_useful(deep, 64, 64, 8, 128, 132, 256));   // 128 blocks: one wave
@@ -85,7 +99,7 @@ TEST(Candidates, DotProductReductionsSplitDownToOneStepEach) {
   EXPECT_FALSE(split_k_useful(dot, 1, 1, 256, 256, 132, 32, false));
   EXPECT_FALSE(split_k_useful(dot, 1, 1, 256, 512, 132, 32, true));  // 195 values: under one step
   std::set<int> splits;
-  for (const auto& c : candidate_configs(valid_nn(), dot, 132, SpaceKind::reduced))
+  for (const auto& c : candidate_configs(reduced_space(Op::N, Op::N), dot, 132, SpaceKind::reduced))
     if (c.k_lanes == 32 && c.k_warps == 1 && c.bk == 8) splits.insert(c.split_k);
   EXPECT_TRUE(splits.count(256)) << "the one-step split of 256 is a candidate";
 }
@@ -93,7 +107,7 @@ TEST(Candidates, DotProductReductionsSplitDownToOneStepEach) {
 TEST(Candidates, ThinTilesOnlyForThinProblems) {
   auto thinnest = [](const Problem& p) {
     int rows = 1 << 30, cols = 1 << 30;
-    for (const auto& c : candidate_configs(valid_nn(), p, 132, SpaceKind::reduced))
+    for (const auto& c : candidate_configs(reduced_space(Op::N, Op::N), p, 132, SpaceKind::reduced))
       rows = std::min(rows, c.bm), cols = std::min(cols, c.bn);
     return std::pair{rows, cols};
   };
@@ -101,8 +115,8 @@ TEST(Candidates, ThinTilesOnlyForThinProblems) {
   EXPECT_EQ(thinnest(Problem::packed(Op::N, Op::N, 1, 4096, 4096)).first, 1);
   EXPECT_EQ(thinnest(Problem::packed(Op::N, Op::N, 4096, 1, 4096)).second, 1);
   // Large problems get neither thin nor elongated tiles.
-  for (const auto& c : candidate_configs(valid_nn(), Problem::packed(Op::N, Op::N, 4096, 4096, 4096), 132,
-                                         SpaceKind::reduced)) {
+  for (const auto& c : candidate_configs(reduced_space(Op::N, Op::N), Problem::packed(Op::N, Op::N, 4096, 4096, 4096),
+                                         132, SpaceKind::reduced)) {
     EXPECT_GE(std::min(c.bm, c.bn), 64) << config_name(c);
     EXPECT_LE(std::max(c.bm, c.bn), 2 * std::min(c.bm, c.bn)) << config_name(c);
   }
@@ -149,9 +163,8 @@ TEST(DbConvert, ConfigRoundTripsAndProblemKey) {
 // The reduction path is proposed for vector-like outputs (dot products, every matrix-vector
 // form), never for a large square.
 TEST(Candidates, ReductionsWhereTheOutputIsSmall) {
-  const DeviceLimits sm90 = DeviceLimits::for_arch("sm_90");
   for (auto [a, b] : {std::pair{Op::N, Op::N}, {Op::N, Op::T}, {Op::T, Op::N}, {Op::T, Op::T}}) {
-    const auto valid = tuner::valid_space(sm90, a, b);
+    const auto& valid = reduced_space(a, b);
     for (auto [m, n, k] : std::vector<std::tuple<int, int, int>>{
              {1, 1, 100000}, {1, 1, 1000}, {4096, 1, 4096}, {1, 4096, 4096}, {4095, 1, 4095}, {5, 3, 262144}}) {
       Problem p = Problem::packed(a, b, m, n, k);
@@ -177,11 +190,9 @@ TEST(Candidates, ReductionsWhereTheOutputIsSmall) {
   }
 }
 
-// Where A or B would narrow a tile's accesses, each tile candidate comes with its repack variant
-// (those operands copied aligned first); never for reductions, nor where only C is misaligned.
+// Where an odd ldc narrows C, each tile candidate comes with its staged-C variant; nowhere else.
 TEST(Candidates, StagedCVariantsOnlyWhereCIsNarrowed) {
-  const DeviceLimits sm90 = DeviceLimits::for_arch("sm_90");
-  const auto valid_nt = tuner::valid_space(sm90, Op::N, Op::T);
+  const auto& valid_nt = reduced_space(Op::N, Op::T);
   const auto staged = [](const std::vector<GemmConfig>& cs) {
     return std::count_if(cs.begin(), cs.end(), [](const GemmConfig& c) { return c.stage_c; });
   };
@@ -200,6 +211,8 @@ TEST(Candidates, StagedCVariantsOnlyWhereCIsNarrowed) {
   EXPECT_GT(staged(cs), 50);
 }
 
+// Where A or B would narrow a tile's accesses, each tile candidate comes with its repack variant
+// (those operands copied aligned first); never for reductions, nor where only C is misaligned.
 TEST(Candidates, RepackVariantsOnlyWhereAOrBIsMisaligned) {
   const DeviceLimits sm90 = DeviceLimits::for_arch("sm_90");
   const auto valid_nt = tuner::valid_space(sm90, Op::N, Op::T);
@@ -255,9 +268,10 @@ TEST(Candidates, RepackVariantsOnlyWhereAOrBIsMisaligned) {
 // tensor-core configs, and the reduced space keeps a few of them for a large problem.
 TEST(Candidates, PrecisionClassesAreSearchedApart) {
   const Problem p = Problem::packed(Op::N, Op::N, 4096, 4096, 4096);
-  const auto fma = candidate_configs(valid_nn(), p, 132, SpaceKind::reduced);
-  const auto fp32 = candidate_configs(valid_nn(), p, 132, SpaceKind::reduced, Precision::fp32);
-  const auto tf32 = candidate_configs(valid_nn(), p, 132, SpaceKind::reduced, Precision::tf32);
+  const auto& space = reduced_space(Op::N, Op::N);
+  const auto fma = candidate_configs(space, p, 132, SpaceKind::reduced);
+  const auto fp32 = candidate_configs(space, p, 132, SpaceKind::reduced, Precision::fp32);
+  const auto tf32 = candidate_configs(space, p, 132, SpaceKind::reduced, Precision::tf32);
   for (const auto& c : fma) EXPECT_EQ(c.math, 0) << config_name(c);
   for (const auto& c : fp32) EXPECT_TRUE(c.math >= 2 && c.math <= 4) << config_name(c);
   for (const auto& c : tf32) EXPECT_EQ(c.math, 1) << config_name(c);
