@@ -85,7 +85,24 @@ std::vector<GemmConfig> coverage_sample(const DeviceLimits& limits, Op op_a, Op 
     for (const Knob& knob : kSgemmKnobs) d += knob.get(c) != knob.get(def);
     return d;
   };
-  const std::vector<GemmConfig> valid = valid_space(limits, op_a, op_b);
+  // One walk: for every knob and value, the valid config closest to the default that has it (the
+  // first one met among equals), without holding the whole space.
+  struct Closest {
+    int distance;
+    GemmConfig config;
+  };
+  std::vector<std::map<int, Closest>> closest(std::size(kSgemmKnobs));
+  valid_space(limits, op_a, op_b, [&](const GemmConfig& c) {
+    if (c.validate(limits)) return false;  // not valid
+    const int d = distance(c);
+    for (std::size_t i = 0; i < std::size(kSgemmKnobs); ++i) {
+      auto [it, fresh] = closest[i].try_emplace(kSgemmKnobs[i].get(c), Closest{d, c});
+      if (!fresh && d < it->second.distance) it->second = {d, c};
+    }
+    return false;  // nothing is kept: the walk only visits
+  });
+  // The default first, then for each knob in order the closest config of each value no config
+  // taken so far has.
   std::vector<GemmConfig> out;
   std::set<std::pair<std::size_t, int>> covered;  // (knob index, value)
   auto take = [&](const GemmConfig& c) {
@@ -93,16 +110,9 @@ std::vector<GemmConfig> coverage_sample(const DeviceLimits& limits, Op op_a, Op 
     for (std::size_t i = 0; i < std::size(kSgemmKnobs); ++i) covered.insert({i, kSgemmKnobs[i].get(c)});
   };
   if (!def.validate(limits)) take(def);
-  for (std::size_t i = 0; i < std::size(kSgemmKnobs); ++i) {
-    std::map<int, const GemmConfig*> closest;  // value -> closest valid config having it
-    for (const GemmConfig& c : valid) {
-      const int v = kSgemmKnobs[i].get(c);
-      if (covered.count({i, v})) continue;
-      if (!closest.count(v) || distance(c) < distance(*closest[v])) closest[v] = &c;
-    }
-    for (auto& [v, c] : closest)
-      if (!covered.count({i, v})) take(*c);
-  }
+  for (std::size_t i = 0; i < std::size(kSgemmKnobs); ++i)
+    for (const auto& [value, c] : closest[i])
+      if (!covered.count({i, value})) take(c.config);
   return out;
 }
 

@@ -13,9 +13,10 @@ namespace gemmtune::tuner {
 std::size_t full_space_size();
 
 /// The combinations that GemmConfig::validate() accepts on `limits`, for one layout; given
-/// `keep`, only those it keeps too. The filter runs during the walk, so a caller that needs a
-/// small part never holds the whole space (6.3 million configs per layout on sm_90, 4 s and
-/// 600 MB to build).
+/// `keep`, only those it keeps too. `keep` runs during the walk, before validate() (a cheap
+/// filter first saves most validations), on valid and invalid combinations alike; a caller that
+/// needs a small part never holds the whole space (6.3 million configs per layout on sm_90, 4 s
+/// and 600 MB to build).
 std::vector<GemmConfig> valid_space(const DeviceLimits& limits, Op op_a, Op op_b,
                                     const std::function<bool(const GemmConfig&)>& keep = {});
 
