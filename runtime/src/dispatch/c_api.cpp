@@ -150,6 +150,26 @@ Problem described_problem(const gemmtune_problem& q, const std::string& what) {
 
 }  // namespace gemmtune::detail
 
+namespace {
+
+// Writes why `handle` would run the kernel it chooses for the call `q` describes into `buffer`
+// (gemmtune_explain's contract).
+void explain_into(gemmtune_handle_t handle, const gemmtune_problem& q, char* buffer, size_t size, size_t* length) {
+  if (q.m < 1 || q.n < 1 || q.k < 1 || q.batch < 0)
+    throw gemmtune::Error(gemmtune::Status::kInvalidArgument, "explain: M, N, K and batch must be at least 1");
+  if (!buffer && size > 0) throw gemmtune::Error(gemmtune::Status::kInvalidArgument, "explain: buffer is NULL");
+  const gemmtune::Problem p = gemmtune::detail::described_problem(q, "explain: ");
+  const std::string text = dispatcher_of(handle).explain(p).to_string();
+  if (length) *length = text.size();
+  if (size > 0) {
+    const size_t n_copy = text.size() < size - 1 ? text.size() : size - 1;
+    std::memcpy(buffer, text.data(), n_copy);
+    buffer[n_copy] = '\0';
+  }
+}
+
+}  // namespace
+
 extern "C" {
 
 void gemmtune_options_init(gemmtune_options* options) {
@@ -317,29 +337,22 @@ gemmtune_status_t gemmtune_explain_problem(gemmtune_handle_t handle, const gemmt
                                            size_t size, size_t* length) {
   return guarded([&] {
     if (!problem) throw gemmtune::Error(gemmtune::Status::kInvalidArgument, "explain: problem is NULL");
-    if (problem->m < 1 || problem->n < 1 || problem->k < 1 || problem->batch < 0)
-      throw gemmtune::Error(gemmtune::Status::kInvalidArgument, "explain: M, N, K and batch must be at least 1");
-    if (!buffer && size > 0) throw gemmtune::Error(gemmtune::Status::kInvalidArgument, "explain: buffer is NULL");
-    const gemmtune::Problem p = gemmtune::detail::described_problem(*problem, "explain: ");
-    std::string text = dispatcher_of(handle).explain(p).to_string();
-    if (length) *length = text.size();
-    if (size > 0) {
-      size_t n_copy = text.size() < size - 1 ? text.size() : size - 1;
-      std::memcpy(buffer, text.data(), n_copy);
-      buffer[n_copy] = '\0';
-    }
+    explain_into(handle, *problem, buffer, size, length);
   });
 }
 
 gemmtune_status_t gemmtune_explain(gemmtune_handle_t handle, gemmtune_layout_t layout, gemmtune_op_t op_a,
                                    gemmtune_op_t op_b, int m, int n, int k, int batch, int alignment, char* buffer,
                                    size_t size, size_t* length) {
-  if (batch < 1) batch = -1;  // batch 0 is 1 in a gemmtune_problem, not here
-  gemmtune_problem problem{};
-  problem.layout = layout, problem.op_a = op_a, problem.op_b = op_b;
-  problem.m = m, problem.n = n, problem.k = k, problem.batch = batch;
-  problem.alpha = 1, problem.alignment = alignment;
-  return gemmtune_explain_problem(handle, &problem, buffer, size, length);
+  return guarded([&] {
+    if (batch < 1)  // a gemmtune_problem takes batch 0 as 1; this call never did
+      throw gemmtune::Error(gemmtune::Status::kInvalidArgument, "explain: M, N, K and batch must be at least 1");
+    gemmtune_problem problem{};
+    problem.layout = layout, problem.op_a = op_a, problem.op_b = op_b;
+    problem.m = m, problem.n = n, problem.k = k, problem.batch = batch;
+    problem.alpha = 1, problem.alignment = alignment;
+    explain_into(handle, problem, buffer, size, length);
+  });
 }
 
 void gemmtune_set_log_callback(gemmtune_log_callback_t callback, void* user_data) {

@@ -47,8 +47,8 @@ struct StrategyOptions {
   std::vector<std::size_t> model_order;
   /// model: a family id per candidate index (empty: each its own family). Members of a family
   /// differ only where the model cannot tell them apart (the warp arrangement, the register
-  /// budget, staged C): the search measures the best-ranked member of each family first, and the other
-  /// members of the leading families once the search has settled.
+  /// budget, staged C): the search measures the best-ranked member of each family first, and
+  /// the other members of the leading families once the search has settled.
   std::vector<std::size_t> model_family;
   std::size_t model_family_leaders = 3;  ///< model: families whose other members are measured
   std::size_t model_first = 24;       ///< model: leaders measured quickly before any widening
