@@ -4,7 +4,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <map>
 #include <set>
 
 #include "gemmtune/error.hpp"
@@ -22,16 +21,12 @@ const std::vector<GemmConfig>& valid_nn() {
   return v;
 }
 
-// The reduced part of a layout's valid space, taken during the walk as sweeps take it
-// (SearchSpaces; the last test checks that this gives the same candidates): for the tests of
-// reduced candidate sets, in a fraction of the time and memory of the whole space.
+// The reduced part of a layout's valid space, as a sweep takes it (SearchSpaces; the last test
+// checks that this gives the same candidates): for the tests of reduced candidate sets, in a
+// fraction of the time and memory of the whole space.
 const std::vector<GemmConfig>& reduced_space(Op a, Op b) {
-  static std::map<std::pair<Op, Op>, std::vector<GemmConfig>> spaces;
-  auto it = spaces.find({a, b});
-  if (it == spaces.end())
-    it = spaces.emplace(std::pair{a, b}, tuner::valid_space(DeviceLimits::for_arch("sm_90"), a, b, in_reduced_space))
-             .first;
-  return it->second;
+  static SearchSpaces spaces(SweepOptions{}, DeviceLimits::for_arch("sm_90"));
+  return spaces.of(a, b);
 }
 }  // namespace
 
