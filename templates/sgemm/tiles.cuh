@@ -200,7 +200,7 @@ struct WarpTile {
 // Global memory holds the operand either with x contiguous (rows are k) or with k contiguous
 // (rows are x, transposed on the way in). Out-of-range elements become zeros. Each thread moves
 // VEC-float chunks, reading global memory GW floats at a time (GW < VEC where the operand's data
-// is not aligned to VEC: each piece then has its own bounds test). Through registers (load,
+// is not aligned to VEC: the pieces then have their own bounds tests). Through registers (load,
 // store), the chunk still goes to shared memory as one vector; cp.async has no such store to
 // save, so its loader is instantiated with VEC = GW (OperandSlices): lanes then read adjacent
 // pieces, which coalesces better. KEEP (the tensor-core step) keeps a K-contiguous operand as it
@@ -229,14 +229,6 @@ struct TileLoader {
                                                          int k) {
     return K_CONTIGUOUS ? g + x * ld + k : g + k * ld + x;
   }
-  // Piece s (GW floats) of the chunk at (x, k): its position along the contiguous dimension.
-  __device__ __forceinline__ static void piece(int s, int& x, int& k) {
-    if (K_CONTIGUOUS)
-      k += s * GW;
-    else
-      x += s * GW;
-  }
-
   // Stages 1-2: global -> registers now, registers -> shared later, overlapping the compute.
   __device__ __forceinline__ void load(const float* g, long long ld, int xlim, int klim, int tid) {
 #pragma unroll
@@ -251,13 +243,17 @@ struct TileLoader {
           for (int j = 0; j < VEC; ++j) staged[i].v[j] = 0.f;
         }
       } else {
+        // Piece s lies GW * s floats further along the contiguous dimension: one address and
+        // one bound per chunk, tested against constants. (Testing each piece's own position
+        // kept all of them in registers: 40 more on 128x64 t8x8 tiles, one block fewer per SM.)
+        const bool row_in = active(tid, i) && (K_CONTIGUOUS ? x < xlim : k < klim);
+        const int reach = K_CONTIGUOUS ? klim - k : xlim - x;
+        const float* src = address(g, ld, x, k);
 #pragma unroll
         for (int s = 0; s < VEC / GW; ++s) {
-          int xs = x, ks = k;
-          piece(s, xs, ks);
           Vec<GW> v;
-          if (active(tid, i) && xs < xlim && ks < klim) {
-            v = load_vec<GW>(address(g, ld, xs, ks));
+          if (row_in && s * GW < reach) {
+            v = load_vec<GW>(src + s * GW);
           } else {
 #pragma unroll
             for (int j = 0; j < GW; ++j) v.v[j] = 0.f;
@@ -286,6 +282,10 @@ struct TileLoader {
   __device__ __forceinline__ static void copy_async(float* s, const float* g, long long ld,
                                                     int xlim, int klim, int tid) {
     static_assert(GW == VEC, "cp.async loaders move GW-float chunks");
+    if constexpr (VEC < 4 && THREADS % kPerRow == 0) {
+      copy_async_narrow(s, g, ld, xlim, klim, tid);
+      return;
+    }
 #pragma unroll
     for (int i = 0; i < kVectors; ++i) {
       if (!active(tid, i)) continue;
@@ -299,6 +299,37 @@ struct TileLoader {
           cp_async<4>(s + (k + j) * LDS + x, src + (valid ? j : 0), valid);
       } else {
         cp_async<4 * VEC>(s + (K_CONTIGUOUS ? x * LDS + k : k * LDS + x), src, valid);
+      }
+    }
+  }
+  // copy_async of narrowed chunks (data not aligned to 4 floats: 4 to 8 times as many chunks)
+  // where each thread's chunks lie in one column, kRowStep rows apart: one address, one row
+  // bound and one column test per thread, the rest constants. (Positions computed per chunk
+  // stayed in registers: 64x64x16 s3 with 4-byte copies took 203 registers against 116 with
+  // 16-byte ones.)
+  static constexpr int kRowStep = THREADS / kPerRow;
+  __device__ __forceinline__ static void copy_async_narrow(float* s, const float* g, long long ld,
+                                                           int xlim, int klim, int tid) {
+    int x, k;
+    position(tid, 0, x, k);
+    const int rows_left = K_CONTIGUOUS ? xlim - x : klim - k;
+    const bool column_in = K_CONTIGUOUS ? k < klim : x < xlim;
+    const float* src0 = address(g, ld, x, k);
+    const long long row_stride = kRowStep * ld;
+    // Shared memory: rows are x (K-contiguous: transposed unless KEEP) or k.
+    constexpr int kDstRowStep = K_CONTIGUOUS && !KEEP ? kRowStep : kRowStep * LDS;
+    float* dst0 = s + (K_CONTIGUOUS && !KEEP ? k * LDS + x : K_CONTIGUOUS ? x * LDS + k : k * LDS + x);
+#pragma unroll
+    for (int i = 0; i < kVectors; ++i) {
+      if (!active(tid, i)) continue;
+      const bool valid = column_in && i * kRowStep < rows_left;
+      const float* src = valid ? src0 + i * row_stride : g;
+      float* dst = dst0 + i * kDstRowStep;
+      if (K_CONTIGUOUS && !KEEP) {
+#pragma unroll
+        for (int j = 0; j < VEC; ++j) cp_async<4>(dst + j * LDS, src + (valid ? j : 0), valid);
+      } else {
+        cp_async<4 * VEC>(dst, src, valid);
       }
     }
   }
