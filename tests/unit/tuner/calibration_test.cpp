@@ -80,19 +80,25 @@ TEST(Calibration, RankingPutsASupportedConfigAheadOfItsTwin) {
 }
 
 TEST(Calibration, MembersOfAFamilyDifferOnlyWhereTheModelIsBlind) {
-  // The warp arrangement, the register budget and staged C share a family (one is measured
-  // first, the others only for the leading families); another tile does not.
+  // The warp arrangement, the register budget, staged C and narrowed-or-copied A and B share a
+  // family (one is measured first, the others only for the leading families); another tile
+  // does not.
   const GemmConfig a = config(128, 128);
-  GemmConfig warps = a, staged = a, budget = a;
+  GemmConfig warps = a, staged = a, budget = a, narrowed = a, copied = a;
   warps.wm = a.wm / 2, warps.wn = a.wn * 2;
   staged.stage_c = true;
   budget.occupancy = 2;
+  narrowed.align_a = narrowed.align_b = 1;
+  copied.repack = true;
   GpuCeilings gpu;
   gpu.limits = DeviceLimits::for_arch("sm_90");
-  const ModelRanking r = rank_candidates({a, warps, staged, budget, config(64, 128)}, kProblem, gpu);
-  ASSERT_EQ(r.family.size(), 5u);
+  const ModelRanking r =
+      rank_candidates({a, warps, staged, budget, config(64, 128), narrowed, copied}, kProblem, gpu);
+  ASSERT_EQ(r.family.size(), 7u);
   EXPECT_EQ(r.family[1], r.family[0]);
   EXPECT_EQ(r.family[2], r.family[0]);
   EXPECT_EQ(r.family[3], r.family[0]);
   EXPECT_NE(r.family[4], r.family[0]);
+  EXPECT_EQ(r.family[5], r.family[0]);
+  EXPECT_EQ(r.family[6], r.family[0]);
 }
