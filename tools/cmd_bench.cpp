@@ -269,7 +269,7 @@ static void add_bench_command(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "bench", "Time the dispatcher's sgemm against cuBLAS SGEMM (TF32 off) on the same buffers, one GPU");
   cmd->add_option("--shape", o->shapes, "Problem MxNxK (repeatable)");
-  cmd->add_option("--preset", o->preset, "Named problem set: quick, squares, transformer, suite, users, holdout (default: suite)");
+  cmd->add_option("--preset", o->preset, "Named problem set: " + tuner::preset_list() + " (default: suite)");
   cmd->add_option("--file", o->file, "CSV of problems: m,n,k[,layout][,batch]");
   cmd->add_option("--layout", o->layout, "nn, nt, tn, tt or all")->capture_default_str();
   cmd->add_option("--db", o->db, "Tuning database (default: $GEMMTUNE_DB else ${XDG_CACHE_HOME:-~/.cache}/gemmtune/tuning.db)");

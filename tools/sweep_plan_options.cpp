@@ -4,6 +4,7 @@
 #include <cstdlib>
 
 #include "gemmtune/error.hpp"
+#include "gemmtune/tuner/problems.hpp"
 
 namespace gemmtune::cli {
 
@@ -15,8 +16,7 @@ void SweepPlanOptions::add_problem_options(CLI::App* cmd) {
   cmd->add_option("--batch", batch, "Batch count of the --shape problems")->capture_default_str();
   cmd->add_option("--file", files, "CSV of problems: m,n,k[,layout][,batch] (repeatable)");
   cmd->add_option("--preset", presets,
-                  "Named problem set: quick, squares, transformer, suite, users, holdout (repeatable); "
-                  "quick when no problem is given");
+                  "Named problem set: " + tuner::preset_list() + " (repeatable); quick when no problem is given");
 }
 
 void SweepPlanOptions::add_candidate_options(CLI::App* cmd) {

@@ -100,7 +100,7 @@ TEST_F(ProblemFile, OnlyTheDocumentedHeaderIsSkipped) {
 }
 
 TEST(Presets, NamesAndContents) {
-  EXPECT_EQ(preset_names(), (std::vector<std::string>{"holdout", "quick", "squares", "suite", "transformer", "users"}));
+  EXPECT_EQ(preset_names(), (std::vector<std::string>{"classes", "holdout", "quick", "squares", "suite", "transformer", "users"}));
   auto quick = preset_problems("quick");
   ASSERT_EQ(quick.size(), 4u);
   EXPECT_EQ(problem_label(quick[2]), "127x257x1023 nn");
@@ -114,7 +114,7 @@ TEST(Presets, NamesAndContents) {
   EXPECT_EQ(squares.back().m, 8192);
   auto tf = preset_problems("transformer");
   EXPECT_NE(std::find(tf.begin(), tf.end(), ProblemSpec{Op::N, Op::N, 2048, 11008, 4096, 1}), tf.end());
-  EXPECT_NE(error_of([] { preset_problems("huge"); }).find("holdout, quick, squares, suite, transformer, users"), std::string::npos);
+  EXPECT_NE(error_of([] { preset_problems("huge"); }).find("classes, holdout, quick, squares, suite, transformer, users"), std::string::npos);
 }
 
 TEST(Problems, UniqueKeepsFirstOrder) {

@@ -41,8 +41,11 @@ std::vector<ProblemSpec> problems_from_csv(const std::string& path, const std::s
 std::vector<ProblemSpec> problems_from_csv(std::istream& in, const std::string& name,
                                            const std::string& default_layout = "nn");
 
-/// Names of the built-in presets: quick, squares, suite, transformer, users.
+/// Names of the built-in presets, in alphabetical order (classes, holdout, quick, squares, suite,
+/// transformer, users).
 std::vector<std::string> preset_names();
+/// The preset names as a comma-separated list, for help texts and errors.
+std::string preset_list();
 
 /// The problems of a preset, each in `layout` (nn|nt|tn|tt|all), except the shapes of a preset
 /// that name their own layout (the `users` preset's). Throws Error(kInvalidArgument) listing the
