@@ -62,12 +62,14 @@ namespace gemmtune {
 //                the same instance, and binary, as for aligned data
 //   STAGE_C      C's narrowed stores go through shared memory, 32 adjacent floats per store
 //                instruction (Epilogue::staged; GemmConfig::stage_c, names ending in "_e")
+//   SPLIT_TAIL   SPLIT_K splits only the tiles past whole rounds of one per SM; the others unsplit
+//                (BlockWork::of_split_tail; GemmConfig::split_tail, names ending in "_h")
 // clang-format off
-template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, int VEC, int PAD, int SPLIT_K, int RASTER, int OCCUPANCY, int K_LANES, int K_WARPS, int MATH, bool TA, bool TB, int GA, int GB, int GC, bool STAGE_C = false>
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, int VEC, int PAD, int SPLIT_K, int RASTER, int OCCUPANCY, int K_LANES, int K_WARPS, int MATH, bool TA, bool TB, int GA, int GB, int GC, bool STAGE_C = false, bool SPLIT_TAIL = false>
 __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32 * K_WARPS, OCCUPANCY) sgemm(GemmArgs p) {
   // clang-format on
   using Cfg = detail::Traits<BM, BN, BK, WM, WN, TM, TN, STAGES, VEC, PAD, SPLIT_K, RASTER,
-                             OCCUPANCY, K_LANES, K_WARPS, MATH, TA, TB, GA, GB, GC, STAGE_C>;
+                             OCCUPANCY, K_LANES, K_WARPS, MATH, TA, TB, GA, GB, GC, STAGE_C, SPLIT_TAIL>;
   extern __shared__ __align__(16) float smem[];
 
   const int tid = threadIdx.x;

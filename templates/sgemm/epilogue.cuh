@@ -104,10 +104,15 @@ struct Epilogue {
   __device__ __forceinline__ static void run(const GemmArgs& p, const BlockWork& w,
                                              const WarpTile<Cfg>& tile,
                                              const Accumulators<Cfg>& acc, float* smem, int tid) {
-    int* const tile_counter =
-        p.tile_counters + static_cast<long long>(w.batch) * gridDim.x + blockIdx.x;
+    int* const tile_counter = Cfg::kSplitTail
+                                  ? p.tile_counters + w.tile
+                                  : p.tile_counters + static_cast<long long>(w.batch) * gridDim.x + blockIdx.x;
+    // Split-tail blocks of unsplit tiles store like an unsplit kernel.
+    const bool splits = SPLIT_K > 1 && (!Cfg::kSplitTail || w.split);
     bool store_c = true;
-    if constexpr (SPLIT_K > 1) store_c = SplitKCounter::arrive<SPLIT_K>(tile_counter, tid);
+    if constexpr (SPLIT_K > 1) {
+      if (splits) store_c = SplitKCounter::arrive<SPLIT_K>(tile_counter, tid);
+    }
 
     const Scalars scalars(p);
     float* gc = batch_c(p, w.batch);
@@ -131,7 +136,7 @@ struct Epilogue {
       }
     }
     if constexpr (SPLIT_K > 1) {
-      if (store_c) SplitKCounter::publish<SPLIT_K>(tile_counter, tid);
+      if (splits && store_c) SplitKCounter::publish<SPLIT_K>(tile_counter, tid);
     }
   }
 

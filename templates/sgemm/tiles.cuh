@@ -20,13 +20,15 @@ namespace detail {
 //                   the data's alignment (OperandSlices, TileLoader); WC and WB are the access
 //                   widths of C and of streamed B (<= W)
 //   kStageC         the Epilogue writes C through shared memory (GemmConfig::stage_c)
+//   kSplitTail      SPLIT_K splits only the tiles past whole rounds of one per SM (BlockWork;
+//                   GemmConfig::split_tail)
 //   kStreamB        thin tiles with every row in each thread stream B from global memory
 //                   (GemmConfig::streams_b)
 // Enumerators rather than static constexpr members: NVRTC emits each of those as a global
 // variable in the cubin.
 template <int BM_, int BN_, int BK_, int WM_, int WN_, int TM_, int TN_, int STAGES_, int VEC_,
           int PAD_, int SPLIT_K_, int RASTER_, int OCCUPANCY_, int K_LANES_, int K_WARPS_, int MATH_,
-          bool TA_, bool TB_, int GA_, int GB_, int GC_, bool STAGE_C_ = false>
+          bool TA_, bool TB_, int GA_, int GB_, int GC_, bool STAGE_C_ = false, bool SPLIT_TAIL_ = false>
 struct Traits {
   // clang-format off
   enum : int {
@@ -61,6 +63,7 @@ struct Traits {
     kStreamB = BM <= 8 && TM == BM && !TB && !kReduce,
     kMma = MATH > 0,
     kStageC = STAGE_C_,
+    kSplitTail = SPLIT_TAIL_,
   };
   // clang-format on
 };
@@ -97,12 +100,19 @@ __device__ __forceinline__ float* batch_c(const GemmArgs& p, int batch) {
 // A block's work: the BM x BN tile of C at (m0, n0) of matrix `batch`, over K in [k_begin, k_end).
 // blockIdx.x is the tile (rasterized), blockIdx.z is batch * SPLIT_K + split; splits take whole
 // BK slices, so split boundaries never cut a vector.
+// With kSplitTail (one matrix) blockIdx.x runs over the first `whole` tiles (whole rounds of one
+// per SM), each a block of its own over all of K, then SPLIT_K blocks for each tile left: the
+// host sizes the grid as whole + (tiles - whole) * SPLIT_K, so `whole` follows from gridDim.x. `tile` is then the
+// tile's index (its split-K counter) and `split` whether it is split.
 struct BlockWork {
   int m0, n0, batch, k_begin, k_end;
+  int tile;
+  bool split;
 
   template <class Cfg>
   __device__ __forceinline__ static BlockWork of(const GemmArgs& p) {
     const int tiles_m = (p.m + Cfg::BM - 1) / Cfg::BM, tiles_n = (p.n + Cfg::BN - 1) / Cfg::BN;
+    if constexpr (Cfg::kSplitTail) return of_split_tail<Cfg>(p, tiles_m, tiles_n);
     int tile_m, tile_n;
     raster_tile<Cfg::RASTER>(blockIdx.x, tiles_m, tiles_n, tile_m, tile_n);
     BlockWork w;
@@ -112,6 +122,29 @@ struct BlockWork {
     const int k_chunk = ((p.k + Cfg::SPLIT_K - 1) / Cfg::SPLIT_K + Cfg::BK - 1) / Cfg::BK * Cfg::BK;
     w.k_begin = split * k_chunk;
     w.k_end = min(p.k, w.k_begin + k_chunk);
+    return w;
+  }
+
+  template <class Cfg>
+  __device__ __forceinline__ static BlockWork of_split_tail(const GemmArgs& p, int tiles_m, int tiles_n) {
+    static_assert(Cfg::SPLIT_K > 1, "split_tail splits the last wave's tiles");
+    const int tiles = tiles_m * tiles_n;
+    const int whole = tiles - (int(gridDim.x) - tiles) / (Cfg::SPLIT_K - 1);
+    BlockWork w;
+    w.batch = 0;
+    w.split = int(blockIdx.x) >= whole;
+    const int piece = int(blockIdx.x) - whole;
+    w.tile = w.split ? whole + piece / Cfg::SPLIT_K : int(blockIdx.x);
+    int tile_m, tile_n;
+    raster_tile<Cfg::RASTER>(w.tile, tiles_m, tiles_n, tile_m, tile_n);
+    w.m0 = tile_m * Cfg::BM, w.n0 = tile_n * Cfg::BN;
+    if (!w.split) {
+      w.k_begin = 0, w.k_end = p.k;
+    } else {
+      const int k_chunk = ((p.k + Cfg::SPLIT_K - 1) / Cfg::SPLIT_K + Cfg::BK - 1) / Cfg::BK * Cfg::BK;
+      w.k_begin = piece % Cfg::SPLIT_K * k_chunk;
+      w.k_end = min(p.k, w.k_begin + k_chunk);
+    }
     return w;
   }
   // No K to work on: never for split-K, whose every split GemmConfig::can_implement gives work.

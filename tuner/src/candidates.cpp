@@ -103,6 +103,14 @@ bool split_k_useful(const Problem& p, int bm, int bn, int bk, int split_k, int s
   return p.k >= split_k * bk * (reduction ? 1 : 4);
 }
 
+bool split_tail_useful(const GemmConfig& c, const Problem& p, int sm_count) {
+  if (c.split_k < 2 || c.split_k > 16 || c.reduces() || c.streams_b() || p.batch != 1) return false;
+  // One to eight waves of tiles (at one block per SM): past that the last wave's idle SMs cost
+  // little. Each split gets at least four slices, as for split-K.
+  const double tiles = tile_count(p, c.bm, c.bn);
+  return tiles >= sm_count && tiles <= 8.0 * sm_count && p.k >= 4LL * c.split_k * c.bk;
+}
+
 std::vector<GemmConfig> candidate_configs(const std::vector<GemmConfig>& valid, const Problem& p, int sm_count,
                                           SpaceKind space, Precision precision) {
   std::vector<GemmConfig> out;
@@ -117,7 +125,10 @@ std::vector<GemmConfig> candidate_configs(const std::vector<GemmConfig>& valid, 
     if (c.vec != 4 && (c.vec != allowed || c.tiles_hold_vectors_of(4))) continue;
     if (space == SpaceKind::reduced && !(in_reduced_space(c) && tile_suits(c, p, sm_count))) continue;
     // A reduction's block reads bk values per lane and step: bk * k_lanes * k_warps of K.
-    if (!split_k_useful(p, c.bm, c.bn, c.bk * c.k_sharers(), c.split_k, sm_count, c.threads(), c.reduces())) continue;
+    const bool split_all =
+        split_k_useful(p, c.bm, c.bn, c.bk * c.k_sharers(), c.split_k, sm_count, c.threads(), c.reduces());
+    const bool split_tail = split_tail_useful(c, p, sm_count);
+    if (!split_all && !split_tail) continue;
     if (c.can_implement(p)) continue;
     // Copying a misaligned A or B first may beat reading it narrowly, and writing a narrowed C
     // through shared memory may beat writing it from the thread tiles: each way is timed. Fitting
@@ -127,11 +138,17 @@ std::vector<GemmConfig> candidate_configs(const std::vector<GemmConfig>& valid, 
     packed.repack = true;
     packed = packed.fitted_to(p);
     const bool pack = !c.reduces() && packed.repack && !packed.can_implement(p);
+    // Splitting every tile and only the last wave's (split_tail) are timed apart too.
+    auto push = [&](GemmConfig variant) {
+      if (split_all) out.push_back(variant);
+      variant.split_tail = true;
+      if (split_tail) out.push_back(variant);
+    };
     auto add = [&](GemmConfig variant) {
-      out.push_back(variant);
+      push(variant);
       variant.stage_c = true;
       variant = variant.fitted_to(p);
-      if (variant.stage_c && !variant.can_implement(p)) out.push_back(variant);
+      if (variant.stage_c && !variant.can_implement(p)) push(variant);
     };
     add(c);
     if (pack) add(packed);

@@ -134,12 +134,22 @@ int blocks_per_sm(const GemmConfig& c, const GpuCeilings& gpu) {
 Prediction predict(const GemmConfig& c, const Problem& p, const GpuCeilings& gpu) {
   Prediction out;
   const long long tiles = ceil_div(p.m, c.bm) * ceil_div(p.n, c.bn) * p.batch;
-  out.blocks = tiles * c.split_k;
   out.blocks_per_sm = blocks_per_sm(c, gpu);
+  const long long sms = std::max(1, gpu.sm_count);
+  out.blocks = c.blocks_for(tiles, sms);
   // Waves and tail: the busiest SM runs ceil(blocks / SMs) blocks, up to blocks_per_sm at once.
-  const long long on_busiest = ceil_div(out.blocks, gpu.sm_count);
-  const long long resident = std::min<long long>(out.blocks_per_sm, on_busiest);
-  out.compute_ms = compute_ms(c, p, gpu, on_busiest, resident);
+  auto rounds_ms = [&](const GemmConfig& config, long long blocks) {
+    if (blocks == 0) return 0.0;
+    const long long on_busiest = ceil_div(blocks, gpu.sm_count);
+    return compute_ms(config, p, gpu, on_busiest, std::min<long long>(out.blocks_per_sm, on_busiest));
+  };
+  // Tiles split (all, or those past the last whole wave with split_tail) and not.
+  const long long split_tiles = c.split_tail ? tiles - tiles / sms * sms : tiles;
+  GemmConfig unsplit = c;
+  unsplit.split_k = 1, unsplit.split_tail = false;
+  out.compute_ms = rounds_ms(unsplit, c.split_k > 1 ? tiles - split_tiles : tiles) +
+                   (c.split_k > 1 ? rounds_ms(c, split_tiles * c.split_k) : 0.0);
+  const long long resident = std::min<long long>(out.blocks_per_sm, ceil_div(out.blocks, gpu.sm_count));
 
   // Global traffic: every block reads its A and B panels (M*N*K*(1/bn + 1/bm) floats in all,
   // mostly from L2), A, B and C come from DRAM once, split-K adds an atomic read-modify-write of
@@ -151,9 +161,11 @@ Prediction predict(const GemmConfig& c, const Problem& p, const GpuCeilings& gpu
   const double mnk = double(p.m) * p.n * p.k * p.batch;
   const double reread_bytes = 4 * mnk * (wa / c.bn + wb / c.bm);
   const double c_floats = double(p.m) * p.n * p.batch;
+  // Extra splits per output, on average: the split tiles' share of C times split_k - 1.
+  const double extra_splits = double(c.split_k - 1) * double(split_tiles) / double(std::max(tiles, 1LL));
   const double unique_bytes = 4 * (double(p.m) * p.k * p.batch * wa +
                                    double(p.k) * p.n * p.batch * wb +
-                                   c_floats * (2 * c.split_k - 1) * wc);
+                                   c_floats * (1 + 2 * extra_splits) * wc);
   // Few blocks in flight cannot draw the full bandwidth: about half the SMs with 8+ warps each.
   const double active_sms = std::min<double>(gpu.sm_count, double(out.blocks));
   const double draw = std::min(1.0, 2 * active_sms / gpu.sm_count) *
@@ -164,7 +176,7 @@ Prediction predict(const GemmConfig& c, const Problem& p, const GpuCeilings& gpu
 
   // Split-K's atomic adds: the L2 completes them at its own pace, mostly while other blocks
   // compute; a quarter of that time shows.
-  const double atomic_ms = c_floats * (c.split_k - 1) / gpu.atomics_per_us / 1e3;
+  const double atomic_ms = c_floats * extra_splits / gpu.atomics_per_us / 1e3;
   out.memory_ms = std::max(out.memory_ms, atomic_ms);
   out.overhead_ms = gpu.launch_us / 1e3 + atomic_ms / 4 + repack_ms(c, p, gpu);
   // Compute and memory overlap, not perfectly.

@@ -49,6 +49,12 @@ struct GemmConfig : SgemmKnobs {
   /// the tuner times both. Not a knob: a template flag; the name ends in "_e" (before "_q").
   /// fitted_to() clears it where C is not narrowed (narrows_c_chunks()) or can_stage_c() fails.
   bool stage_c = false;
+  /// Whether split_k splits only the tiles past the last whole round of one tile per SM: the
+  /// tiles of the whole rounds run unsplit, one block each, and the few left over split K, so
+  /// that every SM gets about the same work instead of a few SMs a whole tile more (1531^3 has
+  /// 144 tiles of 128x128 for 132 SMs). The kernel tells the two apart from its grid size. Not a
+  /// knob: a template flag the tuner times as a twin of split configs; the name ends in "_h".
+  bool split_tail = false;
 
   /// Whether the block tiles hold whole `v`-float vectors along each operand's contiguous
   /// dimension (a tile that streams B reads A one float at a time).
@@ -90,6 +96,10 @@ struct GemmConfig : SgemmKnobs {
   bool can_stage_c() const;
   /// Whether C's accesses are narrower than a thread's column chunk (where stage_c pays).
   bool narrows_c_chunks() const;
+  /// The blocks a launch of this config runs for `tiles` output tiles (times the batch) on
+  /// `sms` SMs: tiles x split_k, or for split_tail the tiles of whole rounds of one per SM
+  /// unsplit plus the rest split_k times.
+  long long blocks_for(long long tiles, long long sms) const;
   /// Whether a launch needs a LaunchWorkspace: split-K's tile counters or repack's copies.
   bool needs_workspace() const { return split_k > 1 || repack; }
   /// Dynamic shared memory per block, bytes.

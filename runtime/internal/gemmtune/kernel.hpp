@@ -48,6 +48,7 @@ class GemmKernel {
   cudaLibrary_t library_ = nullptr;
   cudaKernel_t gemm_ = nullptr;
   cudaKernel_t pack_ = nullptr;  // repack configs only
+  long long sms_ = 0;            // split_tail configs: the device's SMs
 };
 
 /// Compiles (NVRTC) and loads a config; throws Error(kCompileError) with the log if it fails.

@@ -191,8 +191,13 @@ double predicted_efficiency(const GemmConfig& c, long long m, long long n, long 
   double area = double(m * n) / double(rows * c.bm * cols * c.bn);
   if (sm_count <= 0) return area;
   // In double: huge shapes and batches overflow 64 bits, and only the ratio matters.
-  const double blocks = double(rows) * double(cols) * double(batch) * c.split_k,
-               slots = double(sm_count) * c.occupancy;
+  const double tiles = double(rows) * double(cols) * double(batch);
+  if (c.split_tail) {
+    // In split-sized units of work: whole rounds of one tile per SM, then the rest split.
+    const double s = c.split_k, rounds = std::floor(tiles / sm_count), rest = tiles - rounds * sm_count;
+    return area * tiles * s / ((rounds * s + std::ceil(rest * s / sm_count)) * sm_count);
+  }
+  const double blocks = tiles * c.split_k, slots = double(sm_count) * c.occupancy;
   return area * blocks / (std::ceil(blocks / slots) * slots);
 }
 

@@ -136,6 +136,9 @@ std::optional<std::string> GemmConfig::validate(const DeviceLimits& limits) cons
     return why("stage_c (\"_e\") needs a tile kernel (no reduction, no streamed B) with room for the staged rows "
                "(one per lane row of each warp, wn + 4 floats) in its shared memory");
   if (repack && reduces()) return why("repack is for the tile kernels, not the reduction path (k_lanes or k_warps > 1)");
+  if (split_tail && (split_k < 2 || reduces() || streams_b()))
+    return why("split_tail (\"_h\") splits the tiles of the last wave of a split-K tile kernel: split_k at least 2, "
+               "no reduction, no streamed B");
   if (pad != 0 && pad != 4) return why("pad must be 0 or 4");
   if (stages < 1 || stages > 4) return why("stages must be 1 to 4");
   if (stages >= 3 && limits.cc_major < 8) return why("stages >= 3 use cp.async, which needs sm_80 or newer");
@@ -188,6 +191,7 @@ std::optional<std::string> GemmConfig::can_implement(const Problem& p) const {
     if (a.width > a.allowed)
       return std::string(a.operand) + " is accessed " + std::to_string(a.width) + " floats at a time; its data allows " +
              std::to_string(a.allowed) + " (fit the config to the problem: GemmConfig::fitted_to)";
+  if (split_tail && p.batch > 1) return std::string("split_tail (\"_h\") is for one matrix, not a batch");
   if (static_cast<long long>(p.batch) * split_k > 65535)
     return std::string("batch x split_k exceeds the grid's z limit 65535");
   // Splits take whole bk slices (templates/sgemm.cuh); each must get at least one K value.
@@ -223,7 +227,15 @@ std::string GemmConfig::name_expression() const {
   out += op_a == Op::T ? "true," : "false,";
   out += op_b == Op::T ? "true," : "false,";
   out += std::to_string(width_a()) + "," + std::to_string(width_b()) + "," + std::to_string(width_c());
-  return out + (stage_c ? ",true>" : ">");  // the template's default: unstaged
+  // The template's defaults: unstaged, every tile split.
+  if (split_tail) return out + (stage_c ? ",true,true>" : ",false,true>");
+  return out + (stage_c ? ",true>" : ">");
+}
+
+long long GemmConfig::blocks_for(long long tiles, long long sms) const {
+  if (!split_tail || sms < 1) return tiles * split_k;
+  const long long whole = tiles / sms * sms;
+  return whole + (tiles - whole) * split_k;
 }
 
 std::string config_name(const GemmConfig& c) {
@@ -236,6 +248,7 @@ std::string config_name(const GemmConfig& c) {
     out += "_g" + std::to_string(c.width_a()) + "x" + std::to_string(c.width_b()) + "x" + std::to_string(c.width_c());
   if (c.stage_c) out += "_e";
   if (c.repack) out += "_q";
+  if (c.split_tail) out += "_h";
   return out;
 }
 
@@ -290,6 +303,10 @@ std::optional<GemmConfig> parse_config_name(const std::string& name) {
   if (rest.starts_with("_q")) {
     rest.remove_prefix(2);
     c.repack = true;
+  }
+  if (rest.starts_with("_h")) {
+    rest.remove_prefix(2);
+    c.split_tail = true;
   }
   if (!rest.empty() || config_name(c) != name) return std::nullopt;  // rejects leading zeros, "_o1"
   return c;

@@ -58,6 +58,12 @@ GemmKernel::GemmKernel(const GemmConfig& config, const std::vector<char>& cubin,
     GEMMTUNE_CUDA(cudaFuncSetAttribute(reinterpret_cast<const void*>(gemm_),
                                        cudaFuncAttributeMaxDynamicSharedMemorySize, config.smem_bytes()));
     if (config.repack) GEMMTUNE_CUDA(cudaLibraryGetKernel(&pack_, library_, kPackKernel));
+    if (config.split_tail) {
+      int device = 0, sms = 0;
+      GEMMTUNE_CUDA(cudaGetDevice(&device));
+      GEMMTUNE_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+      sms_ = sms;
+    }
   } catch (...) {
     GEMMTUNE_CUDA_NOTHROW(cudaLibraryUnload(library_));
     throw;
@@ -69,7 +75,8 @@ GemmKernel::~GemmKernel() { GEMMTUNE_CUDA_NOTHROW(cudaLibraryUnload(library_)); 
 void GemmKernel::launch(const Problem& p, cudaStream_t stream, LaunchWorkspace* workspace) const {
   const GemmConfig& c = config_;
   long long tiles = static_cast<long long>((p.m + c.bm - 1) / c.bm) * ((p.n + c.bn - 1) / c.bn);
-  if (tiles > 0x7fffffffLL) throw Error(Status::kNotSupported, "problem has more tiles than a grid can hold");
+  if ((c.split_tail ? c.blocks_for(tiles, sms_) : tiles) > 0x7fffffffLL)
+    throw Error(Status::kNotSupported, "problem has more tiles than a grid can hold");
   LaunchBuffers buffers;
   if (c.needs_workspace()) {
     if (!workspace)
@@ -90,7 +97,10 @@ void GemmKernel::launch(const Problem& p, cudaStream_t stream, LaunchWorkspace* 
   }
   GemmArgs args = kernel_args_of(q, buffers.tile_counters);
   void* params[] = {&args};
-  dim3 grid(unsigned(tiles), 1, unsigned(p.batch * c.split_k));
+  // split_tail: the tiles of whole rounds of one per SM unsplit, the rest split_k times
+  // (BlockWork::of_split_tail).
+  const dim3 grid = c.split_tail ? dim3(unsigned(c.blocks_for(tiles, sms_)), 1, 1)
+                                 : dim3(unsigned(tiles), 1, unsigned(p.batch * c.split_k));
   GEMMTUNE_CUDA(cudaLaunchKernel(reinterpret_cast<const void*>(gemm_), grid, dim3(c.threads()), params,
                                  size_t(c.smem_bytes()), stream));
   GEMMTUNE_CUDA(cudaGetLastError());

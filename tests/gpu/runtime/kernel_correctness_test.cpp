@@ -267,6 +267,27 @@ TEST(KernelCorrectness, StagedCConfigsMatchFloat64Reference) {
   EXPECT_TRUE(mma) << "no tensor-core config staged C";
 }
 
+// Split-tail configs: the tiles of whole rounds of one per SM unsplit, the rest split K ways
+// (one launch; BlockWork::of_split_tail). The sample's split tile configs with split_tail set, on
+// shapes with a round and a few tiles more, several rounds and more, exactly one round (nothing
+// split) and under one round (every tile split), odd sizes and leading dimensions, beta 0 (C
+// poisoned) and not, against the float64 reference.
+TEST(KernelCorrectness, SplitTailConfigsMatchFloat64Reference) {
+  GEMMTUNE_REQUIRE_GPU();
+  const std::vector<Shape> shapes = {
+      {1531, 1531, 611, 1, 0, 0, 1.f, 0.f},     // 144 tiles of 128x128, 576 of 64x64
+      {1000, 1030, 997, 1, 0, 0, 1.5f, -0.75f},  // beta: the unsplit tiles read C too
+      {1408, 1536, 160, 1, 0, 0, 1.f, 0.5f},     // 132 tiles of 128x128: no tile split
+      {130, 131, 677, 1, 3, 0, 1.5f, 0.f},       // few tiles: every tile split
+      {2050, 700, 1203, 1, 2, 1, -1.f, 0.25f},   // 2-float ld, pointers one float off
+  };
+  const VariantCheck r = check_variant(
+      shapes, [](GemmConfig& c) { c.split_tail = c.split_k > 1 && !c.streams_b(); },
+      [](const GemmConfig& f) { return f.split_tail; });
+  std::cout << r.checked << " (split-tail config, problem) pairs checked, worst relative error " << r.worst << "\n";
+  EXPECT_GT(r.checked, 20);
+}
+
 TEST(KernelCorrectness, RepackWithoutWorkspaceIsAnError) {
   GEMMTUNE_REQUIRE_GPU();
   ReferenceSetup setup;

@@ -123,6 +123,13 @@ TEST(ChooserCarryOver, NearestWhoseTilesWouldIdleTheGpuIsPassedOver) {
   EXPECT_NEAR(predicted_efficiency(*whole, 1536, 1536, 1, 132), 72.0 / 132, 1e-12);
   EXPECT_NEAR(predicted_efficiency(*whole, 2048, 2048, 1, 132), 128.0 / 132, 1e-12);
   EXPECT_NEAR(predicted_efficiency(*whole, 1000, 1000, 1, 0), 1e6 / (1024.0 * 1024), 1e-12);  // edge padding only
+  // Split only past whole rounds (split_tail): 2048^3 has 128 tiles, under one round, split 4
+  // ways: 512 quarters over 132 SMs, at most 4 each.
+  GemmConfig tail = *split;
+  tail.split_tail = true;
+  EXPECT_NEAR(predicted_efficiency(tail, 2048, 2048, 1, 132), 512.0 / (4 * 132), 1e-12);
+  // 3072^3: 288 tiles, two rounds and 24 tiles split 4 ways (one quarter on 96 SMs).
+  EXPECT_NEAR(predicted_efficiency(tail, 3072, 3072, 1, 132), 288.0 * 4 / ((2 * 4 + 1) * 132), 1e-12);
   Chooser chooser = h200_chooser_with("chooser_carry_over", [&](TuningDbBuilder& b) {
     b.add(db_problem(Op::N, Op::N, 2048, 2048, 2048), *whole, 0.36);
     b.add(db_problem(Op::N, Op::N, 1024, 1024, 2048), *split, 0.104);

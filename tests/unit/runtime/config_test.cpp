@@ -454,3 +454,38 @@ TEST(Config, TensorCoreRules) {
   EXPECT_GT(verification_tolerance(tf32, 1024), 50 * verification_tolerance(c, 1024));
   EXPECT_EQ(verification_tolerance(c, 1024), fp32_tolerance(1024));
 }
+
+TEST(Config, SplitTailIsNamedLastAndOnlyForSplitTileKernelsOfOneMatrix) {
+  GemmConfig tail;
+  tail.split_k = 8;
+  tail.split_tail = true;
+  EXPECT_EQ(reason(tail), "");
+  EXPECT_EQ(config_name(tail), "sgemm_nn_128x128x8_w64x32_t8x8_s2_v4_p4_k8_r8_h");
+  EXPECT_EQ(parse_config_name(config_name(tail)), tail);
+  EXPECT_EQ(tail.name_expression(), "gemmtune::sgemm<128,128,8,64,32,8,8,2,4,4,8,8,1,1,1,0,false,false,4,4,4,false,true>");
+  GemmConfig staged = tail;
+  staged.stage_c = true;
+  EXPECT_EQ(config_name(staged), "sgemm_nn_128x128x8_w64x32_t8x8_s2_v4_p4_k8_r8_e_h");
+  EXPECT_EQ(staged.name_expression(), "gemmtune::sgemm<128,128,8,64,32,8,8,2,4,4,8,8,1,1,1,0,false,false,4,4,4,true,true>");
+  EXPECT_FALSE(parse_config_name("sgemm_nn_128x128x8_w64x32_t8x8_s2_v4_p4_k8_r8_h_e").has_value());
+  // Nothing to split: split_k 1, or a reduction.
+  GemmConfig unsplit = tail;
+  unsplit.split_k = 1;
+  EXPECT_NE(reason(unsplit).find("split_tail"), std::string::npos) << reason(unsplit);
+  // One matrix: the grid has no room for a batch.
+  Problem batched = Problem::packed(Op::N, Op::N, 1531, 1531, 1531, 2);
+  batched.a = batched.b = reinterpret_cast<const float*>(std::uintptr_t(256));
+  batched.c = reinterpret_cast<float*>(std::uintptr_t(256));
+  const GemmConfig fitted = tail.fitted_to(batched);
+  ASSERT_TRUE(fitted.can_implement(batched).has_value());
+  EXPECT_NE(fitted.can_implement(batched)->find("batch"), std::string::npos) << *fitted.can_implement(batched);
+  batched.batch = 1;
+  EXPECT_FALSE(fitted.can_implement(batched).has_value()) << *fitted.can_implement(batched);
+  // Blocks: the whole waves' tiles once, the rest split_k times.
+  EXPECT_EQ(tail.blocks_for(144, 132), 132 + 12 * 8);
+  EXPECT_EQ(tail.blocks_for(264, 132), 264);  // no partial wave: nothing split
+  EXPECT_EQ(tail.blocks_for(100, 132), 800);  // under one wave: every tile split
+  GemmConfig all = tail;
+  all.split_tail = false;
+  EXPECT_EQ(all.blocks_for(144, 132), 144 * 8);
+}

@@ -69,9 +69,10 @@ TEST(Candidates, StreamingConfigsKeepWideVectorsWhenOnlyAIsMisaligned) {
 }
 
 TEST(Candidates, SplitKOnlyWhenTilesCannotFillTheGpu) {
+  // (Splitting only the last wave's tiles is another matter: split_tail.)
   Problem big = Problem::packed(Op::N, Op::N, 4096, 4096, 4096);
   for (const auto& c : candidate_configs(reduced_space(Op::N, Op::N), big, 132, SpaceKind::reduced))
-    EXPECT_EQ(c.split_k, 1);
+    EXPECT_TRUE(c.split_k == 1 || c.split_tail) << config_name(c);
   Problem deep = Problem::packed(Op::N, Op::N, 64, 64, 65536);
   std::set<int> splits;
   for (const auto& c : candidate_configs(reduced_space(Op::N, Op::N), deep, 132, SpaceKind::reduced))
@@ -326,4 +327,27 @@ TEST(Candidates, SweepsTakeTheReducedSpaceBeforeKnowingTheProblem) {
       EXPECT_EQ(from_space, from_all);
     }
   }
+}
+
+TEST(Candidates, SplitTailTwinsForOneToEightWavesOfTilesOfOneMatrix) {
+  auto tails = [](const Problem& p) {
+    std::vector<GemmConfig> out;
+    for (const auto& c : candidate_configs(reduced_space(p.op_a, p.op_b), p, 132, SpaceKind::reduced))
+      if (c.split_tail) out.push_back(c);
+    return out;
+  };
+  // 1531^3: 144 tiles of 128x128 (a wave and 12), which splitting every tile would not help.
+  const auto odd = tails(Problem::packed(Op::N, Op::N, 1531, 1531, 1531));
+  ASSERT_FALSE(odd.empty());
+  std::set<int> splits;
+  for (const auto& c : odd) {
+    EXPECT_FALSE(c.reduces()) << config_name(c);
+    EXPECT_LE(c.split_k, 16) << config_name(c);
+    splits.insert(c.split_k);
+  }
+  EXPECT_EQ(splits, (std::set<int>{2, 4, 8, 16}));
+  // Many waves, a batch, or a dot product: none.
+  EXPECT_TRUE(tails(Problem::packed(Op::N, Op::N, 8192, 8192, 8192)).empty());
+  EXPECT_TRUE(tails(Problem::packed(Op::N, Op::N, 1531, 1531, 1531, 2)).empty());
+  EXPECT_TRUE(tails(Problem::packed(Op::N, Op::N, 1, 1, 100000)).empty());
 }

@@ -132,3 +132,14 @@ TEST(CostModel, RepackPaysForItsCopies) {
   EXPECT_LT(predict(narrow, p, h200()).memory_ms / predict(packed, p, h200()).memory_ms, 2.0);
   EXPECT_GT(predict(narrow, p, h200()).memory_ms, predict(packed, p, h200()).memory_ms);
 }
+
+TEST(CostModel, SplittingOnlyTheLastWavesTilesBeatsSplittingNoneOrAll) {
+  // 1531^3 in 128x128 tiles: 144 tiles, one for each of 132 SMs and 12 left over.
+  const Problem p = Problem::packed(Op::N, Op::N, 1531, 1531, 1531);
+  const GemmConfig whole = tile(128, 128, 8, 64, 64, 16, 8, 1);
+  GemmConfig all = tile(128, 128, 8, 64, 64, 16, 8, 8), tail = all;
+  tail.split_tail = true;
+  EXPECT_EQ(predict(tail, p, h200()).blocks, 132 + 12 * 8);
+  EXPECT_LT(predict(tail, p, h200()).ms, 0.75 * predict(whole, p, h200()).ms);
+  EXPECT_LT(predict(tail, p, h200()).ms, predict(all, p, h200()).ms);
+}
