@@ -329,7 +329,7 @@ TEST(Candidates, SweepsTakeTheReducedSpaceBeforeKnowingTheProblem) {
   }
 }
 
-TEST(Candidates, SplitTailTwinsForOneToEightWavesOfTilesOfOneMatrix) {
+TEST(Candidates, SplitTailTwinsForOneToEightRoundsOfTilesOfOneMatrix) {
   auto tails = [](const Problem& p) {
     std::vector<GemmConfig> out;
     for (const auto& c : candidate_configs(reduced_space(p.op_a, p.op_b), p, 132, SpaceKind::reduced))
@@ -346,7 +346,8 @@ TEST(Candidates, SplitTailTwinsForOneToEightWavesOfTilesOfOneMatrix) {
     splits.insert(c.split_k);
   }
   EXPECT_EQ(splits, (std::set<int>{2, 4, 8, 16}));
-  // Many waves, a batch, or a dot product: none.
+  // Many rounds, a batch, few rows, or a dot product: none.
+  EXPECT_TRUE(tails(Problem::packed(Op::N, Op::T, 3, 50000, 512)).empty());
   EXPECT_TRUE(tails(Problem::packed(Op::N, Op::N, 8192, 8192, 8192)).empty());
   EXPECT_TRUE(tails(Problem::packed(Op::N, Op::N, 1531, 1531, 1531, 2)).empty());
   EXPECT_TRUE(tails(Problem::packed(Op::N, Op::N, 1, 1, 100000)).empty());

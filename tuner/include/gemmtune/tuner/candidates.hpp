@@ -40,8 +40,9 @@ bool split_k_useful(const Problem& p, int bm, int bn, int bk, int split_k, int s
                     bool reduction = false);
 
 /// Whether `c`'s split_k, as a split of only the tiles past the last whole wave
-/// (GemmConfig::split_tail), makes sense for `p`: a tile kernel, split_k 2-16, one matrix of
-/// one to eight waves of tiles on `sm_count` SMs, four K slices or more per split.
+/// (GemmConfig::split_tail), makes sense for `p`: a tile kernel of tiles 32 or more on each
+/// side, split_k 2-16, one matrix 64 or more on each side of one to eight rounds of one tile per
+/// SM (`sm_count` SMs), four K slices or more per split.
 bool split_tail_useful(const GemmConfig& c, const Problem& p, int sm_count);
 
 /// The candidates for `p` out of `valid` (valid_space() of p's layout), fitted to p's data
