@@ -102,8 +102,8 @@ __device__ __forceinline__ float* batch_c(const GemmArgs& p, int batch) {
 // BK slices, so split boundaries never cut a vector.
 // With kSplitTail (one matrix) blockIdx.x runs over the first `whole` tiles (whole rounds of one
 // per SM), each a block of its own over all of K, then SPLIT_K blocks for each tile left: the
-// host sizes the grid as whole + (tiles - whole) * SPLIT_K, so `whole` follows from gridDim.x. `tile` is then the
-// tile's index (its split-K counter) and `split` whether it is split.
+// host sizes the grid as whole + (tiles - whole) * SPLIT_K, so `whole` follows from gridDim.x.
+// `tile` is then the tile's index (its split-K counter) and `split` whether it is split.
 struct BlockWork {
   int m0, n0, batch, k_begin, k_end;
   int tile;
@@ -127,7 +127,7 @@ struct BlockWork {
 
   template <class Cfg>
   __device__ __forceinline__ static BlockWork of_split_tail(const GemmArgs& p, int tiles_m, int tiles_n) {
-    static_assert(Cfg::SPLIT_K > 1, "split_tail splits the last wave's tiles");
+    static_assert(Cfg::SPLIT_K > 1, "split_tail splits the tiles past whole rounds");
     const int tiles = tiles_m * tiles_n;
     const int whole = tiles - (int(gridDim.x) - tiles) / (Cfg::SPLIT_K - 1);
     BlockWork w;

@@ -142,7 +142,7 @@ std::vector<GemmConfig> candidate_configs(const std::vector<GemmConfig>& valid, 
     packed.repack = true;
     packed = packed.fitted_to(p);
     const bool pack = !c.reduces() && packed.repack && !packed.can_implement(p);
-    // Splitting every tile and only the last wave's (split_tail) are timed apart too.
+    // Splitting every tile and only the tiles past whole rounds (split_tail) are timed apart too.
     auto push = [&](GemmConfig variant) {
       if (split_all) out.push_back(variant);
       variant.split_tail = true;

@@ -51,8 +51,9 @@ const char* regime_name(Regime r);
 
 /// The fraction of a GPU with `sm_count` SMs that `c` keeps busy on an M x N x K (x batch)
 /// problem, as a simple model: the share of the tiles' area inside the problem (edge tiles
-/// compute padding) times the fill of the last wave of blocks (`occupancy` blocks per SM). With
-/// sm_count 0 the wave term is left out.
+/// compute padding) times the fill of the last wave of blocks (`occupancy` blocks per SM); for a
+/// split_tail config, the balance of its work over the SMs in split-sized units. With sm_count 0
+/// the wave term is left out.
 double predicted_efficiency(const GemmConfig& c, long long m, long long n, long long batch, int sm_count);
 
 /// A tuned problem as the database keys it.

@@ -137,8 +137,8 @@ std::optional<std::string> GemmConfig::validate(const DeviceLimits& limits) cons
                "(one per lane row of each warp, wn + 4 floats) in its shared memory");
   if (repack && reduces()) return why("repack is for the tile kernels, not the reduction path (k_lanes or k_warps > 1)");
   if (split_tail && (split_k < 2 || reduces() || streams_b()))
-    return why("split_tail (\"_h\") splits the tiles of the last wave of a split-K tile kernel: split_k at least 2, "
-               "no reduction, no streamed B");
+    return why("split_tail (\"_h\") splits the tiles past whole rounds of one per SM of a split-K tile kernel: "
+               "split_k at least 2, no reduction, no streamed B");
   if (pad != 0 && pad != 4) return why("pad must be 0 or 4");
   if (stages < 1 || stages > 4) return why("stages must be 1 to 4");
   if (stages >= 3 && limits.cc_major < 8) return why("stages >= 3 use cp.async, which needs sm_80 or newer");
