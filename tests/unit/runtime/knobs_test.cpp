@@ -48,7 +48,8 @@ TEST(Knobs, TemplateParametersAreTheKnobsInTableOrder) {
   expected.push_back("TA");
   expected.push_back("TB");
   for (const char* width : {"GA", "GB", "GC"}) expected.push_back(width);  // fitted to the data, not knobs
-  expected.push_back("STAGE_C");  // GemmConfig::stage_c, defaulted: unstaged names omit it
+  expected.push_back("STAGE_C");     // GemmConfig::stage_c, defaulted: unstaged names omit it
+  expected.push_back("SPLIT_TAIL");  // GemmConfig::split_tail, defaulted the same way
   EXPECT_EQ(params, expected);
 }
 
