@@ -143,7 +143,7 @@ Prediction predict(const GemmConfig& c, const Problem& p, const GpuCeilings& gpu
     const long long on_busiest = ceil_div(blocks, gpu.sm_count);
     return compute_ms(config, p, gpu, on_busiest, std::min<long long>(out.blocks_per_sm, on_busiest));
   };
-  // Tiles split (all, or those past the last whole wave with split_tail) and not.
+  // Tiles split (all, or with split_tail those past whole rounds of one per SM) and not.
   const long long split_tiles = c.split_tail ? tiles - tiles / sms * sms : tiles;
   GemmConfig unsplit = c;
   unsplit.split_k = 1, unsplit.split_tail = false;

@@ -39,7 +39,7 @@ bool tile_suits(const GemmConfig& c, const Problem& p, int sm_count);
 bool split_k_useful(const Problem& p, int bm, int bn, int bk, int split_k, int sm_count, int threads,
                     bool reduction = false);
 
-/// Whether `c`'s split_k, as a split of only the tiles past the last whole wave
+/// Whether `c`'s split_k, as a split of only the tiles past whole rounds of one tile per SM
 /// (GemmConfig::split_tail), makes sense for `p`: a tile kernel of tiles 32 or more on each
 /// side, split_k 2-16, one matrix 64 or more on each side of one to eight rounds of one tile per
 /// SM (`sm_count` SMs), four K slices or more per split.
