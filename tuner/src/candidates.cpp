@@ -18,10 +18,10 @@ bool in_reduced_space(const GemmConfig& c) {
     return false;
   };
   // What the hand sweeps on an H200 found to matter: thread tiles of 4-16 (2 for the thinnest
-  // and the 16x16 block tiles), 64-256 threads, square-ish warp grids, bk 8-32, stages 2-3, split-K for the
-  // few-tile problems up to 512 splits (split_k_useful() decides per problem: 256 and 512 were
-  // no faster on 64x64x65536 or 1x4096x4096, but 64x64x262144 runs 1.5x faster with 256 than
-  // with 128); padding and rasterization fixed.
+  // and the 16x16 block tiles), 64-256 threads, square-ish warp grids, bk 8-32, stages 2-3,
+  // split-K for the few-tile problems up to 512 splits (split_k_useful() decides per problem:
+  // 256 and 512 were no faster on 64x64x65536 or 1x4096x4096, but 64x64x262144 runs 1.5x faster
+  // with 256 than with 128); padding and rasterization fixed.
   if (c.uses_tensor_cores()) {
     // Measured on an H200 at 4096^3 (docs/PERFORMANCE.md): the cp.async ring (the register path
     // was slower), bk 16-32, warp tiles of 64x32 or 32x64 (64x64 for math 1 and 2: the others
@@ -47,7 +47,8 @@ bool in_reduced_space(const GemmConfig& c) {
   if (c.bm <= 8) return c.wm == c.bm && among(c.tn, {4, 8}) && c.bn >= 64;  // thin: one warp row
   if (c.bn <= 8) return c.wn == c.bn && among(c.tm, {4, 8}) && c.bm >= 64;  // thin: one warp column
   // Thread tiles of 2 only for the 16x16 tiles of matrices that small (64 threads).
-  return (among(max_t, {4, 8, 16}) || (max_t == 2 && max_b <= 16)) && max_t <= 2 * min_t && among(c.wm / c.tm, {4, 8}) &&
+  const bool thread_tile_ok = among(max_t, {4, 8, 16}) || (max_t == 2 && max_b <= 16);
+  return thread_tile_ok && max_t <= 2 * min_t && among(c.wm / c.tm, {4, 8}) &&
          (max_b <= 2 * min_b || min_b <= 32);
 }
 
@@ -80,7 +81,8 @@ bool tile_suits(const GemmConfig& c, const Problem& p, int sm_count) {
   if (p.n > 8 && c.bn > pow2_at_least(p.n)) return false;
   // Tiles under 64x64 (more shared-memory traffic per FMA) only where 64x64 tiles leave the
   // GPU short of blocks or would overhang a side of the problem.
-  if (c.bm * c.bn < 64 * 64 && std::min(p.m, p.n) >= 64 && tile_count(p, 64, 64) >= 4.0 * sm_count) return false;
+  if (c.bm * c.bn < 64 * 64 && std::min(p.m, p.n) >= 64 && tile_count(p, 64, 64) >= 4.0 * sm_count)
+    return false;
   // A tile much narrower on one side pays off only where the problem is narrow on that side.
   if (c.bm <= 8 && p.m > 8) return false;
   if (c.bn <= 8 && p.n > 8) return false;
