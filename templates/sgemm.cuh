@@ -1,6 +1,6 @@
 // The FP32 GEMM kernel family, compiled at run time by NVRTC. Embedded as one source, in this
 // order (templates/CMakeLists.txt): include/gemmtune/kernel_args.h (GemmArgs, PackArgs),
-// sgemm/memory.cuh, sgemm/mma.cuh, sgemm/tiles.cuh, sgemm/mainloops.cuh, sgemm/epilogue.cuh, sgemm/pack.cuh,
+// sgemm/memory.cuh, sgemm/mma.cuh, sgemm/tiles.cuh, sgemm/wgmma.cuh, sgemm/mainloops.cuh, sgemm/epilogue.cuh, sgemm/pack.cuh,
 // this file.
 //
 // C = alpha * op(A) * op(B) + beta * C, row-major, any M, N, K >= 1, batched by blockIdx.z.
@@ -17,6 +17,8 @@
 //   TileLoader (tiles.cuh)          one operand's BK-slice, global -> shared memory, K-major, by
 //                                   registers or cp.async; transposes K-contiguous operands
 //   OperandSlices (tiles.cuh)       both operands' slices and shared buffers, for the mainloops
+//   WgmmaMainloop (wgmma.cuh)       WGMMA: cp.async of packed TF32 parts into swizzled shared
+//                                   memory, products by the warpgroup instruction
 //   ReductionMainloop (mainloops)   K_LANES or K_WARPS > 1: lanes (and warps) split each output's
 //                                   K range, read A and B from global memory and sum with
 //                                   shuffles (and shared memory): dot products, matrix-vector
@@ -53,6 +55,8 @@ namespace gemmtune {
 //   MATH         0: FP32 FMA; 1-4: tensor cores, mma.sync TF32 with 1 or 3 (4) products per
 //                multiply for TF32 or FP32 accuracy (mma.cuh); the thread tile is then the
 //                instruction's accumulator layout (TM = WM / 8, TN = WN / 4)
+//   WGMMA        1: the products on the warpgroup instruction (wgmma.cuh, sm_90a), A and B read
+//                from the split, K-major copies the launcher packs first (gemmtune_pack_split)
 //   TA, TB       op(A), op(B) transposed
 //   GA, GB, GC   floats per global access of A, B and C: VEC, or less where that operand's data is
 //                not aligned to VEC floats (GemmConfig::fitted_to), so that an odd leading
@@ -65,11 +69,11 @@ namespace gemmtune {
 //   SPLIT_TAIL   SPLIT_K splits only the tiles past whole rounds of one per SM; the others unsplit
 //                (BlockWork::of_split_tail; GemmConfig::split_tail, names ending in "_h")
 // clang-format off
-template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, int VEC, int PAD, int SPLIT_K, int RASTER, int OCCUPANCY, int K_LANES, int K_WARPS, int MATH, bool TA, bool TB, int GA, int GB, int GC, bool STAGE_C = false, bool SPLIT_TAIL = false>
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, int VEC, int PAD, int SPLIT_K, int RASTER, int OCCUPANCY, int K_LANES, int K_WARPS, int MATH, int WGMMA, bool TA, bool TB, int GA, int GB, int GC, bool STAGE_C = false, bool SPLIT_TAIL = false>
 __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32 * K_WARPS, OCCUPANCY) sgemm(GemmArgs p) {
   // clang-format on
   using Cfg = detail::Traits<BM, BN, BK, WM, WN, TM, TN, STAGES, VEC, PAD, SPLIT_K, RASTER,
-                             OCCUPANCY, K_LANES, K_WARPS, MATH, TA, TB, GA, GB, GC, STAGE_C, SPLIT_TAIL>;
+                             OCCUPANCY, K_LANES, K_WARPS, MATH, WGMMA, TA, TB, GA, GB, GC, STAGE_C, SPLIT_TAIL>;
   extern __shared__ __align__(16) float smem[];
 
   const int tid = threadIdx.x;

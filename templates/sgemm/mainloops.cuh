@@ -329,13 +329,14 @@ struct If<false, T, F> {
   using type = F;
 };
 
-// The mainloop of an instance: the reduction, streaming for thin tiles, else by pipeline depth.
+// The mainloop of an instance: the warpgroup instruction's, the reduction, streaming for thin
+// tiles, else by pipeline depth.
 template <class Cfg>
-using Mainloop = typename If<
+using Mainloop = typename If<Cfg::kWgmma, WgmmaMainloop<Cfg>, typename If<
     Cfg::kReduce, ReductionMainloop<Cfg>,
     typename If<Cfg::kStreamB, StreamingMainloop<Cfg>,
                 typename If<(Cfg::STAGES <= 2), RegisterPrefetchMainloop<Cfg>,
-                            CpAsyncMainloop<Cfg>>::type>::type>::type;
+                            CpAsyncMainloop<Cfg>>::type>::type>::type>::type;
 
 }  // namespace detail
 }  // namespace gemmtune

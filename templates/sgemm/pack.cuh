@@ -27,3 +27,41 @@ extern "C" __global__ void gemmtune_pack_operand(gemmtune::PackArgs p) {
       }
     }
 }
+
+// The copy that warpgroup configs (WGMMA, wgmma.cuh) run before the GEMM, for A and for B: each
+// operand split into TF32 parts and laid out K-major (SplitPackArgs). A block moves a 32 x 32 tile
+// through shared memory, so that both the read (along the source's contiguous dimension) and the
+// write (along K) are coalesced whichever the layout. Grid-stride in y (row tiles) and z (batch).
+extern "C" __global__ void __launch_bounds__(256) gemmtune_pack_split(gemmtune::SplitPackArgs p) {
+#if __CUDA_ARCH__ >= 800  // cvt.rna.tf32: warpgroup configs run on sm_90 only
+  __shared__ float tile[32][33];
+  const int x = threadIdx.x, y = threadIdx.y;  // 32 x 8 threads
+  const long long k0 = 32LL * blockIdx.x;
+  for (int b = blockIdx.z; b < p.batch; b += gridDim.z)
+    for (long long r0 = 32LL * blockIdx.y; r0 < p.dst_rows; r0 += 32LL * gridDim.y) {
+      const float* src = p.src + b * p.stride;
+      // Lanes read along the source's contiguous dimension: r when transposed, else i.
+      for (int j = y; j < 32; j += 8) {
+        if (p.transposed) {  // (r, i) at src[i * ld + r]: lanes along r
+          const long long i = k0 + j, r = r0 + x;
+          tile[x][j] = i < p.k && r < p.rows ? src[i * p.ld + r] : 0.f;
+        } else {  // lanes along i
+          const long long r = r0 + j, i = k0 + x;
+          tile[j][x] = i < p.k && r < p.rows ? src[r * p.ld + i] : 0.f;
+        }
+      }
+      __syncthreads();
+      float* dst = p.dst + b * p.dst_stride;
+      for (int j = y; j < 32; j += 8) {
+        const float v = tile[j][x];
+        unsigned big, small;
+        asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(big) : "f"(v));
+        asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(small) : "f"(v - __uint_as_float(big)));
+        const long long at = (r0 + j) * p.dst_ld + k0 + x;
+        dst[at] = __uint_as_float(big);
+        if (p.split) dst[p.plane + at] = __uint_as_float(small);
+      }
+      __syncthreads();
+    }
+#endif
+}

@@ -24,17 +24,19 @@ namespace detail {
 //                   GemmConfig::split_tail)
 //   kStreamB        thin tiles with every row in each thread stream B from global memory
 //                   (GemmConfig::streams_b)
+//   kWgmma          the products on the warpgroup instruction, from split, K-major packed
+//                   operands (wgmma.cuh)
 // Enumerators rather than static constexpr members: NVRTC emits each of those as a global
 // variable in the cubin.
 template <int BM_, int BN_, int BK_, int WM_, int WN_, int TM_, int TN_, int STAGES_, int VEC_,
           int PAD_, int SPLIT_K_, int RASTER_, int OCCUPANCY_, int K_LANES_, int K_WARPS_, int MATH_,
-          bool TA_, bool TB_, int GA_, int GB_, int GC_, bool STAGE_C_ = false, bool SPLIT_TAIL_ = false>
+          int WGMMA_, bool TA_, bool TB_, int GA_, int GB_, int GC_, bool STAGE_C_ = false, bool SPLIT_TAIL_ = false>
 struct Traits {
   // clang-format off
   enum : int {
     BM = BM_, BN = BN_, BK = BK_, WM = WM_, WN = WN_, TM = TM_, TN = TN_,
     STAGES = STAGES_, VEC = VEC_, PAD = PAD_, SPLIT_K = SPLIT_K_, RASTER = RASTER_,
-    OCCUPANCY = OCCUPANCY_, KL = K_LANES_, KW = K_WARPS_, MATH = MATH_,
+    OCCUPANCY = OCCUPANCY_, KL = K_LANES_, KW = K_WARPS_, MATH = MATH_, WGMMA = WGMMA_,
 
     kOutputWarps = (BM / WM) * (BN / WN),
     kThreads = kOutputWarps * 32 * KW,
@@ -62,6 +64,7 @@ struct Traits {
     kReduce = KL > 1 || KW > 1,
     kStreamB = BM <= 8 && TM == BM && !TB && !kReduce,
     kMma = MATH > 0,
+    kWgmma = WGMMA > 0,
     kStageC = STAGE_C_,
     kSplitTail = SPLIT_TAIL_,
   };

@@ -22,6 +22,14 @@ bool in_reduced_space(const GemmConfig& c) {
   // split-K for the few-tile problems up to 512 splits (split_k_useful() decides per problem:
   // 256 and 512 were no faster on 64x64x65536 or 1x4096x4096, but 64x64x262144 runs 1.5x faster
   // with 256 than with 128); padding and rasterization fixed.
+  if (c.wgmma) {
+    // Measured on an H200 at 4096^3 (docs/PERFORMANCE.md): 128x128 and 128x256 tiles fastest,
+    // 64-row ones slower, stages 3 faster than 2. Math 1 and 3 only: math 2 is no faster than 3
+    // (89.1 against 89.5 TFLOP/s) and its error (2.9e-5) keeps it from the fp32 policy; math 4's
+    // fourth product is past FP32 accuracy already.
+    return among(c.bm, {64, 128}) && among(c.bn, {64, 128, 256}) && c.stages >= 3 && (c.math == 1 || c.math == 3) &&
+           c.raster == 8 && c.occupancy == 1;
+  }
   if (c.uses_tensor_cores()) {
     // Measured on an H200 at 4096^3 (docs/PERFORMANCE.md): the cp.async ring (the register path
     // was slower), bk 16-32, warp tiles of 64x32 or 32x64 (64x64 for math 1 and 2: the others

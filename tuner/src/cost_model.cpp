@@ -36,10 +36,13 @@ int registers_per_thread(const GemmConfig& c, const DeviceLimits& limits) {
 }
 
 // How many times faster than the FP32 FMA pipe a tensor-core variant runs its products,
-// fragment splitting included: measured at 4096^3 on an H200 (2026-11-23, docs/PERFORMANCE.md):
-// 1xTF32 123-127, 3xTF32 58 (math 2) and 48.6 (math 3) TFLOP/s against the FMA peak of 66.9.
-double tensor_core_speedup(int math) {
-  switch (math) {
+// fragment splitting included: measured at 4096^3 on an H200 (2026-11-23, docs/PERFORMANCE.md)
+// against the FMA peak of 66.9 TFLOP/s. mma.sync: 1xTF32 123-127, 3xTF32 58 (math 2) and 48.6
+// (math 3) TFLOP/s. The warpgroup instruction (wgmma, the split done by the copy before):
+// 1xTF32 229, math 2 89.1, math 3 89.5.
+double tensor_core_speedup(const GemmConfig& c) {
+  if (c.wgmma) return c.math == 1 ? 3.4 : c.math == 2 ? 1.33 : c.math == 3 ? 1.33 : 1.0;
+  switch (c.math) {
     case 1: return 1.9;
     case 2: return 0.87;
     case 3: return 0.72;
@@ -51,7 +54,7 @@ double tensor_core_speedup(int math) {
 // loads its tm + tn fragment floats from shared memory (in vectors of up to 4). Small thread
 // tiles spend relatively more issue slots on loads. Tensor-core variants: their speedup.
 double thread_tile_efficiency(const GemmConfig& c) {
-  if (c.uses_tensor_cores()) return tensor_core_speedup(c.math);
+  if (c.uses_tensor_cores()) return tensor_core_speedup(c);
   const double fmas = c.tm * c.tn;
   const double loads = std::ceil(c.tm / 4.0) + std::ceil(c.tn / 4.0);
   return fmas / (fmas + 2 * loads);
@@ -111,10 +114,17 @@ double compute_ms(const GemmConfig& c, const Problem& p, const GpuCeilings& gpu,
 }
 
 // A repack config's copies of a misaligned A or B before the GEMM: each a launch that reads
-// and writes the operand once at the DRAM bandwidth.
+// and writes the operand once at the DRAM bandwidth. A warpgroup config's split copies: each
+// reads its operand and writes one or two planes of it, padded to whole tiles and 32-float rows.
 double repack_ms(const GemmConfig& c, const Problem& p, const GpuCeilings& gpu) {
   double ms = 0;
   const double batch = p.batch;
+  if (c.wgmma) {
+    const double planes = c.math >= 2 ? 2 : 1, k = std::ceil(p.k / 32.0) * 32;
+    const double a = 4.0 * batch * (double(p.m) * p.k + planes * ceil_div(p.m, c.bm) * c.bm * k);
+    const double b = 4.0 * batch * (double(p.n) * p.k + planes * ceil_div(p.n, c.bn) * c.bn * k);
+    return 2 * gpu.launch_us / 1e3 + (a + b) / (gpu.dram_gbs * 1e6);
+  }
   if (c.packs_a(p)) ms += gpu.launch_us / 1e3 + 8.0 * p.m * p.k * batch / (gpu.dram_gbs * 1e6);
   if (c.packs_b(p)) ms += gpu.launch_us / 1e3 + 8.0 * p.k * p.n * batch / (gpu.dram_gbs * 1e6);
   return ms;

@@ -79,7 +79,8 @@ struct GemmConfig : SgemmKnobs {
   /// add their parts to C atomically in the order they finish (templates/sgemm/epilogue.cuh).
   /// The reduction path sums in a fixed order.
   bool deterministic() const { return split_k <= 1; }
-  /// Whether the products run on tensor cores (math > 0: TF32 mma.sync; templates/sgemm/mma.cuh).
+  /// Whether the products run on tensor cores (math > 0: TF32 mma.sync, templates/sgemm/mma.cuh,
+  /// or with wgmma = 1 the warpgroup instruction, templates/sgemm/wgmma.cuh).
   bool uses_tensor_cores() const { return math > 0; }
   /// The precision class of its results: ieee (math 0), fp32 (3xTF32: math 2-4), tf32 (math 1).
   Precision precision() const { return math == 0 ? Precision::ieee : math == 1 ? Precision::tf32 : Precision::fp32; }
@@ -100,8 +101,9 @@ struct GemmConfig : SgemmKnobs {
   /// `sms` SMs: tiles x split_k, or for split_tail the tiles of whole rounds of one per SM
   /// unsplit plus the rest split_k times.
   long long blocks_for(long long tiles, long long sms) const;
-  /// Whether a launch needs a LaunchWorkspace: split-K's tile counters or repack's copies.
-  bool needs_workspace() const { return split_k > 1 || repack; }
+  /// Whether a launch needs a LaunchWorkspace: split-K's tile counters, repack's copies or a
+  /// warpgroup config's split copies.
+  bool needs_workspace() const { return split_k > 1 || repack || wgmma; }
   /// Dynamic shared memory per block, bytes.
   int smem_bytes() const;
   /// Registers per thread that __launch_bounds__(threads, occupancy) leaves on this device.

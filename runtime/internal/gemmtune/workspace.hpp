@@ -5,6 +5,8 @@
 //   the last one out resets it, so counters are zero between launches and need no clearing.
 // - repack: copies of A and B whose data would narrow the kernel's accesses, each row padded to
 //   a multiple of 4 floats (the padding zeroed), so that the kernel reads them at full width.
+// - warpgroup configs (wgmma): A and B split into TF32 planes, K-major (templates/sgemm/pack.cuh,
+//   gemmtune_pack_split).
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
@@ -20,9 +22,14 @@ namespace gemmtune {
 struct PackedOperand {
   float* data = nullptr;
   long long ld = 0, stride = 0;
+  long long plane = 0;  ///< split copies: floats from the big parts' plane to the small parts'
 
   /// The layout of a packed copy of a rows x cols matrix (data left null).
   static PackedOperand layout(int rows, int cols);
+  /// The layout of a split copy (warpgroup configs) of an operand of `rows` rows along K (op(A)'s
+  /// rows, op(B)'s columns) for tiles of `tile_rows`: rows rounded up to whole tiles, each K
+  /// rounded up to 32 floats long, one plane (math 1) or two.
+  static PackedOperand split_layout(int rows, int k, int tile_rows, int planes);
   /// Floats that `batch` such matrices take.
   size_t floats(int batch) const { return size_t(stride) * size_t(batch); }
 };
@@ -30,7 +37,7 @@ struct PackedOperand {
 /// What a launch gets from its workspace; null members where the config needs none.
 struct LaunchBuffers {
   int* tile_counters = nullptr;  ///< split-K: one per output tile of every batch
-  PackedOperand a, b;            ///< repack: where to copy A and B
+  PackedOperand a, b;            ///< repack, warpgroup configs: where to copy A and B
 };
 
 /// Workspace for the launches of one stream. Launches that share a workspace must be ordered

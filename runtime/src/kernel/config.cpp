@@ -47,8 +47,16 @@ static long long stage_floats(const GemmConfig& c) {
   return a + b;
 }
 
+// The warpgroup mainloop's stages (templates/sgemm/wgmma.cuh): per stage a bm x 32 and a bn x 32
+// tile of each TF32 plane (2 planes from math 2 on), plus 1024 bytes to align stage 0 to the
+// swizzle pattern. 64-bit: knobs may not be validated yet.
+static long long warpgroup_smem_bytes(const GemmConfig& c) {
+  return 1LL * c.stages * (c.math >= 2 ? 2 : 1) * (c.bm + c.bn) * 32 * int(sizeof(float)) + 1024;
+}
+
 int GemmConfig::smem_bytes() const {
   if (streams_b() || reduces()) return 0;
+  if (wgmma) return static_cast<int>(warpgroup_smem_bytes(*this));
   return static_cast<int>(stages * stage_floats(*this) * int(sizeof(float)));
 }
 
@@ -90,7 +98,8 @@ std::optional<std::string> GemmConfig::validate(const DeviceLimits& limits) cons
     if (v > kMaxKnobSize) return why("tile sizes, vec, split_k, raster, k_lanes and k_warps must be at most 65536");
   }
   if (k_lanes > 32) return why("k_lanes must be at most 32 (the lanes of a warp)");
-  if (tm > 16 || tn > 16) return why("thread tile tm, tn must be at most 16");
+  // The warpgroup instruction's accumulator layout (wgmma.cuh) is 2 x bn / 4 per thread.
+  if (tm > 16 || tn > (wgmma ? 64 : 16)) return why("thread tile tm, tn must be at most 16 (tn 64 for wgmma = 1)");
   if (tm * tn > 128) return why("thread tile tm*tn = " + std::to_string(tm * tn) + " exceeds 128 accumulators");
   if (uses_tensor_cores()) {
     // mma.sync m16n8k8: the warp tile is whole 16 x 8 instruction tiles; a lane holds 2 rows and
@@ -106,6 +115,19 @@ std::optional<std::string> GemmConfig::validate(const DeviceLimits& limits) cons
                  "and pad keep their defaults");
     if (math >= 3 && 2 * tm * tn > 128)
       return why("math 3 and 4 sum each slice in accumulators of its own: 2 x tm x tn must be at most 128");
+  }
+  if (wgmma != 0 && wgmma != 1) return why("wgmma must be 0 (mma.sync) or 1 (the warpgroup instruction)");
+  if (wgmma) {
+    // templates/sgemm/wgmma.cuh: 64-row warpgroup slabs, one instruction m64nBNk8 per product
+    // and k8 step, slices of one 128-byte swizzle row.
+    if (limits.cc_major != 9 || limits.cc_minor != 0)
+      return why("the warpgroup instruction (wgmma = 1) exists on sm_90 (Hopper) only");
+    if (!uses_tensor_cores()) return why("wgmma = 1 runs tensor-core math: math 1 to 4");
+    if (bk != 32 || wm != 16 || wn != bn || bm % 64 != 0 || bn < 32 || bn > 256)
+      return why("a warpgroup config has bk 32, warp tiles of 16 x bn (wm 16, wn = bn), bm a multiple of 64 and "
+                 "bn 32 to 256");
+    if (stages < 2) return why("a warpgroup config pipelines its copies: stages 2 to 4");
+    if (repack) return why("a warpgroup config copies A and B anyway (split, K-major): no repack (\"_q\")");
   }
   if (wm % tm || wn % tn) return why("warp tile must be a multiple of the thread tile");
   const long long slots = 1LL * (wm / tm) * (wn / tn);
@@ -151,7 +173,9 @@ std::optional<std::string> GemmConfig::validate(const DeviceLimits& limits) cons
   if (occupancy < 1 || occupancy > 4) return why("occupancy must be 1 to 4");
   if (t * occupancy > 2048) return why("occupancy x threads exceeds 2048 threads per SM");
   // smem_bytes() in 64 bits: bk is bounded only by kMaxKnobSize yet.
-  const long long smem = streams_b() || reduces() ? 0 : stages * stage_floats(*this) * int(sizeof(float));
+  const long long smem = streams_b() || reduces() ? 0
+                         : wgmma                  ? warpgroup_smem_bytes(*this)
+                                                  : stages * stage_floats(*this) * int(sizeof(float));
   if (smem * occupancy > limits.max_smem_per_sm)
     return why("occupancy " + std::to_string(occupancy) + " x shared memory " + std::to_string(smem) +
                " B exceeds the multiprocessor's " + std::to_string(limits.max_smem_per_sm) + " B");
@@ -168,7 +192,7 @@ std::optional<std::string> GemmConfig::validate(const DeviceLimits& limits) cons
   // Register budget: __launch_bounds__ caps each thread at 64K / (threads x occupancy). This is a
   // floor (accumulators, fragments, register-staged prefetch, a little addressing): what passes
   // may still spill, which the compiled resource report tells and the tuner prunes.
-  int staged = streams_b() || reduces() ? 2 * bk * (tm + tn) : stages <= 2 ? (bm + bn) * bk / t : 0;
+  int staged = streams_b() || reduces() ? 2 * bk * (tm + tn) : stages <= 2 && !wgmma ? (bm + bn) * bk / t : 0;
   int need = (math >= 3 ? 2 : 1) * tm * tn + tm + tn + staged + 16;
   int cap = register_budget(limits);
   if (need > cap)
@@ -181,11 +205,13 @@ std::optional<std::string> GemmConfig::can_implement(const Problem& p) const {
   if (p.op_a != op_a || p.op_b != op_b)
     return "kernel is for layout " + std::string{op_char(op_a), op_char(op_b)} + ", problem is " + p.layout();
   if (p.m < 1 || p.n < 1 || p.k < 1 || p.batch < 1) return std::string("M, N, K and batch must be at least 1");
+  if (wgmma && p.pointer_arrays)
+    return std::string("a warpgroup config (\"_wg1\") copies A and B by batch stride: not for pointer arrays");
   const struct {
     const char* operand;
     int width, allowed;
-  } accesses[] = {{"A", reads_a_in_vectors() ? width_a() : 1, packs_a(p) ? 4 : p.a_alignment()},
-                  {"B", width_b(), packs_b(p) ? 4 : p.b_alignment()},
+  } accesses[] = {{"A", reads_a_in_vectors() ? width_a() : 1, packs_a(p) || wgmma ? 4 : p.a_alignment()},
+                  {"B", width_b(), packs_b(p) || wgmma ? 4 : p.b_alignment()},
                   {"C", width_c(), p.c_alignment()}};
   for (const auto& a : accesses)
     if (a.width > a.allowed)
@@ -213,8 +239,9 @@ static int narrowing(int vec, int alignment) { return alignment < vec ? alignmen
 GemmConfig GemmConfig::fitted_to(const Problem& p) const {
   GemmConfig c = *this;
   // A packed copy has rows padded to 4 floats and a 16-byte aligned base (LaunchWorkspace).
-  c.align_a = reads_a_in_vectors() && !packs_a(p) ? narrowing(vec, p.a_alignment()) : 4;
-  c.align_b = packs_b(p) ? 4 : narrowing(vec, p.b_alignment());
+  // A warpgroup config reads the split copies of A and B (LaunchWorkspace), aligned too.
+  c.align_a = reads_a_in_vectors() && !packs_a(p) && !wgmma ? narrowing(vec, p.a_alignment()) : 4;
+  c.align_b = packs_b(p) || wgmma ? 4 : narrowing(vec, p.b_alignment());
   c.align_c = narrowing(vec, p.c_alignment());
   c.repack = packs_a(p) || packs_b(p);
   c.stage_c = stage_c && c.can_stage_c() && c.narrows_c_chunks();

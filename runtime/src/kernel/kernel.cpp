@@ -12,6 +12,7 @@ namespace gemmtune {
 namespace {
 constexpr const char* kSourceName = "gemmtune_sgemm.cu";
 constexpr const char* kPackKernel = "gemmtune_pack_operand";  // templates/sgemm/pack.cuh
+constexpr const char* kSplitKernel = "gemmtune_pack_split";
 
 // Enqueues the copy of `rows` x `cols` matrices at `src` (leading dimension ld, batch stride
 // stride) into `dst`'s layout.
@@ -30,11 +31,27 @@ void pack_operand(cudaKernel_t pack, const float* src, long long ld, long long s
   GEMMTUNE_CUDA(cudaLaunchKernel(reinterpret_cast<const void*>(pack), grid, block, params, 0, stream));
   GEMMTUNE_CUDA(cudaGetLastError());
 }
+
+// Enqueues the split copy (warpgroup configs) of `batch` operands with `rows` rows along K, element
+// (r, i) at src[r * ld + i] or, `transposed`, at src[i * ld + r], into dst's layout.
+void split_operand(cudaKernel_t split, const float* src, long long ld, long long stride, bool transposed, int rows,
+                   int k, int batch, bool two_planes, const PackedOperand& dst, cudaStream_t stream) {
+  const int dst_rows = int(dst.plane / dst.ld);
+  SplitPackArgs args{src, dst.data, ld, stride, dst.ld, dst.stride, dst.plane, rows, k, dst_rows, batch,
+                     int(transposed), int(two_planes)};
+  const dim3 block(32, 8);
+  const dim3 grid(unsigned(dst.ld / 32), unsigned(std::min((dst_rows + 31) / 32, 65535)),
+                  unsigned(std::min(batch, 65535)));
+  void* params[] = {&args};
+  GEMMTUNE_CUDA(cudaLaunchKernel(reinterpret_cast<const void*>(split), grid, block, params, 0, stream));
+  GEMMTUNE_CUDA(cudaGetLastError());
+}
 }  // namespace
 
 CompileResult compile_config(const GemmConfig& config, const std::string& arch) {
   CompileOptions opts;
-  opts.arch = arch;
+  // The warpgroup instruction is in sm_90a's instruction set only, not sm_90's.
+  opts.arch = config.wgmma && arch == "sm_90" ? "sm_90a" : arch;
   return compile_cuda(templates::sgemm_source(), kSourceName, config.name_expression(), opts);
 }
 
@@ -58,6 +75,7 @@ GemmKernel::GemmKernel(const GemmConfig& config, const std::vector<char>& cubin,
     GEMMTUNE_CUDA(cudaFuncSetAttribute(reinterpret_cast<const void*>(gemm_),
                                        cudaFuncAttributeMaxDynamicSharedMemorySize, config.smem_bytes()));
     if (config.repack) GEMMTUNE_CUDA(cudaLibraryGetKernel(&pack_, library_, kPackKernel));
+    if (config.wgmma) GEMMTUNE_CUDA(cudaLibraryGetKernel(&pack_, library_, kSplitKernel));
     if (config.split_tail) {
       int device = 0, sms = 0;
       GEMMTUNE_CUDA(cudaGetDevice(&device));
@@ -80,13 +98,22 @@ void GemmKernel::launch(const Problem& p, cudaStream_t stream, LaunchWorkspace* 
   LaunchBuffers buffers;
   if (c.needs_workspace()) {
     if (!workspace)
-      throw Error(Status::kInvalidArgument, "launching " + std::string(c.repack ? "repack" : "split-K") +
+      throw Error(Status::kInvalidArgument, "launching " + std::string(c.wgmma ? "warpgroup" : c.repack ? "repack" : "split-K") +
                                                 " kernel " + config_name(c) +
                                                 " without a workspace: pass a LaunchWorkspace");
     buffers = workspace->prepare(c, p, stream);
   }
   // The GEMM runs on the packed copies where there are any (the same stream orders them).
   Problem q = p;
+  if (c.wgmma) {
+    // op(A)'s rows and op(B)'s columns along K: A transposed in memory unless op(A) is N, B unless
+    // op(B) is T.
+    split_operand(pack_, p.a, p.lda, p.stride_a, p.op_a == Op::T, p.m, p.k, p.batch, c.math >= 2, buffers.a, stream);
+    split_operand(pack_, p.b, p.ldb, p.stride_b, p.op_b == Op::N, p.n, p.k, p.batch, c.math >= 2, buffers.b, stream);
+    q.a = buffers.a.data, q.lda = buffers.a.ld, q.stride_a = buffers.a.stride;
+    q.b = buffers.b.data, q.ldb = buffers.b.ld, q.stride_b = buffers.b.stride;
+    buffers.a.data = buffers.b.data = nullptr;
+  }
   if (buffers.a.data) {
     pack_operand(pack_, p.a, p.lda, p.stride_a, p.a_rows(), p.a_cols(), p.batch, buffers.a, stream);
     q.a = buffers.a.data, q.lda = buffers.a.ld, q.stride_a = buffers.a.stride;

@@ -26,6 +26,22 @@ PackedOperand PackedOperand::layout(int rows, int cols) {
   return out;
 }
 
+PackedOperand PackedOperand::split_layout(int rows, int k, int tile_rows, int planes) {
+  PackedOperand out;
+  out.ld = (k + 31LL) / 32 * 32;
+  out.plane = (rows + tile_rows - 1LL) / tile_rows * tile_rows * out.ld;
+  out.stride = out.plane * planes;
+  return out;
+}
+
+// The split copies of a warpgroup config: op(A) as m rows and op(B) as n rows along K.
+static PackedOperand split_a(const GemmConfig& c, const Problem& p) {
+  return PackedOperand::split_layout(p.m, p.k, c.bm, c.math >= 2 ? 2 : 1);
+}
+static PackedOperand split_b(const GemmConfig& c, const Problem& p) {
+  return PackedOperand::split_layout(p.n, p.k, c.bn, c.math >= 2 ? 2 : 1);
+}
+
 size_t LaunchWorkspace::tile_count(const GemmConfig& c, const Problem& p) {
   if (c.split_k <= 1) return 0;
   size_t rows = (size_t(p.m) + c.bm - 1) / c.bm, cols = (size_t(p.n) + c.bn - 1) / c.bn;
@@ -33,6 +49,7 @@ size_t LaunchWorkspace::tile_count(const GemmConfig& c, const Problem& p) {
 }
 
 size_t LaunchWorkspace::packed_floats(const GemmConfig& c, const Problem& p) {
+  if (c.wgmma) return split_a(c, p).floats(p.batch) + split_b(c, p).floats(p.batch);
   size_t floats = 0;
   if (c.packs_a(p)) floats += PackedOperand::layout(p.a_rows(), p.a_cols()).floats(p.batch);
   if (c.packs_b(p)) floats += PackedOperand::layout(p.b_rows(), p.b_cols()).floats(p.batch);
@@ -63,6 +80,11 @@ LaunchBuffers LaunchWorkspace::prepare(const GemmConfig& config, const Problem& 
   LaunchBuffers out;
   if (tiles > 0) out.tile_counters = counters_;
   float* next = packed_;  // cudaMalloc's base is 256-byte aligned; each copy's size a multiple of 4 floats
+  if (config.wgmma) {
+    out.a = split_a(config, p), out.b = split_b(config, p);
+    out.a.data = next, out.b.data = next + out.a.floats(p.batch);
+    return out;
+  }
   if (config.packs_a(p)) {
     out.a = PackedOperand::layout(p.a_rows(), p.a_cols());
     out.a.data = next;

@@ -38,4 +38,17 @@ struct PackArgs {
   int rows, cols, batch;
 };
 
+/// gemmtune_pack_split: copies `batch` matrices of `rows` x `k` elements, element (r, i) at
+/// src[r * ld + i] (src[i * ld + r] when `transposed`), matrices `stride` apart, into dst as
+/// K-major TF32 planes: row r of matrix b at dst + b * dst_stride + r * dst_ld, the big parts
+/// tf32(x), then (`split`) the small parts tf32(x - tf32(x)) `plane` floats further; rows
+/// [rows, dst_rows) and columns [k, dst_ld) zero. dst_ld is a multiple of 32.
+struct SplitPackArgs {
+  const float* src;
+  float* dst;
+  long long ld, stride, dst_ld, dst_stride, plane;
+  int rows, k, dst_rows, batch;
+  int transposed, split;
+};
+
 }  // namespace gemmtune

@@ -29,6 +29,7 @@ struct SgemmKnobs {
   int k_lanes = 1;
   int k_warps = 1;
   int math = 0;
+  int wgmma = 0;
 
   bool operator==(const SgemmKnobs&) const = default;
 };
@@ -58,7 +59,8 @@ inline constexpr int kBk[] = {8, 16, 32};
 // of two a block tile can hold; the space walk skips warp tiles that do not fit (see
 // walk() in tuner/src/space.cpp).
 inline constexpr int kWarp[] = {1, 2, 4, 8, 16, 32, 64, 128, 256};
-inline constexpr int kThread[] = {1, 2, 4, 8, 16};
+// 32 and 64: only the warpgroup instruction's accumulator layout (2 x bn / 4 per thread).
+inline constexpr int kThread[] = {1, 2, 4, 8, 16, 32, 64};
 inline constexpr int kStages[] = {1, 2, 3, 4};
 inline constexpr int kVec[] = {1, 2, 4};
 inline constexpr int kPad[] = {0, 4};
@@ -68,11 +70,12 @@ inline constexpr int kOccupancy[] = {1, 2};
 inline constexpr int kKLanes[] = {1, 2, 4, 8, 16, 32};
 inline constexpr int kKWarps[] = {1, 2, 4, 8};
 inline constexpr int kMath[] = {0, 1, 2, 3, 4};
+inline constexpr int kWgmma[] = {0, 1};
 }  // namespace knob_values
 
 /// The knob table, in template-parameter order. Name example:
 /// sgemm_nn_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8 (then _o2 when occupancy is 2, _l8 for 8 k_lanes,
-/// _j4 for 4 k_warps, _m3 for math 3).
+/// _j4 for 4 k_warps, _m3 for math 3, _wg1 for the warpgroup instruction).
 inline constexpr Knob kSgemmKnobs[] = {
     {"bm", &SgemmKnobs::bm, "_", true, knob_values::kBlock, "block tile rows of C"},
     {"bn", &SgemmKnobs::bn, "x", true, knob_values::kBlock, "block tile columns of C"},
@@ -106,6 +109,10 @@ inline constexpr Knob kSgemmKnobs[] = {
      "how the products are computed: 0 FP32 FMA (IEEE); tensor cores (mma.sync TF32, sm_80+): 1 "
      "1xTF32 (TF32 accuracy), 2 3xTF32 (big*big + big*small + small*big summed in the tensor core), "
      "3 3xTF32 with each slice's sum added to FP32 accumulators, 4 as 3 plus small*small"},
+    {"wgmma", &SgemmKnobs::wgmma, "_wg", false, knob_values::kWgmma,
+     "1: the tensor-core products on Hopper's warpgroup instruction (wgmma, sm_90 only) instead of "
+     "mma.sync: A and B are first split into TF32 parts and copied K-major into the workspace; four "
+     "warps share each 64-row slab of the block tile (warp tiles 16 x bn, bk 32)"},
 };
 
 // Every field has its row: a knob added to the struct but not to the table fails here.

@@ -291,6 +291,79 @@ TEST(KernelCorrectness, SplitTailConfigsMatchFloat64Reference) {
   EXPECT_GT(r.checked, 20);
 }
 
+// Warpgroup configs (wgmma, sm_90 only): A and B split into K-major TF32 planes by the copy before
+// the kernel. Every math variant, tiles of 64 and 128 rows and 32 to 256 columns, split-K (all
+// tiles and the tail only), C staged, in all four layouts on odd shapes, K = 1, M or N = 1,
+// batches with odd strides, padded leading dimensions and pointers one float off, against the
+// float64 reference with C poisoned where beta = 0. One workspace for all.
+TEST(KernelCorrectness, WarpgroupConfigsMatchFloat64Reference) {
+  GEMMTUNE_REQUIRE_GPU();
+  ReferenceSetup setup;
+  auto& [dev, arch, reference, rng] = setup;
+  if (dev.limits.cc_major != 9 || dev.limits.cc_minor != 0) GTEST_SKIP() << "the warpgroup instruction needs sm_90";
+  const char* tiles[] = {
+      "128x128x32_w16x128_t2x32_s3_v4_p4_k1_r8_m3_wg1", "128x256x32_w16x256_t2x64_s3_v4_p4_k1_r8_m1_wg1",
+      "64x64x32_w16x64_t2x16_s4_v4_p4_k1_r8_m2_wg1",    "64x32x32_w16x32_t2x8_s2_v4_p4_k2_r1_m4_wg1",
+      "128x64x32_w16x64_t2x16_s3_v4_p4_k4_r8_m3_wg1_h", "128x128x32_w16x128_t2x32_s3_v4_p4_k1_r8_m3_wg1_e",
+  };
+  const std::vector<Shape> shapes = {
+      {2999, 301, 203, 1, 0, 0, 1.f, 0.f},    {7, 13, 11, 1, 0, 0, 1.5f, -0.75f},
+      {1, 1, 1, 1, 0, 0, 1.5f, -0.75f},       {65, 67, 129, 3, 0, 0, 0.5f, 2.f},
+      {129, 131, 67, 2, 3, 0, 1.5f, -0.75f},  {64, 96, 80, 2, 0, 1, 2.f, 0.f},
+      {100, 130, 1, 2, 0, 0, 1.5f, 0.25f},    {1, 1000, 997, 1, 0, 0, 1.5f, 0.25f},
+      {1000, 1, 997, 1, 0, 0, -1.f, 0.f},     {1031, 1029, 1031, 1, 0, 0, 1.f, 0.f},
+  };
+  LaunchWorkspace workspace;
+  int checked = 0;
+  double worst = 0;
+  for (Op oa : {Op::N, Op::T})
+    for (Op ob : {Op::N, Op::T}) {
+      std::vector<std::unique_ptr<ProblemData>> data;
+      std::vector<GemmConfig> configs;  // (tile, shape) pairs that apply, fitted
+      std::vector<size_t> shape_of;
+      for (size_t si = 0; si < shapes.size(); ++si) {
+        const Shape& s = shapes[si];
+        Problem shape = Problem::packed(oa, ob, s.m, s.n, s.k, s.batch);
+        shape.alpha = s.alpha, shape.beta = s.beta;
+        data.push_back(std::make_unique<ProblemData>(shape, s.ld_pad, s.ptr_offset, rng));
+        for (const char* tile : tiles) {
+          auto c = parse_config_name(std::string("sgemm_") + op_char(oa) + op_char(ob) + "_" + tile);
+          ASSERT_TRUE(c.has_value()) << tile;
+          ASSERT_FALSE(c->validate(dev.limits).has_value()) << tile << ": " << *c->validate(dev.limits);
+          const GemmConfig f = c->fitted_to(data.back()->p);
+          if (f.can_implement(data.back()->p)) continue;  // split_tail on a batch, splits without work
+          configs.push_back(f), shape_of.push_back(si);
+        }
+      }
+      const std::vector<CompileResult> compiled = compile_all(configs, arch);
+      std::map<size_t, std::vector<double>> expected;
+      for (size_t i = 0; i < configs.size(); ++i) {
+        const Shape& s = shapes[shape_of[i]];
+        ProblemData& d = *data[shape_of[i]];
+        if (!expected.count(shape_of[i])) {
+          DeviceArray<double> ref(size_t(s.m) * s.n * s.batch);
+          reference.run(d.p, ref.get(), nullptr);
+          expected[shape_of[i]] = ref.download();
+        }
+        SCOPED_TRACE(config_name(configs[i]) + " on " + shape_name(s, oa, ob));
+        ASSERT_TRUE(compiled[i].ok) << compiled[i].log;
+        GemmKernel kernel(configs[i], compiled[i].cubin, compiled[i].lowered_name);
+        d.reset_c();
+        kernel.launch(d.p, nullptr, &workspace);
+        GEMMTUNE_CUDA(cudaDeviceSynchronize());
+        const double err =
+            relative_error(d.result(), d.p.ldc, d.p.stride_c, expected[shape_of[i]], s.m, s.n, s.batch);
+        EXPECT_LT(err, verification_tolerance(configs[i], s.k));
+        if (configs[i].math >= 3) EXPECT_LT(err, 1e-6);  // FP32 accuracy and better
+        worst = std::max(worst, configs[i].math == 1 ? 0.0 : err);
+        ++checked;
+      }
+    }
+  std::cout << checked << " (warpgroup config, problem) pairs checked, worst relative error of 3xTF32 " << worst
+            << "\n";
+  EXPECT_GT(checked, 150);
+}
+
 TEST(KernelCorrectness, RepackWithoutWorkspaceIsAnError) {
   GEMMTUNE_REQUIRE_GPU();
   ReferenceSetup setup;

@@ -201,7 +201,7 @@ TEST(Config, AlignmentClassAndCanImplement) {
   EXPECT_EQ(fitted.width_c(), 1);
   EXPECT_FALSE(fitted.can_implement(p).has_value());
   EXPECT_TRUE(config_name(fitted).ends_with("_r8_g2x4x1")) << config_name(fitted);
-  EXPECT_EQ(fitted.name_expression(), "gemmtune::sgemm<128,128,8,64,32,8,8,2,4,4,1,8,1,1,1,0,false,true,2,4,1>");
+  EXPECT_EQ(fitted.name_expression(), "gemmtune::sgemm<128,128,8,64,32,8,8,2,4,4,1,8,1,1,1,0,0,false,true,2,4,1>");
   c.vec = 1;
   EXPECT_FALSE(c.can_implement(p).has_value());
   EXPECT_EQ(c.fitted_to(p), c);  // vec 1: nothing to narrow
@@ -368,7 +368,7 @@ TEST(Config, StagedCIsNamedBeforeRepackAndKeptOnlyWhereCIsNarrowed) {
   ASSERT_TRUE(fitted.stage_c);
   EXPECT_EQ(config_name(fitted), "sgemm_nn_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8_g4x1x1_e");
   EXPECT_EQ(parse_config_name(config_name(fitted)), fitted);
-  EXPECT_EQ(fitted.name_expression(), "gemmtune::sgemm<128,128,8,64,32,8,8,2,4,4,1,8,1,1,1,0,false,false,4,1,1,true>");
+  EXPECT_EQ(fitted.name_expression(), "gemmtune::sgemm<128,128,8,64,32,8,8,2,4,4,1,8,1,1,1,0,0,false,false,4,1,1,true>");
   GemmConfig both = staged;
   both.repack = true;
   EXPECT_EQ(config_name(both.fitted_to(odd_n)), "sgemm_nn_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8_g4x4x1_e_q");
@@ -455,6 +455,68 @@ TEST(Config, TensorCoreRules) {
   EXPECT_EQ(verification_tolerance(c, 1024), fp32_tolerance(1024));
 }
 
+TEST(Config, WarpgroupRules) {
+  const DeviceLimits h100 = DeviceLimits::for_arch("sm_90");
+  GemmConfig c;
+  c.bm = c.bn = 128, c.bk = 32, c.wm = 16, c.wn = 128, c.tm = 2, c.tn = 32, c.stages = 3, c.math = 3, c.wgmma = 1;
+  EXPECT_FALSE(c.validate(h100).has_value()) << *c.validate(h100);
+  EXPECT_EQ(config_name(c), "sgemm_nn_128x128x32_w16x128_t2x32_s3_v4_p4_k1_r8_m3_wg1");
+  EXPECT_EQ(parse_config_name(config_name(c)), c);
+  EXPECT_EQ(c.threads(), 256);  // two warpgroups of 64 rows
+  // Three stages of two planes of 128 x 32 floats for each operand, and the alignment slack.
+  EXPECT_EQ(c.smem_bytes(), 3 * 2 * (128 + 128) * 32 * 4 + 1024);
+  EXPECT_TRUE(c.needs_workspace());
+  GemmConfig one_plane = c;
+  one_plane.math = 1;
+  EXPECT_EQ(one_plane.smem_bytes(), 3 * (128 + 128) * 32 * 4 + 1024);
+
+  auto rejects = [&](GemmConfig bad, const std::string& why, const DeviceLimits& limits) {
+    const auto reason = bad.validate(limits);
+    ASSERT_TRUE(reason.has_value()) << config_name(bad);
+    EXPECT_NE(reason->find(why), std::string::npos) << *reason;
+  };
+  GemmConfig fma = c;
+  fma.math = 0, fma.wm = 16, fma.tm = 2;
+  rejects(fma, "math 1 to 4", h100);
+  GemmConfig ampere = c;
+  rejects(ampere, "sm_90", DeviceLimits::for_arch("sm_80"));
+  GemmConfig slice = c;
+  slice.bk = 16;
+  rejects(slice, "bk 32", h100);
+  GemmConfig warp = c;
+  warp.wm = 32, warp.tm = 4, warp.wn = 64, warp.tn = 16;  // a valid mma.sync warp tile, not a warpgroup one
+  rejects(warp, "wm 16", h100);
+  GemmConfig single = c;
+  single.stages = 1;
+  rejects(single, "stages 2 to 4", h100);
+  GemmConfig repacked = c;
+  repacked.repack = true;
+  rejects(repacked, "no repack", h100);
+  GemmConfig wide = c;
+  wide.bn = wide.wn = 256, wide.tn = 64;  // math 3's second accumulator set: 256 registers
+  EXPECT_TRUE(wide.validate(h100).has_value());
+  wide.math = 1;
+  EXPECT_FALSE(wide.validate(h100).has_value()) << *wide.validate(h100);
+  GemmConfig deep = c;
+  deep.stages = 4;  // 4 x 64 KiB of shared memory
+  EXPECT_TRUE(deep.validate(h100).has_value());
+
+  // Odd leading dimensions: A and B are read from the aligned split copies, C as its data allows.
+  Problem p = Problem::packed(Op::T, Op::N, 1001, 999, 77);
+  p.ldc = 1001;
+  const GemmConfig fitted = c.fitted_to(p);
+  EXPECT_EQ(fitted.width_a(), 4);
+  EXPECT_EQ(fitted.width_b(), 4);
+  EXPECT_EQ(fitted.width_c(), 1);
+  EXPECT_FALSE(fitted.repack);
+  GemmConfig tn = fitted;
+  tn.op_a = Op::T;
+  EXPECT_FALSE(tn.can_implement(p).has_value()) << *tn.can_implement(p);
+  p.pointer_arrays = true;
+  ASSERT_TRUE(tn.can_implement(p).has_value());
+  EXPECT_NE(tn.can_implement(p)->find("pointer arrays"), std::string::npos);
+}
+
 TEST(Config, SplitTailIsNamedLastAndOnlyForSplitTileKernelsOfOneMatrix) {
   GemmConfig tail;
   tail.split_k = 8;
@@ -462,11 +524,11 @@ TEST(Config, SplitTailIsNamedLastAndOnlyForSplitTileKernelsOfOneMatrix) {
   EXPECT_EQ(reason(tail), "");
   EXPECT_EQ(config_name(tail), "sgemm_nn_128x128x8_w64x32_t8x8_s2_v4_p4_k8_r8_h");
   EXPECT_EQ(parse_config_name(config_name(tail)), tail);
-  EXPECT_EQ(tail.name_expression(), "gemmtune::sgemm<128,128,8,64,32,8,8,2,4,4,8,8,1,1,1,0,false,false,4,4,4,false,true>");
+  EXPECT_EQ(tail.name_expression(), "gemmtune::sgemm<128,128,8,64,32,8,8,2,4,4,8,8,1,1,1,0,0,false,false,4,4,4,false,true>");
   GemmConfig staged = tail;
   staged.stage_c = true;
   EXPECT_EQ(config_name(staged), "sgemm_nn_128x128x8_w64x32_t8x8_s2_v4_p4_k8_r8_e_h");
-  EXPECT_EQ(staged.name_expression(), "gemmtune::sgemm<128,128,8,64,32,8,8,2,4,4,8,8,1,1,1,0,false,false,4,4,4,true,true>");
+  EXPECT_EQ(staged.name_expression(), "gemmtune::sgemm<128,128,8,64,32,8,8,2,4,4,8,8,1,1,1,0,0,false,false,4,4,4,true,true>");
   EXPECT_FALSE(parse_config_name("sgemm_nn_128x128x8_w64x32_t8x8_s2_v4_p4_k8_r8_h_e").has_value());
   // Nothing to split: split_k 1, or a reduction.
   GemmConfig unsplit = tail;

@@ -57,7 +57,7 @@ TEST(Knobs, NameExpressionListsTheValuesInTableOrder) {
   GemmConfig c;
   c.op_b = Op::T;
   c.split_k = 4;
-  EXPECT_EQ(c.name_expression(), "gemmtune::sgemm<128,128,8,64,32,8,8,2,4,4,4,8,1,1,1,0,false,true,4,4,4>");
+  EXPECT_EQ(c.name_expression(), "gemmtune::sgemm<128,128,8,64,32,8,8,2,4,4,4,8,1,1,1,0,0,false,true,4,4,4>");
 }
 
 // A knob that is not named at its default keeps older names valid, and any other value of it

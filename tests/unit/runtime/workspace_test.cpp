@@ -37,3 +37,21 @@ TEST(Workspace, SizesFollowWhatTheConfigPacksAndCounts) {
   even_k.lda = 2005, even_k.stride_a = 2005 * 2999;
   EXPECT_EQ(LaunchWorkspace::packed_floats(repack, even_k), size_t(2999) * 2004);  // rows as long as A's, not lda
 }
+
+TEST(Workspace, WarpgroupConfigsSplitBothOperandsIntoWholeTiles) {
+  const Problem p = Problem::packed(Op::N, Op::T, 2999, 3001, 2003, 2);
+  GemmConfig c;
+  c.op_b = Op::T;
+  c.bm = 128, c.bn = 64, c.bk = 32, c.wm = 16, c.wn = 64, c.tm = 2, c.tn = 16, c.stages = 3, c.math = 3, c.wgmma = 1;
+  // K = 2003 in rows of 2016 floats; A's 2999 rows in 24 tiles of 128, B's 3001 in 47 of 64; two
+  // planes each, two matrices.
+  const PackedOperand a = PackedOperand::split_layout(2999, 2003, 128, 2);
+  EXPECT_EQ(a.ld, 2016);
+  EXPECT_EQ(a.plane, 3072LL * 2016);
+  EXPECT_EQ(a.stride, 2 * a.plane);
+  EXPECT_EQ(LaunchWorkspace::packed_floats(c, p), size_t(2) * 2 * 2016 * (3072 + 3008));
+  GemmConfig tf32 = c;
+  tf32.math = 1;  // big parts only
+  EXPECT_EQ(LaunchWorkspace::packed_floats(tf32, p), size_t(2) * 2016 * (3072 + 3008));
+  EXPECT_EQ(LaunchWorkspace::tile_count(c, p), 0u);
+}
