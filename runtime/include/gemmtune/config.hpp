@@ -89,7 +89,8 @@ struct GemmConfig : SgemmKnobs {
   /// Whether a launch of this config on `p` copies A (B) first: a repack config whose accesses of
   /// that operand its data would narrow (a config that reads A one float at a time never packs A).
   /// The copy finds batches by stride, so matrices in pointer arrays (Problem::pointer_arrays) are
-  /// never packed: fitted_to() narrows their accesses instead.
+  /// never packed: fitted_to() narrows their accesses instead. A warpgroup config (wgmma) never
+  /// repacks: it always copies both operands its own way (split, K-major).
   bool packs_a(const Problem& p) const;
   bool packs_b(const Problem& p) const;
   /// Whether stage_c can apply: a tile kernel (not a reduction, not streaming B) with room for

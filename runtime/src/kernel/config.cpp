@@ -27,10 +27,13 @@ int GemmConfig::threads() const {
 bool GemmConfig::reads_a_in_vectors() const { return !streams_b(); }
 
 // The copy goes by batch stride: matrices in pointer arrays are never packed (narrowed instead).
+// A warpgroup config copies both operands its own way (split, K-major), never by repack.
 bool GemmConfig::packs_a(const Problem& p) const {
-  return repack && !p.pointer_arrays && reads_a_in_vectors() && p.a_alignment() < vec;
+  return repack && !wgmma && !p.pointer_arrays && reads_a_in_vectors() && p.a_alignment() < vec;
 }
-bool GemmConfig::packs_b(const Problem& p) const { return repack && !p.pointer_arrays && p.b_alignment() < vec; }
+bool GemmConfig::packs_b(const Problem& p) const {
+  return repack && !wgmma && !p.pointer_arrays && p.b_alignment() < vec;
+}
 
 int GemmConfig::warp_slots() const { return k_lanes > 0 ? 32 / k_lanes : 0; }
 

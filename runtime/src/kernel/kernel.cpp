@@ -98,9 +98,9 @@ void GemmKernel::launch(const Problem& p, cudaStream_t stream, LaunchWorkspace* 
   LaunchBuffers buffers;
   if (c.needs_workspace()) {
     if (!workspace)
-      throw Error(Status::kInvalidArgument, "launching " + std::string(c.wgmma ? "warpgroup" : c.repack ? "repack" : "split-K") +
-                                                " kernel " + config_name(c) +
-                                                " without a workspace: pass a LaunchWorkspace");
+      throw Error(Status::kInvalidArgument,
+                  "launching " + std::string(c.wgmma ? "warpgroup" : c.repack ? "repack" : "split-K") + " kernel " +
+                      config_name(c) + " without a workspace: pass a LaunchWorkspace");
     buffers = workspace->prepare(c, p, stream);
   }
   // The GEMM runs on the packed copies where there are any (the same stream orders them).

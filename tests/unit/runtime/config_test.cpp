@@ -509,6 +509,10 @@ TEST(Config, WarpgroupRules) {
   EXPECT_EQ(fitted.width_b(), 4);
   EXPECT_EQ(fitted.width_c(), 1);
   EXPECT_FALSE(fitted.repack);
+  GemmConfig asked = c;  // a repack twin (the tuner proposes one for misaligned data) stays a plain one
+  asked.repack = true;
+  EXPECT_FALSE(asked.fitted_to(p).repack);
+  EXPECT_FALSE(asked.packs_a(p) || asked.packs_b(p));
   GemmConfig tn = fitted;
   tn.op_a = Op::T;
   EXPECT_FALSE(tn.can_implement(p).has_value()) << *tn.can_implement(p);
