@@ -3,6 +3,8 @@
 // consulted.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "gemmtune/tuner/calibration.hpp"
 
 using namespace gemmtune;
@@ -101,4 +103,35 @@ TEST(Calibration, MembersOfAFamilyDifferOnlyWhereTheModelIsBlind) {
   EXPECT_NE(r.family[4], r.family[0]);
   EXPECT_EQ(r.family[5], r.family[0]);
   EXPECT_EQ(r.family[6], r.family[0]);
+}
+
+TEST(Calibration, EachKernelPathsBestRankedConfigLeads) {
+  // A reduction the model predicts slower than every tile config is still measured early: the
+  // best-ranked config of each kernel path comes first, then the rest fastest first.
+  const Problem p = Problem::packed(Op::N, Op::T, 3, 50000, 512);
+  GemmConfig lanes;  // a dot product per warp: 32 lanes along K
+  lanes.op_b = Op::T, lanes.bm = lanes.bn = lanes.wm = lanes.wn = lanes.tm = lanes.tn = 1, lanes.k_lanes = 32;
+  std::vector<GemmConfig> candidates;
+  for (int bn : {32, 64, 128, 256}) {
+    GemmConfig tile = config(4, bn);
+    tile.op_b = Op::T, tile.wm = 4, tile.wn = bn, tile.tm = 1, tile.tn = bn / 32;
+    candidates.push_back(tile);
+  }
+  candidates.push_back(lanes);
+  GpuCeilings gpu;
+  gpu.limits = DeviceLimits::for_arch("sm_90");
+  const ModelRanking r = rank_candidates(candidates, p, gpu);
+  ASSERT_EQ(r.order.size(), candidates.size());
+  ASSERT_TRUE(candidates.back().reduces());
+  // The model ranks the reduction behind at least two tiles: without path leaders it would come later.
+  const auto faster_tiles = std::count_if(r.predicted_ms.begin(), r.predicted_ms.end() - 1,
+                                          [&](double ms) { return ms < r.predicted_ms.back(); });
+  ASSERT_GE(faster_tiles, 2);
+  EXPECT_LE(r.rank_of(candidates.size() - 1), 1u);  // one path's leader, then the other's
+  // Within a path, fastest predicted first.
+  std::vector<double> tiles;
+  for (std::size_t i : r.order)
+    if (!candidates[i].reduces()) tiles.push_back(r.predicted_ms[i]);
+  EXPECT_TRUE(std::is_sorted(tiles.begin() + 1, tiles.end()));
+  EXPECT_LE(tiles[0], tiles[1]);
 }

@@ -39,7 +39,8 @@ std::vector<double> calibration_factors(const std::vector<GemmConfig>& candidate
                                         const CalibrationOptions& options = {});
 
 /// The model's ranking of a problem's candidates: predicted (calibrated) times and the candidate
-/// indices fastest first.
+/// indices in the order to measure them: the best-ranked of each kernel path (reduction, streamed
+/// B, warpgroup, mma.sync, FMA tiles) first, then fastest first.
 struct ModelRanking {
   std::vector<double> predicted_ms;
   std::vector<std::size_t> order;
