@@ -171,7 +171,8 @@ struct WgmmaMainloop {
         wgmma_tf32<Cfg::BN>(lo, hi, a_small + step, b_big + step, kSum == 0 || kk > 0);
       if constexpr (Cfg::MATH >= 2) wgmma_tf32<Cfg::BN>(lo, hi, a_big + step, b_small + step, true);
       if constexpr (Cfg::MATH == 4) wgmma_tf32<Cfg::BN>(lo, hi, a_small + step, b_small + step, true);
-      wgmma_tf32<Cfg::BN>(lo, hi, a_big + step, b_big + step, Cfg::MATH >= 2 || kk > 0 || kSum == 0);
+      // Always adds: after this step's other products, or (math 1) to the cleared accumulators.
+      wgmma_tf32<Cfg::BN>(lo, hi, a_big + step, b_big + step, true);
     }
     asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
     asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");

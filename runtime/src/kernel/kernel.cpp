@@ -112,15 +112,15 @@ void GemmKernel::launch(const Problem& p, cudaStream_t stream, LaunchWorkspace* 
     split_operand(pack_, p.b, p.ldb, p.stride_b, p.op_b == Op::N, p.n, p.k, p.batch, c.math >= 2, buffers.b, stream);
     q.a = buffers.a.data, q.lda = buffers.a.ld, q.stride_a = buffers.a.stride;
     q.b = buffers.b.data, q.ldb = buffers.b.ld, q.stride_b = buffers.b.stride;
-    buffers.a.data = buffers.b.data = nullptr;
-  }
-  if (buffers.a.data) {
-    pack_operand(pack_, p.a, p.lda, p.stride_a, p.a_rows(), p.a_cols(), p.batch, buffers.a, stream);
-    q.a = buffers.a.data, q.lda = buffers.a.ld, q.stride_a = buffers.a.stride;
-  }
-  if (buffers.b.data) {
-    pack_operand(pack_, p.b, p.ldb, p.stride_b, p.b_rows(), p.b_cols(), p.batch, buffers.b, stream);
-    q.b = buffers.b.data, q.ldb = buffers.b.ld, q.stride_b = buffers.b.stride;
+  } else {
+    if (buffers.a.data) {
+      pack_operand(pack_, p.a, p.lda, p.stride_a, p.a_rows(), p.a_cols(), p.batch, buffers.a, stream);
+      q.a = buffers.a.data, q.lda = buffers.a.ld, q.stride_a = buffers.a.stride;
+    }
+    if (buffers.b.data) {
+      pack_operand(pack_, p.b, p.ldb, p.stride_b, p.b_rows(), p.b_cols(), p.batch, buffers.b, stream);
+      q.b = buffers.b.data, q.ldb = buffers.b.ld, q.stride_b = buffers.b.stride;
+    }
   }
   GemmArgs args = kernel_args_of(q, buffers.tile_counters);
   void* params[] = {&args};
