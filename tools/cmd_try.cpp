@@ -1,5 +1,6 @@
 // `gemmtune try CONFIG... --shape MxNxK`: compiles the named configs, checks each against the
 // float64 reference and times it next to cuBLAS on the same buffers. For hand experiments.
+#include <algorithm>
 #include <cstdio>
 #include <random>
 
@@ -19,9 +20,22 @@ namespace {
 struct TryOptions {
   std::vector<std::string> configs;
   std::vector<std::string> shapes = {"4096x4096x4096"};
-  std::string layout = "nn";
+  std::string layout;  // empty: each name's own layout
   int device = 0;
 };
+
+// The layouts to run, in first-seen order: --layout's, or else those of the named configs ("nn"
+// for 'default').
+std::vector<std::pair<Op, Op>> layouts_to_run(const TryOptions& o) {
+  if (!o.layout.empty()) return tuner::parse_layouts(o.layout);
+  std::vector<std::pair<Op, Op>> out;
+  for (const auto& name : o.configs) {
+    auto parsed = name == "default" ? std::nullopt : parse_config_name(name);
+    std::pair<Op, Op> l = parsed ? std::pair{parsed->op_a, parsed->op_b} : std::pair{Op::N, Op::N};
+    if (std::find(out.begin(), out.end(), l) == out.end()) out.push_back(l);
+  }
+  return out;
+}
 
 void run_try(const TryOptions& o) {
   DeviceInfo dev = device_info(o.device);
@@ -33,7 +47,7 @@ void run_try(const TryOptions& o) {
   std::mt19937_64 rng(std::random_device{}());
   for (const auto& text : o.shapes) {
     tuner::Shape s = tuner::parse_shape(text);
-    for (auto [oa, ob] : tuner::parse_layouts(o.layout)) {
+    for (auto [oa, ob] : layouts_to_run(o)) {
       Problem p = Problem::packed(oa, ob, s.m, s.n, s.k);
       DeviceBuffer<float> a(size_t(p.m) * p.k), b(size_t(p.k) * p.n), c(size_t(p.m) * p.n);
       DeviceBuffer<double> r(size_t(p.m) * p.n);
@@ -53,7 +67,9 @@ void run_try(const TryOptions& o) {
           auto parsed = parse_config_name(name);
           if (!parsed) throw Error(Status::kInvalidArgument, "'" + name + "' is not a config name (see gemmtune space --list)");
           cfg = *parsed;
-        }
+          // Without --layout each name runs in its own layout only.
+          if (o.layout.empty() && (cfg.op_a != oa || cfg.op_b != ob)) continue;
+        }  // 'default' runs in every layout run
         cfg.op_a = oa, cfg.op_b = ob;
         cfg = cfg.fitted_to(p);  // the access widths follow from the data
         if (auto why = cfg.validate(dev.limits)) { std::printf("  %-52s invalid: %s\n", config_name(cfg).c_str(), why->c_str()); continue; }
@@ -84,7 +100,7 @@ static void add_try_command(CLI::App& app) {
   cmd->add_option("configs", o->configs, "Config names (e.g. sgemm_nn_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8) or 'default'")
       ->required();
   cmd->add_option("--shape", o->shapes, "Problem MxNxK (repeatable)")->capture_default_str();
-  cmd->add_option("--layout", o->layout, "nn, nt, tn, tt or all; overrides the names' layout")->capture_default_str();
+  cmd->add_option("--layout", o->layout, "nn, nt, tn, tt or all: runs every name in these layouts (default: each name in its own)");
   cmd->add_option("--device", o->device, "CUDA device ordinal")->capture_default_str();
   cmd->callback([o] { run_try(*o); });
 }
