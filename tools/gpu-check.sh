@@ -38,7 +38,7 @@ if [ $sanitize -eq 1 ]; then
     echo "== compute-sanitizer --tool $tool (KernelSanitizer.*)"
     if compute-sanitizer --tool $tool --error-exitcode 3 "$build/tests/gemmtune_gpu_runtime_tests" \
         --gtest_filter='KernelSanitizer.*' > "$log_dir/sanitizer-$tool.log" 2>&1; then
-      summary+=("PASS  compute-sanitizer $tool: $(grep -h 'ERROR SUMMARY' "$log_dir/sanitizer-$tool.log" | tail -1)")
+      summary+=("PASS  compute-sanitizer $tool: $(grep -h -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log_dir/sanitizer-$tool.log" | tail -1)")
     else
       summary+=("FAIL  compute-sanitizer $tool (log: $log_dir/sanitizer-$tool.log)")
       tail -30 "$log_dir/sanitizer-$tool.log"

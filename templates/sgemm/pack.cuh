@@ -32,6 +32,10 @@ extern "C" __global__ void gemmtune_pack_operand(gemmtune::PackArgs p) {
 // operand split into TF32 parts and laid out K-major (SplitPackArgs). A block moves a 32 x 32 tile
 // through shared memory, so that both the read (along the source's contiguous dimension) and the
 // write (along K) are coalesced whichever the layout. Grid-stride in y (row tiles) and z (batch).
+//
+// The layout is the kernel's shared-memory image, so that one bulk copy moves a whole slice: the
+// rows of a tile (tile_rows of them) are stored slice by slice, each slice tile_rows x 32 floats,
+// row r of it 128 bytes with its 16-byte chunk c at chunk c ^ (r % 8) (the 128-byte swizzle).
 extern "C" __global__ void __launch_bounds__(256) gemmtune_pack_split(gemmtune::SplitPackArgs p) {
 #if __CUDA_ARCH__ >= 800  // cvt.rna.tf32: warpgroup configs run on sm_90 only
   __shared__ float tile[32][33];
@@ -57,7 +61,8 @@ extern "C" __global__ void __launch_bounds__(256) gemmtune_pack_split(gemmtune::
         unsigned big, small;
         asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(big) : "f"(v));
         asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(small) : "f"(v - __uint_as_float(big)));
-        const long long at = (r0 + j) * p.dst_ld + k0 + x;
+        const long long r = r0 + j, tile = r / p.tile_rows, row = r % p.tile_rows;
+        const long long at = (tile * p.dst_ld + k0) * p.tile_rows + row * 32 + (((x / 4) ^ (row % 8)) * 4) + x % 4;
         dst[at] = __uint_as_float(big);
         if (p.split) dst[p.plane + at] = __uint_as_float(small);
       }

@@ -2,16 +2,19 @@
 // with TF32 operands read from shared memory by the instruction itself.
 //
 // The launcher first copies A and B (gemmtune_pack_split, pack.cuh) into the workspace as K-major
-// planes: row r of A's plane is row r of op(A), of B's column r of op(B), each ld = K rounded up to
-// 32 floats long, rows padded with zeros up to whole BM (BN) tiles. The big plane holds
-// tf32(x), the small plane after it tf32(x - tf32(x)) (math >= 2): the split is done once per
-// element instead of in every warp (mma.cuh). So the kernel needs no bounds checks, reads any
-// layout and leading dimension at full width, and copies whole 16-byte chunks with cp.async.
+// planes: row r of A's plane is row r of op(A), of B's column r of op(B), K rounded up to 32
+// floats, rows padded with zeros up to whole BM (BN) tiles. The big plane holds tf32(x), the
+// small plane after it tf32(x - tf32(x)) (math >= 2): the split is done once per element instead
+// of in every warp (mma.cuh). The copy stores each tile's slices (rows x 32 floats) whole and in
+// their shared-memory order below, so one bulk copy (cp.async.bulk, the TMA unit) moves a slice
+// of a plane: no bounds checks, every layout and leading dimension at full width, and a single
+// thread issues all of a block's copies.
 //
 // Shared memory: per stage the A big, B big (then A small, B small) tiles, each `rows` x 32 floats:
 // one 128-byte row per tile row, the 16-byte chunks of row r stored at chunk index c ^ (r % 8) (the
 // instruction's 128-byte swizzle, from 1024-byte aligned tiles), so that the 8 rows a core matrix
-// reads hit different banks. A k8 step of a tile is then its descriptor advanced by 32 bytes.
+// reads hit different banks. A k8 step of a tile is then its descriptor advanced by 32 bytes. After
+// the stages, one barrier (mbarrier) per stage counts its copies' bytes.
 //
 // A block is BM / 64 warpgroups, each computing a 64 x BN slab (one instruction per k8 step and
 // product: m64nBNk8). Warp w of the block holds rows 16 w + g and 16 w + g + 8, columns 8 i + 2 t
@@ -19,10 +22,9 @@
 // that WarpTile and the Epilogue serve both. MATH as in mma.cuh; math 3 sums each 32-wide slice
 // in accumulator rows TM.. from zero and adds them to rows 0.. with FADD.
 //
-// Each stage: wait for its cp.async copy, make it visible to the instruction (fence.proxy.async:
-// the copy writes through the generic proxy, wgmma reads through the async one), barrier, start
-// the copy STAGES - 1 slices ahead, run the slice's instructions and wait for them. (Keeping one
-// slice's instructions in flight while the next is issued measured no faster on an H200.)
+// Each slice: a block barrier (every warpgroup is done with the previous slice's stage), thread 0
+// starts the copies STAGES - 1 slices ahead into that stage, every thread waits for this slice's
+// stage barrier, runs the slice's instructions and waits for them.
 namespace gemmtune {
 namespace detail {
 
@@ -108,50 +110,61 @@ struct WgmmaMainloop {
     kTileA = Cfg::BM * 128,  // bytes of one plane's tile
     kTileB = Cfg::BN * 128,
     kStage = kPlanes * (kTileA + kTileB),
-    kThreads = Cfg::kThreads,
     kSum = Cfg::MATH >= 3 ? Cfg::TM : 0,  // first accumulator row the instructions add into
   };
-  const float* a;  // this block's first row of A's big plane
+  const float* a;  // this block's tile of A's big plane (its slices one after another)
   const float* b;
-  long long a_plane, b_plane, ld;  // floats from big to small plane; floats per row
-  unsigned base;                   // 1024-byte aligned shared address of stage 0
-  int first, slices;               // this block's K slices
+  long long a_plane, b_plane;  // floats from big to small plane
+  unsigned base;               // 1024-byte aligned shared address of stage 0
+  unsigned full;               // shared address of stage 0's barrier (8 bytes each)
+  int first, slices;           // this block's K slices
   int tid;
 
   __device__ __forceinline__ WgmmaMainloop(const GemmArgs& p, const BlockWork& w, float* smem, int tid_)
       : tid(tid_) {
-    ld = p.lda;  // == p.ldb: both planes are K rounded up to 32 floats wide
+    const long long ld = p.lda;  // == p.ldb: both planes are K rounded up to 32 floats wide
     const long long rows_a = (p.m + Cfg::BM - 1) / Cfg::BM * Cfg::BM, rows_b = (p.n + Cfg::BN - 1) / Cfg::BN * Cfg::BN;
     a = p.a + w.batch * p.stride_a + w.m0 * ld, a_plane = rows_a * ld;
     b = p.b + w.batch * p.stride_b + w.n0 * ld, b_plane = rows_b * ld;
     base = (unsigned(__cvta_generic_to_shared(smem)) + 1023) & ~1023u;
+    full = base + Cfg::STAGES * kStage;
     first = w.k_begin / 32;
     slices = (w.k_end + 31) / 32 - first;  // the planes' padding columns are zeros
   }
 
-  // One plane's tile of `ROWS` rows, slice `k0`, into `dst`: 8 chunks of 16 bytes per row.
-  template <int ROWS>
-  __device__ __forceinline__ void copy_tile(const float* plane, int k0, unsigned dst) const {
-    constexpr int kChunks = ROWS * 8;
-#pragma unroll
-    for (int j = 0; j < (kChunks + kThreads - 1) / kThreads; ++j) {
-      const int i = tid + j * kThreads;
-      if (kChunks % kThreads != 0 && i >= kChunks) break;
-      const int r = i / 8, c = i % 8;
-      const unsigned to = dst + r * 128 + ((c ^ (r % 8)) << 4);
-      asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(to), "l"(plane + r * ld + k0 + 4 * c));
+  // One bulk copy of `bytes` from global `src` to shared `dst`, counted on barrier `bar`.
+  __device__ __forceinline__ static void bulk_copy(unsigned dst, const float* src, int bytes, unsigned bar) {
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(dst),
+                 "l"(src), "r"(bytes), "r"(bar)
+                 : "memory");
+  }
+
+  // Thread 0: the slice's tiles of every plane into stage `slot`; its barrier completes when all
+  // their bytes have landed.
+  __device__ __forceinline__ void copy_slice(int slice, int slot) const {
+    const unsigned s = base + slot * kStage, bar = full + 8 * slot;
+    const long long at_a = (first + slice) * (Cfg::BM * 32LL), at_b = (first + slice) * (Cfg::BN * 32LL);
+    asm volatile("{\n.reg .b64 state;\nmbarrier.arrive.expect_tx.shared::cta.b64 state, [%0], %1;\n}\n" ::"r"(bar),
+                 "r"(int(kStage))
+                 : "memory");
+    bulk_copy(s, a + at_a, kTileA, bar);
+    bulk_copy(s + kTileA, b + at_b, kTileB, bar);
+    if constexpr (kPlanes == 2) {
+      bulk_copy(s + kTileA + kTileB, a + a_plane + at_a, kTileA, bar);
+      bulk_copy(s + 2 * kTileA + kTileB, b + b_plane + at_b, kTileB, bar);
     }
   }
 
-  __device__ __forceinline__ void copy_slice(int slice, int slot) const {
-    const unsigned s = base + slot * kStage;
-    const int k0 = (first + slice) * 32;
-    copy_tile<Cfg::BM>(a, k0, s);
-    copy_tile<Cfg::BN>(b, k0, s + kTileA);
-    if constexpr (kPlanes == 2) {
-      copy_tile<Cfg::BM>(a + a_plane, k0, s + kTileA + kTileB);
-      copy_tile<Cfg::BN>(b + b_plane, k0, s + 2 * kTileA + kTileB);
-    }
+  // Waits until stage `slot` has completed phase `parity` (its copies have landed).
+  __device__ __forceinline__ void wait_for(int slot, int parity) const {
+    int done = 0;
+    do {
+      asm volatile(
+          "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.b32 %0, 1, 0, p;\n}\n"
+          : "=r"(done)
+          : "r"(full + 8 * slot), "r"(parity)
+          : "memory");
+    } while (!done);
   }
 
   // The slice in `slot` times this warpgroup's 64 rows, into accumulator rows kSum, kSum + 1.
@@ -186,21 +199,23 @@ struct WgmmaMainloop {
 
   __device__ __forceinline__ void operator()(const WarpTile<Cfg>&, Accumulators<Cfg>& acc) const {
     constexpr int STAGES = Cfg::STAGES;
-#pragma unroll
-    for (int t = 0; t < STAGES - 1; ++t) {
-      if (t < slices) copy_slice(t, t);
-      cp_async_commit();
+    if (tid == 0) {
+      for (int s = 0; s < STAGES; ++s) asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n" ::"r"(full + 8 * s));
+      asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+      for (int t = 0; t < STAGES - 1 && t < slices; ++t) copy_slice(t, t);
     }
+    __syncthreads();  // the barriers are initialised
     for (int t = 0; t < slices; ++t) {
-      cp_async_wait<STAGES - 2>();
-      asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
-      __syncthreads();  // slice t is visible; everyone finished slice t-1 (waited for its instructions)
+      // Stage (t - 1) % STAGES is free once every warpgroup has waited for slice t - 1's instructions.
+      if (t > 0) __syncthreads();
       const int load = t + STAGES - 1;
-      if (load < slices) copy_slice(load, load % STAGES);
-      cp_async_commit();
+      if (tid == 0 && load < slices) copy_slice(load, load % STAGES);
+      wait_for(t % STAGES, (t / STAGES) & 1);
       compute(acc, t % STAGES);
     }
-    cp_async_wait<0>();
+    __syncthreads();  // nobody waits on the barriers any more: their memory may be reused (staged C)
+    if (tid == 0)
+      for (int s = 0; s < STAGES; ++s) asm volatile("mbarrier.inval.shared::cta.b64 [%0];\n" ::"r"(full + 8 * s));
   }
 };
 

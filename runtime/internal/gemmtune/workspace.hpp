@@ -23,12 +23,14 @@ struct PackedOperand {
   float* data = nullptr;
   long long ld = 0, stride = 0;
   long long plane = 0;  ///< split copies: floats from the big parts' plane to the small parts'
+  int tile_rows = 0;    ///< split copies: rows of one tile (each tile's slices are stored whole)
 
   /// The layout of a packed copy of a rows x cols matrix (data left null).
   static PackedOperand layout(int rows, int cols);
   /// The layout of a split copy (warpgroup configs) of an operand of `rows` rows along K (op(A)'s
-  /// rows, op(B)'s columns) for tiles of `tile_rows`: rows rounded up to whole tiles, each K
-  /// rounded up to 32 floats long, one plane (math 1) or two.
+  /// rows, op(B)'s columns) for tiles of `tile_rows`: rows rounded up to whole tiles, K rounded
+  /// up to 32 floats (ld), one plane (math 1) or two. Tile t's rows start at float t x tile_rows
+  /// x ld of a plane, as slices of tile_rows x 32 floats (pack.cuh, gemmtune_pack_split).
   static PackedOperand split_layout(int rows, int k, int tile_rows, int planes);
   /// Floats that `batch` such matrices take.
   size_t floats(int batch) const { return size_t(stride) * size_t(batch); }

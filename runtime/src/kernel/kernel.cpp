@@ -38,7 +38,7 @@ void split_operand(cudaKernel_t split, const float* src, long long ld, long long
                    int k, int batch, bool two_planes, const PackedOperand& dst, cudaStream_t stream) {
   const int dst_rows = int(dst.plane / dst.ld);
   SplitPackArgs args{src, dst.data, ld, stride, dst.ld, dst.stride, dst.plane, rows, k, dst_rows, batch,
-                     int(transposed), int(two_planes)};
+                     dst.tile_rows, int(transposed), int(two_planes)};
   const dim3 block(32, 8);
   const dim3 grid(unsigned(dst.ld / 32), unsigned(std::min((dst_rows + 31) / 32, 65535)),
                   unsigned(std::min(batch, 65535)));

@@ -31,6 +31,7 @@ PackedOperand PackedOperand::split_layout(int rows, int k, int tile_rows, int pl
   out.ld = (k + 31LL) / 32 * 32;
   out.plane = (rows + tile_rows - 1LL) / tile_rows * tile_rows * out.ld;
   out.stride = out.plane * planes;
+  out.tile_rows = tile_rows;
   return out;
 }
 

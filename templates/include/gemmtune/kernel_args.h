@@ -47,7 +47,7 @@ struct SplitPackArgs {
   const float* src;
   float* dst;
   long long ld, stride, dst_ld, dst_stride, plane;
-  int rows, k, dst_rows, batch;
+  int rows, k, dst_rows, batch, tile_rows;
   int transposed, split;
 };
 

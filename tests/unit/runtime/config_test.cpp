@@ -463,12 +463,12 @@ TEST(Config, WarpgroupRules) {
   EXPECT_EQ(config_name(c), "sgemm_nn_128x128x32_w16x128_t2x32_s3_v4_p4_k1_r8_m3_wg1");
   EXPECT_EQ(parse_config_name(config_name(c)), c);
   EXPECT_EQ(c.threads(), 256);  // two warpgroups of 64 rows
-  // Three stages of two planes of 128 x 32 floats for each operand, and the alignment slack.
-  EXPECT_EQ(c.smem_bytes(), 3 * 2 * (128 + 128) * 32 * 4 + 1024);
+  // Three stages of two planes of 128 x 32 floats for each operand, alignment slack, barriers.
+  EXPECT_EQ(c.smem_bytes(), 3 * 2 * (128 + 128) * 32 * 4 + 1024 + 64);
   EXPECT_TRUE(c.needs_workspace());
   GemmConfig one_plane = c;
   one_plane.math = 1;
-  EXPECT_EQ(one_plane.smem_bytes(), 3 * (128 + 128) * 32 * 4 + 1024);
+  EXPECT_EQ(one_plane.smem_bytes(), 3 * (128 + 128) * 32 * 4 + 1024 + 64);
 
   auto rejects = [&](GemmConfig bad, const std::string& why, const DeviceLimits& limits) {
     const auto reason = bad.validate(limits);
