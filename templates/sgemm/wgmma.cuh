@@ -22,9 +22,12 @@
 // that WarpTile and the Epilogue serve both. MATH as in mma.cuh; math 3 sums each 32-wide slice
 // in accumulator rows TM.. from zero and adds them to rows 0.. with FADD.
 //
-// Each slice: a block barrier (every warpgroup is done with the previous slice's stage), thread 0
-// starts the copies STAGES - 1 slices ahead into that stage, every thread waits for this slice's
-// stage barrier, runs the slice's instructions and waits for them.
+// Each slice: every thread waits for its stage's `full` barrier and issues the slice's
+// instructions. With math 1 it then waits for the previous slice's instructions only, so that this
+// slice's keep the tensor cores busy meanwhile; math 3 and 4 wait for this slice's (its sums are
+// added to the totals). A slice whose instructions are done is released: every thread arrives on
+// its stage's `empty` barrier, and thread 0, once all have, starts the copy of the slice STAGES
+// later into that stage. No block-wide barrier in the loop: a warpgroup may run a slice ahead.
 namespace gemmtune {
 namespace detail {
 
@@ -116,7 +119,7 @@ struct WgmmaMainloop {
   const float* b;
   long long a_plane, b_plane;  // floats from big to small plane
   unsigned base;               // 1024-byte aligned shared address of stage 0
-  unsigned full;               // shared address of stage 0's barrier (8 bytes each)
+  unsigned full, empty;        // shared addresses of stage 0's barriers (8 bytes each)
   int first, slices;           // this block's K slices
   int tid;
 
@@ -127,7 +130,7 @@ struct WgmmaMainloop {
     a = p.a + w.batch * p.stride_a + w.m0 * ld, a_plane = rows_a * ld;
     b = p.b + w.batch * p.stride_b + w.n0 * ld, b_plane = rows_b * ld;
     base = (unsigned(__cvta_generic_to_shared(smem)) + 1023) & ~1023u;
-    full = base + Cfg::STAGES * kStage;
+    full = base + Cfg::STAGES * kStage, empty = full + 8 * Cfg::STAGES;
     first = w.k_begin / 32;
     slices = (w.k_end + 31) / 32 - first;  // the planes' padding columns are zeros
   }
@@ -155,19 +158,33 @@ struct WgmmaMainloop {
     }
   }
 
-  // Waits until stage `slot` has completed phase `parity` (its copies have landed).
-  __device__ __forceinline__ void wait_for(int slot, int parity) const {
+  // Waits until the barrier at `bar` has completed the phase of parity `parity`.
+  __device__ __forceinline__ static void wait_for(unsigned bar, int parity) {
     int done = 0;
     do {
       asm volatile(
           "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.b32 %0, 1, 0, p;\n}\n"
           : "=r"(done)
-          : "r"(full + 8 * slot), "r"(parity)
+          : "r"(bar), "r"(parity)
           : "memory");
     } while (!done);
   }
 
-  // The slice in `slot` times this warpgroup's 64 rows, into accumulator rows kSum, kSum + 1.
+  // Slice `slice`'s instructions are done in this thread's warpgroup: its stage may be refilled
+  // once every thread says so; thread 0 then copies the slice STAGES later into it.
+  __device__ __forceinline__ void release(int slice) const {
+    constexpr int STAGES = Cfg::STAGES;
+    const int slot = slice % STAGES;
+    asm volatile("{\n.reg .b64 state;\nmbarrier.arrive.shared::cta.b64 state, [%0];\n}\n" ::"r"(empty + 8 * slot)
+                 : "memory");
+    if (tid == 0 && slice + STAGES < slices) {
+      wait_for(empty + 8 * slot, (slice / STAGES) & 1);
+      copy_slice(slice + STAGES, slot);
+    }
+  }
+
+  // Issues the slice in `slot` times this warpgroup's 64 rows, into accumulator rows kSum,
+  // kSum + 1; with math 3 and 4 also waits for it and adds its sums to the totals.
   __device__ __forceinline__ void compute(Accumulators<Cfg>& acc, int slot) const {
     const unsigned s = base + slot * kStage + (tid / 128) * 64 * 128;  // this warpgroup's A rows
     const unsigned long long a_big = wgmma_descriptor(s), b_big = wgmma_descriptor(base + slot * kStage + kTileA);
@@ -188,8 +205,8 @@ struct WgmmaMainloop {
       wgmma_tf32<Cfg::BN>(lo, hi, a_big + step, b_big + step, true);
     }
     asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
-    asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
     if constexpr (kSum > 0) {
+      asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
 #pragma unroll
       for (int i = 0; i < Cfg::TM; ++i)
 #pragma unroll
@@ -200,22 +217,28 @@ struct WgmmaMainloop {
   __device__ __forceinline__ void operator()(const WarpTile<Cfg>&, Accumulators<Cfg>& acc) const {
     constexpr int STAGES = Cfg::STAGES;
     if (tid == 0) {
-      for (int s = 0; s < STAGES; ++s) asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n" ::"r"(full + 8 * s));
+      for (int s = 0; s < STAGES; ++s) {
+        asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n" ::"r"(full + 8 * s));
+        asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(empty + 8 * s), "r"(int(Cfg::kThreads)));
+      }
       asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
-      for (int t = 0; t < STAGES - 1 && t < slices; ++t) copy_slice(t, t);
+      for (int t = 0; t < STAGES && t < slices; ++t) copy_slice(t, t);
     }
     __syncthreads();  // the barriers are initialised
     for (int t = 0; t < slices; ++t) {
-      // Stage (t - 1) % STAGES is free once every warpgroup has waited for slice t - 1's instructions.
-      if (t > 0) __syncthreads();
-      const int load = t + STAGES - 1;
-      if (tid == 0 && load < slices) copy_slice(load, load % STAGES);
-      wait_for(t % STAGES, (t / STAGES) & 1);
+      wait_for(full + 8 * (t % STAGES), (t / STAGES) & 1);
       compute(acc, t % STAGES);
+      if constexpr (kSum > 0) {
+        release(t);
+      } else {
+        asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
+        if (t > 0) release(t - 1);
+      }
     }
+    if constexpr (kSum == 0) asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
     __syncthreads();  // nobody waits on the barriers any more: their memory may be reused (staged C)
     if (tid == 0)
-      for (int s = 0; s < STAGES; ++s) asm volatile("mbarrier.inval.shared::cta.b64 [%0];\n" ::"r"(full + 8 * s));
+      for (int s = 0; s < 2 * STAGES; ++s) asm volatile("mbarrier.inval.shared::cta.b64 [%0];\n" ::"r"(full + 8 * s));
   }
 };
 

@@ -52,7 +52,7 @@ static long long stage_floats(const GemmConfig& c) {
 
 // The warpgroup mainloop's stages (templates/sgemm/wgmma.cuh): per stage a bm x 32 and a bn x 32
 // tile of each TF32 plane (2 planes from math 2 on), plus 1024 bytes to align stage 0 to the
-// swizzle pattern and 64 for the stages' barriers. 64-bit: knobs may not be validated yet.
+// swizzle pattern and 64 for the stages' two barriers each. 64-bit: knobs may not be validated yet.
 static long long warpgroup_smem_bytes(const GemmConfig& c) {
   return 1LL * c.stages * (c.math >= 2 ? 2 : 1) * (c.bm + c.bn) * 32 * int(sizeof(float)) + 1024 + 64;
 }
