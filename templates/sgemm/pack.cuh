@@ -55,16 +55,20 @@ extern "C" __global__ void __launch_bounds__(256) gemmtune_pack_split(gemmtune::
         }
       }
       __syncthreads();
-      float* dst = p.dst + b * p.dst_stride;
+      // The 32 rows lie in one tile (tile_rows is a multiple of 32, so is r0): their slice rows
+      // start at `out`, row j 32 floats after row 0, its chunks swizzled by j % 8. (Computed once
+      // per 32 x 32 tile: 64-bit divisions per element made this copy three times slower.)
+      const long long tile_index = r0 / p.tile_rows;
+      float* out = p.dst + b * p.dst_stride + (tile_index * p.dst_ld + k0) * p.tile_rows +
+                   (r0 - tile_index * p.tile_rows) * 32;
       for (int j = y; j < 32; j += 8) {
         const float v = tile[j][x];
         unsigned big, small;
         asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(big) : "f"(v));
         asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(small) : "f"(v - __uint_as_float(big)));
-        const long long r = r0 + j, tile = r / p.tile_rows, row = r % p.tile_rows;
-        const long long at = (tile * p.dst_ld + k0) * p.tile_rows + row * 32 + (((x / 4) ^ (row % 8)) * 4) + x % 4;
-        dst[at] = __uint_as_float(big);
-        if (p.split) dst[p.plane + at] = __uint_as_float(small);
+        const int at = j * 32 + (((x / 4) ^ (j % 8)) * 4) + x % 4;
+        out[at] = __uint_as_float(big);
+        if (p.split) out[p.plane + at] = __uint_as_float(small);
       }
       __syncthreads();
     }

@@ -48,23 +48,6 @@ std::string shape_name(const Shape& s, Op a, Op b) {
          " ptroff " + std::to_string(s.ptr_offset);
 }
 
-// The error of C against the float64 reference: relative (Frobenius) over the outputs; for a
-// single output, relative to the size of its terms, |alpha| sum_k |a_k b_k| + |beta c|, since
-// against the result alone it is unbounded where beta * C cancels the products (1xTF32 on 1x1x1
-// with beta -0.75 measured 0.011 against its 0.002 tolerance on an H200, 3xTF32 2.4e-6).
-double output_error(const ProblemData& d, const std::vector<double>& expect, const Shape& s) {
-  const std::vector<float> c = d.result();
-  if (s.m * s.n * s.batch != 1) return relative_error(c, d.p.ldc, d.p.stride_c, expect, s.m, s.n, s.batch);
-  const std::vector<float> a = d.a.download(), b = d.b.download();
-  const float* a0 = a.data() + (d.p.a - d.a.get());
-  const float* b0 = b.data() + (d.p.b - d.b.get());
-  double terms = 0;
-  for (long long k = 0; k < d.p.k; ++k)
-    terms += std::abs(double(a0[d.p.op_a == Op::N ? k : k * d.p.lda]) * b0[d.p.op_b == Op::N ? k * d.p.ldb : k]);
-  terms = std::abs(d.p.alpha) * terms + std::abs(d.p.beta) * std::abs(d.c_init[d.p.c - d.c.get()]);
-  return std::abs(c[0] - expect[0]) / terms;
-}
-
 }  // namespace
 
 TEST(KernelCorrectness, SampledConfigsMatchFloat64Reference) {
@@ -116,7 +99,7 @@ TEST(KernelCorrectness, SampledConfigsMatchFloat64Reference) {
           d.reset_c();
           kernel.launch(d.p, nullptr, &workspace);
           GEMMTUNE_CUDA(cudaDeviceSynchronize());
-          double err = output_error(d, expect, s);
+          double err = d.error(expect);
           // Tensor-core configs at their verification tolerance: TF32's for 1xTF32, FP32's
           // (which grows with K) for 3xTF32 summed in the tensor core (math 2: 1.4e-5 at K = 2048).
           EXPECT_LT(err, f.math == 0 ? 1e-5 : verification_tolerance(f, s.k));
@@ -216,7 +199,7 @@ VariantCheck check_variant(const std::vector<Shape>& shapes, Mark mark, Applies 
           d.reset_c();
           kernel.launch(d.p, nullptr, &workspace);
           GEMMTUNE_CUDA(cudaDeviceSynchronize());
-          double err = output_error(d, expect, s);
+          double err = d.error(expect);
           // Tensor-core configs at their verification tolerance: TF32's for 1xTF32, FP32's
           // (which grows with K) for 3xTF32 summed in the tensor core (math 2: 1.4e-5 at K = 2048).
           EXPECT_LT(err, f.math == 0 ? 1e-5 : verification_tolerance(f, s.k));
@@ -365,7 +348,7 @@ TEST(KernelCorrectness, WarpgroupConfigsMatchFloat64Reference) {
         d.reset_c();
         kernel.launch(d.p, nullptr, &workspace);
         GEMMTUNE_CUDA(cudaDeviceSynchronize());
-        const double err = output_error(d, expected[shape_of[i]], s);
+        const double err = d.error(expected[shape_of[i]]);
         EXPECT_LT(err, verification_tolerance(configs[i], s.k));
         if (configs[i].math >= 3) {
           EXPECT_LT(err, 1e-6);  // FP32 accuracy and better
