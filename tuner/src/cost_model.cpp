@@ -38,11 +38,12 @@ int registers_per_thread(const GemmConfig& c, const DeviceLimits& limits) {
 // How many times faster than the FP32 FMA pipe a tensor-core variant runs its products,
 // fragment splitting included: measured at 4096^3 on an H200 (2026-11-23, docs/PERFORMANCE.md)
 // against the FMA peak of 66.9 TFLOP/s. mma.sync: 1xTF32 123-127, 3xTF32 58 (math 2) and 48.6
-// (math 3) TFLOP/s. The warpgroup instruction (wgmma, the split done by the copy before; bulk
-// copies and per-stage barriers, 2026-11-24): 1xTF32 265, math 3 110 (math 2 measured as fast as
-// math 3 with the earlier copies; math 4 taken as four products at math 3's rate).
+// (math 3) TFLOP/s. The warpgroup instruction (wgmma; bulk copies and per-stage barriers,
+// 2026-11-24), the kernel alone (ncu at the GPU's own clock; repack_ms() adds the split copy):
+// 1xTF32 398 (345 us), math 3 130 (1.06 ms); math 2 measured as fast as math 3 with the earlier
+// copies; math 4 taken as four products at math 3's rate.
 double tensor_core_speedup(const GemmConfig& c) {
-  if (c.wgmma) return c.math == 1 ? 3.96 : c.math == 2 || c.math == 3 ? 1.64 : 1.2;
+  if (c.wgmma) return c.math == 1 ? 5.95 : c.math == 2 || c.math == 3 ? 1.94 : 1.45;
   switch (c.math) {
     case 1: return 1.9;
     case 2: return 0.87;
