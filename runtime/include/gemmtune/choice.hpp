@@ -21,6 +21,7 @@
 // them it runs narrowed like any other (GemmConfig::packs_a, fitted_to; a plan of its own).
 #include <optional>
 #include <set>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -124,6 +125,23 @@ struct Choice {
   std::string to_string() const;
 };
 
+/// The 3xTF32 (precision class fp32) configs of a snapshot that the fp32 policy may run. A config
+/// is as accurate on a tuned problem when its relative errors there on both inputs (random and
+/// wide-range) are no larger than that problem's fastest FP32 FMA config's; an error not
+/// measured on either side (NULL: a database of schema version 2, or a fastest FMA config no fp32
+/// sweep has verified on wide-range inputs yet) shows nothing, as a larger error does.
+struct Fp32Qualified {
+  /// (TunedProblem::to_string(), config name): as accurate on that tuned problem. The exact
+  /// choice of a tuned problem runs these.
+  std::set<std::pair<std::string, std::string>> on_problem;
+  /// Config names as accurate on every tuned problem that measured them. Problems without
+  /// tuning data of their own (nearest shape, model default) run only these.
+  std::set<std::string> everywhere;
+};
+
+/// What the fp32 policy may run of snapshot `s` (Fp32Qualified).
+Fp32Qualified fp32_qualified_configs(const TuningSnapshot& s);
+
 /// The fallback chain over a snapshot. Immutable after construction, so safe to share between
 /// threads.
 class Chooser {
@@ -152,15 +170,8 @@ class Chooser {
   bool deterministic_ = false;
   Precision precision_ = Precision::ieee;
   TuningSnapshot snapshot_;
-  std::set<std::string> fp32_qualified_;  // 3xTF32 config names as accurate as FP32 FMA where measured
+  Fp32Qualified fp32_qualified_;  // the 3xTF32 configs the fp32 policy may run, and where
 };
-
-/// The 3xTF32 (precision class fp32) config names of `s` whose relative errors on both inputs
-/// (random and wide-range), on every tuned problem that measured them, are no larger than that
-/// problem's fastest FP32 FMA config's. An error not measured on either side (NULL: a database
-/// of schema version 2, or a fastest FMA config no fp32 sweep has verified on wide-range inputs
-/// yet) shows nothing, so that problem disqualifies the config, as a larger error does.
-std::set<std::string> fp32_qualified_configs(const TuningSnapshot& s);
 
 /// A problem without data, for explaining: packed leading dimensions and batch strides, and
 /// placeholder (never dereferenced) addresses that give it alignment class

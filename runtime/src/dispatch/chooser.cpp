@@ -17,18 +17,23 @@ bool same_layout(const TunedProblem& t, const Problem& p) {
 }
 }  // namespace
 
-std::optional<std::string> precision_refusal(const std::string& name, const GemmConfig& cfg, const ChoiceRequest& r) {
+std::optional<std::string> precision_refusal(const std::string& name, const GemmConfig& cfg, const ChoiceRequest& r,
+                                             const TunedProblem* tuned_on) {
   if (cfg.precision() > r.precision)
     return name + " computes with " + precision_name(cfg.precision()) + " accuracy; the precision policy is " +
            precision_name(r.precision);
-  if (cfg.precision() == Precision::fp32 && r.precision == Precision::fp32 &&
-      !(r.fp32_qualified && r.fp32_qualified->count(name)))
-    return name + " (3xTF32) was not measured as accurate as the FP32 FMA kernels on its tuned problems, on both "
+  if (cfg.precision() != Precision::fp32 || r.precision != Precision::fp32) return std::nullopt;
+  if (tuned_on) {
+    if (r.fp32_qualified && r.fp32_qualified->on_problem.count({tuned_on->to_string(), name})) return std::nullopt;
+    return name + " (3xTF32) was not measured as accurate as the fastest FP32 FMA kernel on this problem, on both "
                   "verification inputs";
-  return std::nullopt;
+  }
+  if (r.fp32_qualified && r.fp32_qualified->everywhere.count(name)) return std::nullopt;
+  return name + " (3xTF32) was not measured as accurate as the FP32 FMA kernels on every tuned problem that "
+                "measured it, on both verification inputs";
 }
 
-Adapted adapt(const std::string& name, const ChoiceRequest& r) {
+Adapted adapt(const std::string& name, const ChoiceRequest& r, const TunedProblem* tuned_on) {
   Adapted out;
   std::optional<GemmConfig> cfg = parse_config_name(name);
   if (!cfg) {
@@ -39,7 +44,7 @@ Adapted adapt(const std::string& name, const ChoiceRequest& r) {
     out.why = name + " no longer validates: " + *why;
     return out;
   }
-  if (auto why = precision_refusal(name, *cfg, r)) {
+  if (auto why = precision_refusal(name, *cfg, r, tuned_on)) {
     out.why = *why;
     return out;
   }
@@ -95,7 +100,7 @@ bool choose_exact(const ChoiceRequest& r, Choice& c) {
       if (is_exact(b.problem, r) && names.insert(b.config_name).second) measured.push_back(&b);
   for (const TunedBest* b : measured) {
     tuned = true;
-    Adapted a = adapt(b->config_name, r);
+    Adapted a = adapt(b->config_name, r, &b->problem);
     if (a.config) {
       take(c, ChoiceSource::exact, a, b->config_name);
       c.tuned = *b;
@@ -201,7 +206,7 @@ double predicted_efficiency(const GemmConfig& c, long long m, long long n, long 
   return area * blocks / (std::ceil(blocks / slots) * slots);
 }
 
-std::set<std::string> fp32_qualified_configs(const TuningSnapshot& s) {
+Fp32Qualified fp32_qualified_configs(const TuningSnapshot& s) {
   // Per tuned problem: its fastest FP32 FMA config, the one the ieee policy runs (top_configs
   // lists each problem's configs fastest first), then every 3xTF32 measurement against its
   // errors on both inputs. An error missing on either side shows nothing: not as accurate.
@@ -211,17 +216,23 @@ std::set<std::string> fp32_qualified_configs(const TuningSnapshot& s) {
     if (c && c->precision() == Precision::ieee) fastest_fma.emplace(b.problem.to_string(), &b);  // the first stays
   }
   auto no_larger = [](const std::optional<double>& e, const std::optional<double>& fma) { return e && fma && *e <= *fma; };
-  std::set<std::string> ok, failed;
+  Fp32Qualified out;
+  std::set<std::string> failed;
   for (const auto& b : s.top_configs) {
     auto c = parse_config_name(b.config_name);
     if (!c || c->precision() != Precision::fp32) continue;
     auto ref = fastest_fma.find(b.problem.to_string());
     const bool as_accurate = ref != fastest_fma.end() && no_larger(b.rel_error, ref->second->rel_error) &&
                              no_larger(b.wide_error, ref->second->wide_error);
-    (as_accurate ? ok : failed).insert(b.config_name);
+    if (as_accurate) {
+      out.on_problem.insert({b.problem.to_string(), b.config_name});
+      out.everywhere.insert(b.config_name);
+    } else {
+      failed.insert(b.config_name);
+    }
   }
-  for (const auto& name : failed) ok.erase(name);
-  return ok;
+  for (const auto& name : failed) out.everywhere.erase(name);
+  return out;
 }
 
 Chooser::Chooser(const DeviceLimits& limits, TuningSnapshot snapshot, bool deterministic, Precision precision)
