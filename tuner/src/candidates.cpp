@@ -32,8 +32,8 @@ bool in_reduced_space(const GemmConfig& c) {
   }
   if (c.uses_tensor_cores()) {
     // Measured on an H200 at 4096^3 (docs/PERFORMANCE.md): the cp.async ring (the register path
-    // was slower), bk 16-32, warp tiles of 64x32 or 32x64 (64x64 for math 1 and 2: the others
-    // keep a second set of accumulators), 128-256 threads. No math 2: its error (all three
+    // was slower), bk 16-32, warp tiles of 64x32 or 32x64 (64x64 for math 1: the others keep a
+    // second set of accumulators), 128-256 threads. No math 2: its error (all three
     // products in the instruction's accumulators) kept it out of the fp32 policy on every problem
     // of the eighth session's sweeps, where it took fp32 budget and left the FMA kernel to run.
     const bool warp_ok = (c.wm == 64 && c.wn == 32) || (c.wm == 32 && c.wn == 64) ||

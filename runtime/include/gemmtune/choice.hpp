@@ -21,8 +21,8 @@
 // them it runs narrowed like any other (GemmConfig::packs_a, fitted_to; a plan of its own).
 #include <optional>
 #include <set>
-#include <utility>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gemmtune/config.hpp"
