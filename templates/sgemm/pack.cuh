@@ -29,43 +29,45 @@ extern "C" __global__ void gemmtune_pack_operand(gemmtune::PackArgs p) {
 }
 
 // The copy that warpgroup configs (WGMMA, wgmma.cuh) run before the GEMM, for A and for B: each
-// operand split into TF32 parts and laid out K-major (SplitPackArgs). A block moves 64 rows x 32
-// of K through shared memory, so that both the read (along the source's contiguous dimension) and
-// the write (along K) are coalesced whichever the layout; eight loads per thread are in flight
-// at once. Grid-stride in y (64-row groups) and z (batch).
+// operand split into TF32 parts and laid out K-major (SplitPackArgs). A block moves
+// kSplitPackRows rows x 32 of K through shared memory, so that both the read (along the source's
+// contiguous dimension) and the write (along K) are coalesced whichever the layout, with
+// kSplitPackRows / 8 loads per thread in flight at once. Grid-stride in y (row groups) and z
+// (batch).
 //
 // The layout is the kernel's shared-memory image, so that one bulk copy moves a whole slice: the
 // rows of a tile (tile_rows of them) are stored slice by slice, each slice tile_rows x 32 floats,
 // row r of it 128 bytes with its 16-byte chunk c at chunk c ^ (r % 8) (the 128-byte swizzle).
 extern "C" __global__ void __launch_bounds__(256) gemmtune_pack_split(gemmtune::SplitPackArgs p) {
 #if __CUDA_ARCH__ >= 800  // cvt.rna.tf32: warpgroup configs run on sm_90 only
-  __shared__ float tile[64][33];
+  constexpr int kRows = gemmtune::kSplitPackRows, kParts = kRows / 32;
+  __shared__ float tile[kRows][33];
   const int x = threadIdx.x, y = threadIdx.y;  // 32 x 8 threads
   const long long k0 = 32LL * blockIdx.x;
   for (int b = blockIdx.z; b < p.batch; b += gridDim.z)
-    for (long long r0 = 64LL * blockIdx.y; r0 < p.dst_rows; r0 += 64LL * gridDim.y) {
+    for (long long r0 = 1LL * kRows * blockIdx.y; r0 < p.dst_rows; r0 += 1LL * kRows * gridDim.y) {
       const float* src = p.src + b * p.stride;
       // Lanes read along the source's contiguous dimension: r when transposed, else i.
-      if (p.transposed) {  // (r, i) at src[i * ld + r]: lanes along r, 32 rows a half
+      if (p.transposed) {  // (r, i) at src[i * ld + r]: lanes along r, 32 rows a part
 #pragma unroll
-        for (int q = 0; q < 8; ++q) {
-          const int j = y + 8 * (q % 4), half = 32 * (q / 4);
-          const long long i = k0 + j, r = r0 + half + x;
-          tile[half + x][j] = i < p.k && r < p.rows ? src[i * p.ld + r] : 0.f;
+        for (int q = 0; q < 4 * kParts; ++q) {
+          const int j = y + 8 * (q % 4), part = 32 * (q / 4);
+          const long long i = k0 + j, r = r0 + part + x;
+          tile[part + x][j] = i < p.k && r < p.rows ? src[i * p.ld + r] : 0.f;
         }
       } else {  // lanes along i
 #pragma unroll
-        for (int q = 0; q < 8; ++q) {
+        for (int q = 0; q < 4 * kParts; ++q) {
           const int j = y + 8 * q;
           const long long r = r0 + j, i = k0 + x;
           tile[j][x] = i < p.k && r < p.rows ? src[r * p.ld + i] : 0.f;
         }
       }
       __syncthreads();
-      // Each half's 32 rows lie in one tile (tile_rows and r0 are multiples of 32): their slice
+      // Each part's 32 rows lie in one tile (tile_rows and r0 are multiples of 32): their slice
       // rows start at `out`, row j 32 floats after row 0, its chunks swizzled by j % 8. (Computed
-      // once per half: 64-bit divisions per element made this copy about 1.5 times slower.)
-      for (int h = 0; h < 2 && r0 + 32 * h < p.dst_rows; ++h) {
+      // once per part: 64-bit divisions per element made this copy about 1.5 times slower.)
+      for (int h = 0; h < kParts && r0 + 32 * h < p.dst_rows; ++h) {
         const long long r = r0 + 32 * h, tile_index = r / p.tile_rows;
         float* out = p.dst + b * p.dst_stride + (tile_index * p.dst_ld + k0) * p.tile_rows +
                      (r - tile_index * p.tile_rows) * 32;

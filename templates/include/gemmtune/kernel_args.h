@@ -40,9 +40,11 @@ struct PackArgs {
 
 /// gemmtune_pack_split: copies `batch` matrices of `rows` x `k` elements, element (r, i) at
 /// src[r * ld + i] (src[i * ld + r] when `transposed`), matrices `stride` apart, into dst as
-/// K-major TF32 planes: row r of matrix b at dst + b * dst_stride + r * dst_ld, the big parts
-/// tf32(x), then (`split`) the small parts tf32(x - tf32(x)) `plane` floats further; rows
-/// [rows, dst_rows) and columns [k, dst_ld) zero. dst_ld is a multiple of 32.
+/// K-major TF32 planes, matrix b at dst + b * dst_stride: the big parts tf32(x), then (`split`)
+/// the small parts tf32(x - tf32(x)) `plane` floats further; rows [rows, dst_rows) and columns
+/// [k, dst_ld) zero. A plane holds tiles of `tile_rows` rows (a multiple of 32, as dst_rows is of
+/// it), each as dst_ld / 32 slices of tile_rows x 32 floats in the warpgroup kernel's
+/// shared-memory order (templates/sgemm/pack.cuh). dst_ld is a multiple of 32.
 struct SplitPackArgs {
   const float* src;
   float* dst;
@@ -50,5 +52,10 @@ struct SplitPackArgs {
   int rows, k, dst_rows, batch, tile_rows;
   int transposed, split;
 };
+
+/// Rows of an operand that one block of gemmtune_pack_split moves at a time (a multiple of 32);
+/// the launcher sizes the grid by it. 128 measured no faster than 64 on an H200 (4096^2: 38-41
+/// against 39-41 us for one plane).
+constexpr int kSplitPackRows = 64;
 
 }  // namespace gemmtune
