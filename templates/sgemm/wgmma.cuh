@@ -14,7 +14,8 @@
 // one 128-byte row per tile row, the 16-byte chunks of row r stored at chunk index c ^ (r % 8) (the
 // instruction's 128-byte swizzle, from 1024-byte aligned tiles), so that the 8 rows a core matrix
 // reads hit different banks. A k8 step of a tile is then its descriptor advanced by 32 bytes. After
-// the stages, one barrier (mbarrier) per stage counts its copies' bytes.
+// the stages, two barriers (mbarrier) per stage: `full` counts its copies' bytes, `empty` the
+// threads done reading it.
 //
 // A block is BM / 64 warpgroups, each computing a 64 x BN slab (one instruction per k8 step and
 // product: m64nBNk8). Warp w of the block holds rows 16 w + g and 16 w + g + 8, columns 8 i + 2 t
@@ -23,9 +24,9 @@
 // in accumulator rows TM.. from zero and adds them to rows 0.. with FADD.
 //
 // Each slice: every thread waits for its stage's `full` barrier and issues the slice's
-// instructions. With math 1 it then waits for the previous slice's instructions only, so that this
-// slice's keep the tensor cores busy meanwhile; math 3 and 4 wait for this slice's (its sums are
-// added to the totals). A slice whose instructions are done is released: every thread arrives on
+// instructions. With math 1 and 2 (every product in the same accumulators) it then waits for the
+// previous slice's instructions only, so that this slice's keep the tensor cores busy meanwhile;
+// math 3 and 4 wait for this slice's (they add its sums to the totals). A slice whose instructions are done is released: every thread arrives on
 // its stage's `empty` barrier, and thread 0, once all have, starts the copy of the slice STAGES
 // later into that stage. No block-wide barrier in the loop: a warpgroup may run a slice ahead.
 namespace gemmtune {
