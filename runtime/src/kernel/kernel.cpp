@@ -40,8 +40,8 @@ void split_operand(cudaKernel_t split, const float* src, long long ld, long long
   SplitPackArgs args{src, dst.data, ld, stride, dst.ld, dst.stride, dst.plane, rows, k, dst_rows, batch,
                      dst.tile_rows, int(transposed), int(two_planes)};
   const dim3 block(32, 8);
-  const dim3 grid(unsigned(dst.ld / 32), unsigned(std::min((dst_rows + kSplitPackRows - 1) / kSplitPackRows, 65535)),
-                  unsigned(std::min(batch, 65535)));
+  const int row_groups = (dst_rows + kSplitPackRows - 1) / kSplitPackRows;
+  const dim3 grid(unsigned(dst.ld / 32), unsigned(std::min(row_groups, 65535)), unsigned(std::min(batch, 65535)));
   void* params[] = {&args};
   GEMMTUNE_CUDA(cudaLaunchKernel(reinterpret_cast<const void*>(split), grid, block, params, 0, stream));
   GEMMTUNE_CUDA(cudaGetLastError());
