@@ -68,12 +68,15 @@ namespace gemmtune {
 //                instruction (Epilogue::staged; GemmConfig::stage_c, names ending in "_e")
 //   SPLIT_TAIL   SPLIT_K splits only the tiles past whole rounds of one per SM; the others unsplit
 //                (BlockWork::of_split_tail; GemmConfig::split_tail, names ending in "_h")
+//   WINDOW_C     C's narrowed stores as the aligned vectors its rows span, put together from
+//                neighbouring lanes' chunks by shuffles (Epilogue::windowed; GemmConfig::window_c,
+//                names ending in "_c")
 // clang-format off
-template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, int VEC, int PAD, int SPLIT_K, int RASTER, int OCCUPANCY, int K_LANES, int K_WARPS, int MATH, int WGMMA, bool TA, bool TB, int GA, int GB, int GC, bool STAGE_C = false, bool SPLIT_TAIL = false>
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, int VEC, int PAD, int SPLIT_K, int RASTER, int OCCUPANCY, int K_LANES, int K_WARPS, int MATH, int WGMMA, bool TA, bool TB, int GA, int GB, int GC, bool STAGE_C = false, bool SPLIT_TAIL = false, bool WINDOW_C = false>
 __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32 * K_WARPS, OCCUPANCY) sgemm(GemmArgs p) {
   // clang-format on
   using Cfg = detail::Traits<BM, BN, BK, WM, WN, TM, TN, STAGES, VEC, PAD, SPLIT_K, RASTER,
-                             OCCUPANCY, K_LANES, K_WARPS, MATH, WGMMA, TA, TB, GA, GB, GC, STAGE_C, SPLIT_TAIL>;
+                             OCCUPANCY, K_LANES, K_WARPS, MATH, WGMMA, TA, TB, GA, GB, GC, STAGE_C, SPLIT_TAIL, WINDOW_C>;
   extern __shared__ __align__(16) float smem[];
 
   const int tid = threadIdx.x;

@@ -51,21 +51,25 @@ struct Scalars {
       : alpha(p.alpha_ptr ? *p.alpha_ptr : p.alpha), beta(p.beta_ptr ? *p.beta_ptr : p.beta) {}
 };
 
+// How a call writes C: decided per call (kAnyMode) or, where a caller has decided once for its
+// whole tile, fixed: plain stores (beta == 0), stores blended with beta * C, or split-K's adds.
+enum WriteMode { kAnyMode, kStore, kBlend, kAdd };
+
 // C = alpha * acc + beta * C for one W-float vector of C at dst (W adjacent accumulators in
 // `acc`), or, for a split-K block that is not its tile's first, the atomic add of alpha * acc.
 // C is not read when beta == 0, so NaN in an uninitialised C cannot leak in; alpha == 0 gives
 // exactly beta * C (times_alpha).
-template <int W>
+template <int W, int MODE = kAnyMode>
 __device__ __forceinline__ void write_c(const Scalars& s, float* dst, const float* acc, bool store_c) {
   Vec<W> out;
-  if (!store_c) {
+  if (MODE == kAdd || (MODE == kAnyMode && !store_c)) {
     if (s.alpha == 0.f) return;  // C is beta C already: nothing to add
 #pragma unroll
     for (int j = 0; j < W; ++j) out.v[j] = s.alpha * acc[j];
     atomic_add_vec<W>(dst, out);
     return;
   }
-  if (s.beta == 0.f) {
+  if (MODE == kStore || (MODE == kAnyMode && s.beta == 0.f)) {
 #pragma unroll
     for (int j = 0; j < W; ++j) out.v[j] = times_alpha(s.alpha, acc[j]);
   } else {
@@ -84,12 +88,15 @@ __device__ __forceinline__ void write_c(const Scalars& s, float* dst, const floa
 //
 // Each thread's VN-wide column chunks go out as vectors of W floats (Traits::WC: Traits::W
 // narrowed where C's data is not aligned to it), one bounds test each; rows past M and vectors
-// past N are skipped. A staged instance (Cfg::kStageC, for C narrowed below VN by an odd ldc)
-// instead passes each warp's tile through shared memory one accumulator row at a time and writes
-// it with lanes on adjacent columns: in the fragment layout a store instruction's 32 lanes write
-// single floats VN apart, so every 32-byte sector of C is written in several partial pieces
-// (1024x50257x768 nt on an H200: 1.87 ms direct, 1.73 staged, 1.63 for the aligned twin). Which
-// one wins depends on the problem, so the tuner times both (GemmConfig::stage_c).
+// past N are skipped. Where C is narrowed below VN (an odd ldc, say) a tile kernel has two more
+// ways: staged (Cfg::kStageC), each warp's tile passes through shared memory one accumulator row
+// at a time and goes out with lanes on adjacent columns; windowed (Cfg::kWindowC), the aligned
+// vectors that a row spans are put together from neighbouring lanes' chunks by shuffles. Written
+// directly, a store instruction's lanes write single floats VN apart, so each 32-byte sector of
+// C is written in VN pieces. Which way wins depends on the config (1024x50257x768 nt on an H200,
+// 128x256 t16x8: direct 1.87 ms, staged 1.85, windowed 1.79, the aligned twin 1.66; a 256x128
+// tile with A and B narrowed too lost 5% windowed), so the tuner times all three
+// (GemmConfig::stage_c, window_c).
 template <class Cfg>
 struct Epilogue {
   enum : int {
@@ -98,6 +105,8 @@ struct Epilogue {
     kStagedFloats = Cfg::kOutputWarps * Cfg::TY * kStagedLd,
     kMainloopFloats = Cfg::STAGES * (Cfg::kStageA + Cfg::kStageB),
   };
+  static_assert(!Cfg::kWindowC || (!Cfg::kReduce && !Cfg::kStageC && Cfg::W == VN && VN > 1),
+                "windows of C are whole chunks of a tile kernel (GemmConfig::can_window_c)");
   static_assert(!Cfg::kStageC || (!Cfg::kReduce && !Cfg::kStreamB && kStagedFloats <= kMainloopFloats),
                 "staging C needs a tile kernel and room in its shared memory (GemmConfig::can_stage_c)");
 
@@ -118,6 +127,15 @@ struct Epilogue {
     float* gc = batch_c(p, w.batch);
     if constexpr (Cfg::kStageC) {
       staged(p, scalars, w, tile, acc, smem, tid, gc, store_c);
+    } else if constexpr (Cfg::kWindowC) {
+      // One mode for the whole tile, so that the instruction cache holds only its code (the three
+      // interleaved: 12% of 1024x50257x768 nt's stall samples were instruction misses, H200).
+      if (!store_c)
+        windowed<kAdd>(p, scalars, w, tile, acc, tid, gc);
+      else if (scalars.beta == 0.f)
+        windowed<kStore>(p, scalars, w, tile, acc, tid, gc);
+      else
+        windowed<kBlend>(p, scalars, w, tile, acc, tid, gc);
     } else if (!Cfg::kReduce || (tid % Cfg::KL == 0 && tid < Cfg::kOutputWarps * 32)) {
       // In a reduction the KL lanes of a thread tile hold the same sums, and the first warp
       // holds those of all KW: its first lane of each tile writes.
@@ -137,6 +155,98 @@ struct Epilogue {
     }
     if constexpr (SPLIT_K > 1) {
       if (splits && store_c) SplitKCounter::publish<SPLIT_K>(tile_counter, tid);
+    }
+  }
+
+  // C's rows start anywhere (ldc not a multiple of VN), but a warp's VN-wide chunks of one row are
+  // adjacent (chunk b of lane tx at column TX * VN * b + VN * tx of the warp tile's row): so the
+  // row is written as the VN-aligned windows it spans, each put together from two neighbouring
+  // chunks by shuffles and stored as one vector. (Written directly, 1024x50257x768 nt took 4.3
+  // times the L2 write sectors of its aligned twin on an H200.) Window j of a row starts s floats
+  // before chunk j (s: the row's misalignment); lane tx owns window b * TX + tx. The row's first
+  // window (head) and the one after its last chunk (tail) are partial: their floats go out one at
+  // a time, the head's by lane 0 and the tail's by lane TX - 1, in the same instructions.
+  template <int MODE>
+  __device__ __forceinline__ static void windowed(const GemmArgs& p, const Scalars& scalars, const BlockWork& w,
+                                                  const WarpTile<Cfg>& tile, const Accumulators<Cfg>& acc,
+                                                  int tid, float* gc) {
+    constexpr bool store_c = MODE != kAdd;
+    constexpr int NB = TN / VN, TX = Cfg::TX;
+    int lane = tid % 32;
+    asm volatile("" : "+r"(lane));  // computed after the K loop (as in staged())
+    const int tx = (tile.col0 % Cfg::WN) / VN;
+    const int first_col = w.n0 + tile.col0 - tx * VN;  // the warp tile's first column
+    const int from = tx > 0 ? lane - 1 : lane + TX - 1;  // the lane holding the chunk before
+#pragma unroll
+    for (int i = 0; i < TM; ++i) {
+      const int r = w.m0 + tile.row0 + (i / VM) * Cfg::TY * VM + i % VM;
+      float* row = gc + static_cast<long long>(r < p.m ? r : 0) * p.ldc + first_col;
+      const int s = int((reinterpret_cast<unsigned long long>(row) / sizeof(float)) % VN);
+      const int room = r < p.m ? p.n - first_col : 0;  // columns of this row the warp may write
+      float before[NB][VN];  // chunk b of the lane `from`; a window takes at most its last VN - 1
+#pragma unroll
+      for (int b = 0; b < NB; ++b) {
+        before[b][0] = 0.f;
+#pragma unroll
+        for (int e = 1; e < VN; ++e) before[b][e] = __shfl_sync(0xffffffffu, acc[i][b * VN + e], from);
+      }
+      float head[VN];
+#pragma unroll
+      for (int b = 0; b < NB; ++b) {
+        const float* x = &acc[i][b * VN];
+        float prev[VN];  // by value: a pointer chosen at run time would put the arrays in local memory
+#pragma unroll
+        for (int e = 0; e < VN; ++e) prev[e] = tx > 0 || b == 0 ? before[b][e] : before[b > 0 ? b - 1 : 0][e];
+        float win[VN];
+#pragma unroll
+        for (int e = 0; e < VN; ++e) {
+          float v = x[e];
+#pragma unroll
+          for (int t = 1; t < VN; ++t)
+            if (s == t) v = e < t ? prev[VN - t + e] : x[e - t];
+          win[e] = v;
+        }
+        const int j = b * TX + tx, start = j * VN - s;  // the window's columns from first_col
+        if (j == 0) {
+#pragma unroll
+          for (int e = 0; e < VN; ++e) head[e] = win[e];
+        }
+        if (start >= 0 && start + VN <= room) {
+          write_c<VN, MODE>(scalars, row + start, win, store_c);
+        } else if (j > 0 || s == 0) {  // past N (a misaligned head is written below)
+#pragma unroll
+          for (int e = 0; e < VN; ++e)
+            if (start + e < room) write_c<1, MODE>(scalars, row + start + e, &win[e], store_c);
+        }
+      }
+      // The partial windows: the head (columns [0, VN - s)) and the tail (the last chunk's last s).
+      const float* last = &acc[i][(NB - 1) * VN];
+      float tail[VN];
+#pragma unroll
+      for (int e = 0; e < VN; ++e) {
+        float v = 0.f;
+#pragma unroll
+        for (int t = 1; t < VN; ++t)
+          if (s == t && e < t) v = last[VN - t + e];
+        tail[e] = v;
+      }
+      const int tail_start = NB * TX * VN - s;
+      if constexpr (TX > 1) {
+        const bool is_head = tx == 0 && s > 0, is_tail = tx == TX - 1 && s > 0;
+        const int start = is_head ? -s : tail_start, lo = is_head ? s : 0, hi = is_head ? VN : s;
+#pragma unroll
+        for (int e = 0; e < VN; ++e) {
+          const float v = is_head ? head[e] : tail[e];
+          if ((is_head || is_tail) && e >= lo && e < hi && start + e < room)
+            write_c<1, MODE>(scalars, row + start + e, &v, store_c);
+        }
+      } else if (s > 0) {  // one lane owns the whole row
+#pragma unroll
+        for (int e = 0; e < VN; ++e) {
+          if (e >= s && e - s < room) write_c<1, MODE>(scalars, row + e - s, &head[e], store_c);
+          if (e < s && tail_start + e < room) write_c<1, MODE>(scalars, row + tail_start + e, &tail[e], store_c);
+        }
+      }
     }
   }
 

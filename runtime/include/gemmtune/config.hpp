@@ -49,6 +49,13 @@ struct GemmConfig : SgemmKnobs {
   /// the tuner times both. Not a knob: a template flag; the name ends in "_e" (before "_q").
   /// fitted_to() clears it where C is not narrowed (narrows_c_chunks()) or can_stage_c() fails.
   bool stage_c = false;
+  /// Whether the epilogue writes a narrowed C as the aligned windows its rows span, each put
+  /// together from two neighbouring thread chunks by a warp shuffle and stored as one vector
+  /// (templates/sgemm/epilogue.cuh, Epilogue::windowed), instead of one float at a time. Not a
+  /// knob: a template flag the tuner times beside the direct and staged writes (which wins
+  /// depends on the config's registers); the name ends in "_c" (after "_e", which excludes it).
+  /// fitted_to() clears it where C is not narrowed or can_window_c() fails.
+  bool window_c = false;
   /// Whether split_k splits only the tiles past the last whole round of one tile per SM: the
   /// tiles of the whole rounds run unsplit, one block each, and the few left over split K, so
   /// that every SM gets about the same work instead of a few SMs a whole tile more (1531^3 has
@@ -96,7 +103,10 @@ struct GemmConfig : SgemmKnobs {
   /// Whether stage_c can apply: a tile kernel (not a reduction, not streaming B) with room for
   /// the staged rows (one per lane row of each warp, of wn + 4 floats) in its shared memory.
   bool can_stage_c() const;
-  /// Whether C's accesses are narrower than a thread's column chunk (where stage_c pays).
+  /// Whether window_c can apply: a tile kernel (not a reduction) whose column chunks are whole
+  /// vectors of more than one float.
+  bool can_window_c() const;
+  /// Whether C's accesses are narrower than a thread's column chunk (where stage_c and window_c pay).
   bool narrows_c_chunks() const;
   /// The blocks a launch of this config runs for `tiles` output tiles (times the batch) on
   /// `sms` SMs: tiles x split_k, or for split_tail the tiles of whole rounds of one per SM

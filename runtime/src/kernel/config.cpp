@@ -69,10 +69,14 @@ bool GemmConfig::can_stage_c() const {
   return warps * lane_rows * (wn + 4) * int(sizeof(float)) <= smem_bytes();
 }
 
+// A thread's column chunk (templates/sgemm/tiles.cuh, Traits::VN): 2 for the tensor-core
+// accumulator layout, else up to 4.
+static int c_chunk(const GemmConfig& c) { return c.uses_tensor_cores() ? 2 : std::min(c.tn, 4); }
+
+bool GemmConfig::can_window_c() const { return !reduces() && c_chunk(*this) > 1 && vec >= c_chunk(*this); }
+
 bool GemmConfig::narrows_c_chunks() const {
-  // A thread's column chunk (templates/sgemm/tiles.cuh, Traits::VN): 2 for the tensor-core
-  // accumulator layout, else up to 4.
-  return width_c() < (uses_tensor_cores() ? 2 : std::min(tn, 4));
+  return width_c() < c_chunk(*this);
 }
 
 int GemmConfig::register_budget(const DeviceLimits& limits) const {
@@ -160,6 +164,9 @@ std::optional<std::string> GemmConfig::validate(const DeviceLimits& limits) cons
   if (stage_c && !can_stage_c())
     return why("stage_c (\"_e\") needs a tile kernel (no reduction, no streamed B) with room for the staged rows "
                "(one per lane row of each warp, wn + 4 floats) in its shared memory");
+  if (window_c && (stage_c || !can_window_c()))
+    return why("window_c (\"_c\") writes C from the thread chunks of a tile kernel (no reduction) whose chunks are "
+               "whole vectors (vec at least the chunk), and not staged (\"_e\") at the same time");
   if (repack && reduces()) return why("repack is for the tile kernels, not the reduction path (k_lanes or k_warps > 1)");
   if (split_tail && (split_k < 2 || reduces() || streams_b()))
     return why("split_tail (\"_h\") splits the tiles past whole rounds of one per SM of a split-K tile kernel: "
@@ -248,6 +255,7 @@ GemmConfig GemmConfig::fitted_to(const Problem& p) const {
   c.align_c = narrowing(vec, p.c_alignment());
   c.repack = packs_a(p) || packs_b(p);
   c.stage_c = stage_c && c.can_stage_c() && c.narrows_c_chunks();
+  c.window_c = window_c && !c.stage_c && c.can_window_c() && c.narrows_c_chunks();
   return c;
 }
 
@@ -257,7 +265,8 @@ std::string GemmConfig::name_expression() const {
   out += op_a == Op::T ? "true," : "false,";
   out += op_b == Op::T ? "true," : "false,";
   out += std::to_string(width_a()) + "," + std::to_string(width_b()) + "," + std::to_string(width_c());
-  // The template's defaults: unstaged, every tile split.
+  // The template's defaults: unstaged, every tile split, no windows.
+  if (window_c) return out + (stage_c ? ",true," : ",false,") + (split_tail ? "true,true>" : "false,true>");
   if (split_tail) return out + (stage_c ? ",true,true>" : ",false,true>");
   return out + (stage_c ? ",true>" : ">");
 }
@@ -277,6 +286,7 @@ std::string config_name(const GemmConfig& c) {
   if (c.width_a() < c.vec || c.width_b() < c.vec || c.width_c() < c.vec)
     out += "_g" + std::to_string(c.width_a()) + "x" + std::to_string(c.width_b()) + "x" + std::to_string(c.width_c());
   if (c.stage_c) out += "_e";
+  if (c.window_c) out += "_c";
   if (c.repack) out += "_q";
   if (c.split_tail) out += "_h";
   return out;
@@ -329,6 +339,10 @@ std::optional<GemmConfig> parse_config_name(const std::string& name) {
   if (rest.starts_with("_e")) {
     rest.remove_prefix(2);
     c.stage_c = true;
+  }
+  if (rest.starts_with("_c")) {
+    rest.remove_prefix(2);
+    c.window_c = true;
   }
   if (rest.starts_with("_q")) {
     rest.remove_prefix(2);

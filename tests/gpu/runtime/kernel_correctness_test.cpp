@@ -242,20 +242,22 @@ TEST(KernelCorrectness, RepackConfigsMatchFloat64Reference) {
   EXPECT_GT(r.packed_b, 100);
 }
 
-// C written through shared memory (stage_c) where an odd ldc narrows it: odd N and padded ldc,
-// beta 0 (C poisoned) and not, batches, split-K and tensor-core configs of the sample, repack.
+// Where an odd ldc narrows C: odd N and padded ldc, beta 0 (C poisoned) and not, batches.
+const std::vector<Shape> kNarrowedCShapes = {
+    {1023, 1001, 257, 1, 0, 0, 1.f, 0.f},   // odd N: C one float aligned
+    {7, 13, 11, 1, 0, 0, 1.5f, -0.75f},     {65, 67, 129, 3, 0, 0, 0.5f, 2.f},  // batched
+    {129, 131, 67, 2, 3, 0, 1.5f, -0.75f},  // odd padded leading dimensions
+    {64, 96, 80, 2, 0, 1, 2.f, 0.f},        // pointers one float off
+    {200, 130, 2048, 1, 2, 0, 1.f, 0.5f},   // 2-float alignment, deep K
+    {1, 1001, 97, 1, 0, 0, 1.5f, 0.25f},    // one row
+};
+
+// C written through shared memory (stage_c) where an odd ldc narrows it, on kNarrowedCShapes:
+// split-K and tensor-core configs of the sample, repack.
 TEST(KernelCorrectness, StagedCConfigsMatchFloat64Reference) {
   GEMMTUNE_REQUIRE_GPU();
-  const std::vector<Shape> shapes = {
-      {1023, 1001, 257, 1, 0, 0, 1.f, 0.f},   // odd N: C one float aligned
-      {7, 13, 11, 1, 0, 0, 1.5f, -0.75f},     {65, 67, 129, 3, 0, 0, 0.5f, 2.f},  // batched
-      {129, 131, 67, 2, 3, 0, 1.5f, -0.75f},  // odd padded leading dimensions
-      {64, 96, 80, 2, 0, 1, 2.f, 0.f},        // pointers one float off
-      {200, 130, 2048, 1, 2, 0, 1.f, 0.5f},   // 2-float alignment, deep K
-      {1, 1001, 97, 1, 0, 0, 1.5f, 0.25f},    // one row
-  };
   bool split = false, mma = false;
-  const VariantCheck r = check_variant(shapes, [](GemmConfig& c) { c.stage_c = true; },
+  const VariantCheck r = check_variant(kNarrowedCShapes, [](GemmConfig& c) { c.stage_c = true; },
                                        [&](const GemmConfig& f) {
                                          split |= f.stage_c && f.split_k > 1;
                                          mma |= f.stage_c && f.uses_tensor_cores();
@@ -265,6 +267,24 @@ TEST(KernelCorrectness, StagedCConfigsMatchFloat64Reference) {
   EXPECT_GT(r.checked, 200);
   EXPECT_TRUE(split) << "no split-K config staged C";
   EXPECT_TRUE(mma) << "no tensor-core config staged C";
+}
+
+// C written in aligned windows (window_c) on the same shapes: every misalignment of a row, the
+// partial windows at both ends of each warp's row and past N, split-K's atomic adds, beta, the
+// tensor-core chunks of two floats and thin tiles.
+TEST(KernelCorrectness, WindowedCConfigsMatchFloat64Reference) {
+  GEMMTUNE_REQUIRE_GPU();
+  bool split = false, mma = false;
+  const VariantCheck r = check_variant(kNarrowedCShapes, [](GemmConfig& c) { c.window_c = true; },
+                                       [&](const GemmConfig& f) {
+                                         split |= f.window_c && f.split_k > 1;
+                                         mma |= f.window_c && f.uses_tensor_cores();
+                                         return f.window_c;
+                                       });
+  std::cout << r.checked << " (windowed-C config, problem) pairs checked, worst relative error " << r.worst << "\n";
+  EXPECT_GT(r.checked, 200);
+  EXPECT_TRUE(split) << "no split-K config wrote C in windows";
+  EXPECT_TRUE(mma) << "no tensor-core config wrote C in windows";
 }
 
 // Split-tail configs: the tiles of whole rounds of one per SM unsplit, the rest split K ways

@@ -1,5 +1,5 @@
 // A few configs (one per pipeline kind, split-K, transposed layouts, thin tiles, repack, tensor cores,
-// C staged, the warpgroup instruction) on edge shapes: small enough
+// C staged or windowed, the warpgroup instruction) on edge shapes: small enough
 // to run under compute-sanitizer memcheck and racecheck (tools/gpu-check.sh --sanitize).
 #include <gtest/gtest.h>
 
@@ -43,13 +43,16 @@ TEST(KernelSanitizer, EdgeShapesAreCorrect) {
       // 3xTF32 (fitting clears the flag on the aligned cases)
       "sgemm_nt_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8_e", "sgemm_tn_64x64x16_w32x32_t4x8_s3_v4_p4_k2_r8_e",
       "sgemm_nn_64x64x16_w32x32_t4x8_s3_v4_p4_k1_r8_m3_e",
+      // C in aligned windows where a case narrows it: registers, cp.async 3xTF32, a thin tile
+      "sgemm_nt_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8_c", "sgemm_tn_64x64x16_w32x32_t4x8_s3_v4_p4_k1_r8_m3_c",
+      "sgemm_nn_4x64x8_w4x64_t4x2_s2_v2_p4_k1_r1_c",
       // the warpgroup instruction (sm_90 only) on split copies: 3xTF32 with split-K, 1xTF32
       "sgemm_tn_128x64x32_w16x64_t2x16_s3_v4_p4_k2_r8_m3_wg1", "sgemm_nt_64x128x32_w16x128_t2x32_s2_v4_p4_k1_r8_m1_wg1",
   };
   struct Case { int m, n, k, batch, ld_pad, ptr_offset; };
   const Case cases[] = {{7, 13, 11, 1, 0, 0}, {65, 67, 129, 3, 0, 0}, {33, 35, 70, 2, 2, 0}, {1, 1, 1, 1, 0, 0},
                         {5, 37, 1000, 2, 0, 0}, {3, 70, 700, 1, 1, 1}};
-  int checked = 0, too_short = 0, packed = 0, staged = 0, skipped = 0;
+  int checked = 0, too_short = 0, packed = 0, staged = 0, windowed = 0, skipped = 0;
   for (const char* name : names) {
     auto cfg = parse_config_name(name);
     ASSERT_TRUE(cfg.has_value()) << name;
@@ -84,6 +87,7 @@ TEST(KernelSanitizer, EdgeShapesAreCorrect) {
       ++checked;
       packed += k.config().packs_a(data.p) || k.config().packs_b(data.p);
       staged += k.config().stage_c;
+      windowed += k.config().window_c;
       ++runs;
     }
     EXPECT_GE(runs, 2) << name << " ran too few of the edge shapes";
@@ -94,5 +98,6 @@ TEST(KernelSanitizer, EdgeShapesAreCorrect) {
   EXPECT_EQ(checked + too_short, 6 * ran);
   EXPECT_EQ(too_short, skipped ? 33 : 35);
   EXPECT_GE(staged, 6);      // of the staged configs' 16 runs, those with C narrowed
+  EXPECT_GE(windowed, 6);    // likewise of the windowed configs' 18
   EXPECT_GE(packed, 8);  // of the repack configs' 11 runs, those with A or B misaligned
 }

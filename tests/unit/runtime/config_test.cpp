@@ -385,6 +385,47 @@ TEST(Config, StagedCIsNamedBeforeRepackAndKeptOnlyWhereCIsNarrowed) {
   EXPECT_FALSE(parse_config_name("sgemm_nn_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8_q_e").has_value());
 }
 
+// C written in aligned windows: named after "_e" (which excludes it), kept only where C is
+// narrowed below a chunk, the template's last flag.
+TEST(Config, WindowedCIsNamedAfterStagedAndKeptOnlyWhereCIsNarrowed) {
+  Problem odd_n = Problem::packed(Op::N, Op::T, 64, 1001, 64);
+  odd_n.a = odd_n.b = reinterpret_cast<const float*>(std::uintptr_t(256));
+  odd_n.c = reinterpret_cast<float*>(std::uintptr_t(256));
+  GemmConfig windowed;
+  windowed.op_b = Op::T;
+  windowed.window_c = true;
+  EXPECT_EQ(reason(windowed), "");
+  const GemmConfig fitted = windowed.fitted_to(odd_n);
+  ASSERT_TRUE(fitted.window_c);
+  EXPECT_EQ(config_name(fitted), "sgemm_nt_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8_g4x4x1_c");
+  EXPECT_EQ(parse_config_name(config_name(fitted)), fitted);
+  EXPECT_EQ(fitted.name_expression(),
+            "gemmtune::sgemm<128,128,8,64,32,8,8,2,4,4,1,8,1,1,1,0,0,false,true,4,4,1,false,false,true>");
+  GemmConfig tail = fitted;
+  tail.split_k = 4, tail.split_tail = true;
+  EXPECT_EQ(config_name(tail), "sgemm_nt_128x128x8_w64x32_t8x8_s2_v4_p4_k4_r8_g4x4x1_c_h");
+  EXPECT_EQ(tail.name_expression(),
+            "gemmtune::sgemm<128,128,8,64,32,8,8,2,4,4,4,8,1,1,1,0,0,false,true,4,4,1,false,true,true>");
+  EXPECT_EQ(parse_config_name(config_name(tail)), tail);
+  // Aligned C: the plain instance.
+  EXPECT_FALSE(windowed.fitted_to(Problem::packed(Op::N, Op::T, 64, 1024, 64)).window_c);
+  // Staged or windowed, not both; no windows for reductions nor for one-float chunks.
+  GemmConfig both = windowed;
+  both.stage_c = true;
+  EXPECT_NE(reason(both).find("window_c"), std::string::npos) << reason(both);
+  EXPECT_FALSE(both.fitted_to(odd_n).window_c);
+  EXPECT_TRUE(both.fitted_to(odd_n).stage_c);
+  EXPECT_FALSE(parse_config_name("sgemm_nt_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8_g4x4x1_c_e").has_value());
+  GemmConfig reduction = windowed;
+  reduction.bm = reduction.wm = 4, reduction.bn = reduction.wn = 1, reduction.tm = 1, reduction.tn = 1;
+  reduction.k_lanes = 8;
+  EXPECT_FALSE(reduction.can_window_c());
+  EXPECT_NE(reason(reduction).find("window_c"), std::string::npos) << reason(reduction);
+  GemmConfig scalar = windowed;
+  scalar.vec = 1;
+  EXPECT_FALSE(scalar.can_window_c());
+}
+
 TEST(Config, RepackOfStreamingTilesPacksOnlyB) {
   auto streaming = parse_config_name("sgemm_nn_1x256x8_w1x128_t1x4_s2_v4_p4_k8_r8_o2_q");
   ASSERT_TRUE(streaming && streaming->streams_b() && streaming->repack);

@@ -50,6 +50,7 @@ TEST(Knobs, TemplateParametersAreTheKnobsInTableOrder) {
   for (const char* width : {"GA", "GB", "GC"}) expected.push_back(width);  // fitted to the data, not knobs
   expected.push_back("STAGE_C");     // GemmConfig::stage_c, defaulted: unstaged names omit it
   expected.push_back("SPLIT_TAIL");  // GemmConfig::split_tail, defaulted the same way
+  expected.push_back("WINDOW_C");    // GemmConfig::window_c, likewise
   EXPECT_EQ(params, expected);
 }
 

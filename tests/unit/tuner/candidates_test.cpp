@@ -222,12 +222,31 @@ TEST(Candidates, StagedCVariantsOnlyWhereCIsNarrowed) {
   for (const auto& c : cs) names.insert(config_name(c));
   EXPECT_EQ(names.size(), cs.size());
   for (const auto& c : cs) {
-    if (c.stage_c || c.reduces() || c.streams_b()) continue;
+    if (c.stage_c || c.window_c || c.reduces() || c.streams_b()) continue;
     GemmConfig s = c;
     s.stage_c = true;
     EXPECT_TRUE(names.count(config_name(s))) << config_name(c) << " has no staged variant";
   }
   EXPECT_GT(staged(cs), 50);
+}
+
+// Likewise the windowed-C variant (GemmConfig::window_c), for reductions too never.
+TEST(Candidates, WindowedCVariantsOnlyWhereCIsNarrowed) {
+  const auto& valid_nt = reduced_space(Op::N, Op::T);
+  const auto windowed = [](const std::vector<GemmConfig>& cs) {
+    return std::count_if(cs.begin(), cs.end(), [](const GemmConfig& c) { return c.window_c; });
+  };
+  EXPECT_EQ(windowed(candidate_configs(valid_nt, Problem::packed(Op::N, Op::T, 1024, 50256, 768), 132, SpaceKind::reduced)), 0);
+  const auto cs = candidate_configs(valid_nt, Problem::packed(Op::N, Op::T, 1024, 50257, 768), 132, SpaceKind::reduced);
+  for (const auto& c : cs) {
+    if (c.window_c) EXPECT_FALSE(c.reduces() || c.stage_c) << config_name(c);
+    if (c.window_c || c.stage_c || c.reduces() || !c.can_window_c()) continue;
+    GemmConfig w = c;
+    w.window_c = true;
+    EXPECT_TRUE(std::any_of(cs.begin(), cs.end(), [&](const GemmConfig& o) { return config_name(o) == config_name(w); }))
+        << config_name(c) << " has no windowed variant";
+  }
+  EXPECT_GT(windowed(cs), 50);
 }
 
 // Where A or B would narrow a tile's accesses, each tile candidate comes with its repack variant
