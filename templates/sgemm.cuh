@@ -30,7 +30,8 @@
 //   Mainloop (mainloops.cuh)        picks one of the four at compile time; each is set up
 //                                   (operand addresses), then run (the K loop)
 //   Epilogue (epilogue.cuh)         alpha/beta, vector stores; split-K's first-split-stores,
-//                                   others-add protocol (SplitKCounter)
+//                                   others-add protocol (SplitKCounter), or (ORDERED_SPLITS) the
+//                                   last split adding all splits' sums (last_split_sums)
 //   gemmtune_pack_operand (pack.cuh) not part of an instance: the copy that repack configs run
 //                                   first, in every cubin (GemmConfig::repack)
 //
@@ -71,12 +72,15 @@ namespace gemmtune {
 //   WINDOW_C     C's narrowed stores as the aligned vectors its rows span, put together from
 //                neighbouring lanes' chunks by shuffles (Epilogue::windowed; GemmConfig::window_c,
 //                names ending in "_c")
+//   ORDERED_SPLITS  a split reduction's splits store their sums and the last adds them in split
+//                order, the same bits on every run (Epilogue::last_split_sums;
+//                GemmConfig::ordered_splits, names ending in "_d")
 // clang-format off
-template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, int VEC, int PAD, int SPLIT_K, int RASTER, int OCCUPANCY, int K_LANES, int K_WARPS, int MATH, int WGMMA, bool TA, bool TB, int GA, int GB, int GC, bool STAGE_C = false, bool SPLIT_TAIL = false, bool WINDOW_C = false>
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, int VEC, int PAD, int SPLIT_K, int RASTER, int OCCUPANCY, int K_LANES, int K_WARPS, int MATH, int WGMMA, bool TA, bool TB, int GA, int GB, int GC, bool STAGE_C = false, bool SPLIT_TAIL = false, bool WINDOW_C = false, bool ORDERED_SPLITS = false>
 __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32 * K_WARPS, OCCUPANCY) sgemm(GemmArgs p) {
   // clang-format on
   using Cfg = detail::Traits<BM, BN, BK, WM, WN, TM, TN, STAGES, VEC, PAD, SPLIT_K, RASTER,
-                             OCCUPANCY, K_LANES, K_WARPS, MATH, WGMMA, TA, TB, GA, GB, GC, STAGE_C, SPLIT_TAIL, WINDOW_C>;
+                             OCCUPANCY, K_LANES, K_WARPS, MATH, WGMMA, TA, TB, GA, GB, GC, STAGE_C, SPLIT_TAIL, WINDOW_C, ORDERED_SPLITS>;
   extern __shared__ __align__(16) float smem[];
 
   const int tid = threadIdx.x;

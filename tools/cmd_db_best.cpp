@@ -1,12 +1,13 @@
 // `gemmtune db best`: per (GPU model, problem) the best config, its time and TFLOP/s, its share of
 // the FP32 peak, cuBLAS's time in the same sweep and the speedup, the spread of the measurement and
 // how far behind the runner-up (the best other config) is, the config's precision class and its
-// measured errors, and whether the config is deterministic (no split-K: a deterministic
+// measured errors, and whether the config is deterministic (no atomic split-K: a deterministic
 // dispatcher may run it).
 #include <algorithm>
 
 #include "db_commands.hpp"
 #include "gemmtune/db/reports.hpp"
+#include "gemmtune/db_rows.hpp"
 #include "table.hpp"
 
 namespace gemmtune::cli {
@@ -36,6 +37,13 @@ std::vector<Column> best_columns() {
           {"deterministic", "deterministic", Align::left, false}};  // text: a line under the table
 }
 
+// Whether a row's config gives the same bits on every run (GemmConfig::deterministic); a row
+// that names no valid config counts as split-K's.
+bool deterministic(const db::KernelConfig& row) {
+  const auto config = from_db(row);
+  return config ? config->deterministic() : row.split_k <= 1;
+}
+
 std::vector<Cell> best_row(db::Database& db, const db::GpuModel& gpu, const db::BestRow& b) {
   const double tflops = b.tflops.value_or(problem_flops(b.problem) / (b.median_ms * 1e-3) / 1e12);
   std::optional<double> spread, margin;
@@ -56,7 +64,7 @@ std::vector<Cell> best_row(db::Database& db, const db::GpuModel& gpu, const db::
           fixed_cell(margin, 1, "%"),
           error_cell(b.rel_error),
           error_cell(b.wide_error),
-          Cell::boolean(b.config.split_k <= 1)};
+          Cell::boolean(deterministic(b.config))};
 }
 
 void run_best(BestOptions& o) {
@@ -76,7 +84,7 @@ void run_best(BestOptions& o) {
       seen_problems.push_back(problem_label(b.problem));
       if (!o.filter.accepts(b.problem)) continue;
       table.add_row(best_row(*db, g->model, b));
-      if (b.config.split_k > 1) split_k += (split_k.empty() ? "" : ", ") + problem_label(b.problem);
+      if (!deterministic(b.config)) split_k += (split_k.empty() ? "" : ", ") + problem_label(b.problem);
     }
     if (table.empty()) continue;
     auto objs = table.json_objects();
@@ -107,7 +115,7 @@ void add_db_best(CLI::App& db) {
       "the same sweep, speedup (cuBLAS time / ours), spread ((max - min) / median of our timing) and\n"
       "margin (how much slower the best other config is), the config's precision class and its relative\n"
       "errors on the random and the wide-range verification inputs. A line under the table names the problems\n"
-      "whose best is split-K: its results may differ in the last bits from run to run, and a\n"
+      "whose best adds split-K parts atomically: its results may differ in the last bits from run to run, and a\n"
       "deterministic dispatcher runs another config (--json: \"deterministic\" per row).");
   add_db_option(cmd, o->db);
   cmd->add_option("--device", o->device, "Only this GPU model (its name, or a unique part of it, e.g. H200)");

@@ -80,7 +80,7 @@ static void add_explain_command(CLI::App& app) {
   cmd->add_option("--batch", o->batch, "Batch count")->capture_default_str();
   cmd->add_option("--alignment", o->alignment, "Alignment class of the data: 4, 2 or 1 floats (default: what the shape allows)");
   cmd->add_flag("--deterministic", o->deterministic,
-                "The choice of a deterministic dispatcher: configs without split-K only (the same bits every run)");
+                "The choice of a deterministic dispatcher: configs without atomic split-K only (the same bits every run)");
   cmd->add_option("--precision", o->precision,
                   "The choice under this precision policy: ieee (FP32 FMA), fp32 (also 3xTF32 as accurate as FP32 "
                   "FMA), tf32 (also 1xTF32)")

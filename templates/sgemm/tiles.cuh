@@ -21,6 +21,7 @@ namespace detail {
 //                   widths of C and of streamed B (<= W)
 //   kStageC         the Epilogue writes C through shared memory (GemmConfig::stage_c)
 //   kWindowC        the Epilogue writes C in aligned windows (GemmConfig::window_c)
+//   kOrderedSplits  a split reduction's last split adds the splits' sums (GemmConfig::ordered_splits)
 //   kSplitTail      SPLIT_K splits only the tiles past whole rounds of one per SM (BlockWork;
 //                   GemmConfig::split_tail)
 //   kStreamB        thin tiles with every row in each thread stream B from global memory
@@ -31,7 +32,7 @@ namespace detail {
 // variable in the cubin.
 template <int BM_, int BN_, int BK_, int WM_, int WN_, int TM_, int TN_, int STAGES_, int VEC_,
           int PAD_, int SPLIT_K_, int RASTER_, int OCCUPANCY_, int K_LANES_, int K_WARPS_, int MATH_,
-          int WGMMA_, bool TA_, bool TB_, int GA_, int GB_, int GC_, bool STAGE_C_ = false, bool SPLIT_TAIL_ = false, bool WINDOW_C_ = false>
+          int WGMMA_, bool TA_, bool TB_, int GA_, int GB_, int GC_, bool STAGE_C_ = false, bool SPLIT_TAIL_ = false, bool WINDOW_C_ = false, bool ORDERED_SPLITS_ = false>
 struct Traits {
   // clang-format off
   enum : int {
@@ -69,6 +70,7 @@ struct Traits {
     kStageC = STAGE_C_,
     kSplitTail = SPLIT_TAIL_,
     kWindowC = WINDOW_C_,
+    kOrderedSplits = ORDERED_SPLITS_,
   };
   // clang-format on
 };

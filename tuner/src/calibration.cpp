@@ -117,12 +117,13 @@ ModelRanking rank_candidates(const std::vector<GemmConfig>& candidates, const Pr
   std::map<std::string, std::size_t> families;
   for (const GemmConfig& c : candidates) {
     // What the model cannot tell apart: the warp arrangement, the register budget, whether
-    // a narrowed C is written through shared memory or in aligned windows, and whether misaligned A and B are read
+    // a narrowed C is written through shared memory or in aligned windows, how a split reduction
+    // adds its splits, and whether misaligned A and B are read
     // narrowed or copied aligned first (2999x3001x2003 on an H200: the copy won by 7% one run;
     // the next, with faster narrowed loads, the model ranked the copies too low to time them).
     GemmConfig key = c;
     key.wm = key.wn = key.occupancy = 0;
-    key.stage_c = key.window_c = key.repack = false;
+    key.stage_c = key.window_c = key.ordered_splits = key.repack = false;
     key.align_a = key.align_b = 0;
     r.family.push_back(families.emplace(config_name(key), families.size()).first->second);
   }

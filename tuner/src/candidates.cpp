@@ -173,6 +173,12 @@ std::vector<GemmConfig> candidate_configs(const std::vector<GemmConfig>& valid, 
     };
     add(c);
     if (pack) add(packed);
+    // A split reduction also as its deterministic twin, which a deterministic dispatcher runs.
+    if (c.reduces() && c.split_k > 1) {
+      GemmConfig ordered = c;
+      ordered.ordered_splits = true;
+      push(ordered);
+    }
   }
   return out;
 }

@@ -56,6 +56,14 @@ struct GemmConfig : SgemmKnobs {
   /// depends on the config's registers); the name ends in "_c" (after "_e", which excludes it).
   /// fitted_to() clears it where C is not narrowed or can_window_c() fails.
   bool window_c = false;
+  /// Whether a split reduction (split_k > 1, k_lanes or k_warps > 1) ends with each split
+  /// storing its sums in the workspace and the last split adding them in split order
+  /// (templates/sgemm/epilogue.cuh, Epilogue::last_split_sums): the same bits on every run,
+  /// instead of the first split storing C and the others adding to it atomically. Slower on an
+  /// H200 by 0.5-1.4 us a dot product, but what a deterministic dispatcher can run where a
+  /// reduction must split. Not a knob: a template flag the tuner times beside the atomic
+  /// protocol; the name ends in "_d" (after "_c").
+  bool ordered_splits = false;
   /// Whether split_k splits only the tiles past the last whole round of one tile per SM: the
   /// tiles of the whole rounds run unsplit, one block each, and the few left over split K, so
   /// that every SM gets about the same work instead of a few SMs a whole tile more (1531^3 has
@@ -83,9 +91,9 @@ struct GemmConfig : SgemmKnobs {
   /// (dot products, matrix-vector products).
   bool reduces() const { return k_lanes > 1 || k_warps > 1; }
   /// Whether the same inputs give the same bits on every run: true unless split-K, whose splits
-  /// add their parts to C atomically in the order they finish (templates/sgemm/epilogue.cuh).
-  /// The reduction path sums in a fixed order.
-  bool deterministic() const { return split_k <= 1; }
+  /// add their parts to C atomically in the order they finish (templates/sgemm/epilogue.cuh),
+  /// or ordered_splits. The reduction path sums in a fixed order.
+  bool deterministic() const { return split_k <= 1 || ordered_splits; }
   /// Whether the products run on tensor cores (math > 0: TF32 mma.sync, templates/sgemm/mma.cuh,
   /// or with wgmma = 1 the warpgroup instruction, templates/sgemm/wgmma.cuh).
   bool uses_tensor_cores() const { return math > 0; }

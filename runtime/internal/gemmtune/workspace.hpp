@@ -2,7 +2,9 @@
 // Device memory that some launches need besides A, B and C:
 // - split-K: one counter per output tile. The splits of a tile take tickets at it; the first to
 //   finish stores C and raises the tile's flag there, the others wait for the flag and add to C;
-//   the last one out resets it, so counters are zero between launches and need no clearing.
+//   the last one out resets it, so counters are zero between launches and need no clearing. With
+//   ordered_splits (reductions) each split stores its sums after the counters instead, and the
+//   last one adds them up (templates/sgemm/epilogue.cuh, Epilogue::last_split_sums).
 // - repack: copies of A and B whose data would narrow the kernel's accesses, each row padded to
 //   a multiple of 4 floats (the padding zeroed), so that the kernel reads them at full width.
 // - warpgroup configs (wgmma): A and B split into TF32 planes, K-major (templates/sgemm/pack.cuh,
@@ -56,6 +58,9 @@ class LaunchWorkspace {
 
   /// Output tiles of a launch of `config` on `p` (one counter each; 0 without split-K).
   static size_t tile_count(const GemmConfig& config, const Problem& p);
+  /// 4-byte words of the counters' buffer: the counters, then for ordered_splits, from the next
+  /// multiple of kSplitSumsAlign on, split_k x bm x bn floats per tile for the splits' sums.
+  static size_t counter_words(const GemmConfig& config, const Problem& p);
   /// Floats of packed operands a launch of `config` on `p` needs (0 when it packs nothing).
   static size_t packed_floats(const GemmConfig& config, const Problem& p);
 
@@ -69,7 +74,7 @@ class LaunchWorkspace {
 
   /// Whether a launch of `config` on `p` fits the memory held now (prepare() would not grow it).
   bool fits(const GemmConfig& config, const Problem& p) const {
-    return tile_count(config, p) <= counter_capacity_ && packed_floats(config, p) <= packed_capacity_;
+    return counter_words(config, p) <= counter_capacity_ && packed_floats(config, p) <= packed_capacity_;
   }
 
   /// Bytes held on the device.
@@ -79,7 +84,7 @@ class LaunchWorkspace {
   void release();
 
   int* counters_ = nullptr;
-  size_t counter_capacity_ = 0;  // counters
+  size_t counter_capacity_ = 0;  // 4-byte words (counter_words)
   float* packed_ = nullptr;      // A's copy, then B's
   size_t packed_capacity_ = 0;   // floats
   int device_ = 0;               // where the memory lives

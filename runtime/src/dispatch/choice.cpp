@@ -60,10 +60,11 @@ std::string Choice::to_string() const {
   }
   s += "\n";
   s += std::string("bits     ") +
-       (config.deterministic() ? "the same on every run (no split-K)"
+       (config.deterministic() ? config.split_k > 1 ? "the same on every run (split-K sums added in split order)"
+                                                    : "the same on every run (no split-K)"
                                : "may differ in the last bits from run to run (split-K " + std::to_string(config.split_k) +
                                      " adds atomically; deterministic mode excludes it)") +
-       (deterministic_only ? "; deterministic mode: split-K configs skipped" : "") + "\n";
+       (deterministic_only ? "; deterministic mode: atomic split-K configs skipped" : "") + "\n";
   static const char* const kMath[] = {"FP32 FMA", "1xTF32 tensor cores", "3xTF32 tensor cores",
                                       "3xTF32 tensor cores, slice sums rounded in FP32", "4xTF32 tensor cores"};
   s += std::string("math     ") + kMath[std::clamp(config.math, 0, 4)] + " (" + precision_name(config.precision()) +

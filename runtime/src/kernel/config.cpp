@@ -1,6 +1,7 @@
 #include "gemmtune/config.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <string_view>
 
 namespace gemmtune {
@@ -167,6 +168,9 @@ std::optional<std::string> GemmConfig::validate(const DeviceLimits& limits) cons
   if (window_c && (stage_c || !can_window_c()))
     return why("window_c (\"_c\") writes C from the thread chunks of a tile kernel (no reduction) whose chunks are "
                "whole vectors (vec at least the chunk), and not staged (\"_e\") at the same time");
+  if (ordered_splits && (!reduces() || split_k < 2))
+    return why("ordered_splits (\"_d\") is how a split reduction adds its splits: split_k at least 2 and k_lanes or "
+               "k_warps above 1");
   if (repack && reduces()) return why("repack is for the tile kernels, not the reduction path (k_lanes or k_warps > 1)");
   if (split_tail && (split_k < 2 || reduces() || streams_b()))
     return why("split_tail (\"_h\") splits the tiles past whole rounds of one per SM of a split-K tile kernel: "
@@ -265,10 +269,13 @@ std::string GemmConfig::name_expression() const {
   out += op_a == Op::T ? "true," : "false,";
   out += op_b == Op::T ? "true," : "false,";
   out += std::to_string(width_a()) + "," + std::to_string(width_b()) + "," + std::to_string(width_c());
-  // The template's defaults: unstaged, every tile split, no windows.
-  if (window_c) return out + (stage_c ? ",true," : ",false,") + (split_tail ? "true,true>" : "false,true>");
-  if (split_tail) return out + (stage_c ? ",true,true>" : ",false,true>");
-  return out + (stage_c ? ",true>" : ">");
+  // The flags after them, up to the last one set (the template defaults the rest to false).
+  const bool flags[] = {stage_c, split_tail, window_c, ordered_splits};
+  int count = 0;
+  for (int i = 0; i < int(std::size(flags)); ++i)
+    if (flags[i]) count = i + 1;
+  for (int i = 0; i < count; ++i) out += flags[i] ? ",true" : ",false";
+  return out + ">";
 }
 
 long long GemmConfig::blocks_for(long long tiles, long long sms) const {
@@ -287,6 +294,7 @@ std::string config_name(const GemmConfig& c) {
     out += "_g" + std::to_string(c.width_a()) + "x" + std::to_string(c.width_b()) + "x" + std::to_string(c.width_c());
   if (c.stage_c) out += "_e";
   if (c.window_c) out += "_c";
+  if (c.ordered_splits) out += "_d";
   if (c.repack) out += "_q";
   if (c.split_tail) out += "_h";
   return out;
@@ -343,6 +351,10 @@ std::optional<GemmConfig> parse_config_name(const std::string& name) {
   if (rest.starts_with("_c")) {
     rest.remove_prefix(2);
     c.window_c = true;
+  }
+  if (rest.starts_with("_d")) {
+    rest.remove_prefix(2);
+    c.ordered_splits = true;
   }
   if (rest.starts_with("_q")) {
     rest.remove_prefix(2);

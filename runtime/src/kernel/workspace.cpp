@@ -1,6 +1,7 @@
 #include "gemmtune/workspace.hpp"
 
 #include "gemmtune/error.hpp"
+#include "gemmtune/kernel_args.h"
 
 namespace gemmtune {
 
@@ -49,6 +50,13 @@ size_t LaunchWorkspace::tile_count(const GemmConfig& c, const Problem& p) {
   return rows * cols * size_t(p.batch);
 }
 
+size_t LaunchWorkspace::counter_words(const GemmConfig& c, const Problem& p) {
+  const size_t tiles = tile_count(c, p);
+  if (tiles == 0 || !c.ordered_splits) return tiles;
+  const size_t align = kSplitSumsAlign;
+  return (tiles + align - 1) / align * align + tiles * size_t(c.split_k) * size_t(c.bm) * size_t(c.bn);
+}
+
 size_t LaunchWorkspace::packed_floats(const GemmConfig& c, const Problem& p) {
   if (c.wgmma) return split_a(c, p).floats(p.batch) + split_b(c, p).floats(p.batch);
   size_t floats = 0;
@@ -58,19 +66,19 @@ size_t LaunchWorkspace::packed_floats(const GemmConfig& c, const Problem& p) {
 }
 
 LaunchBuffers LaunchWorkspace::prepare(const GemmConfig& config, const Problem& p, cudaStream_t stream) {
-  const size_t tiles = tile_count(config, p), floats = packed_floats(config, p);
-  if (tiles > counter_capacity_ || floats > packed_capacity_) {
+  const size_t words = counter_words(config, p), floats = packed_floats(config, p);
+  if (words > counter_capacity_ || floats > packed_capacity_) {
     GEMMTUNE_CUDA(cudaStreamSynchronize(stream));  // earlier launches may still use the old memory
     GEMMTUNE_CUDA(cudaGetDevice(&device_));
   }
-  if (tiles > counter_capacity_) {
+  if (words > counter_capacity_) {
     free_on(device_, counters_);
     counters_ = nullptr, counter_capacity_ = 0;
-    GEMMTUNE_CUDA(cudaMalloc(reinterpret_cast<void**>(&counters_), tiles * sizeof(int)));
-    counter_capacity_ = tiles;
+    GEMMTUNE_CUDA(cudaMalloc(reinterpret_cast<void**>(&counters_), words * sizeof(int)));
+    counter_capacity_ = words;
     // In stream order: a plain cudaMemset may still be running when a kernel on a non-blocking
-    // stream starts.
-    GEMMTUNE_CUDA(cudaMemsetAsync(counters_, 0, tiles * sizeof(int), stream));
+    // stream starts. (The splits' sums need no clearing: each is written before it is read.)
+    GEMMTUNE_CUDA(cudaMemsetAsync(counters_, 0, words * sizeof(int), stream));
   }
   if (floats > packed_capacity_) {
     free_on(device_, packed_);
@@ -79,7 +87,7 @@ LaunchBuffers LaunchWorkspace::prepare(const GemmConfig& config, const Problem& 
     packed_capacity_ = floats;  // written whole by every launch that packs: no clearing
   }
   LaunchBuffers out;
-  if (tiles > 0) out.tile_counters = counters_;
+  if (words > 0) out.tile_counters = counters_;
   float* next = packed_;  // cudaMalloc's base is 256-byte aligned; each copy's size a multiple of 4 floats
   if (config.wgmma) {
     out.a = split_a(config, p), out.b = split_b(config, p);

@@ -53,6 +53,10 @@ struct SplitPackArgs {
   int transposed, split;
 };
 
+/// Split-K of the reduction path: the splits' sums follow the tile counters in the same buffer,
+/// from the first multiple of kSplitSumsAlign counters on (the Epilogue and LaunchWorkspace).
+constexpr int kSplitSumsAlign = 64;
+
 /// Rows of an operand that one block of gemmtune_pack_split moves at a time (a multiple of 32);
 /// the launcher sizes the grid by it. 128 measured no faster than 64 on an H200 (4096^2: 38-41
 /// against 39-41 us for one plane).

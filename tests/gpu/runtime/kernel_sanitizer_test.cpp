@@ -31,6 +31,8 @@ TEST(KernelSanitizer, EdgeShapesAreCorrect) {
       // lanes of each of 4 warps (the shared-memory sum)
       "sgemm_nn_4x1x8_w4x1_t1x1_s2_v4_p4_k4_r8_l8", "sgemm_nt_1x1x16_w1x1_t1x1_s2_v4_p4_k8_r8_l32",
       "sgemm_tt_2x8x8_w2x8_t1x4_s2_v2_p4_k2_r8_l8", "sgemm_tn_64x1x8_w32x1_t2x1_s2_v4_p4_k2_r8_l2_j4",
+      // the first and the last of them with ordered splits (the last split adds the sums)
+      "sgemm_nn_4x1x8_w4x1_t1x1_s2_v4_p4_k4_r8_l8_d", "sgemm_tn_64x1x8_w32x1_t2x1_s2_v4_p4_k2_r8_l2_j4_d",
       // repack (misaligned A and B copied into the workspace first, where a case has them):
       // registers, cp.async with split-K, streamed B
       "sgemm_nt_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8_q", "sgemm_tn_64x64x16_w32x32_t4x8_s3_v4_p4_k2_r8_q",
@@ -93,10 +95,10 @@ TEST(KernelSanitizer, EdgeShapesAreCorrect) {
     EXPECT_GE(runs, 2) << name << " ran too few of the edge shapes";
   }
   // Six cases per config; split-K configs on the short-K shapes are too short (the warpgroup one
-  // on two of them).
+  // on two of them, the ordered reductions on three and one).
   const int ran = int(std::size(names)) - skipped;
   EXPECT_EQ(checked + too_short, 6 * ran);
-  EXPECT_EQ(too_short, skipped ? 33 : 35);
+  EXPECT_EQ(too_short, skipped ? 37 : 39);
   EXPECT_GE(staged, 6);      // of the staged configs' 16 runs, those with C narrowed
   EXPECT_GE(windowed, 6);    // likewise of the windowed configs' 18
   EXPECT_GE(packed, 8);  // of the repack configs' 11 runs, those with A or B misaligned

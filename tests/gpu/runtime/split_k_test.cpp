@@ -1,4 +1,5 @@
-// Split-K in one launch: the first split of each tile to finish stores C, the others add to it.
+// Split-K in one launch: the first split of each tile to finish stores C, the others add to it;
+// with ordered splits (reductions) the last split adds up all splits' sums.
 // Counters reset themselves between launches (a stale counter would let a split add to C before
 // C was stored, or store over the others' sums), so repeated launches on one workspace stay
 // right; the workspace grows for a larger problem.
@@ -61,6 +62,47 @@ TEST(SplitK, RepeatedLaunchesStayCorrect) {
     }
     EXPECT_GE(workspace.bytes(), LaunchWorkspace::tile_count(*cfg, Problem::packed(Op::N, Op::N, 131, 259, 1, 2)) *
                                      sizeof(int));
+  }
+}
+
+// With ordered splits the last split of a reduction's tile adds every split's sums in split
+// order: the same bits on every run whichever split finishes first (the atomic protocol gives no
+// such promise), and the sums' place after the counters survives growing and reuse.
+TEST(SplitK, OrderedSplitsGiveTheSameBitsOnEveryRun) {
+  GEMMTUNE_REQUIRE_GPU();
+  ReferenceSetup setup;
+  auto& [dev, arch, reference, rng] = setup;
+  // A dot product over 32 lanes of 2 warps split 128 ways; rows of A over 8 lanes split 4 ways.
+  for (const char* name : {"sgemm_nn_1x1x8_w1x1_t1x1_s2_v1_p4_k128_r8_l32_j2_d", "sgemm_nn_4x1x8_w4x1_t1x1_s2_v1_p4_k4_r8_l8_d"}) {
+    auto cfg = parse_config_name(name);
+    ASSERT_TRUE(cfg.has_value()) << name;
+    ASSERT_FALSE(cfg->validate(dev.limits).has_value()) << *cfg->validate(dev.limits);
+    EXPECT_TRUE(cfg->deterministic());
+    auto kernel = build_kernel(*cfg, arch);
+    LaunchWorkspace workspace;
+    const Case cases[] = {{1, 1, 100003, 1, 1.5f, -0.5f}, {37, 3, 99991, 2, 1.f, 0.f}, {1, 1, 131071, 3, -0.75f, 0.25f}};
+    for (const Case& c : cases) {
+      SCOPED_TRACE(std::string(name) + " " + describe(c));
+      Problem shape = Problem::packed(cfg->op_a, cfg->op_b, c.m, c.n, c.k, c.batch);
+      shape.alpha = c.alpha, shape.beta = c.beta;
+      ProblemData data(shape, 0, 0, rng);
+      ASSERT_FALSE(kernel->config().can_implement(data.p).has_value());
+      DeviceArray<double> ref(size_t(c.m) * c.n * c.batch);
+      reference.run(data.p, ref.get(), nullptr);
+      std::vector<float> first;
+      for (int run = 0; run < 5; ++run) {
+        data.reset_c();
+        kernel->launch(data.p, nullptr, &workspace);
+        GEMMTUNE_CUDA(cudaDeviceSynchronize());
+        const std::vector<float> out = data.result();
+        EXPECT_LT(relative_error(out, data.p.ldc, data.p.stride_c, ref.download(), c.m, c.n, c.batch), 1e-5)
+            << "run " << run;
+        if (run == 0) first = out;
+        EXPECT_TRUE(out == first) << "run " << run << " differs from the first in some bits";
+      }
+    }
+    EXPECT_GE(workspace.bytes(),
+              LaunchWorkspace::counter_words(*cfg, Problem::packed(Op::N, Op::N, 37, 3, 99991, 2)) * sizeof(int));
   }
 }
 

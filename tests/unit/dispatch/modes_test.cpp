@@ -37,11 +37,27 @@ TuningSnapshot split_k_snapshot(GemmConfig* split_config) {
   return s;
 }
 
-TEST(Deterministic, SplitKIsNotDeterministic) {
+TEST(Deterministic, SplitKIsNotDeterministicUnlessItsSplitsAreOrdered) {
   GemmConfig c;
   EXPECT_TRUE(c.deterministic());
   c.split_k = 2;
   EXPECT_FALSE(c.deterministic());
+  // A dot product split 128 ways: atomically, or its last split adding the sums in split order.
+  auto dot = parse_config_name("sgemm_nn_1x1x8_w1x1_t1x1_s2_v4_p4_k128_r8_l32_j2");
+  ASSERT_TRUE(dot.has_value());
+  EXPECT_FALSE(dot->deterministic());
+  auto ordered = parse_config_name("sgemm_nn_1x1x8_w1x1_t1x1_s2_v4_p4_k128_r8_l32_j2_d");
+  ASSERT_TRUE(ordered.has_value());
+  EXPECT_TRUE(ordered->deterministic());
+  EXPECT_FALSE(ordered->validate(h200_limits()).has_value());
+  EXPECT_EQ(ordered->name_expression(),
+            "gemmtune::sgemm<1,1,8,1,1,1,1,2,4,4,128,8,1,32,2,0,0,false,false,4,4,4,false,false,false,true>");
+  // Only a split reduction orders its splits.
+  GemmConfig tile;
+  tile.split_k = 4, tile.ordered_splits = true;
+  ASSERT_TRUE(tile.validate(h200_limits()).has_value());
+  EXPECT_NE(tile.validate(h200_limits())->find("ordered_splits"), std::string::npos);
+  EXPECT_FALSE(parse_config_name("sgemm_nn_1x1x8_w1x1_t1x1_s2_v4_p4_k128_r8_l32_j2_d_d").has_value());
 }
 
 TEST(Deterministic, TheFastestSplitKConfigRunsOnlyByDefault) {

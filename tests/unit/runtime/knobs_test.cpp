@@ -51,6 +51,7 @@ TEST(Knobs, TemplateParametersAreTheKnobsInTableOrder) {
   expected.push_back("STAGE_C");     // GemmConfig::stage_c, defaulted: unstaged names omit it
   expected.push_back("SPLIT_TAIL");  // GemmConfig::split_tail, defaulted the same way
   expected.push_back("WINDOW_C");    // GemmConfig::window_c, likewise
+  expected.push_back("ORDERED_SPLITS");  // GemmConfig::ordered_splits, likewise
   EXPECT_EQ(params, expected);
 }
 

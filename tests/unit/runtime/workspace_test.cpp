@@ -4,6 +4,7 @@
 
 #include <cstdint>
 
+#include "gemmtune/kernel_args.h"
 #include "gemmtune/workspace.hpp"
 
 using namespace gemmtune;
@@ -36,6 +37,29 @@ TEST(Workspace, SizesFollowWhatTheConfigPacksAndCounts) {
   even_k.c = reinterpret_cast<float*>(std::uintptr_t(0x1000));
   even_k.lda = 2005, even_k.stride_a = 2005 * 2999;
   EXPECT_EQ(LaunchWorkspace::packed_floats(repack, even_k), size_t(2999) * 2004);  // rows as long as A's, not lda
+}
+
+// Split configs take one counter per tile; ordered splits (a split reduction's) also their
+// sums, from the first multiple of kSplitSumsAlign counters on (the Epilogue finds them there).
+TEST(Workspace, OrderedSplitsKeepTheirSumsAfterTheCounters) {
+  GemmConfig split;
+  split.split_k = 4;
+  const Problem square = Problem::packed(Op::N, Op::N, 256, 256, 4096, 3);
+  EXPECT_EQ(LaunchWorkspace::counter_words(split, square), LaunchWorkspace::tile_count(split, square));
+  auto atomic_dot = parse_config_name("sgemm_nn_1x1x8_w1x1_t1x1_s2_v4_p4_k128_r8_l32_j2");
+  ASSERT_TRUE(atomic_dot.has_value());
+  EXPECT_EQ(LaunchWorkspace::counter_words(*atomic_dot, Problem::packed(Op::N, Op::N, 1, 1, 100000)), 1u);
+  auto dot = parse_config_name("sgemm_nn_1x1x8_w1x1_t1x1_s2_v4_p4_k128_r8_l32_j2_d");
+  ASSERT_TRUE(dot.has_value());
+  const Problem dots = Problem::packed(Op::N, Op::N, 1, 1, 100000, 3);  // one tile per matrix
+  EXPECT_EQ(LaunchWorkspace::tile_count(*dot, dots), 3u);
+  EXPECT_EQ(LaunchWorkspace::counter_words(*dot, dots), size_t(kSplitSumsAlign) + 3 * 128);
+  auto rows = parse_config_name("sgemm_nn_4x1x8_w4x1_t1x1_s2_v4_p4_k4_r8_l8_d");  // 4 outputs a tile
+  ASSERT_TRUE(rows.has_value());
+  const Problem mv = Problem::packed(Op::N, Op::N, 4099, 1, 700);  // 1025 tiles
+  EXPECT_EQ(LaunchWorkspace::counter_words(*rows, mv), size_t(1088) + 1025 * 4 * 4);
+  EXPECT_EQ(LaunchWorkspace::counter_words(*dot, Problem::packed(Op::N, Op::N, 1, 1, 100000)),
+            size_t(kSplitSumsAlign) + 128);
 }
 
 TEST(Workspace, WarpgroupConfigsSplitBothOperandsIntoWholeTiles) {

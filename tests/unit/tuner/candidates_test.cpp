@@ -239,7 +239,9 @@ TEST(Candidates, WindowedCVariantsOnlyWhereCIsNarrowed) {
   EXPECT_EQ(windowed(candidate_configs(valid_nt, Problem::packed(Op::N, Op::T, 1024, 50256, 768), 132, SpaceKind::reduced)), 0);
   const auto cs = candidate_configs(valid_nt, Problem::packed(Op::N, Op::T, 1024, 50257, 768), 132, SpaceKind::reduced);
   for (const auto& c : cs) {
-    if (c.window_c) EXPECT_FALSE(c.reduces() || c.stage_c) << config_name(c);
+    if (c.window_c) {
+      EXPECT_FALSE(c.reduces() || c.stage_c) << config_name(c);
+    }
     if (c.window_c || c.stage_c || c.reduces() || !c.can_window_c()) continue;
     GemmConfig w = c;
     w.window_c = true;
