@@ -168,8 +168,8 @@ struct Epilogue {
   // after the tile counters (kSplitSumsAlign), and takes a ticket; the last of a tile's splits
   // adds the tile's sums in split order and writes C. The same bits whichever split finishes
   // first, but the last split's extra pass (a fence, the sums read back from L2) made a dot
-  // product of 1e5 0.6 us slower than the atomic protocol on an H200 (7.3 against 6.75 us), so
-  // the tuner times both and a deterministic dispatcher takes this one.
+  // product of 1e5 0.35-0.6 us slower than the atomic protocol on an H200 (7.17-7.33 against
+  // 6.75-6.82 us), so the tuner times both and a deterministic dispatcher takes this one.
   __device__ __forceinline__ static void last_split_sums(const GemmArgs& p, const BlockWork& w,
                                                          const WarpTile<Cfg>& tile, const Accumulators<Cfg>& acc,
                                                          int tid) {
@@ -199,7 +199,9 @@ struct Epilogue {
     __threadfence();
     // The last split's threads add the sums: G groups of threads per output (fewer threads than
     // outputs: one each, looping), group g taking splits g, g + G, ...; then the groups' totals
-    // in group order. Each output's order of additions is fixed by the config alone.
+    // in group order. Each output's order of additions is fixed by the config alone. Each sum is
+    // zeroed once read: the buffer is all zeros between launches, as the counters that another
+    // config's launch on this workspace may keep where these sums were.
     constexpr int T = Cfg::kThreads, G = kOutputs >= T ? 1 : T / kOutputs;
     const Scalars scalars(p);
     float* gc = batch_c(p, w.batch);
@@ -211,7 +213,7 @@ struct Epilogue {
       for (int at = tid; at < kOutputs; at += T) {
         float total = 0.f;
 #pragma unroll 8
-        for (int s = 0; s < SPLIT_K; ++s) total += __ldcg(sums + s * kOutputs + at);  // from L2
+        for (int s = 0; s < SPLIT_K; ++s) total += take(sums + s * kOutputs + at);
         put(at, total);
       }
     } else {
@@ -219,7 +221,7 @@ struct Epilogue {
       const int at = tid % kOutputs, g = tid / kOutputs;
       if (g < G) {
         float part = 0.f;
-        for (int s = g; s < SPLIT_K; s += G) part += __ldcg(sums + s * kOutputs + at);
+        for (int s = g; s < SPLIT_K; s += G) part += take(sums + s * kOutputs + at);
         group_totals[g * kOutputs + at] = part;
       }
       __syncthreads();
@@ -231,6 +233,12 @@ struct Epilogue {
       }
     }
     if (tid == 0) *counter = 0;  // for the next launch (kernel boundaries order it)
+  }
+  // A split's sum from L2 (other blocks wrote it), leaving zero in its place.
+  __device__ __forceinline__ static float take(float* at) {
+    const float v = __ldcg(at);
+    __stcg(at, 0.f);
+    return v;
   }
   // Accumulator (i, j)'s place in the block tile, row-major.
   __device__ __forceinline__ static int output_of(const WarpTile<Cfg>& tile, int i, int j) {

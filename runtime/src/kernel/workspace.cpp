@@ -77,7 +77,8 @@ LaunchBuffers LaunchWorkspace::prepare(const GemmConfig& config, const Problem& 
     GEMMTUNE_CUDA(cudaMalloc(reinterpret_cast<void**>(&counters_), words * sizeof(int)));
     counter_capacity_ = words;
     // In stream order: a plain cudaMemset may still be running when a kernel on a non-blocking
-    // stream starts. (The splits' sums need no clearing: each is written before it is read.)
+    // stream starts. (Ordered splits zero their sums as they read them, so the whole buffer is
+    // zeros between launches, whichever config used which part of it.)
     GEMMTUNE_CUDA(cudaMemsetAsync(counters_, 0, words * sizeof(int), stream));
   }
   if (floats > packed_capacity_) {

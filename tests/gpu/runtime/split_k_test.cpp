@@ -106,6 +106,32 @@ TEST(SplitK, OrderedSplitsGiveTheSameBitsOnEveryRun) {
   }
 }
 
+// One workspace for every launch of a stream: an ordered reduction's sums lie where another
+// config's launch keeps tile counters, which must be zero again when that launch starts (a stale
+// one would break its protocol: wrong sums, or splits waiting for a flag that never comes).
+TEST(SplitK, OrderedSplitsLeaveTheWorkspaceAsTheyFoundIt) {
+  GEMMTUNE_REQUIRE_GPU();
+  ReferenceSetup setup;
+  auto& [dev, arch, reference, rng] = setup;
+  auto dot = build_kernel(*parse_config_name("sgemm_nn_1x1x8_w1x1_t1x1_s2_v1_p4_k128_r8_l32_j2_d"), arch);
+  auto tiles = build_kernel(*parse_config_name("sgemm_nn_32x64x8_w32x32_t4x8_s3_v1_p4_k16_r8"), arch);
+  LaunchWorkspace workspace;
+  // The dot products' sums: words 64 to 448; the tile kernel's 512 counters: words 0 to 511.
+  const Case dots = {1, 1, 131071, 3, 1.f, 0.f}, square = {1024, 1024, 2048, 1, 1.f, 0.f};
+  for (int round = 0; round < 2; ++round)
+    for (const auto& [kernel, c] : {std::pair{dot.get(), dots}, std::pair{tiles.get(), square}}) {
+      SCOPED_TRACE(config_name(kernel->config()) + " " + describe(c) + " round " + std::to_string(round));
+      ProblemData data(Problem::packed(Op::N, Op::N, c.m, c.n, c.k, c.batch), 0, 0, rng);
+      ASSERT_FALSE(kernel->config().can_implement(data.p).has_value());
+      DeviceArray<double> ref(size_t(c.m) * c.n * c.batch);
+      reference.run(data.p, ref.get(), nullptr);
+      data.reset_c();
+      kernel->launch(data.p, nullptr, &workspace);
+      GEMMTUNE_CUDA(cudaDeviceSynchronize());
+      EXPECT_LT(relative_error(data.result(), data.p.ldc, data.p.stride_c, ref.download(), c.m, c.n, c.batch), 1e-5);
+    }
+}
+
 TEST(SplitK, LaunchWithoutWorkspaceIsAnError) {
   GEMMTUNE_REQUIRE_GPU();
   DeviceInfo dev = device_info(0);
