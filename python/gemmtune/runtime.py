@@ -45,7 +45,7 @@ def configure(
     `$XDG_CACHE_HOME/gemmtune/tuning.db`, else `~/.cache/gemmtune/tuning.db`). db_access:
     "automatic" (write compiled kernels back when the file is writable), "read_only",
     "read_write" (create the file when missing) or "none" (built-in kernels only). deterministic:
-    only kernels that give the same bits on every run (no split-K). verbose: log each new choice.
+    only kernels that give the same bits on every run (no atomic split-K). verbose: log each new choice.
     precision: "ieee" (FP32 FMA kernels only), "fp32" (also 3xTF32 tensor-core kernels measured as
     accurate as FP32 FMA) or "tf32" (also 1xTF32, about 1e-3 relative error); docs/precision.md.
     Call it before capturing gemmtune calls into a CUDA Graph, never while one that holds them
