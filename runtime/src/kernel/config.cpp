@@ -284,6 +284,17 @@ long long GemmConfig::blocks_for(long long tiles, long long sms) const {
   return whole + (tiles - whole) * split_k;
 }
 
+namespace {
+// The flags that are no knobs, as a name carries them after its access widths, in this order.
+struct NameFlag {
+  std::string_view suffix;
+  bool GemmConfig::*flag;
+};
+const NameFlag kNameFlags[] = {{"_e", &GemmConfig::stage_c},        {"_c", &GemmConfig::window_c},
+                               {"_d", &GemmConfig::ordered_splits}, {"_q", &GemmConfig::repack},
+                               {"_h", &GemmConfig::split_tail}};
+}  // namespace
+
 std::string config_name(const GemmConfig& c) {
   std::string out = std::string("sgemm_") + op_char(c.op_a) + op_char(c.op_b);
   for (const Knob& knob : kSgemmKnobs) {
@@ -292,11 +303,8 @@ std::string config_name(const GemmConfig& c) {
   }
   if (c.width_a() < c.vec || c.width_b() < c.vec || c.width_c() < c.vec)
     out += "_g" + std::to_string(c.width_a()) + "x" + std::to_string(c.width_b()) + "x" + std::to_string(c.width_c());
-  if (c.stage_c) out += "_e";
-  if (c.window_c) out += "_c";
-  if (c.ordered_splits) out += "_d";
-  if (c.repack) out += "_q";
-  if (c.split_tail) out += "_h";
+  for (const NameFlag& f : kNameFlags)
+    if (c.*f.flag) out += f.suffix;
   return out;
 }
 
@@ -344,26 +352,11 @@ std::optional<GemmConfig> parse_config_name(const std::string& name) {
       *aligns[i] = narrowing(c.vec, width);
     }
   }
-  if (rest.starts_with("_e")) {
-    rest.remove_prefix(2);
-    c.stage_c = true;
-  }
-  if (rest.starts_with("_c")) {
-    rest.remove_prefix(2);
-    c.window_c = true;
-  }
-  if (rest.starts_with("_d")) {
-    rest.remove_prefix(2);
-    c.ordered_splits = true;
-  }
-  if (rest.starts_with("_q")) {
-    rest.remove_prefix(2);
-    c.repack = true;
-  }
-  if (rest.starts_with("_h")) {
-    rest.remove_prefix(2);
-    c.split_tail = true;
-  }
+  for (const NameFlag& f : kNameFlags)
+    if (rest.starts_with(f.suffix)) {
+      rest.remove_prefix(f.suffix.size());
+      c.*f.flag = true;
+    }
   if (!rest.empty() || config_name(c) != name) return std::nullopt;  // rejects leading zeros, "_o1"
   return c;
 }

@@ -252,21 +252,27 @@ const std::vector<Shape> kNarrowedCShapes = {
     {1, 1001, 97, 1, 0, 0, 1.5f, 0.25f},    // one row
 };
 
-// C written through shared memory (stage_c) where an odd ldc narrows it, on kNarrowedCShapes:
-// split-K and tensor-core configs of the sample, repack.
+// The sample's tile configs with the C variant `flag` set, on kNarrowedCShapes: at least 200
+// pairs, split-K and tensor-core configs among them.
+void check_c_variant(bool GemmConfig::*flag, const char* what) {
+  bool split = false, mma = false;
+  const VariantCheck r = check_variant(kNarrowedCShapes, [&](GemmConfig& c) { c.*flag = true; },
+                                       [&](const GemmConfig& f) {
+                                         split |= f.*flag && f.split_k > 1;
+                                         mma |= f.*flag && f.uses_tensor_cores();
+                                         return f.*flag;
+                                       });
+  std::cout << r.checked << " (" << what << " config, problem) pairs checked, worst relative error " << r.worst << "\n";
+  EXPECT_GT(r.checked, 200);
+  EXPECT_TRUE(split) << "no split-K " << what << " config";
+  EXPECT_TRUE(mma) << "no tensor-core " << what << " config";
+}
+
+// C written through shared memory (stage_c) where an odd ldc narrows it: split-K and
+// tensor-core configs of the sample, repack.
 TEST(KernelCorrectness, StagedCConfigsMatchFloat64Reference) {
   GEMMTUNE_REQUIRE_GPU();
-  bool split = false, mma = false;
-  const VariantCheck r = check_variant(kNarrowedCShapes, [](GemmConfig& c) { c.stage_c = true; },
-                                       [&](const GemmConfig& f) {
-                                         split |= f.stage_c && f.split_k > 1;
-                                         mma |= f.stage_c && f.uses_tensor_cores();
-                                         return f.stage_c;
-                                       });
-  std::cout << r.checked << " (staged-C config, problem) pairs checked, worst relative error " << r.worst << "\n";
-  EXPECT_GT(r.checked, 200);
-  EXPECT_TRUE(split) << "no split-K config staged C";
-  EXPECT_TRUE(mma) << "no tensor-core config staged C";
+  check_c_variant(&GemmConfig::stage_c, "staged-C");
 }
 
 // C written in aligned windows (window_c) on the same shapes: every misalignment of a row, the
@@ -274,17 +280,7 @@ TEST(KernelCorrectness, StagedCConfigsMatchFloat64Reference) {
 // tensor-core chunks of two floats and thin tiles.
 TEST(KernelCorrectness, WindowedCConfigsMatchFloat64Reference) {
   GEMMTUNE_REQUIRE_GPU();
-  bool split = false, mma = false;
-  const VariantCheck r = check_variant(kNarrowedCShapes, [](GemmConfig& c) { c.window_c = true; },
-                                       [&](const GemmConfig& f) {
-                                         split |= f.window_c && f.split_k > 1;
-                                         mma |= f.window_c && f.uses_tensor_cores();
-                                         return f.window_c;
-                                       });
-  std::cout << r.checked << " (windowed-C config, problem) pairs checked, worst relative error " << r.worst << "\n";
-  EXPECT_GT(r.checked, 200);
-  EXPECT_TRUE(split) << "no split-K config wrote C in windows";
-  EXPECT_TRUE(mma) << "no tensor-core config wrote C in windows";
+  check_c_variant(&GemmConfig::window_c, "windowed-C");
 }
 
 // Split-tail configs: the tiles of whole rounds of one per SM unsplit, the rest split K ways

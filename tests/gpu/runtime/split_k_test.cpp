@@ -5,6 +5,9 @@
 // right; the workspace grows for a larger problem.
 #include <gtest/gtest.h>
 
+#include <memory>
+#include <vector>
+
 #include "gemmtune/kernel.hpp"
 #include "gemmtune/reference.hpp"
 #include "support/gpu_buffers.hpp"
@@ -26,42 +29,65 @@ std::string describe(const Case& c) {
          std::to_string(c.batch);
 }
 
+// The kernel of a valid config name; null (and a failure) otherwise.
+std::unique_ptr<GemmKernel> kernel_named(const char* name, const ReferenceSetup& setup) {
+  auto cfg = parse_config_name(name);
+  if (!cfg) {
+    ADD_FAILURE() << name << " is no config name";
+    return nullptr;
+  }
+  if (auto why = cfg->validate(setup.dev.limits)) {
+    ADD_FAILURE() << name << ": " << *why;
+    return nullptr;
+  }
+  return build_kernel(*cfg, setup.arch);
+}
+
+// Launches `kernel` `runs` times on fresh random data of case `c` (in its config's layout) on
+// `workspace`, C reset before each (poisoned where beta is 0), and checks every result against
+// the float64 reference; returns the results.
+std::vector<std::vector<float>> run_case(const GemmKernel& kernel, const Case& c, int runs, LaunchWorkspace& workspace,
+                                         ReferenceSetup& setup) {
+  SCOPED_TRACE(config_name(kernel.config()) + " " + describe(c));
+  Problem shape = Problem::packed(kernel.config().op_a, kernel.config().op_b, c.m, c.n, c.k, c.batch);
+  shape.alpha = c.alpha, shape.beta = c.beta;
+  ProblemData data(shape, 0, 0, setup.rng);
+  if (auto why = kernel.config().can_implement(data.p)) {
+    ADD_FAILURE() << *why;
+    return {};
+  }
+  DeviceArray<double> ref(size_t(c.m) * c.n * c.batch);
+  setup.reference.run(data.p, ref.get(), nullptr);
+  const std::vector<double> expect = ref.download();
+  std::vector<std::vector<float>> out;
+  for (int run = 0; run < runs; ++run) {
+    data.reset_c();
+    kernel.launch(data.p, nullptr, &workspace);
+    GEMMTUNE_CUDA(cudaDeviceSynchronize());
+    out.push_back(data.result());
+    EXPECT_LT(relative_error(out.back(), data.p.ldc, data.p.stride_c, expect, c.m, c.n, c.batch), 1e-5)
+        << "run " << run;
+  }
+  return out;
+}
+
 }  // namespace
 
 TEST(SplitK, RepeatedLaunchesStayCorrect) {
   GEMMTUNE_REQUIRE_GPU();
   ReferenceSetup setup;
-  auto& [dev, arch, reference, rng] = setup;
   // A shared-memory tile with 16 splits and a streaming one-row tile with 8; vec 1: any shape.
   for (const char* name : {"sgemm_nn_32x64x8_w32x32_t4x8_s3_v1_p4_k16_r8", "sgemm_nn_1x128x8_w1x128_t1x4_s2_v1_p4_k8_r1"}) {
-    auto cfg = parse_config_name(name);
-    ASSERT_TRUE(cfg.has_value()) << name;
-    ASSERT_FALSE(cfg->validate(dev.limits).has_value()) << *cfg->validate(dev.limits);
-    auto kernel = build_kernel(*cfg, arch);
+    auto kernel = kernel_named(name, setup);
+    ASSERT_TRUE(kernel) << name;
     LaunchWorkspace workspace;
     // Small, large (grows the workspace), small again (reuses it); K = 125: the last split of 16
     // gets 5 values.
     const Case cases[] = {{37, 61, 1009, 1, 1.5f, -0.5f}, {1, 517, 4099, 3, 1.f, 0.f},
                           {131, 259, 2003, 2, -0.75f, 0.25f}, {37, 61, 125, 1, 1.f, 0.f}};
-    for (const Case& c : cases) {
-      SCOPED_TRACE(std::string(name) + " " + describe(c));
-      Problem shape = Problem::packed(cfg->op_a, cfg->op_b, c.m, c.n, c.k, c.batch);
-      shape.alpha = c.alpha, shape.beta = c.beta;
-      ProblemData data(shape, 0, 0, rng);
-      ASSERT_FALSE(kernel->config().can_implement(data.p).has_value());
-      DeviceArray<double> ref(size_t(c.m) * c.n * c.batch);
-      reference.run(data.p, ref.get(), nullptr);
-      for (int run = 0; run < 3; ++run) {
-        data.reset_c();  // the same C (or poison when beta is 0) before every run
-        kernel->launch(data.p, nullptr, &workspace);
-        GEMMTUNE_CUDA(cudaDeviceSynchronize());
-        EXPECT_LT(relative_error(data.result(), data.p.ldc, data.p.stride_c, ref.download(), c.m, c.n, c.batch),
-                  1e-5)
-            << "run " << run;
-      }
-    }
-    EXPECT_GE(workspace.bytes(), LaunchWorkspace::tile_count(*cfg, Problem::packed(Op::N, Op::N, 131, 259, 1, 2)) *
-                                     sizeof(int));
+    for (const Case& c : cases) EXPECT_EQ(run_case(*kernel, c, 3, workspace, setup).size(), 3u);
+    EXPECT_GE(workspace.bytes(),
+              LaunchWorkspace::tile_count(kernel->config(), Problem::packed(Op::N, Op::N, 131, 259, 1, 2)) * sizeof(int));
   }
 }
 
@@ -71,38 +97,22 @@ TEST(SplitK, RepeatedLaunchesStayCorrect) {
 TEST(SplitK, OrderedSplitsGiveTheSameBitsOnEveryRun) {
   GEMMTUNE_REQUIRE_GPU();
   ReferenceSetup setup;
-  auto& [dev, arch, reference, rng] = setup;
   // A dot product over 32 lanes of 2 warps split 128 ways; rows of A over 8 lanes split 4 ways.
   for (const char* name : {"sgemm_nn_1x1x8_w1x1_t1x1_s2_v1_p4_k128_r8_l32_j2_d", "sgemm_nn_4x1x8_w4x1_t1x1_s2_v1_p4_k4_r8_l8_d"}) {
-    auto cfg = parse_config_name(name);
-    ASSERT_TRUE(cfg.has_value()) << name;
-    ASSERT_FALSE(cfg->validate(dev.limits).has_value()) << *cfg->validate(dev.limits);
-    EXPECT_TRUE(cfg->deterministic());
-    auto kernel = build_kernel(*cfg, arch);
+    auto kernel = kernel_named(name, setup);
+    ASSERT_TRUE(kernel) << name;
+    EXPECT_TRUE(kernel->config().deterministic());
     LaunchWorkspace workspace;
     const Case cases[] = {{1, 1, 100003, 1, 1.5f, -0.5f}, {37, 3, 99991, 2, 1.f, 0.f}, {1, 1, 131071, 3, -0.75f, 0.25f}};
     for (const Case& c : cases) {
-      SCOPED_TRACE(std::string(name) + " " + describe(c));
-      Problem shape = Problem::packed(cfg->op_a, cfg->op_b, c.m, c.n, c.k, c.batch);
-      shape.alpha = c.alpha, shape.beta = c.beta;
-      ProblemData data(shape, 0, 0, rng);
-      ASSERT_FALSE(kernel->config().can_implement(data.p).has_value());
-      DeviceArray<double> ref(size_t(c.m) * c.n * c.batch);
-      reference.run(data.p, ref.get(), nullptr);
-      std::vector<float> first;
-      for (int run = 0; run < 5; ++run) {
-        data.reset_c();
-        kernel->launch(data.p, nullptr, &workspace);
-        GEMMTUNE_CUDA(cudaDeviceSynchronize());
-        const std::vector<float> out = data.result();
-        EXPECT_LT(relative_error(out, data.p.ldc, data.p.stride_c, ref.download(), c.m, c.n, c.batch), 1e-5)
-            << "run " << run;
-        if (run == 0) first = out;
-        EXPECT_TRUE(out == first) << "run " << run << " differs from the first in some bits";
-      }
+      const auto runs = run_case(*kernel, c, 5, workspace, setup);
+      ASSERT_EQ(runs.size(), 5u) << describe(c);
+      for (size_t run = 1; run < runs.size(); ++run)
+        EXPECT_TRUE(runs[run] == runs[0]) << describe(c) << ": run " << run << " differs from the first in some bits";
     }
     EXPECT_GE(workspace.bytes(),
-              LaunchWorkspace::counter_words(*cfg, Problem::packed(Op::N, Op::N, 37, 3, 99991, 2)) * sizeof(int));
+              LaunchWorkspace::counter_words(kernel->config(), Problem::packed(Op::N, Op::N, 37, 3, 99991, 2)) *
+                  sizeof(int));
   }
 }
 
@@ -112,24 +122,17 @@ TEST(SplitK, OrderedSplitsGiveTheSameBitsOnEveryRun) {
 TEST(SplitK, OrderedSplitsLeaveTheWorkspaceAsTheyFoundIt) {
   GEMMTUNE_REQUIRE_GPU();
   ReferenceSetup setup;
-  auto& [dev, arch, reference, rng] = setup;
-  auto dot = build_kernel(*parse_config_name("sgemm_nn_1x1x8_w1x1_t1x1_s2_v1_p4_k128_r8_l32_j2_d"), arch);
-  auto tiles = build_kernel(*parse_config_name("sgemm_nn_32x64x8_w32x32_t4x8_s3_v1_p4_k16_r8"), arch);
+  auto dot = kernel_named("sgemm_nn_1x1x8_w1x1_t1x1_s2_v1_p4_k128_r8_l32_j2_d", setup);
+  auto tiles = kernel_named("sgemm_nn_32x64x8_w32x32_t4x8_s3_v1_p4_k16_r8", setup);
+  ASSERT_TRUE(dot && tiles);
   LaunchWorkspace workspace;
   // The dot products' sums: words 64 to 448; the tile kernel's 512 counters: words 0 to 511.
   const Case dots = {1, 1, 131071, 3, 1.f, 0.f}, square = {1024, 1024, 2048, 1, 1.f, 0.f};
-  for (int round = 0; round < 2; ++round)
-    for (const auto& [kernel, c] : {std::pair{dot.get(), dots}, std::pair{tiles.get(), square}}) {
-      SCOPED_TRACE(config_name(kernel->config()) + " " + describe(c) + " round " + std::to_string(round));
-      ProblemData data(Problem::packed(Op::N, Op::N, c.m, c.n, c.k, c.batch), 0, 0, rng);
-      ASSERT_FALSE(kernel->config().can_implement(data.p).has_value());
-      DeviceArray<double> ref(size_t(c.m) * c.n * c.batch);
-      reference.run(data.p, ref.get(), nullptr);
-      data.reset_c();
-      kernel->launch(data.p, nullptr, &workspace);
-      GEMMTUNE_CUDA(cudaDeviceSynchronize());
-      EXPECT_LT(relative_error(data.result(), data.p.ldc, data.p.stride_c, ref.download(), c.m, c.n, c.batch), 1e-5);
-    }
+  for (int round = 0; round < 2; ++round) {
+    SCOPED_TRACE("round " + std::to_string(round));
+    EXPECT_EQ(run_case(*dot, dots, 1, workspace, setup).size(), 1u);
+    EXPECT_EQ(run_case(*tiles, square, 1, workspace, setup).size(), 1u);
+  }
 }
 
 TEST(SplitK, LaunchWithoutWorkspaceIsAnError) {

@@ -17,6 +17,13 @@ std::string reason(const GemmConfig& c, const DeviceLimits& l = kSm90) {
   auto r = c.validate(l);
   return r ? *r : "";
 }
+// `p` with A, B and C at a 256-byte aligned (never dereferenced) address: only the leading
+// dimensions decide the alignment.
+Problem with_aligned_pointers(Problem p) {
+  p.a = p.b = reinterpret_cast<const float*>(std::uintptr_t(256));
+  p.c = reinterpret_cast<float*>(std::uintptr_t(256));
+  return p;
+}
 }  // namespace
 
 TEST(Config, DefaultIsValidEverywhere) {
@@ -358,9 +365,7 @@ TEST(Config, RepackFitsPackedOperandsAtFullWidth) {
 
 // A tile that streams B reads A one float at a time: repack packs only B there.
 TEST(Config, StagedCIsNamedBeforeRepackAndKeptOnlyWhereCIsNarrowed) {
-  Problem odd_n = Problem::packed(Op::N, Op::N, 64, 1001, 64);  // C one float aligned, A aligned
-  odd_n.a = odd_n.b = reinterpret_cast<const float*>(std::uintptr_t(256));
-  odd_n.c = reinterpret_cast<float*>(std::uintptr_t(256));
+  const Problem odd_n = with_aligned_pointers(Problem::packed(Op::N, Op::N, 64, 1001, 64));  // C one float aligned
   GemmConfig staged;
   staged.stage_c = true;
   EXPECT_EQ(reason(staged), "");
@@ -388,9 +393,7 @@ TEST(Config, StagedCIsNamedBeforeRepackAndKeptOnlyWhereCIsNarrowed) {
 // C written in aligned windows: named after "_e" (which excludes it), kept only where C is
 // narrowed below a chunk, the template's last flag.
 TEST(Config, WindowedCIsNamedAfterStagedAndKeptOnlyWhereCIsNarrowed) {
-  Problem odd_n = Problem::packed(Op::N, Op::T, 64, 1001, 64);
-  odd_n.a = odd_n.b = reinterpret_cast<const float*>(std::uintptr_t(256));
-  odd_n.c = reinterpret_cast<float*>(std::uintptr_t(256));
+  const Problem odd_n = with_aligned_pointers(Problem::packed(Op::N, Op::T, 64, 1001, 64));
   GemmConfig windowed;
   windowed.op_b = Op::T;
   windowed.window_c = true;
@@ -580,9 +583,7 @@ TEST(Config, SplitTailIsNamedLastAndOnlyForSplitTileKernelsOfOneMatrix) {
   unsplit.split_k = 1;
   EXPECT_NE(reason(unsplit).find("split_tail"), std::string::npos) << reason(unsplit);
   // One matrix: the grid has no room for a batch.
-  Problem batched = Problem::packed(Op::N, Op::N, 1531, 1531, 1531, 2);
-  batched.a = batched.b = reinterpret_cast<const float*>(std::uintptr_t(256));
-  batched.c = reinterpret_cast<float*>(std::uintptr_t(256));
+  Problem batched = with_aligned_pointers(Problem::packed(Op::N, Op::N, 1531, 1531, 1531, 2));
   const GemmConfig fitted = tail.fitted_to(batched);
   ASSERT_TRUE(fitted.can_implement(batched).has_value());
   EXPECT_NE(fitted.can_implement(batched)->find("batch"), std::string::npos) << *fitted.can_implement(batched);

@@ -209,46 +209,40 @@ TEST(Candidates, ReductionsWhereTheOutputIsSmall) {
   }
 }
 
-// Where an odd ldc narrows C, each tile candidate comes with its staged-C variant; nowhere else.
-TEST(Candidates, StagedCVariantsOnlyWhereCIsNarrowed) {
+// Where an odd ldc narrows C (the language-model head with an odd vocabulary), each tile
+// candidate that `can` take the C variant `flag` comes with it as well, and no reduction has it;
+// where C is aligned, no candidate has it.
+template <class Can>
+void expect_c_variants_only_where_c_is_narrowed(bool GemmConfig::*flag, Can can, const char* what) {
   const auto& valid_nt = reduced_space(Op::N, Op::T);
-  const auto staged = [](const std::vector<GemmConfig>& cs) {
-    return std::count_if(cs.begin(), cs.end(), [](const GemmConfig& c) { return c.stage_c; });
+  const auto count = [&](const std::vector<GemmConfig>& cs) {
+    return std::count_if(cs.begin(), cs.end(), [&](const GemmConfig& c) { return c.*flag; });
   };
-  EXPECT_EQ(staged(candidate_configs(valid_nt, Problem::packed(Op::N, Op::T, 1024, 50256, 768), 132, SpaceKind::reduced)), 0);
-  // The language-model head with an odd vocabulary: every tile candidate also staged, no reduction.
+  EXPECT_EQ(count(candidate_configs(valid_nt, Problem::packed(Op::N, Op::T, 1024, 50256, 768), 132, SpaceKind::reduced)), 0);
   const auto cs = candidate_configs(valid_nt, Problem::packed(Op::N, Op::T, 1024, 50257, 768), 132, SpaceKind::reduced);
   std::set<std::string> names;
   for (const auto& c : cs) names.insert(config_name(c));
   EXPECT_EQ(names.size(), cs.size());
   for (const auto& c : cs) {
-    if (c.stage_c || c.window_c || c.reduces() || c.streams_b()) continue;
-    GemmConfig s = c;
-    s.stage_c = true;
-    EXPECT_TRUE(names.count(config_name(s))) << config_name(c) << " has no staged variant";
+    if (c.*flag) {
+      EXPECT_FALSE(c.reduces() || (c.stage_c && c.window_c)) << config_name(c);
+    }
+    if (c.stage_c || c.window_c || !can(c)) continue;
+    GemmConfig variant = c;
+    variant.*flag = true;
+    EXPECT_TRUE(names.count(config_name(variant))) << config_name(c) << " has no " << what << " variant";
   }
-  EXPECT_GT(staged(cs), 50);
+  EXPECT_GT(count(cs), 50);
 }
 
-// Likewise the windowed-C variant (GemmConfig::window_c), for reductions too never.
+TEST(Candidates, StagedCVariantsOnlyWhereCIsNarrowed) {
+  expect_c_variants_only_where_c_is_narrowed(
+      &GemmConfig::stage_c, [](const GemmConfig& c) { return !c.reduces() && !c.streams_b(); }, "staged");
+}
+
 TEST(Candidates, WindowedCVariantsOnlyWhereCIsNarrowed) {
-  const auto& valid_nt = reduced_space(Op::N, Op::T);
-  const auto windowed = [](const std::vector<GemmConfig>& cs) {
-    return std::count_if(cs.begin(), cs.end(), [](const GemmConfig& c) { return c.window_c; });
-  };
-  EXPECT_EQ(windowed(candidate_configs(valid_nt, Problem::packed(Op::N, Op::T, 1024, 50256, 768), 132, SpaceKind::reduced)), 0);
-  const auto cs = candidate_configs(valid_nt, Problem::packed(Op::N, Op::T, 1024, 50257, 768), 132, SpaceKind::reduced);
-  for (const auto& c : cs) {
-    if (c.window_c) {
-      EXPECT_FALSE(c.reduces() || c.stage_c) << config_name(c);
-    }
-    if (c.window_c || c.stage_c || c.reduces() || !c.can_window_c()) continue;
-    GemmConfig w = c;
-    w.window_c = true;
-    EXPECT_TRUE(std::any_of(cs.begin(), cs.end(), [&](const GemmConfig& o) { return config_name(o) == config_name(w); }))
-        << config_name(c) << " has no windowed variant";
-  }
-  EXPECT_GT(windowed(cs), 50);
+  expect_c_variants_only_where_c_is_narrowed(
+      &GemmConfig::window_c, [](const GemmConfig& c) { return c.can_window_c(); }, "windowed");
 }
 
 // Where A or B would narrow a tile's accesses, each tile candidate comes with its repack variant
