@@ -17,8 +17,9 @@
 //   TileLoader (tiles.cuh)          one operand's BK-slice, global -> shared memory, K-major, by
 //                                   registers or cp.async; transposes K-contiguous operands
 //   OperandSlices (tiles.cuh)       both operands' slices and shared buffers, for the mainloops
-//   WgmmaMainloop (wgmma.cuh)       WGMMA: cp.async of packed TF32 parts into swizzled shared
-//                                   memory, products by the warpgroup instruction
+//   WgmmaMainloop (wgmma.cuh)       WGMMA: bulk copies of packed TF32 parts (or tensor copies of
+//                                   operands read in place) into swizzled shared memory,
+//                                   products by the warpgroup instruction
 //   ReductionMainloop (mainloops)   K_LANES or K_WARPS > 1: lanes (and warps) split each output's
 //                                   K range, read A and B from global memory and sum with
 //                                   shuffles (and shared memory): dot products, matrix-vector
@@ -57,7 +58,9 @@ namespace gemmtune {
 //                multiply for TF32 or FP32 accuracy (mma.cuh); the thread tile is then the
 //                instruction's accumulator layout (TM = WM / 8, TN = WN / 4)
 //   WGMMA        1: the products on the warpgroup instruction (wgmma.cuh, sm_90a), A and B read
-//                from the split, K-major copies the launcher packs first (gemmtune_pack_split)
+//                from the split, K-major copies the launcher packs first (gemmtune_pack_split),
+//                or with math 1 in place through tensor maps where stored along K; such
+//                instances are compiled as sgemm_wgmma, which takes the maps (WarpgroupArgs)
 //   TA, TB       op(A), op(B) transposed
 //   GA, GB, GC   floats per global access of A, B and C: VEC, or less where that operand's data is
 //                not aligned to VEC floats (GemmConfig::fitted_to), so that an odd leading
@@ -75,25 +78,38 @@ namespace gemmtune {
 //   ORDERED_SPLITS  a split reduction's splits store their sums and the last adds them in split
 //                order, the same bits on every run (Epilogue::last_split_sums;
 //                GemmConfig::ordered_splits, names ending in "_d")
-// clang-format off
-template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, int VEC, int PAD, int SPLIT_K, int RASTER, int OCCUPANCY, int K_LANES, int K_WARPS, int MATH, int WGMMA, bool TA, bool TB, int GA, int GB, int GC, bool STAGE_C = false, bool SPLIT_TAIL = false, bool WINDOW_C = false, bool ORDERED_SPLITS = false>
-__global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32 * K_WARPS, OCCUPANCY) sgemm(GemmArgs p) {
-  // clang-format on
-  using Cfg = detail::Traits<BM, BN, BK, WM, WN, TM, TN, STAGES, VEC, PAD, SPLIT_K, RASTER,
-                             OCCUPANCY, K_LANES, K_WARPS, MATH, WGMMA, TA, TB, GA, GB, GC, STAGE_C, SPLIT_TAIL, WINDOW_C, ORDERED_SPLITS>;
+namespace detail {
+// A block's work: its tile (and share of K), the mainloop, the epilogue. `extra` goes to the
+// mainloop's set-up (the warpgroup kernels' tensor maps).
+template <class Cfg, class... Extra>
+__device__ __forceinline__ void run_block(const GemmArgs& p, const Extra&... extra) {
   extern __shared__ __align__(16) float smem[];
-
   const int tid = threadIdx.x;
-  const detail::BlockWork w = detail::BlockWork::of<Cfg>(p);
+  const BlockWork w = BlockWork::of<Cfg>(p);
   if (w.empty()) return;
   // Operand addresses before the thread's position: the order of the former one-piece kernel,
   // to which ptxas's scheduling and register allocation are sensitive.
-  const detail::Mainloop<Cfg> mainloop(p, w, smem, tid);
-  const detail::WarpTile<Cfg> tile(tid);
-  detail::Accumulators<Cfg> acc;
-  detail::clear<Cfg>(acc);
+  const Mainloop<Cfg> mainloop(p, w, smem, tid, extra...);
+  const WarpTile<Cfg> tile(tid);
+  Accumulators<Cfg> acc;
+  clear<Cfg>(acc);
   mainloop(tile, acc);
-  detail::Epilogue<Cfg>::run(p, w, tile, acc, smem, tid);
+  Epilogue<Cfg>::run(p, w, tile, acc, smem, tid);
 }
+}  // namespace detail
+
+// clang-format off
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, int VEC, int PAD, int SPLIT_K, int RASTER, int OCCUPANCY, int K_LANES, int K_WARPS, int MATH, int WGMMA, bool TA, bool TB, int GA, int GB, int GC, bool STAGE_C = false, bool SPLIT_TAIL = false, bool WINDOW_C = false, bool ORDERED_SPLITS = false>
+__global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32 * K_WARPS, OCCUPANCY) sgemm(GemmArgs p) {
+  detail::run_block<detail::Traits<BM, BN, BK, WM, WN, TM, TN, STAGES, VEC, PAD, SPLIT_K, RASTER, OCCUPANCY, K_LANES, K_WARPS, MATH, WGMMA, TA, TB, GA, GB, GC, STAGE_C, SPLIT_TAIL, WINDOW_C, ORDERED_SPLITS>>(p);
+}
+
+// The entry point of warpgroup instances (WGMMA = 1; GemmConfig::name_expression): the same
+// parameters, and the tensor maps of the operands it reads in place.
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, int VEC, int PAD, int SPLIT_K, int RASTER, int OCCUPANCY, int K_LANES, int K_WARPS, int MATH, int WGMMA, bool TA, bool TB, int GA, int GB, int GC, bool STAGE_C = false, bool SPLIT_TAIL = false, bool WINDOW_C = false, bool ORDERED_SPLITS = false>
+__global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32 * K_WARPS, OCCUPANCY) sgemm_wgmma(GemmArgs p, const __grid_constant__ WarpgroupArgs g) {
+  detail::run_block<detail::Traits<BM, BN, BK, WM, WN, TM, TN, STAGES, VEC, PAD, SPLIT_K, RASTER, OCCUPANCY, K_LANES, K_WARPS, MATH, WGMMA, TA, TB, GA, GB, GC, STAGE_C, SPLIT_TAIL, WINDOW_C, ORDERED_SPLITS>>(p, g);
+}
+// clang-format on
 
 }  // namespace gemmtune

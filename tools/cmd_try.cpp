@@ -2,6 +2,7 @@
 // float64 reference and times it next to cuBLAS on the same buffers. For hand experiments.
 #include <algorithm>
 #include <cstdio>
+#include <memory>
 #include <random>
 
 #include "commands.hpp"
@@ -43,6 +44,11 @@ void run_try(const TryOptions& o) {
   std::printf("%s, %d SMs, FP32 peak %.1f TFLOP/s\n", dev.name.c_str(), dev.sm_count, dev.fp32_peak_tflops());
   tuner::GpuTimer timer;
   tuner::CublasSgemm cublas;
+  // cuBLAS's TF32 math as well where a 1xTF32 config is named: its own baseline.
+  bool any_tf32 = false;
+  for (const auto& name : o.configs)
+    if (auto c = parse_config_name(name)) any_tf32 |= c->precision() == Precision::tf32;
+  std::unique_ptr<tuner::CublasSgemm> cublas_tf32 = any_tf32 ? std::make_unique<tuner::CublasSgemm>(true) : nullptr;
   ReferenceGemm reference(dev.limits.arch());
   std::mt19937_64 rng(std::random_device{}());
   for (const auto& text : o.shapes) {
@@ -61,6 +67,12 @@ void run_try(const TryOptions& o) {
       double cublas_tflops = p.flops() / tc.median_ms / 1e9;
       std::printf("\n%s %s  cuBLAS %s  %s  rel.err %.1e\n", text.c_str(), p.layout().c_str(),
                   format_time_ms(tc.median_ms).c_str(), format_rate(cublas_tflops).c_str(), error_of_c());
+      double tf32_ms = 0;
+      if (cublas_tf32) {
+        tf32_ms = timer.time([&](cudaStream_t st) { cublas_tf32->run(p, st); }).median_ms;
+        std::printf("%*s  cuBLAS TF32 %s  %s  rel.err %.1e\n", int(text.size() + 3), "", format_time_ms(tf32_ms).c_str(),
+                    format_rate(p.flops() / tf32_ms / 1e9).c_str(), error_of_c());
+      }
       for (const auto& name : o.configs) {
         GemmConfig cfg = default_config(dev.limits, p);  // "default": the built-in one for this data
         if (name != "default") {
@@ -85,9 +97,11 @@ void run_try(const TryOptions& o) {
         double err = error_of_c();
         auto t = timer.time([&](cudaStream_t st) { k.launch(p, st, &workspace); });
         double tflops = p.flops() / t.median_ms / 1e9;
-        std::printf("  %-52s %9s %13s  %5.3fx cuBLAS  err %.1e  regs %d spill %d\n", config_name(cfg).c_str(),
+        std::printf("  %-52s %9s %13s  %5.3fx cuBLAS  err %.1e  regs %d spill %d", config_name(cfg).c_str(),
                     format_time_ms(t.median_ms).c_str(), format_rate(tflops).c_str(), tflops / cublas_tflops, err,
                     cr.resources.registers, cr.resources.spill_stores);
+        if (tf32_ms > 0 && cfg.precision() == Precision::tf32) std::printf("  %5.3fx cuBLAS TF32", tf32_ms / t.median_ms);
+        std::printf("\n");
       }
     }
   }

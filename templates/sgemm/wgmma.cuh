@@ -1,9 +1,13 @@
 // The warpgroup mainloop of the FP32 GEMM family (WGMMA = 1; sm_90a): Hopper's wgmma.mma_async
 // with TF32 operands read from shared memory by the instruction itself.
 //
-// The launcher first copies A and B (gemmtune_pack_split, pack.cuh) into the workspace as K-major
-// planes: row r of A's plane is row r of op(A), of B's column r of op(B), K rounded up to 32
-// floats, rows padded with zeros up to whole BM (BN) tiles. The big plane holds tf32(x), the
+// An operand that is K-major already, with rows 16-byte aligned (A of nn and nt, B of nt and tt),
+// is read in place with math 1: one tensor copy (cp.async.bulk.tensor, through the tensor map in
+// WarpgroupArgs) moves a slice of it into shared memory, swizzled by the copy unit, and fills what
+// lies past M, N or K with zeros. The tensor cores then truncate its floats to TF32 where the
+// split copy rounds them. The launcher first copies the other operands (gemmtune_pack_split,
+// pack.cuh) into the workspace as K-major planes: row r of A's plane is row r of op(A), of B's
+// column r of op(B), K rounded up to 32 floats, rows padded with zeros up to whole BM (BN) tiles. The big plane holds tf32(x), the
 // small plane after it tf32(x - tf32(x)) (math >= 2): the split is done once per element instead
 // of in every warp (mma.cuh). The copy stores each tile's slices (rows x 32 floats) whole and in
 // their shared-memory order below, so one bulk copy (cp.async.bulk, the TMA unit) moves a slice
@@ -118,22 +122,37 @@ struct WgmmaMainloop {
   };
   const float* a;  // this block's tile of A's big plane (its slices one after another)
   const float* b;
+  const TensorMap* map_a;  // A read in place: its tensor map (in the argument block); else null
+  const TensorMap* map_b;
+  int m0, n0, batch;       // this block's first row of op(A), column of op(B), and matrix
   long long a_plane, b_plane;  // floats from big to small plane
   unsigned base;               // 1024-byte aligned shared address of stage 0
   unsigned full, empty;        // shared addresses of stage 0's barriers (8 bytes each)
   int first, slices;           // this block's K slices
   int tid;
 
-  __device__ __forceinline__ WgmmaMainloop(const GemmArgs& p, const BlockWork& w, float* smem, int tid_)
-      : tid(tid_) {
-    const long long ld = p.lda;  // == p.ldb: both planes are K rounded up to 32 floats wide
+  __device__ __forceinline__ WgmmaMainloop(const GemmArgs& p, const BlockWork& w, float* smem, int tid_,
+                                           const WarpgroupArgs& g)
+      : map_a(g.a_in_place ? &g.a : nullptr), map_b(g.b_in_place ? &g.b : nullptr), m0(w.m0), n0(w.n0),
+        batch(w.batch), tid(tid_) {
+    // The split copies' planes: K rounded up to 32 floats wide (lda, ldb), rows up to whole tiles.
     const long long rows_a = (p.m + Cfg::BM - 1) / Cfg::BM * Cfg::BM, rows_b = (p.n + Cfg::BN - 1) / Cfg::BN * Cfg::BN;
-    a = p.a + w.batch * p.stride_a + w.m0 * ld, a_plane = rows_a * ld;
-    b = p.b + w.batch * p.stride_b + w.n0 * ld, b_plane = rows_b * ld;
+    a = p.a + w.batch * p.stride_a + w.m0 * p.lda, a_plane = rows_a * p.lda;
+    b = p.b + w.batch * p.stride_b + w.n0 * p.ldb, b_plane = rows_b * p.ldb;
     base = (unsigned(__cvta_generic_to_shared(smem)) + 1023) & ~1023u;
     full = base + Cfg::STAGES * kStage, empty = full + 8 * Cfg::STAGES;
     first = w.k_begin / 32;
     slices = (w.k_end + 31) / 32 - first;  // the planes' padding columns are zeros
+  }
+
+  // One tensor copy of the box at (k, row, matrix) of the tensor `map` describes to shared `dst`,
+  // counted on barrier `bar`.
+  __device__ __forceinline__ static void tensor_copy(unsigned dst, const TensorMap* map, int k, int row, int matrix,
+                                                     unsigned bar) {
+    asm volatile(
+        "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4}], [%5];\n" ::"r"(dst),
+        "l"(reinterpret_cast<unsigned long long>(map)), "r"(k), "r"(row), "r"(matrix), "r"(bar)
+        : "memory");
   }
 
   // One bulk copy of `bytes` from global `src` to shared `dst`, counted on barrier `bar`.
@@ -151,8 +170,11 @@ struct WgmmaMainloop {
     asm volatile("{\n.reg .b64 state;\nmbarrier.arrive.expect_tx.shared::cta.b64 state, [%0], %1;\n}\n" ::"r"(bar),
                  "r"(int(kStage))
                  : "memory");
-    bulk_copy(s, a + at_a, kTileA, bar);
-    bulk_copy(s + kTileA, b + at_b, kTileB, bar);
+    const int k = 32 * (first + slice);  // in place, the copy unit fills past K (and M, N) with zeros
+    if (map_a) tensor_copy(s, map_a, k, m0, batch, bar);
+    else bulk_copy(s, a + at_a, kTileA, bar);
+    if (map_b) tensor_copy(s + kTileA, map_b, k, n0, batch, bar);
+    else bulk_copy(s + kTileA, b + at_b, kTileB, bar);
     if constexpr (kPlanes == 2) {
       bulk_copy(s + kTileA + kTileB, a + a_plane + at_a, kTileA, bar);
       bulk_copy(s + 2 * kTileA + kTileB, b + b_plane + at_b, kTileB, bar);

@@ -122,10 +122,12 @@ double repack_ms(const GemmConfig& c, const Problem& p, const GpuCeilings& gpu) 
   double ms = 0;
   const double batch = p.batch;
   if (c.wgmma) {
+    // An operand read in place (reads_a_in_place) is not copied.
     const double planes = c.math >= 2 ? 2 : 1, k = std::ceil(p.k / 32.0) * 32;
     const double a = 4.0 * batch * (double(p.m) * p.k + planes * ceil_div(p.m, c.bm) * c.bm * k);
     const double b = 4.0 * batch * (double(p.n) * p.k + planes * ceil_div(p.n, c.bn) * c.bn * k);
-    return 2 * gpu.launch_us / 1e3 + (a + b) / (gpu.dram_gbs * 1e6);
+    const bool copy_a = !c.reads_a_in_place(p), copy_b = !c.reads_b_in_place(p);
+    return (copy_a + copy_b) * gpu.launch_us / 1e3 + (copy_a * a + copy_b * b) / (gpu.dram_gbs * 1e6);
   }
   if (c.packs_a(p)) ms += gpu.launch_us / 1e3 + 8.0 * p.m * p.k * batch / (gpu.dram_gbs * 1e6);
   if (c.packs_b(p)) ms += gpu.launch_us / 1e3 + 8.0 * p.k * p.n * batch / (gpu.dram_gbs * 1e6);

@@ -105,9 +105,15 @@ struct GemmConfig : SgemmKnobs {
   /// that operand its data would narrow (a config that reads A one float at a time never packs A).
   /// The copy finds batches by stride, so matrices in pointer arrays (Problem::pointer_arrays) are
   /// never packed: fitted_to() narrows their accesses instead. A warpgroup config (wgmma) never
-  /// repacks: it always copies both operands its own way (split, K-major).
+  /// repacks: it copies the operands it does not read in place its own way (split, K-major).
   bool packs_a(const Problem& p) const;
   bool packs_b(const Problem& p) const;
+  /// Whether a warpgroup config reads A (B) of `p` in place through a tensor map instead of
+  /// copying it first: math 1 (nothing to split), op(A) = A (op(B) = B^T), so that the stored rows
+  /// run along K as the instruction reads them, and rows the copy unit can address (16-byte
+  /// aligned base, leading dimension and batch stride multiples of 4 floats, matrices apart).
+  bool reads_a_in_place(const Problem& p) const;
+  bool reads_b_in_place(const Problem& p) const;
   /// Whether stage_c can apply: a tile kernel (not a reduction, not streaming B) with room for
   /// the staged rows (one per lane row of each warp, of wn + 4 floats) in its shared memory.
   bool can_stage_c() const;

@@ -8,7 +8,7 @@
 // - repack: copies of A and B whose data would narrow the kernel's accesses, each row padded to
 //   a multiple of 4 floats (the padding zeroed), so that the kernel reads them at full width.
 // - warpgroup configs (wgmma): A and B split into TF32 planes, K-major (templates/sgemm/pack.cuh,
-//   gemmtune_pack_split).
+//   gemmtune_pack_split), except an operand read in place (GemmConfig::reads_a_in_place).
 #include <cuda_runtime_api.h>
 
 #include <cstddef>

@@ -1,6 +1,7 @@
 #include "gemmtune/config.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <iterator>
 #include <string_view>
 
@@ -28,12 +29,29 @@ int GemmConfig::threads() const {
 bool GemmConfig::reads_a_in_vectors() const { return !streams_b(); }
 
 // The copy goes by batch stride: matrices in pointer arrays are never packed (narrowed instead).
-// A warpgroup config copies both operands its own way (split, K-major), never by repack.
+// A warpgroup config copies the operands it does not read in place its own way (split, K-major),
+// never by repack.
 bool GemmConfig::packs_a(const Problem& p) const {
   return repack && !wgmma && !p.pointer_arrays && reads_a_in_vectors() && p.a_alignment() < vec;
 }
 bool GemmConfig::packs_b(const Problem& p) const {
   return repack && !wgmma && !p.pointer_arrays && p.b_alignment() < vec;
+}
+
+// The copy unit's limits on a K-major operand of `rows` rows: 16-byte aligned base and rows,
+// matrices 16 bytes apart and not overlapping, strides under 2^40 bytes.
+static bool tensor_map_fits(const float* base, long long ld, long long stride, long long rows, int batch) {
+  const long long limit = 1LL << 38;  // floats
+  return reinterpret_cast<std::uintptr_t>(base) % 16 == 0 && ld % 4 == 0 && ld < limit &&
+         (batch == 1 || (stride % 4 == 0 && stride >= ld * rows && stride < limit));
+}
+bool GemmConfig::reads_a_in_place(const Problem& p) const {
+  return wgmma && math == 1 && p.op_a == Op::N && !p.pointer_arrays &&
+         tensor_map_fits(p.a, p.lda, p.stride_a, p.m, p.batch);
+}
+bool GemmConfig::reads_b_in_place(const Problem& p) const {
+  return wgmma && math == 1 && p.op_b == Op::T && !p.pointer_arrays &&
+         tensor_map_fits(p.b, p.ldb, p.stride_b, p.n, p.batch);
 }
 
 int GemmConfig::warp_slots() const { return k_lanes > 0 ? 32 / k_lanes : 0; }
@@ -264,7 +282,7 @@ GemmConfig GemmConfig::fitted_to(const Problem& p) const {
 }
 
 std::string GemmConfig::name_expression() const {
-  std::string out = "gemmtune::sgemm<";
+  std::string out = wgmma ? "gemmtune::sgemm_wgmma<" : "gemmtune::sgemm<";
   for (const Knob& knob : kSgemmKnobs) out += std::to_string(knob.get(*this)) + ",";
   out += op_a == Op::T ? "true," : "false,";
   out += op_b == Op::T ? "true," : "false,";

@@ -6,6 +6,7 @@
 #include "gemmtune/db/records.hpp"
 #include "gemmtune/templates.hpp"
 #include "kernel_args_of.hpp"
+#include "tensor_map.hpp"
 
 namespace gemmtune {
 
@@ -105,13 +106,22 @@ void GemmKernel::launch(const Problem& p, cudaStream_t stream, LaunchWorkspace* 
   }
   // The GEMM runs on the packed copies where there are any (the same stream orders them).
   Problem q = p;
+  WarpgroupArgs maps{};  // warpgroup configs: the operands read in place
   if (c.wgmma) {
     // op(A)'s rows and op(B)'s columns along K: A transposed in memory unless op(A) is N, B unless
-    // op(B) is T.
-    split_operand(pack_, p.a, p.lda, p.stride_a, p.op_a == Op::T, p.m, p.k, p.batch, c.math >= 2, buffers.a, stream);
-    split_operand(pack_, p.b, p.ldb, p.stride_b, p.op_b == Op::N, p.n, p.k, p.batch, c.math >= 2, buffers.b, stream);
-    q.a = buffers.a.data, q.lda = buffers.a.ld, q.stride_a = buffers.a.stride;
-    q.b = buffers.b.data, q.ldb = buffers.b.ld, q.stride_b = buffers.b.stride;
+    // op(B) is T. Those stored along K already are read in place where their rows allow.
+    if (c.reads_a_in_place(p)) {
+      maps.a = k_major_tensor_map(p.a, p.m, p.k, p.batch, p.lda, p.stride_a, c.bm), maps.a_in_place = 1;
+    } else {
+      split_operand(pack_, p.a, p.lda, p.stride_a, p.op_a == Op::T, p.m, p.k, p.batch, c.math >= 2, buffers.a, stream);
+      q.a = buffers.a.data, q.lda = buffers.a.ld, q.stride_a = buffers.a.stride;
+    }
+    if (c.reads_b_in_place(p)) {
+      maps.b = k_major_tensor_map(p.b, p.n, p.k, p.batch, p.ldb, p.stride_b, c.bn), maps.b_in_place = 1;
+    } else {
+      split_operand(pack_, p.b, p.ldb, p.stride_b, p.op_b == Op::N, p.n, p.k, p.batch, c.math >= 2, buffers.b, stream);
+      q.b = buffers.b.data, q.ldb = buffers.b.ld, q.stride_b = buffers.b.stride;
+    }
   } else {
     if (buffers.a.data) {
       pack_operand(pack_, p.a, p.lda, p.stride_a, p.a_rows(), p.a_cols(), p.batch, buffers.a, stream);
@@ -123,7 +133,7 @@ void GemmKernel::launch(const Problem& p, cudaStream_t stream, LaunchWorkspace* 
     }
   }
   GemmArgs args = kernel_args_of(q, buffers.tile_counters);
-  void* params[] = {&args};
+  void* params[] = {&args, &maps};  // the warpgroup entry point takes both (sgemm_wgmma)
   // split_tail: the tiles of whole rounds of one per SM unsplit, the rest split_k times
   // (BlockWork::of_split_tail).
   const dim3 grid = c.split_tail ? dim3(unsigned(c.blocks_for(tiles, sms_)), 1, 1)

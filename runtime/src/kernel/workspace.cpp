@@ -36,12 +36,18 @@ PackedOperand PackedOperand::split_layout(int rows, int k, int tile_rows, int pl
   return out;
 }
 
-// The split copies of a warpgroup config: op(A) as m rows and op(B) as n rows along K.
-static PackedOperand split_a(const GemmConfig& c, const Problem& p) {
-  return PackedOperand::split_layout(p.m, p.k, c.bm, c.math >= 2 ? 2 : 1);
+// Where a launch of `c` on `p` copies A (B), data left null; an empty layout (no floats) where it
+// reads the operand as it is. A warpgroup config's split copies hold op(A) as m rows and op(B) as
+// n rows along K, except where it reads them in place.
+static PackedOperand packed_a(const GemmConfig& c, const Problem& p) {
+  if (c.wgmma)
+    return c.reads_a_in_place(p) ? PackedOperand{} : PackedOperand::split_layout(p.m, p.k, c.bm, c.math >= 2 ? 2 : 1);
+  return c.packs_a(p) ? PackedOperand::layout(p.a_rows(), p.a_cols()) : PackedOperand{};
 }
-static PackedOperand split_b(const GemmConfig& c, const Problem& p) {
-  return PackedOperand::split_layout(p.n, p.k, c.bn, c.math >= 2 ? 2 : 1);
+static PackedOperand packed_b(const GemmConfig& c, const Problem& p) {
+  if (c.wgmma)
+    return c.reads_b_in_place(p) ? PackedOperand{} : PackedOperand::split_layout(p.n, p.k, c.bn, c.math >= 2 ? 2 : 1);
+  return c.packs_b(p) ? PackedOperand::layout(p.b_rows(), p.b_cols()) : PackedOperand{};
 }
 
 size_t LaunchWorkspace::tile_count(const GemmConfig& c, const Problem& p) {
@@ -58,11 +64,7 @@ size_t LaunchWorkspace::counter_words(const GemmConfig& c, const Problem& p) {
 }
 
 size_t LaunchWorkspace::packed_floats(const GemmConfig& c, const Problem& p) {
-  if (c.wgmma) return split_a(c, p).floats(p.batch) + split_b(c, p).floats(p.batch);
-  size_t floats = 0;
-  if (c.packs_a(p)) floats += PackedOperand::layout(p.a_rows(), p.a_cols()).floats(p.batch);
-  if (c.packs_b(p)) floats += PackedOperand::layout(p.b_rows(), p.b_cols()).floats(p.batch);
-  return floats;
+  return packed_a(c, p).floats(p.batch) + packed_b(c, p).floats(p.batch);
 }
 
 LaunchBuffers LaunchWorkspace::prepare(const GemmConfig& config, const Problem& p, cudaStream_t stream) {
@@ -89,21 +91,10 @@ LaunchBuffers LaunchWorkspace::prepare(const GemmConfig& config, const Problem& 
   }
   LaunchBuffers out;
   if (words > 0) out.tile_counters = counters_;
-  float* next = packed_;  // cudaMalloc's base is 256-byte aligned; each copy's size a multiple of 4 floats
-  if (config.wgmma) {
-    out.a = split_a(config, p), out.b = split_b(config, p);
-    out.a.data = next, out.b.data = next + out.a.floats(p.batch);
-    return out;
-  }
-  if (config.packs_a(p)) {
-    out.a = PackedOperand::layout(p.a_rows(), p.a_cols());
-    out.a.data = next;
-    next += out.a.floats(p.batch);
-  }
-  if (config.packs_b(p)) {
-    out.b = PackedOperand::layout(p.b_rows(), p.b_cols());
-    out.b.data = next;
-  }
+  // cudaMalloc's base is 256-byte aligned; each copy's size a multiple of 4 floats.
+  out.a = packed_a(config, p), out.b = packed_b(config, p);
+  if (out.a.stride > 0) out.a.data = packed_;
+  if (out.b.stride > 0) out.b.data = packed_ + out.a.floats(p.batch);
   return out;
 }
 

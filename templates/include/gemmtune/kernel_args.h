@@ -28,6 +28,21 @@ struct GemmArgs {
 // compiled from a 104-byte block, 79.6 us from a 144-byte one).
 static_assert(sizeof(GemmArgs) <= 128, "GemmArgs grew past 128 bytes: see the comment above");
 
+/// A TMA tensor map: the driver's CUtensorMap (128 opaque bytes, 128-byte aligned), encoded on the
+/// host (GemmKernel::launch) and read by the copy unit.
+struct alignas(128) TensorMap {
+  unsigned long long opaque[16];
+};
+
+/// The second argument of warpgroup kernels (sgemm_wgmma), a __grid_constant__ so that the copy
+/// unit reads the tensor maps from the argument block: per operand, whether the kernel reads it in
+/// place through its map (a TF32 operand already K-major with 16-byte aligned rows: math 1, A of
+/// nn and nt, B of nt and tt; GemmConfig::reads_a_in_place) or from the split copy in GemmArgs.
+struct WarpgroupArgs {
+  TensorMap a, b;
+  int a_in_place, b_in_place;
+};
+
 /// gemmtune_pack_operand: copies `batch` rows x cols matrices from src (rows ld apart, matrices
 /// stride apart) to dst (dst_ld, dst_stride: multiples of 4 floats, 16-byte aligned base),
 /// zeroing each row's padding columns [cols, dst_ld).

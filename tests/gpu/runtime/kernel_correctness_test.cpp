@@ -305,10 +305,12 @@ TEST(KernelCorrectness, SplitTailConfigsMatchFloat64Reference) {
 }
 
 // Warpgroup configs (wgmma, sm_90 only): A and B split into K-major TF32 planes by the copy before
-// the kernel. Every math variant, tiles of 64 and 128 rows and 32 to 256 columns, split-K (all
-// tiles and the tail only), C staged, in all four layouts on odd shapes, K = 1, M or N = 1,
-// batches with odd strides, padded leading dimensions and pointers one float off, against the
-// float64 reference with C poisoned where beta = 0. One workspace for all.
+// the kernel, or with math 1 read in place through tensor maps where they are K-major and aligned
+// (K a multiple of 4 below: A of nn and nt, B of nt and tt). Every math variant, tiles of 64 and
+// 128 rows and 32 to 256 columns, split-K (all tiles and the tail only), C staged, in all four
+// layouts on odd shapes, K = 1, M or N = 1, batches with odd strides, padded leading dimensions
+// and pointers one float off, against the float64 reference with C poisoned where beta = 0. One
+// workspace for all.
 TEST(KernelCorrectness, WarpgroupConfigsMatchFloat64Reference) {
   GEMMTUNE_REQUIRE_GPU();
   ReferenceSetup setup;
@@ -325,9 +327,12 @@ TEST(KernelCorrectness, WarpgroupConfigsMatchFloat64Reference) {
       {129, 131, 67, 2, 3, 0, 1.5f, -0.75f},  {64, 96, 80, 2, 0, 1, 2.f, 0.f},
       {100, 130, 1, 2, 0, 0, 1.5f, 0.25f},    {1, 1000, 997, 1, 0, 0, 1.5f, 0.25f},
       {1000, 1, 997, 1, 0, 0, -1.f, 0.f},     {1031, 1029, 1031, 1, 0, 0, 1.f, 0.f},
+      // In place where K-major: odd M and N, K past a slice's edge, batches, padded rows.
+      {1031, 259, 516, 1, 0, 0, 1.f, 0.f},    {67, 131, 100, 3, 4, 0, 1.5f, -0.75f},
+      {1, 300, 1028, 1, 0, 0, 1.5f, 0.25f},   {257, 1, 4, 2, 8, 0, 1.f, 0.f},
   };
   LaunchWorkspace workspace;
-  int checked = 0;
+  int checked = 0, in_place = 0;
   double worst = 0;
   for (Op oa : {Op::N, Op::T})
     for (Op ob : {Op::N, Op::T}) {
@@ -366,6 +371,7 @@ TEST(KernelCorrectness, WarpgroupConfigsMatchFloat64Reference) {
         GEMMTUNE_CUDA(cudaDeviceSynchronize());
         const double err = d.error(expected[shape_of[i]]);
         EXPECT_LT(err, verification_tolerance(configs[i], s.k));
+        in_place += configs[i].reads_a_in_place(d.p) || configs[i].reads_b_in_place(d.p);
         if (configs[i].math >= 3) {
           EXPECT_LT(err, 1e-6);  // FP32 accuracy and better
         }
@@ -373,9 +379,10 @@ TEST(KernelCorrectness, WarpgroupConfigsMatchFloat64Reference) {
         ++checked;
       }
     }
-  std::cout << checked << " (warpgroup config, problem) pairs checked, worst relative error of 3xTF32 " << worst
-            << "\n";
+  std::cout << checked << " (warpgroup config, problem) pairs checked (" << in_place
+            << " reading an operand in place), worst relative error of 3xTF32 " << worst << "\n";
   EXPECT_GT(checked, 150);
+  EXPECT_GE(in_place, 12);
 }
 
 TEST(KernelCorrectness, RepackWithoutWorkspaceIsAnError) {

@@ -48,8 +48,11 @@ TEST(KernelSanitizer, EdgeShapesAreCorrect) {
       // C in aligned windows where a case narrows it: registers, cp.async 3xTF32, a thin tile
       "sgemm_nt_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8_c", "sgemm_tn_64x64x16_w32x32_t4x8_s3_v4_p4_k1_r8_m3_c",
       "sgemm_nn_4x64x8_w4x64_t4x2_s2_v2_p4_k1_r1_c",
-      // the warpgroup instruction (sm_90 only) on split copies: 3xTF32 with split-K, 1xTF32
+      // the warpgroup instruction (sm_90 only): 3xTF32 with split-K on split copies; 1xTF32
+      // reading both operands (nt), or A (nn), in place where the case's rows allow (K 70 padded
+      // to 72, K 1000), else from split copies
       "sgemm_tn_128x64x32_w16x64_t2x16_s3_v4_p4_k2_r8_m3_wg1", "sgemm_nt_64x128x32_w16x128_t2x32_s2_v4_p4_k1_r8_m1_wg1",
+      "sgemm_nn_128x256x32_w16x256_t2x64_s4_v4_p4_k1_r8_m1_wg1",
   };
   struct Case { int m, n, k, batch, ld_pad, ptr_offset; };
   const Case cases[] = {{7, 13, 11, 1, 0, 0}, {65, 67, 129, 3, 0, 0}, {33, 35, 70, 2, 2, 0}, {1, 1, 1, 1, 0, 0},

@@ -565,6 +565,43 @@ TEST(Config, WarpgroupRules) {
   EXPECT_NE(tn.can_implement(p)->find("pointer arrays"), std::string::npos);
 }
 
+// The warpgroup instances have an entry point of their own (their second argument holds the
+// tensor maps). They read an operand in place with math 1 where it is stored along K with rows the
+// copy unit can address; everything else is split and copied first.
+TEST(Config, WarpgroupReadsKMajorAlignedOperandsInPlace) {
+  GemmConfig c;
+  c.bm = 128, c.bn = 256, c.bk = 32, c.wm = 16, c.wn = 256, c.tm = 2, c.tn = 64, c.stages = 4, c.math = 1, c.wgmma = 1;
+  EXPECT_EQ(c.name_expression().rfind("gemmtune::sgemm_wgmma<128,256,32,", 0), 0u) << c.name_expression();
+  auto in_place = [&](Op oa, Op ob, const Problem& p) {
+    GemmConfig x = c;
+    x.op_a = oa, x.op_b = ob;
+    return std::pair{x.reads_a_in_place(p), x.reads_b_in_place(p)};
+  };
+  using P = std::pair<bool, bool>;
+  EXPECT_EQ(in_place(Op::N, Op::N, Problem::packed(Op::N, Op::N, 4096, 4096, 4096)), P(true, false));
+  EXPECT_EQ(in_place(Op::N, Op::T, Problem::packed(Op::N, Op::T, 4096, 4096, 4096)), P(true, true));
+  EXPECT_EQ(in_place(Op::T, Op::N, Problem::packed(Op::T, Op::N, 4096, 4096, 4096)), P(false, false));
+  EXPECT_EQ(in_place(Op::T, Op::T, Problem::packed(Op::T, Op::T, 4096, 4096, 4096)), P(false, true));
+  // Odd M and N do not matter (the copy unit fills past the edges), rows along K do.
+  EXPECT_EQ(in_place(Op::N, Op::T, Problem::packed(Op::N, Op::T, 4095, 4097, 1024)), P(true, true));
+  EXPECT_EQ(in_place(Op::N, Op::T, Problem::packed(Op::N, Op::T, 4096, 4096, 1023)), P(false, false));
+  Problem padded = Problem::packed(Op::N, Op::T, 100, 100, 1023, 3);
+  padded.lda = 1024, padded.stride_a = 1024 * 100;
+  EXPECT_EQ(in_place(Op::N, Op::T, padded), P(true, false));
+  padded.stride_a = 1024 * 99;  // matrices overlap
+  EXPECT_EQ(in_place(Op::N, Op::T, padded), P(false, false));
+  Problem offset = Problem::packed(Op::N, Op::T, 64, 64, 64);
+  std::vector<float> storage(64 * 64 + 1);
+  offset.a = storage.data() + 1;  // one float off a 16-byte boundary: copied
+  EXPECT_FALSE(in_place(Op::N, Op::T, offset).first);
+  // Split math needs the copy's small parts; FMA and mma.sync configs read their own way.
+  GemmConfig split = c;
+  split.bn = split.wn = 128, split.tn = 32, split.stages = 3, split.math = 3;
+  EXPECT_FALSE(split.reads_a_in_place(Problem::packed(Op::N, Op::T, 4096, 4096, 4096)));
+  EXPECT_FALSE(GemmConfig{}.reads_a_in_place(Problem::packed(Op::N, Op::T, 4096, 4096, 4096)));
+  EXPECT_EQ(GemmConfig{}.name_expression().rfind("gemmtune::sgemm<", 0), 0u);
+}
+
 TEST(Config, SplitTailIsNamedLastAndOnlyForSplitTileKernelsOfOneMatrix) {
   GemmConfig tail;
   tail.split_k = 8;

@@ -31,14 +31,19 @@ TEST(Knobs, EveryKnobHasValuesTheDefaultAmongThemAndAMeaning) {
 // GemmConfig::name_expression() instantiates it positionally from the table.
 TEST(Knobs, TemplateParametersAreTheKnobsInTableOrder) {
   const std::string source(templates::sgemm_source());
-  std::smatch m;
-  ASSERT_TRUE(std::regex_search(source, m, std::regex(R"(template <([^>]*)>\s*__global__ void\b[^;{]*?\bsgemm\(GemmArgs)")))
-      << "no `template <...> __global__ void ... sgemm(GemmArgs` in templates/sgemm.cuh";
-  std::vector<std::string> params;
-  const std::string list = m[1].str();
-  std::regex param(R"((?:int|bool)\s+(\w+))");
-  for (auto it = std::sregex_iterator(list.begin(), list.end(), param); it != std::sregex_iterator(); ++it)
-    params.push_back((*it)[1].str());
+  // Both entry points: sgemm, and sgemm_wgmma for the warpgroup instances.
+  auto params_of = [&](const std::string& entry) {
+    std::smatch m;
+    std::vector<std::string> params;
+    EXPECT_TRUE(std::regex_search(source, m, std::regex(R"(template <([^>]*)>\s*__global__ void\b[^;{]*?\b)" + entry + R"(\(GemmArgs)")))
+        << "no `template <...> __global__ void ... " << entry << "(GemmArgs` in templates/sgemm.cuh";
+    const std::string list = m.empty() ? "" : m[1].str();
+    std::regex param(R"((?:int|bool)\s+(\w+))");
+    for (auto it = std::sregex_iterator(list.begin(), list.end(), param); it != std::sregex_iterator(); ++it)
+      params.push_back((*it)[1].str());
+    return params;
+  };
+  const std::vector<std::string> params = params_of("sgemm");
   std::vector<std::string> expected;
   for (const Knob& knob : kSgemmKnobs) {
     std::string upper(knob.name);
@@ -53,6 +58,7 @@ TEST(Knobs, TemplateParametersAreTheKnobsInTableOrder) {
   expected.push_back("WINDOW_C");    // GemmConfig::window_c, likewise
   expected.push_back("ORDERED_SPLITS");  // GemmConfig::ordered_splits, likewise
   EXPECT_EQ(params, expected);
+  EXPECT_EQ(params_of("sgemm_wgmma"), expected);
 }
 
 TEST(Knobs, NameExpressionListsTheValuesInTableOrder) {

@@ -78,4 +78,13 @@ TEST(Workspace, WarpgroupConfigsSplitBothOperandsIntoWholeTiles) {
   tf32.math = 1;  // big parts only
   EXPECT_EQ(LaunchWorkspace::packed_floats(tf32, p), size_t(2) * 2016 * (3072 + 3008));
   EXPECT_EQ(LaunchWorkspace::tile_count(c, p), 0u);
+  // With K a multiple of 4 a 1xTF32 config reads both operands of nt in place: nothing to copy;
+  // in nn it copies B only.
+  const Problem aligned_k = Problem::packed(Op::N, Op::T, 2999, 3001, 2004, 2);
+  EXPECT_EQ(LaunchWorkspace::packed_floats(tf32, aligned_k), 0u);
+  EXPECT_EQ(LaunchWorkspace::packed_floats(c, aligned_k), size_t(2) * 2 * 2016 * (3072 + 3008));
+  GemmConfig nn = tf32;
+  nn.op_b = Op::N;
+  EXPECT_EQ(LaunchWorkspace::packed_floats(nn, Problem::packed(Op::N, Op::N, 2999, 3001, 2004, 2)),
+            size_t(2) * 2016 * 3008);
 }
