@@ -31,57 +31,102 @@ extern "C" __global__ void gemmtune_pack_operand(gemmtune::PackArgs p) {
 // The copy that warpgroup configs (WGMMA, wgmma.cuh) run before the GEMM, for A and for B: each
 // operand split into TF32 parts and laid out K-major (SplitPackArgs). A block moves
 // kSplitPackRows rows x 32 of K through shared memory, so that both the read (along the source's
-// contiguous dimension) and the write (along K) are coalesced whichever the layout, with
-// kSplitPackRows / 8 loads per thread in flight at once. Grid-stride in y (row groups) and z
+// contiguous dimension) and the write (along K) are coalesced whichever the layout. Each thread
+// reads two 4-float vectors (4 floats one at a time where the source is not aligned to 4 floats,
+// `vec` 0, or a vector would cross its edge) and writes two. Grid-stride in y (row groups) and z
 // (batch).
 //
 // The layout is the kernel's shared-memory image, so that one bulk copy moves a whole slice: the
 // rows of a tile (tile_rows of them) are stored slice by slice, each slice tile_rows x 32 floats,
 // row r of it 128 bytes with its 16-byte chunk c at chunk c ^ (r % 8) (the 128-byte swizzle).
+//
+// On sm_90 the GEMM after it is launched as its programmatic dependant: it may start while the
+// last blocks of this copy run, and waits for them before its first read of a copy
+// (griddepcontrol).
+namespace gemmtune {
+namespace detail {
+// v = the 4 floats at `at`, those with index >= `left` zero: one vector when `vec` and all 4 are
+// there.
+__device__ __forceinline__ void load_4(float (&v)[4], const float* at, long long left, bool vec) {
+  if (vec && left >= 4) {
+    const float4 x = *reinterpret_cast<const float4*>(at);
+    v[0] = x.x, v[1] = x.y, v[2] = x.z, v[3] = x.w;
+  } else {
+#pragma unroll
+    for (int e = 0; e < 4; ++e) v[e] = e < left ? at[e] : 0.f;
+  }
+}
+
+// The TF32 parts of x: big = tf32(x) rounded to nearest, small = tf32(x - big).
+__device__ __forceinline__ void split_tf32(float x, float& big, float& small) {
+  unsigned b, s;
+  asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(b) : "f"(x));
+  asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(s) : "f"(x - __uint_as_float(b)));
+  big = __uint_as_float(b), small = __uint_as_float(s);
+}
+}  // namespace detail
+}  // namespace gemmtune
+
 extern "C" __global__ void __launch_bounds__(256) gemmtune_pack_split(gemmtune::SplitPackArgs p) {
 #if __CUDA_ARCH__ >= 800  // cvt.rna.tf32: warpgroup configs run on sm_90 only
+#if __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+#endif
+  // Each thread reads and writes one 4-float vector per 32 rows (a part): 32 x 32 floats / 256.
   constexpr int kRows = gemmtune::kSplitPackRows, kParts = kRows / 32;
   __shared__ float tile[kRows][33];
-  const int x = threadIdx.x, y = threadIdx.y;  // 32 x 8 threads
+  const int t = threadIdx.y * 32 + threadIdx.x;  // 32 x 8 threads
   const long long k0 = 32LL * blockIdx.x;
+  const bool vec = p.vec != 0;
   for (int b = blockIdx.z; b < p.batch; b += gridDim.z)
     for (long long r0 = 1LL * kRows * blockIdx.y; r0 < p.dst_rows; r0 += 1LL * kRows * gridDim.y) {
       const float* src = p.src + b * p.stride;
-      // Lanes read along the source's contiguous dimension: r when transposed, else i.
-      if (p.transposed) {  // (r, i) at src[i * ld + r]: lanes along r, 32 rows a part
+      // Vectors along the source's contiguous dimension: r when transposed (a row i of the source
+      // holds kRows / 4 of them), else i (8 per row r).
+      // All loads first, so that they are in flight together.
+      float v[kParts][4];
 #pragma unroll
-        for (int q = 0; q < 4 * kParts; ++q) {
-          const int j = y + 8 * (q % 4), part = 32 * (q / 4);
-          const long long i = k0 + j, r = r0 + part + x;
-          tile[part + x][j] = i < p.k && r < p.rows ? src[i * p.ld + r] : 0.f;
+      for (int q = 0; q < kParts; ++q) {
+        const int g = t + 256 * q;
+        if (p.transposed) {  // (r, i) at src[i * ld + r]
+          const long long i = k0 + g / (kRows / 4), r = r0 + 4 * (g % (kRows / 4));
+          gemmtune::detail::load_4(v[q], src + i * p.ld + r, i < p.k ? p.rows - r : 0, vec);
+        } else {
+          const long long r = r0 + g / 8, i = k0 + 4 * (g % 8);
+          gemmtune::detail::load_4(v[q], src + r * p.ld + i, r < p.rows ? p.k - i : 0, vec);
         }
-      } else {  // lanes along i
+      }
 #pragma unroll
-        for (int q = 0; q < 4 * kParts; ++q) {
-          const int j = y + 8 * q;
-          const long long r = r0 + j, i = k0 + x;
-          tile[j][x] = i < p.k && r < p.rows ? src[r * p.ld + i] : 0.f;
+      for (int q = 0; q < kParts; ++q) {
+        const int g = t + 256 * q;
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+          if (p.transposed) tile[4 * (g % (kRows / 4)) + e][g / (kRows / 4)] = v[q][e];
+          else tile[g / 8][4 * (g % 8) + e] = v[q][e];
         }
       }
       __syncthreads();
-      // Each part's 32 rows lie in one tile (tile_rows and r0 are multiples of 32): their slice
-      // rows start at `out`, row j 32 floats after row 0, its chunks swizzled by j % 8. (Computed
-      // once per part: 64-bit divisions per element made this copy about 1.5 times slower.)
-      for (int h = 0; h < kParts && r0 + 32 * h < p.dst_rows; ++h) {
-        const long long r = r0 + 32 * h, tile_index = r / p.tile_rows;
+      // Vector q of each thread lies in part q, 32 rows (8 vectors a row). A part lies in one tile
+      // (tile_rows and r0 are multiples of 32): its slice rows start at `out`, row j 32 floats
+      // after row 0, its chunks swizzled by j % 8. (Computed once per part: 64-bit divisions per
+      // element made this copy about 1.5 times slower.)
+#pragma unroll
+      for (int q = 0; q < kParts; ++q) {
+        const long long r = r0 + 32 * q, tile_index = r / p.tile_rows;
+        if (r >= p.dst_rows) break;
         float* out = p.dst + b * p.dst_stride + (tile_index * p.dst_ld + k0) * p.tile_rows +
                      (r - tile_index * p.tile_rows) * 32;
-#pragma unroll
-        for (int q = 0; q < 4; ++q) {
-          const int j = y + 8 * q;
-          const float v = tile[32 * h + j][x];
-          unsigned big, small;
-          asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(big) : "f"(v));
-          asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(small) : "f"(v - __uint_as_float(big)));
-          const int at = j * 32 + (((x / 4) ^ (j % 8)) * 4) + x % 4;
-          out[at] = __uint_as_float(big);
-          if (p.split) out[p.plane + at] = __uint_as_float(small);
-        }
+        const int j = t / 8, c = t % 8;  // row j of the part, chunk c
+        float4 big, small;
+        const float* x = &tile[32 * q + j][4 * c];
+        gemmtune::detail::split_tf32(x[0], big.x, small.x);
+        gemmtune::detail::split_tf32(x[1], big.y, small.y);
+        gemmtune::detail::split_tf32(x[2], big.z, small.z);
+        gemmtune::detail::split_tf32(x[3], big.w, small.w);
+        const int at = j * 32 + ((c ^ (j % 8)) * 4);
+        // (Vector stores spelled out: plain assignments came out as four stores each.)
+        __stcg(reinterpret_cast<float4*>(out + at), big);
+        if (p.split) __stcg(reinterpret_cast<float4*>(out + p.plane + at), small);
       }
       __syncthreads();
     }

@@ -245,6 +245,9 @@ struct WgmmaMainloop {
         asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(empty + 8 * s), "r"(int(Cfg::kThreads)));
       }
       asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+      // Launched right after a split copy, the kernel may start before it ends: its results are
+      // complete and visible after this wait (which returns at once otherwise).
+      asm volatile("griddepcontrol.wait;\n" ::: "memory");
       for (int t = 0; t < STAGES && t < slices; ++t) copy_slice(t, t);
     }
     __syncthreads();  // the barriers are initialised

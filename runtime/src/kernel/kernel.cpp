@@ -1,6 +1,7 @@
 #include "gemmtune/kernel.hpp"
 
 #include <algorithm>
+#include <cstdint>
 
 #include "gemmtune/error.hpp"
 #include "gemmtune/db/records.hpp"
@@ -38,8 +39,9 @@ void pack_operand(cudaKernel_t pack, const float* src, long long ld, long long s
 void split_operand(cudaKernel_t split, const float* src, long long ld, long long stride, bool transposed, int rows,
                    int k, int batch, bool two_planes, const PackedOperand& dst, cudaStream_t stream) {
   const int dst_rows = int(dst.plane / dst.ld);
+  const bool vec = reinterpret_cast<std::uintptr_t>(src) % 16 == 0 && ld % 4 == 0 && (batch == 1 || stride % 4 == 0);
   SplitPackArgs args{src, dst.data, ld, stride, dst.ld, dst.stride, dst.plane, rows, k, dst_rows, batch,
-                     dst.tile_rows, int(transposed), int(two_planes)};
+                     dst.tile_rows, int(transposed), int(two_planes), int(vec)};
   const dim3 block(32, 8);
   const int row_groups = (dst_rows + kSplitPackRows - 1) / kSplitPackRows;
   const dim3 grid(unsigned(dst.ld / 32), unsigned(std::min(row_groups, 65535)), unsigned(std::min(batch, 65535)));
@@ -136,10 +138,19 @@ void GemmKernel::launch(const Problem& p, cudaStream_t stream, LaunchWorkspace* 
   void* params[] = {&args, &maps};  // the warpgroup entry point takes both (sgemm_wgmma)
   // split_tail: the tiles of whole rounds of one per SM unsplit, the rest split_k times
   // (BlockWork::of_split_tail).
-  const dim3 grid = c.split_tail ? dim3(unsigned(c.blocks_for(tiles, sms_)), 1, 1)
-                                 : dim3(unsigned(tiles), 1, unsigned(p.batch * c.split_k));
-  GEMMTUNE_CUDA(cudaLaunchKernel(reinterpret_cast<const void*>(gemm_), grid, dim3(c.threads()), params,
-                                 size_t(c.smem_bytes()), stream));
+  cudaLaunchConfig_t launch{};
+  launch.gridDim = c.split_tail ? dim3(unsigned(c.blocks_for(tiles, sms_)), 1, 1)
+                                : dim3(unsigned(tiles), 1, unsigned(p.batch * c.split_k));
+  launch.blockDim = dim3(c.threads());
+  launch.dynamicSmemBytes = size_t(c.smem_bytes());
+  launch.stream = stream;
+  // After a split copy the warpgroup kernel starts while the copy's last blocks run, and waits
+  // for the copy where it first reads it (griddepcontrol, wgmma.cuh).
+  cudaLaunchAttribute early{};
+  early.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  early.val.programmaticStreamSerializationAllowed = 1;
+  if (c.wgmma && (q.a != p.a || q.b != p.b)) launch.attrs = &early, launch.numAttrs = 1;
+  GEMMTUNE_CUDA(cudaLaunchKernelExC(&launch, reinterpret_cast<const void*>(gemm_), params));
   GEMMTUNE_CUDA(cudaGetLastError());
 }
 
