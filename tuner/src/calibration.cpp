@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <tuple>
 
 namespace gemmtune::tuner {
 
@@ -94,6 +95,39 @@ static int kernel_path(const GemmConfig& c) {
   return c.reduces() ? 1 : c.streams_b() ? 2 : c.wgmma ? 3 : c.uses_tensor_cores() ? 4 : 0;
 }
 
+// Predicted times this close the model cannot tell apart: on an H200 corpus of twelve problems
+// (docs/PERFORMANCE.md, eleventh session) its measured / predicted ratio spread by a factor of
+// about 1.2 within a problem.
+constexpr double kModelTie = 0.05;
+
+// `ranked` (fastest predicted first) with each run of near-ties (within kModelTie of the run's
+// first) reordered to take one config of each block tile shape and split in turn, in the order
+// the shapes first appear: the first measurements then cover shapes, not the enumeration order's
+// first one (1531^3 on an H200: the 24 families ranked first were 64x128 tiles predicted alike at
+// 133 us and measured 222-330 us; a 128x64 split-tail tile 4% behind them took 204 us).
+static std::vector<std::size_t> spread_ties(const std::vector<std::size_t>& ranked, const std::vector<double>& ms,
+                                            const std::vector<GemmConfig>& candidates) {
+  std::vector<std::size_t> out;
+  out.reserve(ranked.size());
+  for (std::size_t begin = 0, end = 0; begin < ranked.size(); begin = end) {
+    const double limit = ms[ranked[begin]] * (1 + kModelTie);
+    while (end < ranked.size() && ms[ranked[end]] <= limit) ++end;
+    std::map<std::tuple<int, int, int, bool>, std::vector<std::size_t>> by_shape;
+    std::vector<std::tuple<int, int, int, bool>> shapes;  // in order of first appearance
+    for (std::size_t j = begin; j < end; ++j) {
+      const GemmConfig& c = candidates[ranked[j]];
+      const auto key = std::make_tuple(c.bm, c.bn, c.split_k, c.split_tail);
+      auto& members = by_shape[key];
+      if (members.empty()) shapes.push_back(key);
+      members.push_back(ranked[j]);
+    }
+    for (std::size_t round = 0; out.size() < end; ++round)
+      for (const auto& key : shapes)
+        if (round < by_shape[key].size()) out.push_back(by_shape[key][round]);
+  }
+  return out;
+}
+
 std::size_t ModelRanking::rank_of(std::size_t index) const {
   return std::size_t(std::find(order.begin(), order.end(), index) - order.begin());
 }
@@ -110,7 +144,7 @@ ModelRanking rank_candidates(const std::vector<GemmConfig>& candidates, const Pr
   // at rank 90 of 3935.
   std::vector<std::size_t> leaders, rest;
   std::set<int> paths;
-  for (std::size_t i : rank_by_time(r.predicted_ms))
+  for (std::size_t i : spread_ties(rank_by_time(r.predicted_ms), r.predicted_ms, candidates))
     (paths.insert(kernel_path(candidates[i])).second ? leaders : rest).push_back(i);
   r.order = leaders;
   r.order.insert(r.order.end(), rest.begin(), rest.end());
