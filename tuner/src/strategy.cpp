@@ -39,8 +39,10 @@ class Search {
   // False (and nothing measured) once the budget is spent or a stop was requested.
   bool may_measure() {
     if (hooks_.stop_requested && hooks_.stop_requested()) result_.stopped = true;
-    // The budget always allows one measurement, so that every problem gets a result.
-    if (options_.budget_s > 0 && result_.measurements > 0 && hooks_.elapsed_s() >= options_.budget_s)
+    // The budget always allows min_measurements (at least one, so that every problem gets a
+    // result).
+    if (options_.budget_s > 0 && result_.measurements >= std::max<std::size_t>(1, options_.min_measurements) &&
+        hooks_.elapsed_s() >= options_.budget_s)
       result_.budget_exhausted = true;
     return !result_.stopped && !result_.budget_exhausted;
   }

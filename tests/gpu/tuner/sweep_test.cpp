@@ -185,14 +185,18 @@ TEST_F(Sweep, Fp32SweepStoresWideRangeErrors) {
   EXPECT_EQ(run_sweep(o).measurements, 0u) << log_.str();
 }
 
+// A spent budget still measures the first round of compiles: one config per compile thread.
 TEST_F(Sweep, BudgetStopsStartingCandidates) {
   GEMMTUNE_REQUIRE_GPU();
-  SweepOptions o = options(path("t.db"));
-  o.strategy.budget_s = 1e-6;  // spent by the first candidate
-  SweepReport r = run_sweep(o);
-  EXPECT_EQ(r.measurements, 2u) << log_.str();  // one candidate per problem
-  ASSERT_EQ(r.rows.size(), 2u);
-  EXPECT_EQ(r.rows[0].note, "budget spent");
+  for (unsigned threads : {1u, 3u}) {
+    SweepOptions o = options(path("t" + std::to_string(threads) + ".db"));
+    o.strategy.budget_s = 1e-6;  // spent by the first candidate
+    o.compile_threads = threads;
+    SweepReport r = run_sweep(o);
+    EXPECT_EQ(r.measurements, 2u * threads) << log_.str();  // per problem
+    ASSERT_EQ(r.rows.size(), 2u);
+    EXPECT_EQ(r.rows[0].note, "budget spent");
+  }
 }
 
 TEST_F(Sweep, InterruptedCliSweepResumesToTheSameBest) {

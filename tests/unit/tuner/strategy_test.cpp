@@ -130,6 +130,25 @@ TEST(Strategy, EveryStrategyHonoursTheBudget) {
   }
 }
 
+// A budget spent before the first measurement ends (the compiles of a cold start) still allows
+// min_measurements of them: the sweep sets its compile threads, whose first round runs at once.
+TEST(Strategy, TheBudgetAllowsTheFirstRoundOfCompiles) {
+  for (auto kind : {StrategyKind::model, StrategyKind::exhaustive, StrategyKind::halving, StrategyKind::random}) {
+    for (std::size_t min : {std::size_t(1), std::size_t(16)}) {
+      Replay r(500);
+      r.clock = 30;  // the budget below is gone before anything is measured
+      StrategyOptions o;
+      o.kind = kind;
+      o.budget_s = 5;
+      o.min_measurements = min;
+      StrategyResult res = run_strategy(500, {}, o, r.hooks());
+      EXPECT_TRUE(res.budget_exhausted) << strategy_name(kind);
+      EXPECT_EQ(r.calls.size(), min) << strategy_name(kind);
+      EXPECT_TRUE(res.best);
+    }
+  }
+}
+
 TEST(Strategy, RandomRespectsMaxConfigs) {
   Replay r(300);
   StrategyOptions o;

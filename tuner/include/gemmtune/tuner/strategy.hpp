@@ -38,6 +38,9 @@ struct StrategyOptions {
   StrategyKind kind = StrategyKind::halving;
   std::size_t max_configs = 0;     ///< random: candidates to try (0: all)
   double budget_s = 0;             ///< seconds for this problem; 0: unlimited
+  /// Measurements the budget always allows: those whose compiles were started at once (the
+  /// sweep sets its compile threads), since their cost is paid already.
+  std::size_t min_measurements = 1;
   std::size_t finalists = 3;       ///< leaders re-timed carefully at the end
   double keep_fraction = 1.0 / 3;  ///< halving: share of a round that goes on to the next
   std::size_t min_keep = 4;        ///< halving: a round keeps at least this many
