@@ -174,7 +174,7 @@ static void add_sweep_command(CLI::App& app) {
   c->plan.add_problem_options(cmd);
   cmd->add_option("--db", c->db_path, "Tuning database (default: $GEMMTUNE_DB else ${XDG_CACHE_HOME:-~/.cache}/gemmtune/tuning.db)");
   cmd->add_option("--strategy", c->strategy, "exhaustive, random, halving or model")->capture_default_str();
-  cmd->add_option("--budget", c->budget, "Seconds per problem (0: no limit); every strategy honours it")
+  cmd->add_option("--budget", c->budget, "Seconds per problem (0: no limit); every strategy honours it, after measuring the first round of compiles (one per compile thread)")
       ->capture_default_str();
   cmd->add_option("--max-configs", c->max_configs, "Random strategy: candidates to try per problem");
   cmd->add_flag("--force", c->force, "Re-measure configs already measured on this GPU model");
