@@ -101,12 +101,15 @@ static int kernel_path(const GemmConfig& c) {
 constexpr double kModelTie = 0.05;
 
 // `ranked` (fastest predicted first) with each run of near-ties (within kModelTie of the run's
-// first) reordered to take one config of each block tile shape and split in turn, in the order
-// the shapes first appear: the first measurements then cover shapes, not the enumeration order's
-// first one (1531^3 on an H200: the 24 families ranked first were 64x128 tiles predicted alike at
-// 133 us and measured 222-330 us; a 128x64 split-tail tile 4% behind them took 204 us).
+// first) reordered to take one family of each block tile shape and split in turn, in the order
+// the shapes first appear, each family's other members after all the families of the run: the
+// first measurements (the search times a family's best-ranked member first) then cover shapes,
+// not the enumeration order's first one (1531^3 on an H200: the 24 families ranked first were
+// 64x128 tiles predicted alike at 133 us and measured 222-330 us; a 128x64 split-tail tile 4%
+// behind them took 204 us).
 static std::vector<std::size_t> spread_ties(const std::vector<std::size_t>& ranked, const std::vector<double>& ms,
-                                            const std::vector<GemmConfig>& candidates) {
+                                            const std::vector<GemmConfig>& candidates,
+                                            const std::vector<std::size_t>& family) {
   std::vector<std::size_t> out;
   out.reserve(ranked.size());
   for (std::size_t begin = 0, end = 0; begin < ranked.size(); begin = end) {
@@ -117,16 +120,25 @@ static std::vector<std::size_t> spread_ties(const std::vector<std::size_t>& rank
     using Shape = std::tuple<int, int, int, bool, std::size_t>;
     std::map<Shape, std::vector<std::size_t>> by_shape;
     std::vector<Shape> shapes;  // in order of first appearance
+    std::vector<std::size_t> relatives;  // members after their family's first
+    std::set<std::size_t> seen;
     for (std::size_t j = begin; j < end; ++j) {
-      const GemmConfig& c = candidates[ranked[j]];
-      const Shape key = c.reduces() ? Shape{0, 0, 0, false, ranked[j]} : Shape{c.bm, c.bn, c.split_k, c.split_tail, 0};
-      auto& members = by_shape[key];
-      if (members.empty()) shapes.push_back(key);
-      members.push_back(ranked[j]);
+      const std::size_t i = ranked[j];
+      if (!seen.insert(family[i]).second) {
+        relatives.push_back(i);
+        continue;
+      }
+      const GemmConfig& c = candidates[i];
+      const Shape key = c.reduces() ? Shape{0, 0, 0, false, i} : Shape{c.bm, c.bn, c.split_k, c.split_tail, 0};
+      auto& heads = by_shape[key];
+      if (heads.empty()) shapes.push_back(key);
+      heads.push_back(i);
     }
-    for (std::size_t round = 0; out.size() < end; ++round)
+    const std::size_t heads_end = end - relatives.size();
+    for (std::size_t round = 0; out.size() < heads_end; ++round)
       for (const auto& key : shapes)
         if (round < by_shape[key].size()) out.push_back(by_shape[key][round]);
+    out.insert(out.end(), relatives.begin(), relatives.end());
   }
   return out;
 }
@@ -139,18 +151,6 @@ ModelRanking rank_candidates(const std::vector<GemmConfig>& candidates, const Pr
                              const GpuCeilings& gpu, const std::vector<TunedNeighbour>& tuned,
                              const CalibrationOptions& options) {
   ModelRanking r;
-  const std::vector<double> factors = calibration_factors(candidates, p, tuned, options);
-  for (std::size_t i = 0; i < candidates.size(); ++i)
-    r.predicted_ms.push_back(predict(candidates[i], p, gpu).ms * factors[i]);
-  // Fastest predicted first, except that the best-ranked config of each kernel path leads: a
-  // 10 s budget on 3x50000x512 nt (H200) once timed 43 thin tiles and no reduction, the winner
-  // at rank 90 of 3935.
-  std::vector<std::size_t> leaders, rest;
-  std::set<int> paths;
-  for (std::size_t i : spread_ties(rank_by_time(r.predicted_ms), r.predicted_ms, candidates))
-    (paths.insert(kernel_path(candidates[i])).second ? leaders : rest).push_back(i);
-  r.order = leaders;
-  r.order.insert(r.order.end(), rest.begin(), rest.end());
   std::map<std::string, std::size_t> families;
   for (const GemmConfig& c : candidates) {
     // What the model cannot tell apart: the warp arrangement, the register budget, whether
@@ -164,6 +164,18 @@ ModelRanking rank_candidates(const std::vector<GemmConfig>& candidates, const Pr
     key.align_a = key.align_b = 0;
     r.family.push_back(families.emplace(config_name(key), families.size()).first->second);
   }
+  const std::vector<double> factors = calibration_factors(candidates, p, tuned, options);
+  for (std::size_t i = 0; i < candidates.size(); ++i)
+    r.predicted_ms.push_back(predict(candidates[i], p, gpu).ms * factors[i]);
+  // Fastest predicted first, except that the best-ranked config of each kernel path leads: a
+  // 10 s budget on 3x50000x512 nt (H200) once timed 43 thin tiles and no reduction, the winner
+  // at rank 90 of 3935.
+  std::vector<std::size_t> leaders, rest;
+  std::set<int> paths;
+  for (std::size_t i : spread_ties(rank_by_time(r.predicted_ms), r.predicted_ms, candidates, r.family))
+    (paths.insert(kernel_path(candidates[i])).second ? leaders : rest).push_back(i);
+  r.order = leaders;
+  r.order.insert(r.order.end(), rest.begin(), rest.end());
   return r;
 }
 

@@ -152,12 +152,18 @@ TEST(Calibration, NearTiesAreSpreadOverTileShapes) {
   gpu.limits = limits;
   const ModelRanking r = rank_candidates(candidates, p, gpu);
   ASSERT_GT(r.order.size(), 1000u);
+  // The first twelve families in the order (the search times each family's first member first)
+  // are twelve different families, of at least eight tile shapes and splits.
+  std::set<std::size_t> families;
   std::set<std::tuple<int, int, int, bool>> shapes;
-  for (std::size_t j = 0; j < 12; ++j) {
+  for (std::size_t j = 0; j < r.order.size() && families.size() < 12; ++j) {
     const GemmConfig& c = candidates[r.order[j]];
-    shapes.insert({c.bm, c.bn, c.split_k, c.split_tail});
+    if (families.insert(r.family[r.order[j]]).second) shapes.insert({c.bm, c.bn, c.split_k, c.split_tail});
   }
   EXPECT_GE(shapes.size(), 8u);
+  std::size_t first_twelve_end = 0;  // where the twelfth family starts
+  for (std::set<std::size_t> seen; seen.size() < 12; ++first_twelve_end) seen.insert(r.family[r.order[first_twelve_end]]);
+  EXPECT_LE(first_twelve_end, 12u) << "the families' other members come after the run's families";
   double slowest_so_far = 0;
   for (std::size_t i : r.order) {
     EXPECT_GE(r.predicted_ms[i] * 1.05, slowest_so_far * (1 - 1e-9)) << config_name(candidates[i]);
