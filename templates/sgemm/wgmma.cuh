@@ -4,15 +4,15 @@
 // An operand that is K-major already, with rows 16-byte aligned (A of nn and nt, B of nt and tt),
 // is read in place with math 1: one tensor copy (cp.async.bulk.tensor, through the tensor map in
 // WarpgroupArgs) moves a slice of it into shared memory, swizzled by the copy unit, and fills what
-// lies past M, N or K with zeros. The tensor cores then truncate its floats to TF32 where the
-// split copy rounds them. The launcher first copies the other operands (gemmtune_pack_split,
-// pack.cuh) into the workspace as K-major planes: row r of A's plane is row r of op(A), of B's
-// column r of op(B), K rounded up to 32 floats, rows padded with zeros up to whole BM (BN)
-// tiles. The big plane holds tf32(x), the small plane after it tf32(x - tf32(x)) (math >= 2):
-// the split is done once per element instead of in every warp (mma.cuh). The copy stores each tile's slices (rows x 32 floats) whole and in
-// their shared-memory order below, so one bulk copy (cp.async.bulk, the TMA unit) moves a slice
-// of a plane: no bounds checks, every layout and leading dimension at full width, and a single
-// thread issues all of a block's copies.
+// lies past M, N or K with zeros. The tensor cores then truncate its floats to TF32 where the split
+// copy rounds them. The launcher first copies the other operands (gemmtune_pack_split, pack.cuh)
+// into the workspace as K-major planes: row r of A's plane is row r of op(A), of B's column r of
+// op(B), K rounded up to 32 floats, rows padded with zeros up to whole BM (BN) tiles. The big plane
+// holds tf32(x), the small plane after it tf32(x - tf32(x)) (math >= 2): the split is done once per
+// element instead of in every warp (mma.cuh). The copy stores each tile's slices (rows x 32 floats)
+// whole and in their shared-memory order below, so one bulk copy (cp.async.bulk, the TMA unit)
+// moves a slice of a plane: no bounds checks, every layout and leading dimension at full width, and
+// a single thread issues all of a block's copies.
 //
 // Shared memory: per stage the A big, B big (then A small, B small) tiles, each `rows` x 32 floats:
 // one 128-byte row per tile row, the 16-byte chunks of row r stored at chunk index c ^ (r % 8) (the
