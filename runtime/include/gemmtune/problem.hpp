@@ -77,6 +77,10 @@ struct Problem {
   int c_alignment() const;
   /// "nn", "nt", "tn" or "tt".
   std::string layout() const;
+  /// Whether every row of `batch` matrices at `base`, rows `ld` floats apart and matrices `stride`
+  /// floats apart, starts on a 16-byte boundary: what whole rows read as 4-float vectors need,
+  /// whatever the row length (the split copy; tensor maps, GemmConfig::reads_a_in_place).
+  static bool rows_16_byte_aligned(const float* base, long long ld, long long stride, int batch);
   /// problem_label() of this problem's class, e.g. "4095x4096x4096 nn a1", then " (pointer arrays)"
   /// for pointer_arrays.
   std::string label() const {

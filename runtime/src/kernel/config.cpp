@@ -1,7 +1,6 @@
 #include "gemmtune/config.hpp"
 
 #include <algorithm>
-#include <cstdint>
 #include <iterator>
 #include <string_view>
 
@@ -38,12 +37,12 @@ bool GemmConfig::packs_b(const Problem& p) const {
   return repack && !wgmma && !p.pointer_arrays && p.b_alignment() < vec;
 }
 
-// The copy unit's limits on a K-major operand of `rows` rows: 16-byte aligned base and rows,
-// matrices 16 bytes apart and not overlapping, strides under 2^40 bytes.
+// The copy unit's limits on a K-major operand of `rows` rows: 16-byte aligned rows, matrices not
+// overlapping, strides under 2^40 bytes.
 static bool tensor_map_fits(const float* base, long long ld, long long stride, long long rows, int batch) {
   const long long limit = 1LL << 38;  // floats
-  return reinterpret_cast<std::uintptr_t>(base) % 16 == 0 && ld % 4 == 0 && ld < limit &&
-         (batch == 1 || (stride % 4 == 0 && stride >= ld * rows && stride < limit));
+  return Problem::rows_16_byte_aligned(base, ld, stride, batch) && ld < limit &&
+         (batch == 1 || (stride >= ld * rows && stride < limit));
 }
 bool GemmConfig::reads_a_in_place(const Problem& p) const {
   return wgmma && math == 1 && p.op_a == Op::N && !p.pointer_arrays &&

@@ -1,7 +1,6 @@
 #include "gemmtune/kernel.hpp"
 
 #include <algorithm>
-#include <cstdint>
 
 #include "gemmtune/error.hpp"
 #include "gemmtune/db/records.hpp"
@@ -39,7 +38,7 @@ void pack_operand(cudaKernel_t pack, const float* src, long long ld, long long s
 void split_operand(cudaKernel_t split, const float* src, long long ld, long long stride, bool transposed, int rows,
                    int k, int batch, bool two_planes, const PackedOperand& dst, cudaStream_t stream) {
   const int dst_rows = int(dst.plane / dst.ld);
-  const bool vec = reinterpret_cast<std::uintptr_t>(src) % 16 == 0 && ld % 4 == 0 && (batch == 1 || stride % 4 == 0);
+  const bool vec = Problem::rows_16_byte_aligned(src, ld, stride, batch);
   SplitPackArgs args{src, dst.data, ld, stride, dst.ld, dst.stride, dst.plane, rows, k, dst_rows, batch,
                      dst.tile_rows, int(transposed), int(two_planes), int(vec)};
   const dim3 block(32, 8);

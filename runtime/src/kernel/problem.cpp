@@ -40,6 +40,10 @@ Problem Problem::packed(Op op_a, Op op_b, int m, int n, int k, int batch) {
 }
 
 static bool fits(int width, long long v) { return v % width == 0; }
+
+bool Problem::rows_16_byte_aligned(const float* base, long long ld, long long stride, int batch) {
+  return reinterpret_cast<std::uintptr_t>(base) % 16 == 0 && ld % 4 == 0 && (batch == 1 || stride % 4 == 0);
+}
 static bool fits_ptr(int width, const void* ptr) {
   return reinterpret_cast<std::uintptr_t>(ptr) % (width * sizeof(float)) == 0;
 }
