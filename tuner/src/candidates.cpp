@@ -51,7 +51,8 @@ bool in_reduced_space(const GemmConfig& c) {
   const int min_t = std::min(c.tm, c.tn), max_t = std::max(c.tm, c.tn);
   const int min_b = std::min(c.bm, c.bn), max_b = std::max(c.bm, c.bn);
   const bool slice_ok = (c.stages == 2 && among(c.bk, {8, 16})) || (c.stages == 3 && among(c.bk, {16, 32}));
-  const bool common = slice_ok && c.pad == 4 && c.raster == 8 && among(c.threads(), {64, 128, 256}) &&
+  // 96, 192: the blocks of three warp rows or columns (48- and 96-row or column tiles).
+  const bool common = slice_ok && c.pad == 4 && c.raster == 8 && among(c.threads(), {64, 96, 128, 192, 256}) &&
                       (c.occupancy == 1 || c.tm * c.tn <= 64);
   if (!common) return false;
   if (c.bm <= 8) return c.wm == c.bm && among(c.tn, {4, 8}) && c.bn >= 64;  // thin: one warp row
@@ -59,7 +60,23 @@ bool in_reduced_space(const GemmConfig& c) {
   // Thread tiles of 2 only for the 16x16 tiles of matrices that small (64 threads).
   const bool thread_tile_ok = among(max_t, {4, 8, 16}) || (max_t == 2 && max_b <= 16);
   return thread_tile_ok && max_t <= 2 * min_t && among(c.wm / c.tm, {4, 8}) &&
-         (max_b <= 2 * min_b || min_b <= 32);
+         (max_b <= 2 * min_b || min_b <= 48);
+}
+
+// Rows (or columns) a tile of `side` leaves idle over a problem side of `length`.
+static long long overhang(long long length, int side) {
+  return (length + side - 1) / side * side - length;
+}
+
+static bool is_pow2_side(int side) {
+  return (side & (side - 1)) == 0;
+}
+
+// A tile side of three warp tiles (48, 96) where the problem's side takes one or two of them
+// and the power-of-two tile a third wider would leave more of its rows idle (33 rows: one 48-row
+// tile idles 15, one 64-row tile 31). Elsewhere the power-of-two tiles cover as well.
+static bool three_warp_side_suits(long long length, int side) {
+  return is_pow2_side(side) || (length <= 2 * side && overhang(length, side) < overhang(length, side / 3 * 4));
 }
 
 // Blocks of bm x bn tiles over the problem's batch; in double, as sizes near INT32_MAX and huge
@@ -89,6 +106,7 @@ bool tile_suits(const GemmConfig& c, const Problem& p, int sm_count) {
   // was given).
   if (p.m > 8 && c.bm > pow2_at_least(p.m)) return false;
   if (p.n > 8 && c.bn > pow2_at_least(p.n)) return false;
+  if (!three_warp_side_suits(p.m, c.bm) || !three_warp_side_suits(p.n, c.bn)) return false;
   // Tiles under 64x64 (more shared-memory traffic per FMA) only where 64x64 tiles leave the
   // GPU short of blocks or would overhang a side of the problem.
   if (c.bm * c.bn < 64 * 64 && std::min(p.m, p.n) >= 64 && tile_count(p, 64, 64) >= 4.0 * sm_count)

@@ -110,6 +110,10 @@ bool GemmConfig::tiles_hold_vectors_of(int v) const {
 
 static bool is_pow2(int v) { return v > 0 && (v & (v - 1)) == 0; }
 
+// 48, 96, 192...: a block side of three (or six...) warp tiles, for sides of a problem that a
+// power-of-two tile would overhang by nearly half (33 rows: one 64-row tile idles 31 of them).
+static bool is_three_times_pow2(int v) { return v >= 48 && v % 3 == 0 && is_pow2(v / 3); }
+
 // No size knob of a config that fits a block of 1024 threads, the shared memory and the registers
 // of a GPU comes near this; bounding them first keeps the products below in 64-bit range (names
 // from a damaged database or typed by hand can hold any number).
@@ -118,10 +122,16 @@ constexpr int kMaxKnobSize = 1 << 16;
 std::optional<std::string> GemmConfig::validate(const DeviceLimits& limits) const {
   auto why = [](std::string s) { return std::optional<std::string>(std::move(s)); };
   if (math < 0 || math > 4) return why("math must be 0 (FP32 FMA) or 1 to 4 (tensor-core TF32 variants)");
-  for (int v : {bm, bn, bk, wm, wn, tm, tn, vec, split_k, raster, k_lanes, k_warps}) {
-    if (!is_pow2(v)) return why("every tile size, vec, split_k, raster, k_lanes and k_warps must be a power of two");
+  for (int v : {bm, bn, bk, wm, wn, tm, tn, vec, split_k, raster, k_lanes, k_warps})
     if (v > kMaxKnobSize) return why("tile sizes, vec, split_k, raster, k_lanes and k_warps must be at most 65536");
-  }
+  for (int v : {bk, wm, wn, tm, tn, vec, split_k, raster, k_lanes, k_warps})
+    if (!is_pow2(v)) return why("every tile size, vec, split_k, raster, k_lanes and k_warps must be a power of two");
+  for (int v : {bm, bn})
+    if (!is_pow2(v) && !is_three_times_pow2(v))
+      return why("block tile sides bm and bn must be powers of two or 3 x a power of two from 48 on (48, 96...)");
+  if ((!is_pow2(bm) || !is_pow2(bn)) && (math != 0 || reduces()))
+    return why("block sides of 3 x a power of two (bm or bn 48, 96...) are for the FP32 FMA tile kernels: math 0, "
+               "k_lanes and k_warps 1");
   if (k_lanes > 32) return why("k_lanes must be at most 32 (the lanes of a warp)");
   // The warpgroup instruction's accumulator layout (wgmma.cuh) is 2 x bn / 4 per thread.
   if (tm > 16 || tn > (wgmma ? 64 : 16)) return why("thread tile tm, tn must be at most 16 (tn 64 for wgmma = 1)");

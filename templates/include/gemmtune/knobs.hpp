@@ -52,8 +52,9 @@ struct Knob {
 };
 
 namespace knob_values {
-// 1-8 rows or columns are thin tiles for matrix-vector-like problems (M or N of a few).
-inline constexpr int kBlock[] = {1, 2, 4, 8, 16, 32, 64, 128, 256};
+// 1-8 rows or columns are thin tiles for matrix-vector-like problems (M or N of a few); 48 and
+// 96 (three warp tiles of 16 or 32) for sides a power of two would overhang by nearly half.
+inline constexpr int kBlock[] = {1, 2, 4, 8, 16, 32, 48, 64, 96, 128, 256};
 inline constexpr int kBk[] = {8, 16, 32};
 // Warp tiles follow from the thread tile and the warp's thread grid (32 threads): every power
 // of two a block tile can hold; the space walk skips warp tiles that do not fit (see

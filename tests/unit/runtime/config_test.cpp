@@ -39,7 +39,10 @@ TEST(Config, InvalidConfigsSayWhy) {
 TEST(Config, EachConstraintHasItsReason) {
   struct Case { void (*edit)(GemmConfig&); const char* expect; };
   const Case cases[] = {
-      {[](GemmConfig& c) { c.bm = 96; }, "power of two"},
+      {[](GemmConfig& c) { c.bm = 80; }, "powers of two or 3 x"},
+      {[](GemmConfig& c) { c.bm = 24, c.wm = 8, c.tm = 2; }, "powers of two or 3 x"},
+      {[](GemmConfig& c) { c.wm = 48; }, "must be a power of two"},
+      {[](GemmConfig& c) { c.bm = 96, c.wm = 32, c.tm = 4, c.tn = 4, c.wn = 32, c.math = 1; }, "FP32 FMA tile kernels"},
       {[](GemmConfig& c) { c.tm = 16, c.tn = 16, c.wm = 64, c.wn = 128, c.bn = 128; }, "exceeds 128 accumulators"},
       {[](GemmConfig& c) { c.bm = 32; }, "multiple of the warp tile"},
       {[](GemmConfig& c) { c.bm = 256, c.bn = 256, c.tm = 4, c.tn = 4, c.wm = 16, c.wn = 32; }, "threads per block exceed"},
@@ -58,6 +61,18 @@ TEST(Config, EachConstraintHasItsReason) {
     GemmConfig c;
     k.edit(c);
     EXPECT_NE(reason(c).find(k.expect), std::string::npos) << config_name(c) << ": '" << reason(c) << "'";
+  }
+}
+
+// Block sides of three warp tiles (48 and 96 rows or columns) are valid FMA tile configs, and their
+// thread count is three times a power of two.
+TEST(Config, ThreeWarpSidesAreValidTiles) {
+  for (const char* name : {"sgemm_nn_48x128x16_w16x64_t4x8_s3_v4_p4_k1_r8", "sgemm_tn_96x64x8_w32x64_t8x8_s2_v4_p4_k1_r8",
+                           "sgemm_nt_128x96x8_w64x32_t8x8_s2_v4_p4_k4_r8", "sgemm_tt_48x48x16_w16x16_t2x4_s3_v4_p4_k1_r8"}) {
+    auto c = parse_config_name(name);
+    ASSERT_TRUE(c.has_value()) << name;
+    EXPECT_EQ(reason(*c), "") << name;
+    EXPECT_EQ(c->threads() % 96, 0) << name;
   }
 }
 
@@ -183,7 +198,7 @@ TEST(Config, CoverageSampleTakesEveryValueOfEveryKnob) {
                      &GemmConfig::raster, &GemmConfig::wm, &GemmConfig::wn, &GemmConfig::occupancy})
     EXPECT_EQ(values(sample, field), values(valid, field));
   for (auto& c : sample) EXPECT_FALSE(c.validate(kSm90).has_value()) << config_name(c);
-  EXPECT_LT(sample.size(), 60u);
+  EXPECT_LT(sample.size(), 64u);
 }
 
 TEST(Config, AlignmentClassAndCanImplement) {

@@ -141,6 +141,28 @@ TEST(Candidates, SmallBatchedMatricesGetTilesTheirSize) {
     EXPECT_GE(c.bm * c.bn, 64 * 64) << config_name(c);
 }
 
+TEST(Candidates, ThreeWarpTilesWherePowersOfTwoOverhangNearlyHalf) {
+  auto sides = [](const Problem& p) {
+    std::set<int> rows, cols;
+    for (const auto& c : candidate_configs(reduced_space(p.op_a, p.op_b), p, 132, SpaceKind::reduced))
+      rows.insert(c.bm), cols.insert(c.bn);
+    return std::pair{rows, cols};
+  };
+  // 33 rows: one 48-row tile idles 15 of them, a 64-row one 31.
+  EXPECT_TRUE(sides(Problem::packed(Op::N, Op::N, 33, 4097, 4095)).first.count(48));
+  // An attention-like product with 96 columns (a head dimension): one 96-column tile.
+  EXPECT_TRUE(sides(Problem::packed(Op::N, Op::T, 512, 96, 512, 64)).second.count(96));
+  // 64 rows fit a power-of-two tile exactly; long sides are covered as well by powers of two.
+  for (const Problem& p : {Problem::packed(Op::N, Op::N, 64, 4096, 4096), Problem::packed(Op::N, Op::N, 2999, 3001, 2003),
+                           Problem::packed(Op::T, Op::N, 4096, 4096, 4096)}) {
+    const auto [rows, cols] = sides(p);
+    for (int side : {48, 96}) {
+      EXPECT_FALSE(rows.count(side)) << p.m << "x" << p.n << "x" << p.k << " rows " << side;
+      EXPECT_FALSE(cols.count(side)) << p.m << "x" << p.n << "x" << p.k << " columns " << side;
+    }
+  }
+}
+
 TEST(Candidates, ReducedSpaceIsSmallSubsetOfFull) {
   Problem p = Problem::packed(Op::N, Op::N, 1024, 1024, 1024);
   auto full = candidate_configs(valid_nn(), p, 132, SpaceKind::full);
