@@ -151,8 +151,12 @@ ModelRanking rank_candidates(const std::vector<GemmConfig>& candidates, const Pr
                              const GpuCeilings& gpu, const std::vector<TunedNeighbour>& tuned,
                              const CalibrationOptions& options) {
   ModelRanking r;
-  std::map<std::string, std::size_t> families;
+  std::map<std::string, std::size_t> families, variants;
   for (const GemmConfig& c : candidates) {
+    GemmConfig way = c;
+    way.stage_c = way.window_c = way.repack = false;
+    way.align_a = way.align_b = 0;
+    r.variant.push_back(variants.emplace(config_name(way), variants.size()).first->second);
     // What the model cannot tell apart: the warp arrangement, the register budget, whether
     // a narrowed C is written through shared memory or in aligned windows, how a split reduction
     // adds its splits, and whether misaligned A and B are read

@@ -51,6 +51,7 @@ ReplayOutcome replay_problem(const RecordedProblem& recorded, const ReplayOption
   StrategyOptions so = options.strategy;
   so.model_order = ranking.order;
   so.model_family = ranking.family;
+  so.model_variant = ranking.variant;
   const ReplayCost& cost = options.cost;
   std::mt19937_64 rng(options.seed);
   double clock = 0;

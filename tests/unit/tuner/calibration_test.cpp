@@ -107,6 +107,10 @@ TEST(Calibration, MembersOfAFamilyDifferOnlyWhereTheModelIsBlind) {
   EXPECT_NE(r.family[4], r.family[0]);
   EXPECT_EQ(r.family[5], r.family[0]);
   EXPECT_EQ(r.family[6], r.family[0]);
+  // Variant groups are narrower: only the ways of reading A and B and writing C.
+  ASSERT_EQ(r.variant.size(), 7u);
+  for (std::size_t i : {2u, 5u, 6u}) EXPECT_EQ(r.variant[i], r.variant[0]) << i;
+  for (std::size_t i : {1u, 3u, 4u}) EXPECT_NE(r.variant[i], r.variant[0]) << i;
 }
 
 TEST(Calibration, EachKernelPathsBestRankedConfigLeads) {

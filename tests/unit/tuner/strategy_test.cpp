@@ -316,3 +316,38 @@ TEST(Strategy, ModelTimesOneMemberPerFamilyFirstThenTheLeadersRelatives) {
   ASSERT_NE(first_relative, r.calls.end());
   EXPECT_GT(first_relative - r.calls.begin(), std::ptrdiff_t(o.model_first));
 }
+
+TEST(Strategy, ModelTimesTheBestsVariantsRightAfterTheFirstRound) {
+  // Variant groups of two (a narrowed kernel and its twin that copies the operands first), in
+  // families of four; the model ranks 40 first, its twin 41 is the true best. A budget of about
+  // ten quick measurements with a first round of eight: 41 is timed right after that round,
+  // long before the leading families' other members.
+  Replay r(400, 41);
+  StrategyOptions o;
+  o.kind = StrategyKind::model;
+  o.model_order = true_order(r);
+  std::iter_swap(std::find(o.model_order.begin(), o.model_order.end(), 40), o.model_order.begin());
+  for (std::size_t i = 0; i < 400; ++i) o.model_family.push_back(i / 4), o.model_variant.push_back(i / 2);
+  r.truth[40] = 1.05;
+  o.budget_s = 1.0;
+  o.min_measurements = 8;
+  std::vector<std::vector<std::size_t>> plans;
+  StrategyHooks h = r.hooks();
+  h.plan = [&](const std::vector<std::size_t>& order) { plans.push_back(order); };
+  StrategyResult res = run_strategy(400, {}, o, h);
+  ASSERT_TRUE(res.best);
+  EXPECT_EQ(*res.best, 41u);
+  const auto at = std::find_if(r.calls.begin(), r.calls.end(), [](auto call) { return call.first == 41; });
+  ASSERT_NE(at, r.calls.end());
+  EXPECT_EQ(at - r.calls.begin(), 8);  // the ninth measurement, after the first round
+  // It was planned (compiled) first, ahead of the leaders still to come.
+  ASSERT_GE(plans.size(), 2u);
+  EXPECT_EQ(plans[1].front(), 41u);
+  // Without variant groups the budget ends before the twin is timed.
+  Replay without(400, 41);
+  without.truth[40] = 1.05;
+  o.model_variant.clear();
+  res = run_strategy(400, {}, o, without.hooks());
+  ASSERT_TRUE(res.best);
+  EXPECT_NE(*res.best, 41u);
+}

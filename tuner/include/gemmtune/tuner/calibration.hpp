@@ -45,9 +45,12 @@ std::vector<double> calibration_factors(const std::vector<GemmConfig>& candidate
 struct ModelRanking {
   std::vector<double> predicted_ms;
   std::vector<std::size_t> order;
-  /// Per candidate, its family: candidates that differ only in the warp arrangement and the
-  /// register budget (wm, wn, occupancy), which the model cannot tell apart.
+  /// Per candidate, its family: candidates that differ only where the model cannot tell them
+  /// apart (the warp arrangement and register budget, and the ways of `variant`).
   std::vector<std::size_t> family;
+  /// Per candidate, its variant group: the same kernel reading a misaligned A or B narrowed or
+  /// copied first, and writing a narrowed C directly, staged or in windows (a subset of a family).
+  std::vector<std::size_t> variant;
   /// Place (0-based) of candidate `index` in `order`.
   std::size_t rank_of(std::size_t index) const;
 };

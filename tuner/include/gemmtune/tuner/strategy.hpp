@@ -53,6 +53,9 @@ struct StrategyOptions {
   /// budget, staged C): the search measures the best-ranked member of each family first, and
   /// the other members of the leading families once the search has settled.
   std::vector<std::size_t> model_family;
+  /// model: a variant group per candidate (empty: none). After the first round, and after each
+  /// later round of leaders, the search times the untimed members of the best one's group.
+  std::vector<std::size_t> model_variant;
   std::size_t model_family_leaders = 3;  ///< model: families whose other members are measured
   std::size_t model_first = 24;       ///< model: leaders measured quickly before any widening
   std::size_t model_step = 16;        ///< model: further ranks measured per widening
