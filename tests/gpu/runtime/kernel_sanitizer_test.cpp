@@ -1,5 +1,5 @@
 // A few configs (one per pipeline kind, split-K, transposed layouts, thin tiles, repack, tensor cores,
-// C staged or windowed, the warpgroup instruction) on edge shapes: small enough
+// C staged or windowed, three-warp block sides, the warpgroup instruction) on edge shapes: small enough
 // to run under compute-sanitizer memcheck and racecheck (tools/gpu-check.sh --sanitize).
 #include <gtest/gtest.h>
 
@@ -48,6 +48,9 @@ TEST(KernelSanitizer, EdgeShapesAreCorrect) {
       // C in aligned windows where a case narrows it: registers, cp.async 3xTF32, a thin tile
       "sgemm_nt_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8_c", "sgemm_tn_64x64x16_w32x32_t4x8_s3_v4_p4_k1_r8_m3_c",
       "sgemm_nn_4x64x8_w4x64_t4x2_s2_v2_p4_k1_r1_c",
+      // block sides of three warp tiles (slices that do not divide evenly among the threads):
+      // 48 rows through cp.async with split-K and windowed C, 96 columns through registers, staged C
+      "sgemm_nn_48x128x16_w16x64_t4x8_s3_v4_p4_k2_r8_c", "sgemm_tt_64x96x8_w32x32_t4x8_s2_v4_p4_k1_r8_e",
       // the warpgroup instruction (sm_90 only): 3xTF32 with split-K on split copies; 1xTF32
       // reading both operands (nt), or A (nn), in place where the case's rows allow (K 70 padded
       // to 72, K 1000), else from split copies
