@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <bit>
 #include "gemmtune/tuner/candidates.hpp"
 
 #include "gemmtune/error.hpp"
@@ -68,15 +69,11 @@ static long long overhang(long long length, int side) {
   return (length + side - 1) / side * side - length;
 }
 
-static bool is_pow2_side(int side) {
-  return (side & (side - 1)) == 0;
-}
-
 // A tile side of three warp tiles (48, 96) where the problem's side takes one or two of them
 // and the power-of-two tile a third wider would leave more of its rows idle (33 rows: one 48-row
 // tile idles 15, one 64-row tile 31). Elsewhere the power-of-two tiles cover as well.
 static bool three_warp_side_suits(long long length, int side) {
-  return is_pow2_side(side) || (length <= 2 * side && overhang(length, side) < overhang(length, side / 3 * 4));
+  return std::has_single_bit(unsigned(side)) || (length <= 2 * side && overhang(length, side) < overhang(length, side / 3 * 4));
 }
 
 // Blocks of bm x bn tiles over the problem's batch; in double, as sizes near INT32_MAX and huge
