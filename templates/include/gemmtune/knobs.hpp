@@ -78,8 +78,9 @@ inline constexpr int kWgmma[] = {0, 1};
 /// sgemm_nn_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8 (then _o2 when occupancy is 2, _l8 for 8 k_lanes,
 /// _j4 for 4 k_warps, _m3 for math 3, _wg1 for the warpgroup instruction).
 inline constexpr Knob kSgemmKnobs[] = {
-    {"bm", &SgemmKnobs::bm, "_", true, knob_values::kBlock, "block tile rows of C"},
-    {"bn", &SgemmKnobs::bn, "x", true, knob_values::kBlock, "block tile columns of C"},
+    {"bm", &SgemmKnobs::bm, "_", true, knob_values::kBlock,
+     "block tile rows of C (48 and 96: three warp tiles, FP32 FMA tile kernels only)"},
+    {"bn", &SgemmKnobs::bn, "x", true, knob_values::kBlock, "block tile columns of C (48 and 96 likewise)"},
     {"bk", &SgemmKnobs::bk, "x", true, knob_values::kBk,
      "K slice per shared-memory stage (K rows per step when streaming B, K values per lane and "
      "step in a reduction)"},
