@@ -16,6 +16,7 @@ struct ReplayCliOptions {
   ProblemFilter filter;
   double budget = 0;
   std::uint64_t seed = 1;
+  std::size_t first_round = 1;
   bool uncalibrated = false;
 };
 
@@ -43,6 +44,7 @@ void run_replay(ReplayCliOptions& o) {
     ro.strategy.kind = kind;
     ro.strategy.budget_s = o.budget;
     ro.strategy.seed = o.seed;
+    ro.strategy.min_measurements = o.first_round;
     ro.seed = o.seed;
     ro.gpu = tuner::ceilings_of(g->model);
     if (!o.uncalibrated) ro.tuned = tuner::tuned_neighbours(*db, g->id);
@@ -97,6 +99,11 @@ void add_db_replay(CLI::App& db) {
       ->capture_default_str();
   cmd->add_option("--budget", o->budget, "Simulated seconds per problem (0: unlimited)");
   cmd->add_option("--seed", o->seed, "Noise and sampling seed")->capture_default_str();
+  cmd->add_option("--first-round", o->first_round,
+                  "Measurements the budget always allows, as a sweep's first round of compiles (a sweep "
+                  "sets its compile threads; the model strategy times the best's variants after them)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   cmd->add_flag("--uncalibrated", o->uncalibrated,
                 "The model alone, as on an empty database: no calibration by the other recorded "
                 "problems");

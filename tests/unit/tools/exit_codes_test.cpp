@@ -39,7 +39,7 @@ TEST_F(ExitCodes, CommandLineErrorsAreTwo) {
        {std::vector<std::string>{}, {"--bogus"}, {"no-such-command"}, {"db", "best", "--bogus"},
         {"db", "results"} /* a required argument missing */, {"explain", "64x64x64", "--batch", "x"},
         {"explain", "64xfoo", "--arch", "sm_90"} /* bad input: a shape */,
-        {"explain", "64x64x64", "--arch", "sm_90", "--alignment", "3"}}) {
+        {"explain", "64x64x64", "--arch", "sm_90", "--alignment", "3"}, {"db", "replay", "--first-round", "0"}}) {
     CliRun r = cli(args);
     std::string line;
     for (const auto& a : args) line += a + " ";
