@@ -283,17 +283,24 @@ TEST(Strategy, ModelKeepsKnownResultsInTheRaceAndHonoursTheBudget) {
   EXPECT_LE(res.measurements, 11u);
 }
 
-TEST(Strategy, ModelTimesOneMemberPerFamilyFirstThenTheLeadersRelatives) {
-  // Families of four consecutive indices that the model ranks alike; the true best (41) is the
-  // second member of its family, which the model ranks first (40 leads it).
-  Replay r(400, 41);
+namespace {
+// 400 candidates in families of four consecutive indices that the model ranks alike; the true
+// best (41) is the second member of its family, whose first (40) the model ranks first and which
+// runs close behind it.
+StrategyOptions model_ranks_40_first(Replay& r) {
   StrategyOptions o;
   o.kind = StrategyKind::model;
   o.model_order = true_order(r);
-  std::iter_swap(std::find(o.model_order.begin(), o.model_order.end(), 40),
-                 o.model_order.begin());
+  std::iter_swap(std::find(o.model_order.begin(), o.model_order.end(), 40), o.model_order.begin());
   for (std::size_t i = 0; i < 400; ++i) o.model_family.push_back(i / 4);
-  r.truth[40] = 1.05;  // the family's head is close behind its best member
+  r.truth[40] = 1.05;
+  return o;
+}
+}  // namespace
+
+TEST(Strategy, ModelTimesOneMemberPerFamilyFirstThenTheLeadersRelatives) {
+  Replay r(400, 41);
+  StrategyOptions o = model_ranks_40_first(r);
   std::vector<std::vector<std::size_t>> plans;
   StrategyHooks h = r.hooks();
   h.plan = [&](const std::vector<std::size_t>& order) { plans.push_back(order); };
@@ -318,17 +325,13 @@ TEST(Strategy, ModelTimesOneMemberPerFamilyFirstThenTheLeadersRelatives) {
 }
 
 TEST(Strategy, ModelTimesTheBestsVariantsRightAfterTheFirstRound) {
-  // Variant groups of two (a narrowed kernel and its twin that copies the operands first), in
-  // families of four; the model ranks 40 first, its twin 41 is the true best. A budget of about
-  // ten quick measurements with a first round of eight: 41 is timed right after that round,
-  // long before the leading families' other members.
+  // Variant groups of two (a narrowed kernel and its twin that copies the operands first) within
+  // the families of four; 41, the true best, is 40's twin. A budget of about ten quick
+  // measurements with a first round of eight: 41 is timed right after that round, long before
+  // the leading families' other members.
   Replay r(400, 41);
-  StrategyOptions o;
-  o.kind = StrategyKind::model;
-  o.model_order = true_order(r);
-  std::iter_swap(std::find(o.model_order.begin(), o.model_order.end(), 40), o.model_order.begin());
-  for (std::size_t i = 0; i < 400; ++i) o.model_family.push_back(i / 4), o.model_variant.push_back(i / 2);
-  r.truth[40] = 1.05;
+  StrategyOptions o = model_ranks_40_first(r);
+  for (std::size_t i = 0; i < 400; ++i) o.model_variant.push_back(i / 2);
   o.budget_s = 1.0;
   o.min_measurements = 8;
   std::vector<std::vector<std::size_t>> plans;
@@ -345,7 +348,7 @@ TEST(Strategy, ModelTimesTheBestsVariantsRightAfterTheFirstRound) {
   EXPECT_EQ(plans[1].front(), 41u);
   // Without variant groups the budget ends before the twin is timed.
   Replay without(400, 41);
-  without.truth[40] = 1.05;
+  model_ranks_40_first(without);  // the same truth: 40 close behind 41
   o.model_variant.clear();
   res = run_strategy(400, {}, o, without.hooks());
   ASSERT_TRUE(res.best);
