@@ -30,9 +30,10 @@
 //   CpAsyncMainloop                 stages >= 3: a cp.async ring of STAGES shared buffers
 //   Mainloop (mainloops.cuh)        picks one of the four at compile time; each is set up
 //                                   (operand addresses), then run (the K loop)
-//   Epilogue (epilogue.cuh)         alpha/beta, vector stores; split-K's first-split-stores,
-//                                   others-add protocol (SplitKCounter), or (ORDERED_SPLITS) the
-//                                   last split adding all splits' sums (last_split_sums)
+//   Epilogue (epilogue.cuh)         alpha/beta, vector stores; split-K's protocol (the first split
+//                                   to start scales C by beta, all add: SplitKCounter), or
+//                                   (ORDERED_SPLITS) the last split adding all splits' sums
+//                                   (last_split_sums)
 //   gemmtune_pack_operand (pack.cuh) not part of an instance: the copy that repack configs run
 //                                   first, in every cubin (GemmConfig::repack)
 //
@@ -48,8 +49,8 @@ namespace gemmtune {
 //   STAGES       1: load-sync-compute; 2: register prefetch (double buffer); >=3: cp.async ring
 //   VEC          floats per global access (1, 2, 4)
 //   PAD          floats of padding per shared row against bank conflicts
-//   SPLIT_K      K slices computed by separate blocks: the first to finish stores, the others add
-//                atomically (SplitKCounter)
+//   SPLIT_K      K slices computed by separate blocks, each adding its sums to C atomically once the
+//                tile's first split to start has scaled C by beta (SplitKCounter)
 //   RASTER       tile-rows per rasterization group
 //   OCCUPANCY    blocks per SM the registers are budgeted for (__launch_bounds__ minimum)
 //   K_LANES      lanes of a warp sharing each thread tile's K range (> 1: ReductionMainloop)
@@ -87,6 +88,7 @@ __device__ __forceinline__ void run_block(const GemmArgs& p, const Extra&... ext
   const int tid = threadIdx.x;
   const BlockWork w = BlockWork::of<Cfg>(p);
   if (w.empty()) return;
+  Epilogue<Cfg>::start(p, w, tid);  // split-K: the tile's first split scales C by beta
   // Operand addresses before the thread's position: the order of the former one-piece kernel,
   // to which ptxas's scheduling and register allocation are sensitive.
   const Mainloop<Cfg> mainloop(p, w, smem, tid, extra...);

@@ -2,41 +2,43 @@
 namespace gemmtune {
 namespace detail {
 
-// Split-K in one launch. The first split of a tile to finish writes alpha * acc + beta * C with
-// plain stores, like an unsplit kernel, and raises the tile's flag; every other split waits for
-// the flag, then adds alpha * acc atomically. The first split never waits, so every wait ends.
-// The tile's counter holds tickets (bits 0-9), splits done with the counter (bits 10-19) and the
-// flag (bit 20); the last split done resets it, so counters are zero between launches.
+// Split-K in one launch, no split waiting on another's sums. The first split of a tile to
+// start (the first ticket) scales the tile of C by beta, zeros where beta is 0, and raises the
+// tile's flag; every split, that one too, adds alpha * acc atomically once the flag is up, which
+// it is long before another split is through its K range. The first split waits on nothing, so
+// every wait ends. The tile's counter holds tickets (bits 0-9), splits done with the counter
+// (bits 10-19) and the flag (bit 20); the last split done resets it, so counters are zero
+// between launches.
 struct SplitKCounter {
   static constexpr int kTicket = 1, kDone = 1 << 10, kFlag = 1 << 20;
 
-  // Block-wide: takes this split's ticket; true for the first split. The others return once the
-  // first split's C is visible (and are then done with the counter).
-  template <int SPLIT_K>
-  __device__ __forceinline__ static bool arrive(int* counter, int tid) {
+  // Block-wide, before the K loop: takes this split's ticket; true for the tile's first split.
+  __device__ __forceinline__ static bool start(int* counter, int tid) {
     __shared__ int first;
-    if (tid == 0) {
-      first = (atomicAdd(counter, kTicket) & (kDone - 1)) == 0;
-      if (!first) {
-        while ((*reinterpret_cast<volatile int*>(counter) & kFlag) == 0) __nanosleep(32);
-        __threadfence();
-        leave<SPLIT_K>(counter, kDone);
-      }
-    }
+    if (tid == 0) first = (atomicAdd(counter, kTicket) & (kDone - 1)) == 0;
     __syncthreads();
     return first;
   }
-  // Block-wide, first split only, after its stores to C: makes them visible, raises the flag.
-  template <int SPLIT_K>
-  __device__ __forceinline__ static void publish(int* counter, int tid) {
+  // Block-wide, first split only, after its writes of beta * C: makes them visible, raises the flag.
+  __device__ __forceinline__ static void raise(int* counter, int tid) {
     __threadfence();
     __syncthreads();
-    if (tid == 0) leave<SPLIT_K>(counter, kFlag + kDone);
+    if (tid == 0) atomicAdd(counter, kFlag);
   }
+  // Block-wide, before the adds: returns once the tile's scaled C is visible.
+  __device__ __forceinline__ static void wait(const int* counter, int tid) {
+    if (tid == 0) {
+      while ((*reinterpret_cast<const volatile int*>(counter) & kFlag) == 0) __nanosleep(32);
+      __threadfence();
+    }
+    __syncthreads();
+  }
+  // One thread, after wait(): done with the counter; the last split resets it. Every split has
+  // taken its ticket and seen the flag by then, so nothing reads the counter after.
   template <int SPLIT_K>
-  __device__ __forceinline__ static void leave(int* counter, int add) {
-    int before = atomicAdd(counter, add);
-    if ((before / kDone) % (kFlag / kDone) == SPLIT_K - 1) atomicExch(counter, 0);  // last one out
+  __device__ __forceinline__ static void leave(int* counter) {
+    const int before = atomicAdd(counter, kDone);
+    if ((before / kDone) % (kFlag / kDone) == SPLIT_K - 1) atomicExch(counter, 0);
   }
 };
 
@@ -83,8 +85,8 @@ __device__ __forceinline__ void write_c(const Scalars& s, float* dst, const floa
   store_vec<W>(dst, out);
 }
 
-// Writes a block's accumulators to C (write_c), with split-K's protocol: only the first split
-// of a tile to finish stores; the others wait for it, then add atomically (SplitKCounter).
+// Writes a block's accumulators to C (write_c); with split-K each split adds atomically to the
+// beta * C its tile's first split left there (start(), SplitKCounter).
 //
 // Each thread's VN-wide column chunks go out as vectors of W floats (Traits::WC: Traits::W
 // narrowed where C's data is not aligned to it), one bounds test each; rows past M and vectors
@@ -119,14 +121,12 @@ struct Epilogue {
       last_split_sums(p, w, tile, acc, tid);
       return;
     }
-    int* const tile_counter = Cfg::kSplitTail
-                                  ? p.tile_counters + w.tile
-                                  : p.tile_counters + static_cast<long long>(w.batch) * gridDim.x + blockIdx.x;
-    // Split-tail blocks of unsplit tiles store like an unsplit kernel.
+    // Split-tail blocks of unsplit tiles store like an unsplit kernel; split tiles' C holds beta * C
+    // (start()), to which each split adds.
     const bool splits = SPLIT_K > 1 && (!Cfg::kSplitTail || w.split);
-    bool store_c = true;
+    const bool store_c = !splits;
     if constexpr (SPLIT_K > 1) {
-      if (splits) store_c = SplitKCounter::arrive<SPLIT_K>(tile_counter, tid);
+      if (splits) SplitKCounter::wait(tile_counter(p, w), tid);
     }
 
     const Scalars scalars(p);
@@ -160,8 +160,32 @@ struct Epilogue {
       }
     }
     if constexpr (SPLIT_K > 1) {
-      if (splits && store_c) SplitKCounter::publish<SPLIT_K>(tile_counter, tid);
+      if (splits && tid == 0) SplitKCounter::leave<SPLIT_K>(tile_counter(p, w));
     }
+  }
+
+  // Split-K's share before the K loop (atomic splits; ordered ones keep to last_split_sums): the
+  // first split of each split tile scales the tile of C by beta (SplitKCounter).
+  __device__ __forceinline__ static void start(const GemmArgs& p, const BlockWork& w, int tid) {
+    if constexpr (SPLIT_K > 1 && !Cfg::kOrderedSplits) {
+      if (Cfg::kSplitTail && !w.split) return;
+      int* const counter = tile_counter(p, w);
+      if (!SplitKCounter::start(counter, tid)) return;
+      const Scalars s(p);
+      float* const gc = batch_c(p, w.batch);
+      const int rows = min(Cfg::BM, p.m - w.m0), cols = min(Cfg::BN, p.n - w.n0);
+      for (int e = tid; e < rows * cols; e += Cfg::kThreads) {
+        float* const c = gc + static_cast<long long>(w.m0 + e / cols) * p.ldc + w.n0 + e % cols;
+        *c = s.beta == 0.f ? 0.f : s.beta * *c;  // C unread where beta is 0: NaN there cannot leak in
+      }
+      SplitKCounter::raise(counter, tid);
+    }
+  }
+
+  // The split tile's counter: by tile for split-tail kernels, else by block column and batch.
+  __device__ __forceinline__ static int* tile_counter(const GemmArgs& p, const BlockWork& w) {
+    return Cfg::kSplitTail ? p.tile_counters + w.tile
+                           : p.tile_counters + static_cast<long long>(w.batch) * gridDim.x + blockIdx.x;
   }
 
   // Split-K of a reduction with ordered splits: each split stores its sums in the workspace,

@@ -1,8 +1,8 @@
 #pragma once
 // Device memory that some launches need besides A, B and C:
-// - split-K: one counter per output tile. The splits of a tile take tickets at it; the first to
-//   finish stores C and raises the tile's flag there, the others wait for the flag and add to C;
-//   the last one out resets it, so counters are zero between launches and need no clearing. With
+// - split-K: one counter per output tile. The splits of a tile take tickets at it as they start;
+//   the first scales C by beta and raises the tile's flag there, and every split adds its sums to
+//   C once the flag is up; the last one out resets it, so counters are zero between launches and need no clearing. With
 //   ordered_splits (reductions) each split stores its sums after the counters instead, and the
 //   last one adds them up (templates/sgemm/epilogue.cuh, Epilogue::last_split_sums).
 // - repack: copies of A and B whose data would narrow the kernel's accesses, each row padded to

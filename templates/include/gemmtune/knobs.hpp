@@ -96,7 +96,8 @@ inline constexpr Knob kSgemmKnobs[] = {
     {"pad", &SgemmKnobs::pad, "_p", true, knob_values::kPad,
      "floats of padding per shared-memory row, against bank conflicts", true},
     {"split_k", &SgemmKnobs::split_k, "_k", true, knob_values::kSplitK,
-     "K slices computed by separate blocks: the first to finish stores C, the others add atomically"},
+     "K slices computed by separate blocks, each adding its sums to C atomically (the first to start "
+     "scales C by beta)"},
     {"raster", &SgemmKnobs::raster, "_r", true, knob_values::kRaster,
      "block rows per rasterization group, for L2 reuse (1 = row-major order)", true},
     {"occupancy", &SgemmKnobs::occupancy, "_o", false, knob_values::kOccupancy,

@@ -1,7 +1,7 @@
-// Split-K in one launch: the first split of each tile to finish stores C, the others add to it;
-// with ordered splits (reductions) the last split adds up all splits' sums.
+// Split-K in one launch: the first split of each tile to start scales C by beta, and every split
+// adds to it; with ordered splits (reductions) the last split adds up all splits' sums.
 // Counters reset themselves between launches (a stale counter would let a split add to C before
-// C was stored, or store over the others' sums), so repeated launches on one workspace stay
+// C was scaled, or scale C over the others' sums), so repeated launches on one workspace stay
 // right; the workspace grows for a larger problem.
 #include <gtest/gtest.h>
 
