@@ -2,9 +2,10 @@
 // Device memory that some launches need besides A, B and C:
 // - split-K: one counter per output tile. The splits of a tile take tickets at it as they start;
 //   the first scales C by beta and raises the tile's flag there, and every split adds its sums to
-//   C once the flag is up; the last one out resets it, so counters are zero between launches and need no clearing. With
-//   ordered_splits (reductions) each split stores its sums after the counters instead, and the
-//   last one adds them up (templates/sgemm/epilogue.cuh, Epilogue::last_split_sums).
+//   C once the flag is up; the last one out resets it, so counters are zero between launches and
+//   need no clearing. With ordered_splits (reductions) each split stores its sums after the
+//   counters instead, and the last one adds them up (templates/sgemm/epilogue.cuh,
+//   Epilogue::last_split_sums).
 // - repack: copies of A and B whose data would narrow the kernel's accesses, each row padded to
 //   a multiple of 4 floats (the padding zeroed), so that the kernel reads them at full width.
 // - warpgroup configs (wgmma): A and B split into TF32 planes, K-major (templates/sgemm/pack.cuh,
