@@ -17,8 +17,10 @@ namespace detail {
 // Thin tiles with every row in each thread (BM <= 8, TM == BM, B not transposed: matrix-vector-
 // like problems; TY == 1 and row0 == 0). Each element of B is used by one thread only, so B
 // streams from global memory straight into registers (evict-first), and A's TM values per k, the
-// same for the whole warp, come as broadcast loads. No shared memory, no barriers. Two register
-// sets of BK rows: the next rows load while this set's FMAs run.
+// same for the whole warp, come as broadcast loads. No shared memory, no barriers. STAGES 2: two
+// register sets of BK rows, the next rows load while this set's FMAs run; STAGES 1: one set,
+// half the registers, so that more blocks per SM keep loads in flight (the other warps' loads
+// overlap this one's FMAs).
 template <class Cfg>
 struct StreamingMainloop {
   // B is read W floats at a time: WB, narrowed where B's data is not aligned to W.
@@ -75,6 +77,15 @@ struct StreamingMainloop {
                                              Accumulators<Cfg>& acc) const {
     const float* a0 = batch_a(p, w.batch);  // this batch's A and B
     const float* b0 = batch_b(p, w.batch);
+    if (Cfg::STAGES == 1) {
+      BRows bv;
+      ARows av;
+      for (int k0 = w.k_begin; k0 < w.k_end; k0 += BK) {
+        load(bv, av, a0, b0, tile, k0);
+        multiply(acc, bv, av);
+      }
+      return;
+    }
     BRows b_even, b_odd;
     ARows a_even, a_odd;
     load(b_even, a_even, a0, b0, tile, w.k_begin);

@@ -51,7 +51,9 @@ bool in_reduced_space(const GemmConfig& c) {
   }
   const int min_t = std::min(c.tm, c.tn), max_t = std::max(c.tm, c.tn);
   const int min_b = std::min(c.bm, c.bn), max_b = std::max(c.bm, c.bn);
-  const bool slice_ok = (c.stages == 2 && among(c.bk, {8, 16})) || (c.stages == 3 && among(c.bk, {16, 32}));
+  // Streamed B with one register set (stages 1): more blocks per SM in the registers of two sets.
+  const bool slice_ok = (c.stages == 2 && among(c.bk, {8, 16})) || (c.stages == 3 && among(c.bk, {16, 32})) ||
+                        (c.stages == 1 && c.streams_b() && among(c.bk, {8, 16, 32}));
   // 96, 192: the blocks of three warp rows or columns (48- and 96-row or column tiles).
   const bool common = slice_ok && c.pad == 4 && c.raster == 8 && among(c.threads(), {64, 96, 128, 192, 256}) &&
                       (c.occupancy == 1 || c.tm * c.tn <= 64);

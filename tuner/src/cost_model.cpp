@@ -28,7 +28,7 @@ int registers_per_thread(const GemmConfig& c, const DeviceLimits& limits) {
   const int t = std::max(1, c.threads());
   // A reduction's lanes hold bk values of each of their tm rows and tn columns per step.
   const int staged = c.reduces()     ? c.bk * (c.tm + c.tn)
-                     : c.streams_b() ? 2 * c.bk * (c.tm + c.tn)
+                     : c.streams_b() ? c.stages * c.bk * (c.tm + c.tn)
                      : c.stages <= 2 ? (c.bm + c.bn) * c.bk / t
                                      : 0;
   const int need = (c.math >= 3 ? 2 : 1) * c.tm * c.tn + c.tm + c.tn + staged + 32;
@@ -98,10 +98,10 @@ double compute_ms(const GemmConfig& c, const Problem& p, const GpuCeilings& gpu,
   const double steps = std::ceil(std::ceil(double(p.k) / c.split_k) / k_per_step);
   const double cycles_per_us = gpu.fp32_tflops * 1e6 / (256.0 * gpu.sm_count);
   const double fmas = double(c.tm) * c.tn * c.bk;  // per thread and step
-  // Loads in flight ahead of the math: the cp.async ring's, two steps when streaming B; the
-  // plain load-sync-compute loop waits for every load.
+  // Loads in flight ahead of the math: the cp.async ring's, one or two register sets when
+  // streaming B; the plain load-sync-compute loop waits for every load.
   const bool tiles = !c.reduces() && !c.streams_b();
-  const double depth = c.streams_b() ? 2 : tiles && c.stages >= 3 ? c.stages - 1 : 1;
+  const double depth = c.streams_b() ? c.stages : tiles && c.stages >= 3 ? c.stages - 1 : 1;
   auto round_us = [&](long long blocks) {
     const double warps = blocks * std::max(1, c.threads()) / 32.0;
     const double issue_us =

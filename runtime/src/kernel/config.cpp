@@ -205,9 +205,10 @@ std::optional<std::string> GemmConfig::validate(const DeviceLimits& limits) cons
   if (pad != 0 && pad != 4) return why("pad must be 0 or 4");
   if (stages < 1 || stages > 4) return why("stages must be 1 to 4");
   if (stages >= 3 && limits.cc_major < 8) return why("stages >= 3 use cp.async, which needs sm_80 or newer");
-  if (streams_b() && (stages != 2 || pad != 4))
+  if (streams_b() && (stages > 2 || pad != 4))
     return why("a thin tile with all rows in each thread (bm <= 8, tm == bm, B not transposed) streams B "
-               "from global memory without shared memory: use stages 2 and pad 4 (neither applies)");
+               "from global memory into registers without shared memory: use stages 1 (one register set) or 2 "
+               "(two) and pad 4 (unused)");
   // The split-K tile counter counts tickets in 10 bits (SplitKCounter in templates/sgemm.cuh).
   if (split_k > 512) return why("split_k must be at most 512");
   if (raster > 16) return why("raster must be at most 16");
@@ -233,7 +234,7 @@ std::optional<std::string> GemmConfig::validate(const DeviceLimits& limits) cons
   // Register budget: __launch_bounds__ caps each thread at 64K / (threads x occupancy). This is a
   // floor (accumulators, fragments, register-staged prefetch, a little addressing): what passes
   // may still spill, which the compiled resource report tells and the tuner prunes.
-  int staged = streams_b() || reduces() ? 2 * bk * (tm + tn) : stages <= 2 && !wgmma ? (bm + bn) * bk / t : 0;
+  int staged = reduces() ? 2 * bk * (tm + tn) : streams_b() ? stages * bk * (tm + tn) : stages <= 2 && !wgmma ? (bm + bn) * bk / t : 0;
   int need = (math >= 3 ? 2 : 1) * tm * tn + tm + tn + staged + 16;
   int cap = register_budget(limits);
   if (need > cap)

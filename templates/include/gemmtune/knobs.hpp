@@ -90,7 +90,8 @@ inline constexpr Knob kSgemmKnobs[] = {
     {"tm", &SgemmKnobs::tm, "_t", true, knob_values::kThread, "thread tile rows: accumulators per thread are tm x tn"},
     {"tn", &SgemmKnobs::tn, "x", true, knob_values::kThread, "thread tile columns"},
     {"stages", &SgemmKnobs::stages, "_s", true, knob_values::kStages,
-     "shared-memory stages: 1 load-sync-compute, 2 register prefetch, >= 3 cp.async ring", true},
+     "shared-memory stages: 1 load-sync-compute, 2 register prefetch, >= 3 cp.async ring (a thin tile that "
+     "streams B: 1 or 2 register sets of bk rows)", true},
     {"vec", &SgemmKnobs::vec, "_v", true, knob_values::kVec,
      "floats per global load/store (1, 2, 4); wider needs aligned data"},
     {"pad", &SgemmKnobs::pad, "_p", true, knob_values::kPad,

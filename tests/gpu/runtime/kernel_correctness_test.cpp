@@ -305,16 +305,17 @@ TEST(KernelCorrectness, SplitTailConfigsMatchFloat64Reference) {
 }
 
 // Named tiles (the part of a name after the layout, e.g. "128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8"), each in
-// all four layouts, fitted to each of `shapes`, against the float64 reference with C poisoned where
-// beta = 0; `check` sees each (config, problem data, error). One workspace for all. Returns the pairs run.
+// every one of `layouts` (default all four), fitted to each of `shapes`, against the float64 reference
+// with C poisoned where beta = 0; `check` sees each (config, problem data, error). One workspace for
+// all. Returns the pairs run.
 template <class Check>
-int check_named_tiles(const std::vector<const char*>& tiles, const std::vector<Shape>& shapes, Check check) {
+int check_named_tiles(const std::vector<const char*>& tiles, const std::vector<Shape>& shapes, Check check,
+                      const std::vector<std::pair<Op, Op>>& layouts = {{Op::N, Op::N}, {Op::N, Op::T}, {Op::T, Op::N}, {Op::T, Op::T}}) {
   ReferenceSetup setup;
   auto& [dev, arch, reference, rng] = setup;
   LaunchWorkspace workspace;
   int checked = 0;
-  for (Op oa : {Op::N, Op::T})
-    for (Op ob : {Op::N, Op::T}) {
+  for (const auto& [oa, ob] : layouts) {
       std::vector<std::unique_ptr<ProblemData>> data;
       std::vector<GemmConfig> configs;  // (tile, shape) pairs that apply, fitted
       std::vector<size_t> shape_of;
@@ -426,6 +427,30 @@ TEST(KernelCorrectness, ThreeWarpTilesMatchFloat64Reference) {
   });
   std::cout << checked << " (three-warp tile config, problem) pairs checked, worst relative error " << worst << "\n";
   EXPECT_GT(checked, 250);
+}
+
+// Thin tiles that stream B with one register set (stages 1; B not transposed, so nn and tn): 1 to
+// 8 rows, 2 and 4 columns per thread, with and without split-K, odd and padded leading
+// dimensions, pointers one float off, batches, K = 1, beta 0 (C poisoned) and not.
+TEST(KernelCorrectness, StreamingOneRegisterSetMatchesFloat64Reference) {
+  GEMMTUNE_REQUIRE_GPU();
+  const std::vector<const char*> tiles = {
+      "1x256x16_w1x128_t1x4_s1_v4_p4_k32_r8", "1x256x8_w1x128_t1x4_s1_v4_p4_k1_r8_o2",
+      "2x64x32_w2x64_t2x2_s1_v4_p4_k4_r8",    "4x256x16_w4x128_t4x4_s1_v4_p4_k8_r8",
+      "8x256x16_w8x128_t8x4_s1_v4_p4_k16_r8", "1x512x32_w1x128_t1x4_s1_v2_p4_k2_r8",
+  };
+  const std::vector<Shape> shapes = {
+      {1, 4093, 4099, 1, 0, 0, 1.f, 0.f},  {1, 1000, 997, 2, 0, 0, 1.5f, 0.25f}, {3, 1000, 997, 1, 3, 1, -1.f, 0.f},
+      {8, 4096, 4096, 1, 0, 0, 1.f, 0.f},  {7, 257, 1, 3, 0, 0, 1.5f, -0.75f},   {5, 130, 1031, 1, 1, 0, 0.5f, 2.f},
+      {1, 1, 2048, 1, 0, 0, 1.f, 0.f},     {2, 2048, 2048, 1, 0, 0, 1.f, 0.5f},
+  };
+  double worst = 0;
+  const int checked = check_named_tiles(tiles, shapes, [&](const GemmConfig&, const ProblemData&, double err) {
+    EXPECT_LT(err, 1e-5);
+    worst = std::max(worst, err);
+  }, {{Op::N, Op::N}, {Op::T, Op::N}});
+  std::cout << checked << " (one-set streaming config, problem) pairs checked, worst relative error " << worst << "\n";
+  EXPECT_GT(checked, 50);
 }
 
 TEST(KernelCorrectness, RepackWithoutWorkspaceIsAnError) {

@@ -109,6 +109,21 @@ TEST(Config, ThinTilesWithAllRowsPerThreadStreamB) {
   EXPECT_EQ(thin->vec, 4);
 }
 
+TEST(Config, StreamedBTakesOneRegisterSetOrTwo) {
+  // Stages 1 and 2 are one and two register sets of bk rows of B; there is no ring to deepen.
+  auto one = parse_config_name("sgemm_nn_8x256x16_w8x128_t8x4_s1_v4_p4_k32_r8");
+  ASSERT_TRUE(one);
+  EXPECT_TRUE(one->streams_b());
+  EXPECT_EQ(reason(*one), "");
+  // Two sets of 16 rows of 8 x 4 values do not fit the 255 registers of 64 threads; one does.
+  auto two = *one;
+  two.stages = 2;
+  EXPECT_NE(reason(two).find("registers"), std::string::npos) << reason(two);
+  auto three = *one;
+  three.stages = 3;
+  EXPECT_NE(reason(three).find("stages 1 (one register set) or 2"), std::string::npos) << reason(three);
+}
+
 TEST(Config, CpAsyncNeedsAmpere) {
   GemmConfig c;
   c.stages = 3;

@@ -113,6 +113,24 @@ TEST(Calibration, MembersOfAFamilyDifferOnlyWhereTheModelIsBlind) {
   for (std::size_t i : {1u, 3u, 4u}) EXPECT_NE(r.variant[i], r.variant[0]) << i;
 }
 
+TEST(Calibration, StreamedBInOneRegisterSetOrTwoIsOneVariantGroup) {
+  // The model cannot tell which keeps more loads in flight, so the one not ranked first is timed
+  // right after the first round; another split is another group.
+  const Problem p = Problem::packed(Op::N, Op::N, 1, 4096, 4096);
+  auto two = parse_config_name("sgemm_nn_1x256x16_w1x128_t1x4_s2_v4_p4_k32_r8");
+  ASSERT_TRUE(two && two->streams_b());
+  GemmConfig one = *two, other_split = *two;
+  one.stages = 1;
+  other_split.split_k = 64;
+  GpuCeilings gpu;
+  gpu.limits = DeviceLimits::for_arch("sm_90");
+  const ModelRanking r = rank_candidates({*two, one, other_split}, p, gpu);
+  ASSERT_EQ(r.variant.size(), 3u);
+  EXPECT_EQ(r.variant[1], r.variant[0]);
+  EXPECT_NE(r.variant[2], r.variant[0]);
+  EXPECT_EQ(r.family[1], r.family[0]);
+}
+
 TEST(Calibration, EachKernelPathsBestRankedConfigLeads) {
   // A reduction the model predicts slower than every tile config is still measured early: the
   // best-ranked config of each kernel path comes first, then the rest fastest first.

@@ -68,6 +68,14 @@ TEST(Candidates, StreamingConfigsKeepWideVectorsWhenOnlyAIsMisaligned) {
   }
 }
 
+TEST(Candidates, StreamedBComesWithOneRegisterSetAndWithTwo) {
+  const Problem p = Problem::packed(Op::N, Op::N, 1, 4096, 4096);
+  std::set<int> stages;
+  for (const auto& c : candidate_configs(reduced_space(Op::N, Op::N), p, 132, SpaceKind::reduced))
+    if (c.streams_b()) stages.insert(c.stages);
+  EXPECT_EQ(stages, (std::set<int>{1, 2}));
+}
+
 TEST(Candidates, SplitKOnlyWhenTilesCannotFillTheGpu) {
   // (Splitting only the last wave's tiles is another matter: split_tail.)
   Problem big = Problem::packed(Op::N, Op::N, 4096, 4096, 4096);

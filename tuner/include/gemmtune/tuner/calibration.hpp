@@ -49,7 +49,8 @@ struct ModelRanking {
   /// apart (the warp arrangement and register budget, and the ways of `variant`).
   std::vector<std::size_t> family;
   /// Per candidate, its variant group: the same kernel reading a misaligned A or B narrowed or
-  /// copied first, and writing a narrowed C directly, staged or in windows (a subset of a family).
+  /// copied first, writing a narrowed C directly, staged or in windows, and streaming B with one
+  /// register set or two (a subset of a family).
   std::vector<std::size_t> variant;
   /// Place (0-based) of candidate `index` in `order`.
   std::size_t rank_of(std::size_t index) const;
