@@ -106,7 +106,7 @@ __device__ __forceinline__ float* batch_c(const GemmArgs& p, int batch) {
 
 // A block's work: the BM x BN tile of C at (m0, n0) of matrix `batch`, over K in [k_begin, k_end).
 // blockIdx.x is the tile (rasterized), blockIdx.z is batch * SPLIT_K + split; splits take whole
-// BK slices, so split boundaries never cut a vector.
+// BK slices (split_range).
 // With kSplitTail (one matrix) blockIdx.x runs over the first `whole` tiles (whole rounds of one
 // per SM), each a block of its own over all of K, then SPLIT_K blocks for each tile left: the
 // host sizes the grid as whole + (tiles - whole) * SPLIT_K, so `whole` follows from gridDim.x.
@@ -125,11 +125,19 @@ struct BlockWork {
     BlockWork w;
     w.m0 = tile_m * Cfg::BM, w.n0 = tile_n * Cfg::BN;
     w.batch = blockIdx.z / Cfg::SPLIT_K;
-    const int split = blockIdx.z % Cfg::SPLIT_K;
-    const int k_chunk = ((p.k + Cfg::SPLIT_K - 1) / Cfg::SPLIT_K + Cfg::BK - 1) / Cfg::BK * Cfg::BK;
-    w.k_begin = split * k_chunk;
-    w.k_end = min(p.k, w.k_begin + k_chunk);
+    w.split_range<Cfg>(p, blockIdx.z % Cfg::SPLIT_K);
     return w;
+  }
+
+  // Split `split`'s share of K: whole BK slices (split boundaries never cut a vector), spread as
+  // evenly as they go, so that every split has work wherever K has SPLIT_K slices (K = 4099 in
+  // 64 splits of 16: 4 or 5 slices each, where rounding one share up to whole slices left the
+  // last splits none).
+  template <class Cfg>
+  __device__ __forceinline__ void split_range(const GemmArgs& p, int split) {
+    const long long slices = (p.k + Cfg::BK - 1) / Cfg::BK;
+    k_begin = int(split * slices / Cfg::SPLIT_K * Cfg::BK);
+    k_end = int(min(static_cast<long long>(p.k), (split + 1) * slices / Cfg::SPLIT_K * Cfg::BK));
   }
 
   template <class Cfg>
@@ -148,9 +156,7 @@ struct BlockWork {
     if (!w.split) {
       w.k_begin = 0, w.k_end = p.k;
     } else {
-      const int k_chunk = ((p.k + Cfg::SPLIT_K - 1) / Cfg::SPLIT_K + Cfg::BK - 1) / Cfg::BK * Cfg::BK;
-      w.k_begin = piece % Cfg::SPLIT_K * k_chunk;
-      w.k_end = min(p.k, w.k_begin + k_chunk);
+      w.split_range<Cfg>(p, piece % Cfg::SPLIT_K);
     }
     return w;
   }

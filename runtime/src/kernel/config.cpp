@@ -124,8 +124,9 @@ std::optional<std::string> GemmConfig::validate(const DeviceLimits& limits) cons
   if (math < 0 || math > 4) return why("math must be 0 (FP32 FMA) or 1 to 4 (tensor-core TF32 variants)");
   for (int v : {bm, bn, bk, wm, wn, tm, tn, vec, split_k, raster, k_lanes, k_warps})
     if (v > kMaxKnobSize) return why("tile sizes, vec, split_k, raster, k_lanes and k_warps must be at most 65536");
-  for (int v : {bk, wm, wn, tm, tn, vec, split_k, raster, k_lanes, k_warps})
-    if (!is_pow2(v)) return why("every tile size, vec, split_k, raster, k_lanes and k_warps must be a power of two");
+  for (int v : {bk, wm, wn, tm, tn, vec, raster, k_lanes, k_warps})
+    if (!is_pow2(v)) return why("every tile size, vec, raster, k_lanes and k_warps must be a power of two");
+  if (split_k < 1) return why("split_k must be at least 1");
   for (int v : {bm, bn})
     if (!is_pow2(v) && !is_three_times_pow2(v))
       return why("block tile sides bm and bn must be powers of two or 3 x a power of two from 48 on (48, 96...)");
@@ -262,12 +263,13 @@ std::optional<std::string> GemmConfig::can_implement(const Problem& p) const {
   if (split_tail && p.batch > 1) return std::string("split_tail (\"_h\") is for one matrix, not a batch");
   if (static_cast<long long>(p.batch) * split_k > 65535)
     return std::string("batch x split_k exceeds the grid's z limit 65535");
-  // Splits take whole bk slices (templates/sgemm.cuh); each must get at least one K value.
-  const long long chunk =
-      ((static_cast<long long>(p.k) + split_k - 1) / split_k + bk - 1) / bk * bk;
-  if (split_k > 1 && (split_k - 1) * chunk >= p.k)
+  // Splits share K's bk slices as evenly as they go (BlockWork::split_range in
+  // templates/sgemm/tiles.cuh); each must get at least one.
+  const long long slices = (static_cast<long long>(p.k) + bk - 1) / bk;
+  if (split_k > 1 && slices < split_k)
     return "split_k " + std::to_string(split_k) + " with bk " + std::to_string(bk) + " leaves splits without work for K = " +
-           std::to_string(p.k) + "; K needs more than " + std::to_string((split_k - 1) * chunk) + " (or fewer splits)";
+           std::to_string(p.k) + "; K needs more than " + std::to_string(1LL * (split_k - 1) * bk) +
+           " (one bk slice per split) or fewer splits";
   return std::nullopt;
 }
 

@@ -288,6 +288,15 @@ TEST(Config, EverySplitGetsWork) {
   EXPECT_NE(c.can_implement(p)->find("leaves splits without work for K = 120"), std::string::npos) << *c.can_implement(p);
   c.split_k = 8;
   EXPECT_FALSE(c.can_implement(p).has_value());
+  // Slices are shared as evenly as they go: 257 slices of 16 among 64 splits (4 or 5 each),
+  // which whole shares of 5 slices would have run out of after 52 splits.
+  c.bk = 16, c.split_k = 64;
+  p.k = 4099;
+  EXPECT_FALSE(c.can_implement(p).has_value()) << *c.can_implement(p);
+  // Any number of splits, not only powers of two.
+  c.split_k = 7;
+  EXPECT_EQ(reason(c), "");
+  EXPECT_FALSE(c.can_implement(p).has_value());
 }
 
 TEST(Config, DefaultConfigFollowsAlignment) {
