@@ -65,7 +65,9 @@ std::vector<std::vector<float>> run_case(const GemmKernel& kernel, const Case& c
     kernel.launch(data.p, nullptr, &workspace);
     GEMMTUNE_CUDA(cudaDeviceSynchronize());
     out.push_back(data.result());
-    EXPECT_LT(relative_error(out.back(), data.p.ldc, data.p.stride_c, expect, c.m, c.n, c.batch), 1e-5)
+    // The tuner's FP32 criterion, which grows with K: one float sum per lane over a long K range
+    // rounds more (1x1x100003, 4 splits of 8 lanes: 1.07e-5 on an H200).
+    EXPECT_LT(relative_error(out.back(), data.p.ldc, data.p.stride_c, expect, c.m, c.n, c.batch), fp32_tolerance(c.k))
         << "run " << run;
   }
   return out;
