@@ -135,7 +135,7 @@ struct BlockWork {
   // last splits none).
   template <class Cfg>
   __device__ __forceinline__ void split_range(const GemmArgs& p, int split) {
-    const long long slices = (p.k + Cfg::BK - 1) / Cfg::BK;
+    const long long slices = (static_cast<long long>(p.k) + Cfg::BK - 1) / Cfg::BK;
     k_begin = int(split * slices / Cfg::SPLIT_K * Cfg::BK);
     k_end = int(min(static_cast<long long>(p.k), (split + 1) * slices / Cfg::SPLIT_K * Cfg::BK));
   }

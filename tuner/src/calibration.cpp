@@ -161,8 +161,8 @@ ModelRanking rank_candidates(const std::vector<GemmConfig>& candidates, const Pr
     if (c.streams_b()) way.stages = 0;
     r.variant.push_back(variants.emplace(config_name(way), variants.size()).first->second);
     // What the model cannot tell apart: the warp arrangement, the register budget, streamed B's
-    // register sets, whether a narrowed C is written through shared memory or in aligned windows, how a split reduction
-    // adds its splits, and whether misaligned A and B are read
+    // register sets, whether a narrowed C is written through shared memory or in aligned
+    // windows, how a split reduction adds its splits, and whether misaligned A and B are read
     // narrowed or copied aligned first (2999x3001x2003 on an H200: the copy won by 7% one run;
     // the next, with faster narrowed loads, the model ranked the copies too low to time them).
     GemmConfig key = c;
