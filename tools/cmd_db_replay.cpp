@@ -29,7 +29,8 @@ std::vector<Column> replay_columns() {
           {"recorded best", "recorded_best_ms"},
           {"ratio", "ratio"},
           {"model rank", "found_model_rank"},
-          {"best's rank", "best_model_rank"}};
+          {"best's rank", "best_model_rank"},
+          {"model rho", "model_rank_correlation"}};
 }
 
 void run_replay(ReplayCliOptions& o) {
@@ -50,7 +51,7 @@ void run_replay(ReplayCliOptions& o) {
     if (!o.uncalibrated) ro.tuned = tuner::tuned_neighbours(*db, g->id);
     Table table(replay_columns());
     std::size_t candidates = 0, measurements = 0, problems = 0;
-    double simulated = 0, worst = 0;
+    double simulated = 0, worst = 0, rho_sum = 0;
     for (const auto& p : tuner::load_recorded(*db, g->id)) {
       if (!o.filter.accepts(p.key)) continue;
       const tuner::ReplayOutcome r = tuner::replay_problem(p, ro);
@@ -60,17 +61,19 @@ void run_replay(ReplayCliOptions& o) {
                      time_cell(r.found ? std::optional(r.found_ms) : std::nullopt),
                      time_cell(r.recorded_best_ms), fixed_cell(r.ratio(), 3),
                      Cell::integer(std::int64_t(r.found_model_rank) + 1),
-                     Cell::integer(std::int64_t(r.best_model_rank) + 1)});
+                     Cell::integer(std::int64_t(r.best_model_rank) + 1),
+                     fixed_cell(r.model_rank_correlation, 2)});
       ++problems, candidates += r.candidates, measurements += r.measurements;
       simulated += r.simulated_s, worst = std::max(worst, r.ratio());
+      rho_sum += r.model_rank_correlation;
     }
     if (table.empty()) continue;
     text += (text.empty() ? "" : "\n") + describe_gpu(g->model) + ", strategy " + o.strategy +
             "\n" + table.render() +
             format(
                 "%zu problems: %zu measurements for %zu recorded candidates, %.1f s simulated, "
-                "worst ratio %.3f\n",
-                problems, measurements, candidates, simulated, worst);
+                "worst ratio %.3f, mean model rho %.2f\n",
+                problems, measurements, candidates, simulated, worst, rho_sum / double(problems));
   }
   if (text.empty()) throw usage_error("no recorded problem matches --problem/--layout");
   print(text);
@@ -87,9 +90,13 @@ void add_db_replay(CLI::App& db) {
       "config\n"
       "it picked, the recorded best, their ratio (1: it found the recorded best) and where the "
       "cost\n"
-      "model ranked the pick and the recorded best (1: first). The strategy only sees the "
-      "recorded\n"
-      "candidates: the recorded best is the best the recording sweep found, not the space's.");
+      "model ranked the pick and the recorded best (1: first), and how well the model orders "
+      "all the\n"
+      "recorded candidates (model rho: the rank correlation of its predictions with the "
+      "recorded times;\n"
+      "1: the same order, 0: none). The strategy only sees the recorded candidates: the "
+      "recorded best is\n"
+      "the best the recording sweep found, not the space's.");
   add_db_option(cmd, o->db);
   cmd->add_option("--device", o->device, "Only this GPU model (its name, or a unique part of it)");
   cmd->add_option("--strategy", o->strategy, "model, halving, exhaustive or random")

@@ -1,6 +1,7 @@
 #include "gemmtune/tuner/replay.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <random>
 
@@ -38,12 +39,40 @@ std::vector<RecordedProblem> load_recorded(const db::Database& db, db::Id gpu_mo
 
 namespace {
 
+// Ranks from 0, tied values sharing the mean of the ranks they span.
+std::vector<double> mean_ranks(const std::vector<double>& v) {
+  std::vector<std::size_t> order(v.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return v[x] < v[y]; });
+  std::vector<double> rank(v.size());
+  for (std::size_t first = 0; first < order.size();) {
+    std::size_t last = first;
+    while (last + 1 < order.size() && v[order[last + 1]] == v[order[first]]) ++last;
+    for (std::size_t j = first; j <= last; ++j) rank[order[j]] = (first + last) / 2.0;
+    first = last + 1;
+  }
+  return rank;
+}
+
 Problem problem_of(const db::ProblemKey& k) {
   return Problem::packed(op_from_char(k.op_a).value_or(Op::N), op_from_char(k.op_b).value_or(Op::N),
                          int(k.m), int(k.n), int(k.k), int(k.batch));
 }
 
 }  // namespace
+
+double rank_correlation(const std::vector<double>& a, const std::vector<double>& b) {
+  if (a.size() != b.size() || a.size() < 2) return 0;
+  const std::vector<double> ra = mean_ranks(a), rb = mean_ranks(b);
+  const double mean = (a.size() - 1) / 2.0;  // of either's ranks
+  double ab = 0, aa = 0, bb = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    ab += (ra[i] - mean) * (rb[i] - mean);
+    aa += (ra[i] - mean) * (ra[i] - mean);
+    bb += (rb[i] - mean) * (rb[i] - mean);
+  }
+  return aa > 0 && bb > 0 ? ab / std::sqrt(aa * bb) : 0;
+}
 
 ReplayOutcome replay_problem(const RecordedProblem& recorded, const ReplayOptions& options) {
   const Problem p = problem_of(recorded.key);
@@ -75,6 +104,7 @@ ReplayOutcome replay_problem(const RecordedProblem& recorded, const ReplayOption
   const auto best = std::min_element(recorded.median_ms.begin(), recorded.median_ms.end());
   out.recorded_best_ms = *best;
   out.best_model_rank = ranking.rank_of(std::size_t(best - recorded.median_ms.begin()));
+  out.model_rank_correlation = rank_correlation(ranking.predicted_ms, recorded.median_ms);
   if (result.best) {
     out.found = config_name(recorded.configs[*result.best]);
     out.found_ms = recorded.median_ms[*result.best];

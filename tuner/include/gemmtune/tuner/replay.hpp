@@ -50,6 +50,10 @@ struct ReplayOutcome {
   double recorded_best_ms = 0;       ///< the best recorded median
   std::size_t found_model_rank = 0;  ///< place of the found config in the model's ranking (0 first)
   std::size_t best_model_rank = 0;   ///< place of the recorded best there
+  /// How well the model orders the recorded candidates: Spearman's rank correlation between its
+  /// predicted times (calibrated as the strategy's) and the recorded medians (1: the same order,
+  /// 0: none, -1: reversed).
+  double model_rank_correlation = 0;
   /// found / recorded best: 1 when the strategy found the best recorded config.
   double ratio() const { return recorded_best_ms > 0 && found ? found_ms / recorded_best_ms : 0; }
 };
@@ -59,6 +63,11 @@ GpuCeilings ceilings_of(const db::GpuModel& gpu, double dram_gbs = 4200);
 
 /// Every problem with ok results on `gpu_model_id`, with each config's best median.
 std::vector<RecordedProblem> load_recorded(const db::Database& db, db::Id gpu_model_id);
+
+/// Spearman's rank correlation of `a` and `b` (the same length): the Pearson correlation of
+/// their ranks, tied values sharing the mean of their ranks. 0 when either is constant or they
+/// hold fewer than two values.
+double rank_correlation(const std::vector<double>& a, const std::vector<double>& b);
 
 /// Runs options.strategy over `recorded` on the fake clock.
 ReplayOutcome replay_problem(const RecordedProblem& recorded, const ReplayOptions& options);
