@@ -1,7 +1,8 @@
 // `gemmtune db replay`: runs a search strategy on a database's recorded results instead of a GPU
 // (measure() returns the recorded median with a little noise; a fake clock counts what each
 // measurement would have cost), to compare strategies in milliseconds. Per problem: candidates
-// recorded, measurements the strategy made, simulated seconds, best found vs the recorded best.
+// recorded, measurements the strategy made, simulated seconds, best found vs the recorded best,
+// and how well the cost model orders the recorded candidates (rank correlation).
 #include "db_commands.hpp"
 #include "gemmtune/tuner/replay.hpp"
 #include "table.hpp"
