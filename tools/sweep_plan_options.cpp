@@ -65,8 +65,9 @@ void SweepPlanOptions::fill(tuner::SweepOptions& o) const {
   for (auto& p : o.problems) {
     const tuner::ProblemSpec runs = tuner::kernel_spec(p);
     if (runs == p) continue;
-    std::printf("note: %s is tuned as %s, the form the dispatcher runs (y = A^T x as y^T = x^T A)\n",
-                tuner::problem_label(p).c_str(), tuner::problem_label(runs).c_str());
+    const char* why = runs.m != p.m ? "y = A^T x as y^T = x^T A" : "a vector read as the row it is in memory";
+    std::printf("note: %s is tuned as %s, the form the dispatcher runs (%s)\n", tuner::problem_label(p).c_str(),
+                tuner::problem_label(runs).c_str(), why);
     p = runs;
   }
   o.problems = tuner::unique_problems(o.problems);

@@ -97,12 +97,16 @@ struct Problem {
 /// row-major problems.
 Problem as_row_major(Layout layout, const Problem& p);
 
-/// The problem the kernels run for the row-major problem `p`: `p` itself, except a
-/// matrix-vector product y = A^T x (N = 1, A transposed, C's elements adjacent), which runs as
-/// its transpose y^T = x^T A. Its matrix is then read along its stored rows by the streaming
-/// path, measured faster than reducing along K across strided columns (4096x1x4096 tn on an
-/// H200: 28.1 us as stored, 24.9 us transposed). The dispatcher runs, prepares and explains this
-/// form, and the tuner tunes it, so the database holds the problem that runs.
+/// The problem the kernels run for the row-major problem `p`: `p` itself, except
+/// - a matrix-vector product y = A^T x (N = 1, A transposed, C's elements adjacent) runs as its
+///   transpose y^T = x^T A. Its matrix is then read along its stored rows by the streaming
+///   path, measured faster than reducing along K across strided columns (4096x1x4096 tn on an
+///   H200: 28.1 us as stored, 24.9 us transposed);
+/// - a vector operand whose elements are adjacent (B with N = 1 not transposed, A with M = 1
+///   transposed, leading dimension 1) is read as the one row it is in memory: its transposed op
+///   with leading dimension K, so that its loads along K are whole vectors.
+/// The dispatcher runs, prepares and explains this form, and the tuner tunes it, so the
+/// database holds the problem that runs.
 Problem kernel_form(const Problem& p);
 
 }  // namespace gemmtune

@@ -20,7 +20,8 @@ Problem as_row_major(Layout layout, const Problem& p) {
   return r;
 }
 
-Problem kernel_form(const Problem& p) {
+// y = A^T x (N = 1, A transposed) as y^T = x^T A, where C's elements are adjacent.
+static Problem transposed_matrix_vector(const Problem& p) {
   // C (M x 1) must be one contiguous row to be read as C^T (1 x M).
   if (p.n != 1 || p.m == 1 || p.op_a != Op::T || p.ldc != 1) return p;
   auto flip = [](Op op) { return op == Op::N ? Op::T : Op::N; };
@@ -35,5 +36,17 @@ Problem kernel_form(const Problem& p) {
   r.a_array = p.b_array, r.b_array = p.a_array;
   return r;
 }
+
+// A vector operand stored as a column of adjacent elements (B with N = 1, or A transposed with
+// M = 1, leading dimension 1) is the same memory as that vector stored as one row: read as the
+// row, its K values come in whole-vector runs rather than one float per k.
+static Problem vectors_as_rows(Problem p) {
+  const int row_ld = p.k > 1 ? p.k : 1;
+  if (p.n == 1 && p.op_b == Op::N && p.ldb == 1) p.op_b = Op::T, p.ldb = row_ld;
+  if (p.m == 1 && p.op_a == Op::T && p.lda == 1) p.op_a = Op::N, p.lda = row_ld;
+  return p;
+}
+
+Problem kernel_form(const Problem& p) { return vectors_as_rows(transposed_matrix_vector(p)); }
 
 }  // namespace gemmtune

@@ -107,7 +107,8 @@ TEST(Layout, MatrixTransposedTimesVectorRunsAsItsTranspose) {
       const Problem r = kernel_form(h.p);
       ASSERT_EQ(r.m, 1);
       EXPECT_EQ(r.n, m);
-      EXPECT_EQ(r.op_a, ob == Op::N ? Op::T : Op::N);
+      // x with adjacent elements (stored K x 1, unpadded) is then read as the row it is.
+      EXPECT_EQ(r.op_a, ob == Op::N && pad > 0 ? Op::T : Op::N);
       EXPECT_EQ(r.op_b, Op::N);
       EXPECT_EQ(check_arguments(r), Work::gemm);
       const std::vector<float> c0 = h.c;
@@ -119,16 +120,54 @@ TEST(Layout, MatrixTransposedTimesVectorRunsAsItsTranspose) {
     }
 }
 
+// A vector whose elements are adjacent in a column (B with N = 1, A transposed with M = 1) is
+// read as the row it is in memory: the op flips, the leading dimension becomes K, the same sums.
+TEST(Layout, AdjacentVectorElementsAreReadAsARow) {
+  std::mt19937 rng(31);
+  struct Case {
+    Op op_a, op_b;
+    int m, n, k, batch;
+    Op want_a, want_b;
+  };
+  const Case cases[] = {
+      {Op::N, Op::N, 7, 1, 5, 2, Op::N, Op::T},  // A x
+      {Op::T, Op::N, 1, 9, 6, 3, Op::N, Op::N},  // x^T B with x stored as a column
+      {Op::T, Op::T, 1, 9, 6, 1, Op::N, Op::T},
+      {Op::N, Op::N, 1, 1, 11, 2, Op::N, Op::T},  // dot products: every layout runs as nt
+      {Op::T, Op::N, 1, 1, 11, 1, Op::N, Op::T},
+      {Op::T, Op::T, 1, 1, 11, 1, Op::N, Op::T},
+      {Op::N, Op::N, 3, 1, 1, 1, Op::N, Op::T},  // K = 1
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(testing::Message() << op_char(c.op_a) << op_char(c.op_b) << " " << c.m << "x" << c.n << "x" << c.k);
+    HostRowMajor h(c.op_a, c.op_b, c.m, c.n, c.k, c.batch, 0, 0, rng);
+    const Problem r = kernel_form(h.p);
+    EXPECT_EQ(r.op_a, c.want_a);
+    EXPECT_EQ(r.op_b, c.want_b);
+    EXPECT_EQ(r.m, c.m);
+    EXPECT_EQ(r.n, c.n);
+    EXPECT_EQ(check_arguments(r), Work::gemm);
+    const std::vector<float> c0 = h.c;
+    host_gemm(h.p, row_major_at);
+    const std::vector<float> want = h.c;
+    h.c = c0;
+    host_gemm(r, row_major_at);
+    EXPECT_EQ(h.c, want);
+  }
+}
+
 TEST(Layout, OtherProblemsRunAsTheyAre) {
   std::mt19937 rng(29);
   auto unchanged = [](const Problem& p) {
     const Problem r = kernel_form(p);
-    return r.m == p.m && r.n == p.n && r.a == p.a && r.op_a == p.op_a && r.ldc == p.ldc;
+    return r.m == p.m && r.n == p.n && r.a == p.a && r.op_a == p.op_a && r.op_b == p.op_b && r.lda == p.lda &&
+           r.ldb == p.ldb && r.ldc == p.ldc;
   };
-  EXPECT_TRUE(unchanged(HostRowMajor(Op::N, Op::N, 7, 1, 5, 1, 0, 0, rng).p));  // A as stored: a reduction
+  EXPECT_TRUE(unchanged(HostRowMajor(Op::N, Op::N, 7, 1, 5, 1, 2, 0, rng).p));  // x's elements apart
+  EXPECT_TRUE(unchanged(HostRowMajor(Op::N, Op::T, 7, 1, 5, 1, 0, 0, rng).p));  // x a row already
   EXPECT_TRUE(unchanged(HostRowMajor(Op::T, Op::N, 7, 2, 5, 1, 0, 0, rng).p));  // not a vector
-  EXPECT_TRUE(unchanged(HostRowMajor(Op::T, Op::N, 1, 1, 5, 1, 0, 0, rng).p));  // a dot product
-  EXPECT_TRUE(unchanged(HostRowMajor(Op::T, Op::N, 7, 1, 5, 1, 0, 2, rng).p));  // C's elements apart
+  EXPECT_TRUE(unchanged(HostRowMajor(Op::T, Op::N, 1, 1, 5, 1, 3, 0, rng).p));  // a dot of strided vectors
+  EXPECT_TRUE(unchanged(HostRowMajor(Op::T, Op::N, 7, 1, 5, 1, 1, 2, rng).p));  // C's elements apart
   // Pointer arrays trade places with the operands.
   Problem arrays = Problem::packed(Op::T, Op::N, 7, 1, 5, 2);
   const float* a_ptrs[2] = {nullptr, nullptr};

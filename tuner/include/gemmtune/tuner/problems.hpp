@@ -20,7 +20,8 @@ struct ProblemSpec {
 };
 
 /// The spec of kernel_form(spec.problem()): the form the dispatcher runs, which is the one to
-/// tune (a matrix-vector product y = A^T x becomes y^T = x^T A).
+/// tune (a matrix-vector product y = A^T x becomes y^T = x^T A; a vector stored as a column of
+/// adjacent elements is read as a row).
 ProblemSpec kernel_spec(const ProblemSpec& spec);
 
 /// "1024x1024x2048 nn" or "1024x1024x2048 nt b8" (batch shown when > 1): for logs and tables.
