@@ -99,7 +99,7 @@ TEST_F(DispatchCorrectness, BuiltinForUntunedLayout) {
   check(shape(Op::T, Op::T, 127, 129, 65), 0, 0, ChoiceSource::builtin);
   check(shape(Op::T, Op::T, 256, 256, 256), 3, 1, ChoiceSource::builtin);
   check(shape(Op::T, Op::T, 33, 17, 300, 4), 1, 0, ChoiceSource::builtin);
-  check(shape(Op::T, Op::T, 1, 1, 1), 0, 0, ChoiceSource::builtin);
+  check(shape(Op::T, Op::T, 3, 2, 1), 0, 0, ChoiceSource::builtin);  // (a tt dot product runs as nt)
 }
 
 // y = A^T x runs as y^T = x^T A (kernel_form) where C's elements are adjacent, else as given;
