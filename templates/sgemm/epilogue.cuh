@@ -109,6 +109,8 @@ struct Epilogue {
   };
   static_assert(!Cfg::kOrderedSplits || (Cfg::kReduce && SPLIT_K > 1),
                 "ordered splits are a split reduction's (GemmConfig::ordered_splits)");
+  static_assert(!Cfg::kPrescaleC || (SPLIT_K > 1 && !Cfg::kOrderedSplits && !Cfg::kSplitTail),
+                "a prescaled C is for atomic splits of every tile (GemmConfig::prescale_c)");
   static_assert(!Cfg::kWindowC || (!Cfg::kReduce && !Cfg::kStageC && Cfg::W == VN && VN > 1),
                 "windows of C are whole chunks of a tile kernel (GemmConfig::can_window_c)");
   static_assert(!Cfg::kStageC || (!Cfg::kReduce && !Cfg::kStreamB && kStagedFloats <= kMainloopFloats),
@@ -125,7 +127,13 @@ struct Epilogue {
     // (start()), to which each split adds.
     const bool splits = SPLIT_K > 1 && (!Cfg::kSplitTail || w.split);
     const bool store_c = !splits;
-    if constexpr (SPLIT_K > 1) {
+    if constexpr (Cfg::kPrescaleC) {
+      // C is beta * C once gemmtune_prescale_c, launched before and overlapping this kernel's
+      // start (programmatic dependent launch), is done.
+#if __CUDA_ARCH__ >= 900
+      asm volatile("griddepcontrol.wait;\n" ::: "memory");
+#endif
+    } else if constexpr (SPLIT_K > 1) {
       if (splits) SplitKCounter::wait(tile_counter(p, w), tid);
     }
 
@@ -159,7 +167,7 @@ struct Epilogue {
         }
       }
     }
-    if constexpr (SPLIT_K > 1) {
+    if constexpr (SPLIT_K > 1 && !Cfg::kPrescaleC) {
       if (splits && tid == 0) SplitKCounter::leave<SPLIT_K>(tile_counter(p, w));
     }
   }
@@ -167,7 +175,7 @@ struct Epilogue {
   // Split-K's share before the K loop (atomic splits; ordered ones keep to last_split_sums): the
   // first split of each split tile scales the tile of C by beta (SplitKCounter).
   __device__ __forceinline__ static void start(const GemmArgs& p, const BlockWork& w, int tid) {
-    if constexpr (SPLIT_K > 1 && !Cfg::kOrderedSplits) {
+    if constexpr (SPLIT_K > 1 && !Cfg::kOrderedSplits && !Cfg::kPrescaleC) {
       if (Cfg::kSplitTail && !w.split) return;
       int* const counter = tile_counter(p, w);
       if (!SplitKCounter::start(counter, tid)) return;

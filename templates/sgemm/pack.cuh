@@ -132,3 +132,20 @@ extern "C" __global__ void __launch_bounds__(256) gemmtune_pack_split(gemmtune::
     }
 #endif
 }
+
+// C = beta * C (zeros where beta is 0, C unread) for every matrix of a launch, before a
+// prescale_c instance whose splits then only add to it (GemmConfig::prescale_c): that kernel is
+// launched as this one's programmatic dependent, starts at once and waits for this one only
+// before its first add (griddepcontrol). Grid-stride over the elements of all matrices.
+extern "C" __global__ void __launch_bounds__(256) gemmtune_prescale_c(gemmtune::GemmArgs p) {
+#if __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+#endif
+  const float beta = p.beta_ptr ? *p.beta_ptr : p.beta;
+  const long long per_matrix = static_cast<long long>(p.m) * p.n;
+  for (long long e = blockIdx.x * 256LL + threadIdx.x; e < per_matrix * p.batch; e += gridDim.x * 256LL) {
+    const long long at = e % per_matrix;
+    float* const c = gemmtune::detail::batch_c(p, int(e / per_matrix)) + at / p.n * p.ldc + at % p.n;
+    *c = beta == 0.f ? 0.f : beta * *c;
+  }
+}

@@ -22,6 +22,8 @@ namespace detail {
 //   kStageC         the Epilogue writes C through shared memory (GemmConfig::stage_c)
 //   kWindowC        the Epilogue writes C in aligned windows (GemmConfig::window_c)
 //   kOrderedSplits  a split reduction's last split adds the splits' sums (GemmConfig::ordered_splits)
+//   kPrescaleC      C holds beta * C before the kernel starts (gemmtune_prescale_c): splits only
+//                   add (GemmConfig::prescale_c)
 //   kSplitTail      SPLIT_K splits only the tiles past whole rounds of one per SM (BlockWork;
 //                   GemmConfig::split_tail)
 //   kStreamB        thin tiles with every row in each thread stream B from global memory
@@ -32,7 +34,7 @@ namespace detail {
 // variable in the cubin.
 template <int BM_, int BN_, int BK_, int WM_, int WN_, int TM_, int TN_, int STAGES_, int VEC_,
           int PAD_, int SPLIT_K_, int RASTER_, int OCCUPANCY_, int K_LANES_, int K_WARPS_, int MATH_,
-          int WGMMA_, bool TA_, bool TB_, int GA_, int GB_, int GC_, bool STAGE_C_ = false, bool SPLIT_TAIL_ = false, bool WINDOW_C_ = false, bool ORDERED_SPLITS_ = false>
+          int WGMMA_, bool TA_, bool TB_, int GA_, int GB_, int GC_, bool STAGE_C_ = false, bool SPLIT_TAIL_ = false, bool WINDOW_C_ = false, bool ORDERED_SPLITS_ = false, bool PRESCALE_C_ = false>
 struct Traits {
   // clang-format off
   enum : int {
@@ -71,6 +73,7 @@ struct Traits {
     kSplitTail = SPLIT_TAIL_,
     kWindowC = WINDOW_C_,
     kOrderedSplits = ORDERED_SPLITS_,
+    kPrescaleC = PRESCALE_C_,
   };
   // clang-format on
 };

@@ -167,7 +167,7 @@ ModelRanking rank_candidates(const std::vector<GemmConfig>& candidates, const Pr
     // the next, with faster narrowed loads, the model ranked the copies too low to time them).
     GemmConfig key = c;
     key.wm = key.wn = key.occupancy = 0;
-    key.stage_c = key.window_c = key.ordered_splits = key.repack = false;
+    key.stage_c = key.window_c = key.ordered_splits = key.prescale_c = key.repack = false;
     key.align_a = key.align_b = 0;
     if (c.streams_b()) key.stages = 0;
     r.family.push_back(families.emplace(config_name(key), families.size()).first->second);

@@ -188,6 +188,13 @@ std::vector<GemmConfig> candidate_configs(const std::vector<GemmConfig>& valid, 
       push(variant);
       if (staged.stage_c && !staged.can_implement(p)) push(staged);
     };
+    // A split reduction or streamed thin tile also with C scaled by a kernel before it (short
+    // kernels: a dot product, a matrix-vector product), timed first.
+    if ((c.reduces() || c.streams_b()) && c.split_k > 1) {
+      GemmConfig prescaled = c;
+      prescaled.prescale_c = true;
+      push(prescaled);
+    }
     add(c);
     if (pack) add(packed);
     // A split reduction also as its deterministic twin, which a deterministic dispatcher runs.

@@ -47,8 +47,9 @@ class GemmKernel {
   GemmConfig config_;
   cudaLibrary_t library_ = nullptr;
   cudaKernel_t gemm_ = nullptr;
-  cudaKernel_t pack_ = nullptr;  // repack configs only
+  cudaKernel_t pack_ = nullptr;  // the kernel a launch runs first: repack, wgmma and prescale_c configs
   long long sms_ = 0;            // split_tail configs: the device's SMs
+  bool overlaps_ = false;        // programmatic dependent launch (sm_90 and newer)
 };
 
 /// Compiles (NVRTC) and loads a config; throws Error(kCompileError) with the log if it fails.

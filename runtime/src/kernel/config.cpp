@@ -199,6 +199,9 @@ std::optional<std::string> GemmConfig::validate(const DeviceLimits& limits) cons
   if (ordered_splits && (!reduces() || split_k < 2))
     return why("ordered_splits (\"_d\") is how a split reduction adds its splits: split_k at least 2 and k_lanes or "
                "k_warps above 1");
+  if (prescale_c && (split_k < 2 || ordered_splits || split_tail || wgmma))
+    return why("prescale_c (\"_z\") is how atomic splits of every tile start: split_k at least 2, not with ordered "
+               "splits (\"_d\"), split tails (\"_h\") or the warpgroup instruction");
   if (repack && reduces()) return why("repack is for the tile kernels, not the reduction path (k_lanes or k_warps > 1)");
   if (split_tail && (split_k < 2 || reduces() || streams_b()))
     return why("split_tail (\"_h\") splits the tiles past whole rounds of one per SM of a split-K tile kernel: "
@@ -300,7 +303,7 @@ std::string GemmConfig::name_expression() const {
   out += op_b == Op::T ? "true," : "false,";
   out += std::to_string(width_a()) + "," + std::to_string(width_b()) + "," + std::to_string(width_c());
   // The flags after them, up to the last one set (the template defaults the rest to false).
-  const bool flags[] = {stage_c, split_tail, window_c, ordered_splits};
+  const bool flags[] = {stage_c, split_tail, window_c, ordered_splits, prescale_c};
   int count = 0;
   for (int i = 0; i < int(std::size(flags)); ++i)
     if (flags[i]) count = i + 1;
@@ -321,8 +324,8 @@ struct NameFlag {
   bool GemmConfig::*flag;
 };
 const NameFlag kNameFlags[] = {{"_e", &GemmConfig::stage_c},        {"_c", &GemmConfig::window_c},
-                               {"_d", &GemmConfig::ordered_splits}, {"_q", &GemmConfig::repack},
-                               {"_h", &GemmConfig::split_tail}};
+                               {"_d", &GemmConfig::ordered_splits}, {"_z", &GemmConfig::prescale_c},
+                               {"_q", &GemmConfig::repack},         {"_h", &GemmConfig::split_tail}};
 }  // namespace
 
 std::string config_name(const GemmConfig& c) {

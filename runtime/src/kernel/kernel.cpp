@@ -14,6 +14,7 @@ namespace {
 constexpr const char* kSourceName = "gemmtune_sgemm.cu";
 constexpr const char* kPackKernel = "gemmtune_pack_operand";  // templates/sgemm/pack.cuh
 constexpr const char* kSplitKernel = "gemmtune_pack_split";
+constexpr const char* kPrescaleKernel = "gemmtune_prescale_c";
 
 // Enqueues the copy of `rows` x `cols` matrices at `src` (leading dimension ld, batch stride
 // stride) into `dst`'s layout.
@@ -78,12 +79,17 @@ GemmKernel::GemmKernel(const GemmConfig& config, const std::vector<char>& cubin,
                                        cudaFuncAttributeMaxDynamicSharedMemorySize, config.smem_bytes()));
     if (config.repack) GEMMTUNE_CUDA(cudaLibraryGetKernel(&pack_, library_, kPackKernel));
     if (config.wgmma) GEMMTUNE_CUDA(cudaLibraryGetKernel(&pack_, library_, kSplitKernel));
+    if (config.prescale_c) GEMMTUNE_CUDA(cudaLibraryGetKernel(&pack_, library_, kPrescaleKernel));
+    int device = 0;
+    GEMMTUNE_CUDA(cudaGetDevice(&device));
     if (config.split_tail) {
-      int device = 0, sms = 0;
-      GEMMTUNE_CUDA(cudaGetDevice(&device));
+      int sms = 0;
       GEMMTUNE_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
       sms_ = sms;
     }
+    int major = 0;
+    GEMMTUNE_CUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+    overlaps_ = major >= 9;
   } catch (...) {
     GEMMTUNE_CUDA_NOTHROW(cudaLibraryUnload(library_));
     throw;
@@ -135,6 +141,14 @@ void GemmKernel::launch(const Problem& p, cudaStream_t stream, LaunchWorkspace* 
   }
   GemmArgs args = kernel_args_of(q, buffers.tile_counters);
   void* params[] = {&args, &maps};  // the warpgroup entry point takes both (sgemm_wgmma)
+  if (c.prescale_c) {  // C = beta C first; one thread per element, up to 1024 blocks of 256
+    const long long elements = static_cast<long long>(p.m) * p.n * p.batch;
+    cudaLaunchConfig_t scale{};
+    scale.gridDim = dim3(unsigned(std::min<long long>((elements + 255) / 256, 1024)));
+    scale.blockDim = dim3(256);
+    scale.stream = stream;
+    GEMMTUNE_CUDA(cudaLaunchKernelExC(&scale, reinterpret_cast<const void*>(pack_), params));
+  }
   // split_tail: the tiles of whole rounds of one per SM unsplit, the rest split_k times
   // (BlockWork::of_split_tail).
   cudaLaunchConfig_t launch{};
@@ -144,11 +158,13 @@ void GemmKernel::launch(const Problem& p, cudaStream_t stream, LaunchWorkspace* 
   launch.dynamicSmemBytes = size_t(c.smem_bytes());
   launch.stream = stream;
   // After a split copy the warpgroup kernel starts while the copy's last blocks run, and waits
-  // for the copy where it first reads it (griddepcontrol, wgmma.cuh).
+  // for the copy where it first reads it (griddepcontrol, wgmma.cuh); a prescale_c kernel
+  // likewise after the scaling of C, which it waits for before its first add (epilogue.cuh).
   cudaLaunchAttribute early{};
   early.id = cudaLaunchAttributeProgrammaticStreamSerialization;
   early.val.programmaticStreamSerializationAllowed = 1;
   if (c.wgmma && (q.a != p.a || q.b != p.b)) launch.attrs = &early, launch.numAttrs = 1;
+  if (c.prescale_c && overlaps_) launch.attrs = &early, launch.numAttrs = 1;
   GEMMTUNE_CUDA(cudaLaunchKernelExC(&launch, reinterpret_cast<const void*>(gemm_), params));
   GEMMTUNE_CUDA(cudaGetLastError());
 }

@@ -396,42 +396,51 @@ TEST_F(DevicePointers, DeviceScalarsKeepBlasSemantics) {
 // Split-K (a tuned database makes it the fastest) with pointer arrays and device scalars: the tile
 // counters are indexed by batch as before; a device alpha of 0 leaves exactly beta C (the other
 // splits add nothing).
+// Split-K on pointer arrays with device scalars, both ways of starting the splits: the protocol
+// in one launch, and C scaled by a kernel before (prescale_c), which reads beta on the device.
 TEST_F(DevicePointers, SplitKWithPointerArraysAndDeviceScalars) {
   const DeviceInfo device = device_info(0);
-  const std::string path = (scratch_dir("gpu_device_pointers") / "split_k.db").string();
-  {
-    TuningDbBuilder b(path);
-    b.gpu(device.name, device.limits.cc_major, device.limits.cc_minor, device.sm_count);
-    auto split = tuned_pool(device.limits, Op::N, Op::N, 4);
-    ASSERT_FALSE(split.empty());
-    b.add(db_problem(Op::N, Op::N, 96, 96, 2048, 3), split.front(), 0.01);
+  for (bool prescale : {false, true}) {
+    SCOPED_TRACE(prescale ? "prescale_c" : "split-K protocol");
+    const std::string path =
+        (scratch_dir("gpu_device_pointers") / (prescale ? "split_k_prescaled.db" : "split_k.db")).string();
+    {
+      TuningDbBuilder b(path);
+      b.gpu(device.name, device.limits.cc_major, device.limits.cc_minor, device.sm_count);
+      auto split = tuned_pool(device.limits, Op::N, Op::N, 4);
+      ASSERT_FALSE(split.empty());
+      GemmConfig config = split.front();
+      config.prescale_c = prescale;
+      b.add(db_problem(Op::N, Op::N, 96, 96, 2048, 3), config, 0.01);
+    }
+    DispatcherOptions o;
+    o.db_path = path;
+    o.db_access = DbAccess::read_only;
+    Dispatcher d(o);
+    std::mt19937_64 rng(34);
+    ScatteredBatch data(Layout::row_major, Op::N, Op::N, 96, 96, 2048, 3, 0, rng);
+    const Problem& p = data.p;
+    const Choice choice = d.explain(shape_only_problem(Op::N, Op::N, 96, 96, 2048, 3, 0, true));
+    ASSERT_GT(choice.config.split_k, 1) << choice.to_string();
+    ASSERT_EQ(choice.config.prescale_c, prescale) << choice.to_string();
+
+    set_scalars(1.5f, -0.75f);
+    const auto refs = data.references(*reference_, 1.5f, -0.75f);
+    d.sgemm_batched_device(Layout::row_major, Op::N, Op::N, p.m, p.n, p.k, Scalar::on_device(d_alpha()),
+                           data.a_array.get(), p.lda, data.b_array.get(), p.ldb, Scalar::on_device(d_beta()),
+                           data.c_array.get(), p.ldc, p.batch);
+    GEMMTUNE_CUDA(cudaDeviceSynchronize());
+    EXPECT_LE(data.max_error(refs), fp32_tolerance(p.k));
+
+    ScatteredBatch::fill(data.a_pool, data.a_init, kInf);
+    set_scalars(0.f, -0.75f);
+    data.reset();
+    d.sgemm_batched_device(Layout::row_major, Op::N, Op::N, p.m, p.n, p.k, Scalar::on_device(d_alpha()),
+                           data.a_array.get(), p.lda, data.b_array.get(), p.ldb, Scalar::on_device(d_beta()),
+                           data.c_array.get(), p.ldc, p.batch);
+    GEMMTUNE_CUDA(cudaDeviceSynchronize());
+    data.expect_beta_c(-0.75f);
   }
-  DispatcherOptions o;
-  o.db_path = path;
-  o.db_access = DbAccess::read_only;
-  Dispatcher d(o);
-  std::mt19937_64 rng(34);
-  ScatteredBatch data(Layout::row_major, Op::N, Op::N, 96, 96, 2048, 3, 0, rng);
-  const Problem& p = data.p;
-  const Choice choice = d.explain(shape_only_problem(Op::N, Op::N, 96, 96, 2048, 3, 0, true));
-  ASSERT_GT(choice.config.split_k, 1) << choice.to_string();
-
-  set_scalars(1.5f, -0.75f);
-  const auto refs = data.references(*reference_, 1.5f, -0.75f);
-  d.sgemm_batched_device(Layout::row_major, Op::N, Op::N, p.m, p.n, p.k, Scalar::on_device(d_alpha()),
-                         data.a_array.get(), p.lda, data.b_array.get(), p.ldb, Scalar::on_device(d_beta()),
-                         data.c_array.get(), p.ldc, p.batch);
-  GEMMTUNE_CUDA(cudaDeviceSynchronize());
-  EXPECT_LE(data.max_error(refs), fp32_tolerance(p.k));
-
-  ScatteredBatch::fill(data.a_pool, data.a_init, kInf);
-  set_scalars(0.f, -0.75f);
-  data.reset();
-  d.sgemm_batched_device(Layout::row_major, Op::N, Op::N, p.m, p.n, p.k, Scalar::on_device(d_alpha()),
-                         data.a_array.get(), p.lda, data.b_array.get(), p.ldb, Scalar::on_device(d_beta()),
-                         data.c_array.get(), p.ldc, p.batch);
-  GEMMTUNE_CUDA(cudaDeviceSynchronize());
-  data.expect_beta_c(-0.75f);
 }
 
 // A tuned repack config (copies misaligned operands by stride) cannot serve pointer arrays: the

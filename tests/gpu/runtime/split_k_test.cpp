@@ -1,5 +1,5 @@
 // Split-K in one launch: the first split of each tile to start scales C by beta, and every split
-// adds to it; with ordered splits (reductions) the last split adds up all splits' sums.
+// adds to it (or, with prescale_c, a kernel before scales C and the splits only add); with ordered splits (reductions) the last split adds up all splits' sums.
 // Counters reset themselves between launches (a stale counter would let a split add to C before
 // C was scaled, or scale C over the others' sums), so repeated launches on one workspace stay
 // right; the workspace grows for a larger problem.
@@ -79,7 +79,10 @@ TEST(SplitK, RepeatedLaunchesStayCorrect) {
   GEMMTUNE_REQUIRE_GPU();
   ReferenceSetup setup;
   // A shared-memory tile with 16 splits and a streaming one-row tile with 8; vec 1: any shape.
-  for (const char* name : {"sgemm_nn_32x64x8_w32x32_t4x8_s3_v1_p4_k16_r8", "sgemm_nn_1x128x8_w1x128_t1x4_s2_v1_p4_k8_r1"}) {
+  // Then both, and a reduction, with C scaled by a kernel before (prescale_c, "_z").
+  for (const char* name : {"sgemm_nn_32x64x8_w32x32_t4x8_s3_v1_p4_k16_r8", "sgemm_nn_1x128x8_w1x128_t1x4_s2_v1_p4_k8_r1",
+                           "sgemm_nn_32x64x8_w32x32_t4x8_s3_v1_p4_k16_r8_z", "sgemm_nn_1x128x8_w1x128_t1x4_s2_v1_p4_k8_r1_z",
+                           "sgemm_nn_1x1x8_w1x1_t1x1_s2_v1_p4_k8_r8_l32_j4_z"}) {
     auto kernel = kernel_named(name, setup);
     ASSERT_TRUE(kernel) << name;
     LaunchWorkspace workspace;

@@ -57,6 +57,7 @@ TEST(Knobs, TemplateParametersAreTheKnobsInTableOrder) {
   expected.push_back("SPLIT_TAIL");  // GemmConfig::split_tail, defaulted the same way
   expected.push_back("WINDOW_C");    // GemmConfig::window_c, likewise
   expected.push_back("ORDERED_SPLITS");  // GemmConfig::ordered_splits, likewise
+  expected.push_back("PRESCALE_C");      // GemmConfig::prescale_c, likewise
   EXPECT_EQ(params, expected);
   EXPECT_EQ(params_of("sgemm_wgmma"), expected);
 }
@@ -66,6 +67,28 @@ TEST(Knobs, NameExpressionListsTheValuesInTableOrder) {
   c.op_b = Op::T;
   c.split_k = 4;
   EXPECT_EQ(c.name_expression(), "gemmtune::sgemm<128,128,8,64,32,8,8,2,4,4,4,8,1,1,1,0,0,false,true,4,4,4>");
+  c.prescale_c = true;  // the flags up to the last one set
+  EXPECT_EQ(c.name_expression(),
+            "gemmtune::sgemm<128,128,8,64,32,8,8,2,4,4,4,8,1,1,1,0,0,false,true,4,4,4,false,false,false,false,true>");
+}
+
+// C scaled by a kernel before the splits (prescale_c): "_z" after "_d", only for atomic splits
+// of every tile.
+TEST(Knobs, PrescaledSplitsAreNamedAndValidatedAsSuch) {
+  const DeviceLimits limits = DeviceLimits::for_arch("sm_90");
+  auto dot = parse_config_name("sgemm_nt_1x1x8_w1x1_t1x1_s2_v4_p4_k64_r8_l32_j4_z");
+  ASSERT_TRUE(dot.has_value());
+  EXPECT_TRUE(dot->prescale_c);
+  EXPECT_EQ(dot->validate(limits), std::nullopt);
+  EXPECT_FALSE(dot->deterministic());
+  GemmConfig c = *dot;
+  c.ordered_splits = true;
+  EXPECT_NE(c.validate(limits), std::nullopt);
+  EXPECT_FALSE(parse_config_name("sgemm_nt_1x1x8_w1x1_t1x1_s2_v4_p4_k64_r8_l32_j4_z_d").has_value()) << "_d comes first";
+  c = *dot;
+  c.split_k = 1;
+  ASSERT_TRUE(c.validate(limits).has_value());
+  EXPECT_NE(c.validate(limits)->find("prescale_c"), std::string::npos) << *c.validate(limits);
 }
 
 // A knob that is not named at its default keeps older names valid, and any other value of it
