@@ -83,6 +83,12 @@ struct Traits {
 template <int RASTER>
 __device__ __forceinline__ void raster_tile(int bid, int tiles_m, int tiles_n, int& tile_m,
                                             int& tile_n) {
+  // One row or column of tiles (a matrix-vector product, a dot): the order is the index, and
+  // the two divisions by run-time values below would only delay a short kernel's first loads.
+  if (tiles_n == 1 || tiles_m == 1) {
+    tile_m = tiles_n == 1 ? bid : 0, tile_n = tiles_n == 1 ? 0 : bid;
+    return;
+  }
   if (RASTER == 1) {
     tile_m = bid / tiles_n, tile_n = bid % tiles_n;
     return;
