@@ -109,9 +109,9 @@ struct StreamingMainloop {
 // tile's VM (VN) adjacent rows (columns) as one vector, as wide as GA (GB) allows. Two register sets
 // of steps, as in StreamingMainloop. An operand that no other block reads (A where one block
 // column covers N, B where one block row covers M: the matrix of a matrix-vector product, both
-// vectors of a dot) is read evict-first (load_vec_once) where each load is a whole run or chunk:
-// narrower loads each take part of a sector that L1 then no longer holds for the next (4095x1x4095
-// nn, A in 4-byte loads: 26.6 -> 29.1 us on an H200). At the end the KL lanes sum their
+// vectors of a dot) is read evict-first (load_vec_once) where each load is a whole run or
+// chunk: narrower loads each take part of a sector that L1 then no longer holds for the next
+// (4095x1x4095 nn, A in 4-byte loads: 26.6 -> 29.1 us on an H200). At the end the KL lanes sum their
 // accumulators with shuffles, the KW warps through shared memory; the Epilogue writes from the
 // first lane of the first warp.
 template <class Cfg>

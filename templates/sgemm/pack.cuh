@@ -1,3 +1,7 @@
+// The kernels a launch runs before the GEMM, in every compiled cubin (GemmKernel loads them from
+// there): the copies of repack and warpgroup configs, and the C = beta C of prescale_c configs
+// (gemmtune_prescale_c, at the end).
+//
 // The copy that repack configs (GemmConfig::repack) run before the GEMM: an operand whose rows
 // would narrow the kernel's accesses (an odd leading dimension, say) is copied into the launch
 // workspace with rows padded to a multiple of 4 floats, so that the kernel reads it at full

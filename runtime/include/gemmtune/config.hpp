@@ -67,11 +67,11 @@ struct GemmConfig : SgemmKnobs {
   bool ordered_splits = false;
   /// Whether a split launch first scales C by beta in a kernel of its own (gemmtune_prescale_c,
   /// templates/sgemm/pack.cuh) and the splits then only add to C atomically, with no tile
-  /// counters: on sm_90 and newer the split kernel starts while that one runs (programmatic
-  /// dependent launch) and waits for it only before its first add, where the protocol of split-K in one launch
-  /// has every split take a ticket first. Which is faster depends on the problem (a dot product's
-  /// few microseconds, say), so the tuner times both. Not a knob: a template flag; the name ends
-  /// in "_z" (after "_d", which excludes it).
+  /// counters, where the protocol of split-K in one launch has every split take a ticket first.
+  /// On sm_90 and newer the split kernel starts while that one runs (programmatic dependent
+  /// launch) and waits for it only before its first add. Which is faster depends on the problem
+  /// (on an H200 it wins on x^T B, not on a dot product), so the tuner times both. Not a knob: a
+  /// template flag; the name ends in "_z" (after "_d", which excludes it).
   bool prescale_c = false;
   /// Whether split_k splits only the tiles past the last whole round of one tile per SM: the
   /// tiles of the whole rounds run unsplit, one block each, and the few left over split K, so

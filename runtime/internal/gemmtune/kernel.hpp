@@ -47,9 +47,10 @@ class GemmKernel {
   GemmConfig config_;
   cudaLibrary_t library_ = nullptr;
   cudaKernel_t gemm_ = nullptr;
-  cudaKernel_t pack_ = nullptr;  // the kernel a launch runs first: repack, wgmma and prescale_c configs
-  long long sms_ = 0;            // split_tail configs: the device's SMs
-  bool overlaps_ = false;        // programmatic dependent launch (sm_90 and newer)
+  cudaKernel_t pack_ = nullptr;      // repack and warpgroup configs: the copy a launch runs first
+  cudaKernel_t prescale_ = nullptr;  // prescale_c configs: C = beta C, run first
+  long long sms_ = 0;                // split_tail configs: the device's SMs
+  bool overlaps_ = false;            // programmatic dependent launch (sm_90 and newer)
 };
 
 /// Compiles (NVRTC) and loads a config; throws Error(kCompileError) with the log if it fails.

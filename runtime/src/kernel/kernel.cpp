@@ -79,7 +79,7 @@ GemmKernel::GemmKernel(const GemmConfig& config, const std::vector<char>& cubin,
                                        cudaFuncAttributeMaxDynamicSharedMemorySize, config.smem_bytes()));
     if (config.repack) GEMMTUNE_CUDA(cudaLibraryGetKernel(&pack_, library_, kPackKernel));
     if (config.wgmma) GEMMTUNE_CUDA(cudaLibraryGetKernel(&pack_, library_, kSplitKernel));
-    if (config.prescale_c) GEMMTUNE_CUDA(cudaLibraryGetKernel(&pack_, library_, kPrescaleKernel));
+    if (config.prescale_c) GEMMTUNE_CUDA(cudaLibraryGetKernel(&prescale_, library_, kPrescaleKernel));
     int device = 0;
     GEMMTUNE_CUDA(cudaGetDevice(&device));
     if (config.split_tail) {
@@ -147,7 +147,8 @@ void GemmKernel::launch(const Problem& p, cudaStream_t stream, LaunchWorkspace* 
     scale.gridDim = dim3(unsigned(std::min<long long>((elements + 255) / 256, 1024)));
     scale.blockDim = dim3(256);
     scale.stream = stream;
-    GEMMTUNE_CUDA(cudaLaunchKernelExC(&scale, reinterpret_cast<const void*>(pack_), params));
+    void* scale_params[] = {&args};
+    GEMMTUNE_CUDA(cudaLaunchKernelExC(&scale, reinterpret_cast<const void*>(prescale_), scale_params));
   }
   // split_tail: the tiles of whole rounds of one per SM unsplit, the rest split_k times
   // (BlockWork::of_split_tail).
