@@ -98,6 +98,17 @@ struct HostRowMajor : HostData {
   }
 };
 
+// The problem the kernels run, `r` (kernel_form of h.p), gives C the bits h.p gives it: the
+// same sums in the same order. Leaves h.c as `r` computed it.
+void expect_same_bits(HostRowMajor& h, const Problem& r) {
+  const std::vector<float> c0 = h.c;
+  host_gemm(h.p, row_major_at);
+  const std::vector<float> want = h.c;
+  h.c = c0;
+  host_gemm(r, row_major_at);
+  EXPECT_EQ(h.c, want);
+}
+
 TEST(Layout, MatrixTransposedTimesVectorRunsAsItsTranspose) {
   std::mt19937 rng(23);
   for (Op ob : {Op::N, Op::T})
@@ -111,12 +122,7 @@ TEST(Layout, MatrixTransposedTimesVectorRunsAsItsTranspose) {
       EXPECT_EQ(r.op_a, ob == Op::N && pad > 0 ? Op::T : Op::N);
       EXPECT_EQ(r.op_b, Op::N);
       EXPECT_EQ(check_arguments(r), Work::gemm);
-      const std::vector<float> c0 = h.c;
-      host_gemm(h.p, row_major_at);
-      const std::vector<float> want = h.c;
-      h.c = c0;
-      host_gemm(r, row_major_at);
-      EXPECT_EQ(h.c, want);  // the same sums in the same order: the same bits
+      expect_same_bits(h, r);
     }
 }
 
@@ -147,12 +153,7 @@ TEST(Layout, AdjacentVectorElementsAreReadAsARow) {
     EXPECT_EQ(r.m, c.m);
     EXPECT_EQ(r.n, c.n);
     EXPECT_EQ(check_arguments(r), Work::gemm);
-    const std::vector<float> c0 = h.c;
-    host_gemm(h.p, row_major_at);
-    const std::vector<float> want = h.c;
-    h.c = c0;
-    host_gemm(r, row_major_at);
-    EXPECT_EQ(h.c, want);
+    expect_same_bits(h, r);
   }
 }
 
