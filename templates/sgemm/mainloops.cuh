@@ -110,10 +110,13 @@ struct StreamingMainloop {
 // of steps, as in StreamingMainloop. An operand that no other block reads (A where one block
 // column covers N, B where one block row covers M: the matrix of a matrix-vector product, both
 // vectors of a dot) is read evict-first (load_vec_once) where each load is a whole run or
-// chunk: narrower loads each take part of a sector that L1 then no longer holds for the next
-// (4095x1x4095 nn, A in 4-byte loads: 26.6 -> 29.1 us on an H200). At the end the KL lanes sum their
-// accumulators with shuffles, the KW warps through shared memory; the Epilogue writes from the
-// first lane of the first warp.
+// chunk, each value is loaded by one thread tile and 16 or more lanes share a row (kOnceA/B).
+// Measured against that on an H200: narrower loads, which each take part of a sector that L1
+// then no longer holds for the next (4095x1x4095 nn: 26.6 -> 29.1 us); tiles of 8 lanes per row
+// (50000x3x512 nt, 4x4 l8: 50 -> 80 us); and the run-time choice between the two loads compiled
+// into configs that then take the plain one (3x8192x4096 nt, 1x4 l32: 62.6 -> 69.0 us). At the
+// end the KL lanes sum their accumulators with shuffles, the KW warps through shared memory; the
+// Epilogue writes from the first lane of the first warp.
 template <class Cfg>
 struct ReductionMainloop {
   enum : int {
@@ -123,6 +126,11 @@ struct ReductionMainloop {
     // tile, narrowed to the data's alignment.
     VA = Cfg::GA < Cfg::VM ? Cfg::GA : Cfg::VM,
     VB = Cfg::GB < Cfg::VN ? Cfg::GB : Cfg::VN,
+  };
+  enum : bool {
+    // Where evict-first can pay (above): A (B) loaded by one thread tile across the block's N (M).
+    kOnceA = Cfg::BN == Cfg::TN && Cfg::KL >= 16,
+    kOnceB = Cfg::BM == Cfg::TM && Cfg::KL >= 16,
   };
   using AFrag = float[RUNS][V][TM];
   using BFrag = float[RUNS][V][TN];
@@ -134,8 +142,8 @@ struct ReductionMainloop {
   const bool a_once, b_once;  // A (B) read by this block alone: evict-first
 
   __device__ __forceinline__ ReductionMainloop(const GemmArgs& p_, const BlockWork& w_, float*, int tid_)
-      : p(p_), w(w_), tid(tid_), share((tid_ / kOwners) * KL + tid_ % KL), a_once(p_.n <= Cfg::BN),
-        b_once(p_.m <= Cfg::BM) {}
+      : p(p_), w(w_), tid(tid_), share((tid_ / kOwners) * KL + tid_ % KL), a_once(kOnceA && p_.n <= Cfg::BN),
+        b_once(kOnceB && p_.m <= Cfg::BM) {}
 
   template <int G>
   __device__ __forceinline__ static Vec<G> load_maybe_once(const float* src, bool once) {

@@ -142,6 +142,61 @@ TEST(KernelCorrectness, StreamingTilesKeepWideVectorsWhenOnlyAIsMisaligned) {
   }
 }
 
+// Reductions reading rows along K that start at any float (an odd K or leading dimension, a
+// pointer off by 1-3 floats): rows of every misalignment, runs cut by the split boundaries and by
+// K's end, one to 32 lanes per row, 4- and 2-float runs, ordered splits.
+TEST(KernelCorrectness, ReductionsReadRowsOfAnyAlignment) {
+  GEMMTUNE_REQUIRE_GPU();
+  ReferenceSetup setup;
+  auto& [dev, arch, reference, rng] = setup;
+  const char* names[] = {
+      "sgemm_nt_8x1x16_w8x1_t4x1_s2_v4_p4_k1_r8_l16_j4",   // rows of A, 16 lanes x 4 warps
+      "sgemm_nt_1x4x16_w1x4_t1x4_s2_v4_p4_k1_r8_l32_j2",   // rows of B, 32 lanes x 2 warps
+      "sgemm_nn_4x1x8_w4x1_t1x1_s2_v4_p4_k4_r8_l8",        // rows of A in 4 splits, B along N
+      "sgemm_nt_1x1x16_w1x1_t1x1_s2_v4_p4_k8_r8_l32_j2",   // a dot product in 8 splits
+      "sgemm_nt_32x1x8_w32x1_t1x1_s2_v4_p4_k2_r8_j4",      // one lane per row, 4 warps
+      "sgemm_nt_2x1x8_w2x1_t1x1_s2_v2_p4_k1_r8_l16",       // 2-float runs
+      "sgemm_nt_1x1x16_w1x1_t1x1_s2_v4_p4_k4_r8_l32_j2_d", // ordered splits
+  };
+  struct Case { int m, n, k, ld_pad, ptr_offset; };
+  const Case cases[] = {{13, 1, 4095, 0, 0}, {9, 1, 1001, 0, 3}, {5, 1, 1, 0, 1},  {7, 1, 3, 2, 2},
+                        {1, 1, 37, 0, 1},    {3, 2, 130, 1, 0},  {1, 5, 4093, 0, 2}, {17, 3, 70, 3, 1}};
+  LaunchWorkspace workspace;
+  int checked = 0, misaligned = 0;
+  double worst = 0;
+  for (const char* name : names) {
+    auto cfg = parse_config_name(name);
+    ASSERT_TRUE(cfg.has_value()) << name;
+    ASSERT_FALSE(cfg->validate(dev.limits).has_value()) << name << ": " << *cfg->validate(dev.limits);
+    std::map<std::string, std::unique_ptr<GemmKernel>> kernels;  // by instance: fitted to each case
+    for (const Case& c : cases) {
+      Problem shape = Problem::packed(cfg->op_a, cfg->op_b, c.m, c.n, c.k, 1);
+      shape.alpha = 0.75f, shape.beta = checked % 2 ? 0.f : 1.5f;
+      ProblemData data(shape, c.ld_pad, c.ptr_offset, rng);
+      const GemmConfig fitted = cfg->fitted_to(data.p);
+      if (fitted.can_implement(data.p)) continue;  // K too short for the splits
+      auto& built = kernels[config_name(fitted)];
+      if (!built) built = build_kernel(fitted, arch);
+      SCOPED_TRACE(config_name(fitted) + " " + std::to_string(c.m) + "x" + std::to_string(c.n) + "x" +
+                   std::to_string(c.k) + " ldpad " + std::to_string(c.ld_pad) + " ptroff " +
+                   std::to_string(c.ptr_offset));
+      DeviceArray<double> ref(size_t(c.m) * c.n);
+      reference.run(data.p, ref.get(), nullptr);
+      built->launch(data.p, nullptr, &workspace);
+      GEMMTUNE_CUDA(cudaDeviceSynchronize());
+      const double err = data.error(ref.download());
+      EXPECT_LT(err, 1e-5);
+      worst = std::max(worst, err);
+      ++checked;
+      misaligned += fitted.align_a < fitted.vec || fitted.align_b < fitted.vec;
+    }
+  }
+  std::cout << checked << " (config, problem) pairs checked, " << misaligned
+            << " reading misaligned rows; worst relative error " << worst << "\n";
+  EXPECT_GE(checked, 40);
+  EXPECT_GE(misaligned, 30);
+}
+
 // What checking a launch variant (repack, stage_c) found over the sampled configs.
 struct VariantCheck {
   int checked = 0, packed_a = 0, packed_b = 0;
