@@ -115,9 +115,13 @@ static std::vector<std::size_t> spread_ties(const std::vector<std::size_t>& rank
   for (std::size_t begin = 0, end = 0; begin < ranked.size(); begin = end) {
     const double limit = ms[ranked[begin]] * (1 + kModelTie);
     while (end < ranked.size() && ms[ranked[end]] <= limit) ++end;
-    // A reduction keeps its place: its lane arrangements, not its tile, set it apart (spread by
-    // tile, 4095x1x4095 nn tuned to 1.14-1.17x cuBLAS on an H200 against 1.25x in model order).
-    using Shape = std::tuple<int, int, int, bool, std::size_t>;
+    // A reduction is spread by its lane arrangement, not its tile (spread by tile, 4095x1x4095
+    // nn tuned to 1.14-1.17x cuBLAS on an H200 against 1.25x in model order): one output per lane
+    // or several, warps along K or not, which the model ranks within a few percent of each other
+    // and which measured 5-10% apart either way (4095x1x4095 nt, 4096x1x4096 nt on an H200).
+    // Before, reductions kept the model's order: the 5 s searches of odd matrix-vector products
+    // timed only tiles of four or eight rows (on an H100, 1x4095x4095 nt 1.12x -> 1.19x cuBLAS).
+    using Shape = std::tuple<int, int, int, bool>;
     std::map<Shape, std::vector<std::size_t>> by_shape;
     std::vector<Shape> shapes;  // in order of first appearance
     std::vector<std::size_t> relatives;  // members after their family's first
@@ -129,7 +133,8 @@ static std::vector<std::size_t> spread_ties(const std::vector<std::size_t>& rank
         continue;
       }
       const GemmConfig& c = candidates[i];
-      const Shape key = c.reduces() ? Shape{0, 0, 0, false, i} : Shape{c.bm, c.bn, c.split_k, c.split_tail, 0};
+      const Shape key = c.reduces() ? Shape{-1, c.tm * c.tn > 1, c.k_warps > 1, false}
+                                    : Shape{c.bm, c.bn, c.split_k, c.split_tail};
       auto& heads = by_shape[key];
       if (heads.empty()) shapes.push_back(key);
       heads.push_back(i);

@@ -165,15 +165,17 @@ Prediction predict(const GemmConfig& c, const Problem& p, const GpuCeilings& gpu
                    (c.split_k > 1 ? rounds_ms(c, split_tiles * c.split_k) : 0.0);
   const long long resident = std::min<long long>(out.blocks_per_sm, ceil_div(out.blocks, gpu.sm_count));
 
-  // Global traffic: every block reads its A and B panels (M*N*K*(1/bn + 1/bm) floats in all,
-  // mostly from L2), A, B and C come from DRAM once, split-K adds an atomic read-modify-write of
-  // C per extra split.
-  // Each operand's bytes weigh by the width of its accesses.
+  // Global traffic: every block reads its A and B panels (mostly from L2), A, B and C come from
+  // DRAM once, split-K adds an atomic read-modify-write of C per extra split. Each operand's
+  // bytes weigh by the width of its accesses.
   const auto [ra, rb] = reduction_run_costs(c);
   const double wa = narrow_cost(c.width_a()) * ra, wb = narrow_cost(c.width_b()) * rb,
                wc = narrow_cost(c.width_c());
-  const double mnk = double(p.m) * p.n * p.k * p.batch;
-  const double reread_bytes = 4 * mnk * (wa / c.bn + wb / c.bm);
+  // A's rows are read once per tile column, B's columns once per tile row, however few rows or
+  // columns the last tile holds (33 rows in 16-row tiles read B three times).
+  const double tile_cols = double(ceil_div(p.n, c.bn)), tile_rows = double(ceil_div(p.m, c.bm));
+  const double reread_bytes =
+      4 * double(p.k) * p.batch * (tile_cols * p.m * wa + tile_rows * double(p.n) * wb);
   const double c_floats = double(p.m) * p.n * p.batch;
   // Extra splits per output, on average: the split tiles' share of C times split_k - 1.
   const double extra_splits = double(c.split_k - 1) * double(split_tiles) / double(std::max(tiles, 1LL));

@@ -192,3 +192,29 @@ TEST(Calibration, NearTiesAreSpreadOverTileShapes) {
     slowest_so_far = std::max(slowest_so_far, r.predicted_ms[i]);
   }
 }
+
+// Reductions predicted alike are taken one lane arrangement at a time (one output per lane or
+// several, warps along K or not), which the model ranks within a few percent of each other and
+// which measure 5-10% apart either way: 4095x1x4095 nt (both operands read in 4-byte loads) once
+// timed only thread tiles of four and eight rows in a 5 s search; a 2x1 block of one output per
+// lane was the fastest (H200).
+TEST(Calibration, NearTiedReductionsAreSpreadOverLaneArrangements) {
+  const DeviceLimits limits = DeviceLimits::for_arch("sm_90");
+  const Problem p = Problem::packed(Op::N, Op::T, 4095, 1, 4095);
+  const std::vector<GemmConfig> candidates = candidate_configs(
+      valid_space(limits, Op::N, Op::T, [](const GemmConfig& c) { return in_reduced_space(c); }), p, 132,
+      SpaceKind::reduced);
+  GpuCeilings gpu;
+  gpu.limits = limits;
+  const ModelRanking r = rank_candidates(candidates, p, gpu);
+  // The first eight reductions in the order hold all four arrangements.
+  std::set<std::pair<bool, bool>> arrangements;
+  int reductions = 0;
+  for (std::size_t i : r.order) {
+    const GemmConfig& c = candidates[i];
+    if (!c.reduces()) continue;
+    arrangements.insert({c.tm * c.tn > 1, c.k_warps > 1});
+    if (++reductions == 8) break;
+  }
+  EXPECT_EQ(arrangements.size(), 4u);
+}

@@ -143,3 +143,13 @@ TEST(CostModel, SplittingOnlyTheLastWavesTilesBeatsSplittingNoneOrAll) {
   EXPECT_LT(predict(tail, p, h200()).ms, 0.75 * predict(whole, p, h200()).ms);
   EXPECT_LT(predict(tail, p, h200()).ms, predict(all, p, h200()).ms);
 }
+
+// A tile row reads all of B's panel however few of its rows hold data: 97 rows in 32-row tiles
+// read B four times, as 128 rows do (the count was M / bm, 3.03 times).
+TEST(CostModel, ALastTileRowOfOneRowReadsAllOfB) {
+  const GemmConfig c = tile(32, 128, 16, 16, 32, 4, 4);
+  ASSERT_FALSE(c.validate(h200().limits)) << *c.validate(h200().limits);
+  const Problem odd = Problem::packed(Op::N, Op::N, 97, 4096, 4096);
+  const Problem full = Problem::packed(Op::N, Op::N, 128, 4096, 4096);
+  EXPECT_GT(predict(c, odd, h200()).memory_ms, 0.95 * predict(c, full, h200()).memory_ms);
+}

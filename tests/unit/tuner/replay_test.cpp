@@ -39,6 +39,19 @@ std::string label(const RecordedProblem& p) {
          " " + p.key.op_a + p.key.op_b + " b" + std::to_string(p.key.batch);
 }
 
+// Whether the sweep still tunes `p` in the form it was recorded in: the fixture predates
+// kernel_form(), which runs some matrix-vector and dot layouts as another form (4096x1x4096 tn
+// as 1x4096x4096 nn, a dot's column vectors as rows). The recorded times of the old form's
+// kernels say nothing about a search the tuner no longer makes.
+bool tuned_as_recorded(const RecordedProblem& p) {
+  const Problem recorded = Problem::packed(op_from_char(p.key.op_a).value_or(Op::N),
+                                           op_from_char(p.key.op_b).value_or(Op::N), int(p.key.m),
+                                           int(p.key.n), int(p.key.k), int(p.key.batch));
+  const Problem runs = kernel_form(recorded);
+  return runs.op_a == recorded.op_a && runs.op_b == recorded.op_b && runs.m == recorded.m &&
+         runs.n == recorded.n;
+}
+
 }  // namespace
 
 TEST(Replay, FixtureHoldsThirtyProblemsOfEveryClassOnTheH200) {
@@ -62,8 +75,10 @@ TEST(Replay, FixtureHoldsThirtyProblemsOfEveryClassOnTheH200) {
 
 TEST(Replay, ModelFindsEveryBestWithin3PercentMeasuringFewCandidates) {
   Recorded r;
-  std::size_t measurements = 0, candidates = 0;
+  std::size_t measurements = 0, candidates = 0, replayed = 0;
   for (const auto& p : r.problems) {
+    if (!tuned_as_recorded(p)) continue;
+    ++replayed;
     const ReplayOutcome model = replay_problem(p, r.options(StrategyKind::model));
     ASSERT_TRUE(model.found) << label(p);
     EXPECT_LE(model.ratio(), 1.03) << label(p) << ": found " << *model.found;
@@ -71,6 +86,7 @@ TEST(Replay, ModelFindsEveryBestWithin3PercentMeasuringFewCandidates) {
   }
   // 1,734 of 40,755 when written (worst 1.025: 1x4096x4096 nt, a near-tie of memory-bound kernels).
   EXPECT_LT(measurements * 15, candidates);
+  EXPECT_GE(replayed, 24u) << "most recorded problems are still tuned as recorded";
 }
 
 TEST(Replay, UncalibratedModelStaysCloseOnAnEmptyDatabase) {

@@ -41,7 +41,8 @@ std::vector<double> calibration_factors(const std::vector<GemmConfig>& candidate
 /// The model's ranking of a problem's candidates: predicted (calibrated) times and the candidate
 /// indices in the order to measure them: the best-ranked of each kernel path (reduction, streamed
 /// B, warpgroup, mma.sync, FMA tiles) first, then fastest first, configs predicted within 5% of
-/// each other taken one block tile shape (and split) at a time (reductions in their order).
+/// each other taken one block tile shape (and split) at a time (reductions one lane
+/// arrangement at a time: one output per lane or several, warps along K or not).
 struct ModelRanking {
   std::vector<double> predicted_ms;
   std::vector<std::size_t> order;
