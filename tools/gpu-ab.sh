@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# Compares two builds of the tuner on a machine with a GPU: each sweeps the same problems into a
+# fresh database and benchmarks them against cuBLAS (as tools/gpu-bench.sh does), the two taking
+# turns (A B, then B A, ...) after a short warm-up sweep whose results are dropped. Run once
+# each, the build that went first on a freshly started machine measured fewer configs in the
+# same budget (H200 and H100, docs/PERFORMANCE.md, sixteenth and eighteenth sessions).
+#   usage: tools/gpu-ab.sh [--rounds N] BUDGET_S CLI_A CLI_B PROBLEM_ARGS...
+#     BUDGET_S      sweep seconds per problem
+#     CLI_A, CLI_B  the two builds' gemmtune executables (a FILE.gz is unpacked first), e.g.
+#                   stripped and gzipped so that both travel to the GPU machine
+#     --rounds N    sweeps of each build (default 2)
+#     PROBLEM_ARGS  gemmtune problem options, e.g. --preset users, or --file problems.csv
+#   Writes to $OUT (default ./gpu-ab): a1.json, b1.json, ... (bench --json) and the sweep and
+#   bench logs; prints per problem each build's speedups over cuBLAS, round by round, and the
+#   ratio of their medians, then each round's geometric means.
+set -uo pipefail
+usage() { sed -n '7,15p' "$0" | sed 's/^# //' >&2; }
+rounds=2
+if [ "${1:-}" = "--rounds" ]; then
+  rounds=${2:-}
+  shift 2 || true
+fi
+if [ $# -lt 4 ] || ! [[ "$rounds" =~ ^[1-9][0-9]*$ ]]; then
+  usage
+  exit 2
+fi
+budget=$1 cli_a=$2 cli_b=$3
+shift 3
+for f in "$cli_a" "$cli_b"; do
+  [ -f "$f" ] || { echo "gpu-ab: no such file: $f (give the path of a gemmtune executable)" >&2; exit 2; }
+done
+out=${OUT:-gpu-ab}
+mkdir -p "$out"
+source "$(dirname "$0")/cuda-libs.sh"
+export LD_LIBRARY_PATH="$cuda_libs${LD_LIBRARY_PATH:-}"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# An executable for each build, unpacked where gzipped.
+unpack() {
+  local exe="$work/gemmtune-$2"
+  case "$1" in
+    *.gz) gunzip -c "$1" > "$exe" || exit 1 ;;
+    *) cp "$1" "$exe" || exit 1 ;;
+  esac
+  chmod +x "$exe"
+}
+unpack "$cli_a" a
+unpack "$cli_b" b
+command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version,clocks.sm,temperature.gpu --format=csv,noheader
+
+"$work/gemmtune-a" sweep --db "$work/warmup.db" --budget 1 --preset quick > "$out/warmup.log" 2>&1 ||
+  { echo "gpu-ab: the warm-up sweep failed (log: $out/warmup.log)" >&2; tail -5 "$out/warmup.log" >&2; exit 1; }
+status=0
+for ((round = 1; round <= rounds; ++round)); do
+  order="a b"
+  [ $((round % 2)) -eq 0 ] && order="b a"
+  for v in $order; do
+    db="$work/$v$round.db"
+    start=$(date +%s)
+    if ! "$work/gemmtune-$v" sweep --db "$db" --budget "$budget" "$@" > "$out/sweep-$v$round.log" 2>&1 ||
+       ! "$work/gemmtune-$v" bench --db "$db" --json "$out/$v$round.json" "$@" > "$out/bench-$v$round.log" 2>&1; then
+      echo "gpu-ab: build $v failed in round $round (logs: $out/sweep-$v$round.log, $out/bench-$v$round.log)" >&2
+      status=1
+      continue
+    fi
+    echo "round $round, build $v: sweep and bench $(($(date +%s) - start)) s"
+  done
+done
+[ $status -eq 0 ] || exit $status
+
+python3 - "$out" "$rounds" <<'EOF'
+import json, math, statistics, sys
+out, rounds = sys.argv[1], int(sys.argv[2])
+runs = {v: [json.load(open(f"{out}/{v}{r}.json")) for r in range(1, rounds + 1)] for v in "ab"}
+def label(p):
+    batch = f" b{p['batch']}" if p["batch"] > 1 else ""
+    return f"{p['m']}x{p['n']}x{p['k']} {p['layout']}{batch}"
+print("speedup over cuBLAS per round; B/A: ratio of the medians")
+print(f"{'problem':28} {'A':>{7 * rounds}} {'B':>{7 * rounds}}    B/A")
+for i, p in enumerate(runs["a"][0]["problems"]):
+    a = [run["problems"][i]["speedup"] for run in runs["a"]]
+    b = [run["problems"][i]["speedup"] for run in runs["b"]]
+    cells = lambda s: "".join(f"{x:7.3f}" for x in s)
+    print(f"{label(p):28} {cells(a)} {cells(b)}  {statistics.median(b) / statistics.median(a):5.3f}")
+for v in "ab":
+    print(f"geometric mean, {v.upper()}: " + ", ".join(f"{run['geomean_speedup']:.3f}" for run in runs[v]))
+EOF
