@@ -31,6 +31,19 @@ db::ProblemKey key(long long m, long long n, long long k, char op_b = 'n') {
 
 const Problem kProblem = Problem::packed(Op::N, Op::N, 2048, 2048, 2048);
 
+GpuCeilings sm90() {
+  GpuCeilings gpu;
+  gpu.limits = DeviceLimits::for_arch("sm_90");
+  return gpu;
+}
+
+// The candidates a sweep of `p` on a 132-SM sm_90 GPU ranks: the reduced space's.
+std::vector<GemmConfig> sweep_candidates(const Problem& p) {
+  return candidate_configs(valid_space(sm90().limits, p.op_a, p.op_b,
+                                       [](const GemmConfig& c) { return in_reduced_space(c); }),
+                           p, 132, SpaceKind::reduced);
+}
+
 }  // namespace
 
 TEST(Calibration, NeighboursFastConfigsAreRaised) {
@@ -77,8 +90,7 @@ TEST(Calibration, RankingPutsASupportedConfigAheadOfItsTwin) {
   GemmConfig a = config(128, 128), b = a;
   b.raster = 1;
   const std::vector<TunedNeighbour> tuned{{key(2048, 2048, 4096), {{config_name(b), 1.0}}}};
-  GpuCeilings gpu;
-  gpu.limits = DeviceLimits::for_arch("sm_90");
+  const GpuCeilings gpu = sm90();
   const ModelRanking r = rank_candidates({a, b}, kProblem, gpu, tuned);
   EXPECT_EQ(r.order, (std::vector<std::size_t>{1, 0}));
   EXPECT_EQ(r.rank_of(0), 1u);
@@ -96,8 +108,7 @@ TEST(Calibration, MembersOfAFamilyDifferOnlyWhereTheModelIsBlind) {
   budget.occupancy = 2;
   narrowed.align_a = narrowed.align_b = 1;
   copied.repack = true;
-  GpuCeilings gpu;
-  gpu.limits = DeviceLimits::for_arch("sm_90");
+  const GpuCeilings gpu = sm90();
   const ModelRanking r =
       rank_candidates({a, warps, staged, budget, config(64, 128), narrowed, copied}, kProblem, gpu);
   ASSERT_EQ(r.family.size(), 7u);
@@ -122,8 +133,7 @@ TEST(Calibration, StreamedBInOneRegisterSetOrTwoIsOneVariantGroup) {
   GemmConfig one = *two, other_split = *two;
   one.stages = 1;
   other_split.split_k = 64;
-  GpuCeilings gpu;
-  gpu.limits = DeviceLimits::for_arch("sm_90");
+  const GpuCeilings gpu = sm90();
   const ModelRanking r = rank_candidates({*two, one, other_split}, p, gpu);
   ASSERT_EQ(r.variant.size(), 3u);
   EXPECT_EQ(r.variant[1], r.variant[0]);
@@ -144,8 +154,7 @@ TEST(Calibration, EachKernelPathsBestRankedConfigLeads) {
     candidates.push_back(tile);
   }
   candidates.push_back(lanes);
-  GpuCeilings gpu;
-  gpu.limits = DeviceLimits::for_arch("sm_90");
+  const GpuCeilings gpu = sm90();
   const ModelRanking r = rank_candidates(candidates, p, gpu);
   ASSERT_EQ(r.order.size(), candidates.size());
   ASSERT_TRUE(candidates.back().reduces());
@@ -165,14 +174,9 @@ TEST(Calibration, EachKernelPathsBestRankedConfigLeads) {
 // first ones measured cover block tile shapes and splits instead of repeating one; a config
 // predicted clearly slower never jumps ahead of a clearly faster one.
 TEST(Calibration, NearTiesAreSpreadOverTileShapes) {
-  const DeviceLimits limits = DeviceLimits::for_arch("sm_90");
   const Problem p = Problem::packed(Op::N, Op::N, 1531, 1531, 1531);
-  const std::vector<GemmConfig> candidates = candidate_configs(
-      valid_space(limits, Op::N, Op::N, [](const GemmConfig& c) { return in_reduced_space(c); }), p, 132,
-      SpaceKind::reduced);
-  GpuCeilings gpu;
-  gpu.limits = limits;
-  const ModelRanking r = rank_candidates(candidates, p, gpu);
+  const std::vector<GemmConfig> candidates = sweep_candidates(p);
+  const ModelRanking r = rank_candidates(candidates, p, sm90());
   ASSERT_GT(r.order.size(), 1000u);
   // The first twelve families in the order (the search times each family's first member first)
   // are twelve different families, of at least eight tile shapes and splits.
@@ -199,14 +203,9 @@ TEST(Calibration, NearTiesAreSpreadOverTileShapes) {
 // timed only thread tiles of four and eight rows in a 5 s search; a 2x1 block of one output per
 // lane was the fastest (H200).
 TEST(Calibration, NearTiedReductionsAreSpreadOverLaneArrangements) {
-  const DeviceLimits limits = DeviceLimits::for_arch("sm_90");
   const Problem p = Problem::packed(Op::N, Op::T, 4095, 1, 4095);
-  const std::vector<GemmConfig> candidates = candidate_configs(
-      valid_space(limits, Op::N, Op::T, [](const GemmConfig& c) { return in_reduced_space(c); }), p, 132,
-      SpaceKind::reduced);
-  GpuCeilings gpu;
-  gpu.limits = limits;
-  const ModelRanking r = rank_candidates(candidates, p, gpu);
+  const std::vector<GemmConfig> candidates = sweep_candidates(p);
+  const ModelRanking r = rank_candidates(candidates, p, sm90());
   // The first eight reductions in the order hold all four arrangements.
   std::set<std::pair<bool, bool>> arrangements;
   int reductions = 0;
