@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Compares two builds of the tuner on a machine with a GPU: each sweeps the same problems into a
-# fresh database and benchmarks them against cuBLAS (as tools/gpu-bench.sh does), the two taking
+# fresh database and benchmarks them against cuBLAS (a tools/gpu-bench.sh run each), the two taking
 # turns (A B, then B A, ...) after a short warm-up sweep whose results are dropped. Run once
 # each, the build that went first on a freshly started machine measured fewer configs in the
 # same budget (H200 and H100, docs/PERFORMANCE.md, sixteenth and eighteenth sessions).
@@ -10,9 +10,9 @@
 #                   stripped and gzipped so that both travel to the GPU machine
 #     --rounds N    sweeps of each build (default 2)
 #     PROBLEM_ARGS  gemmtune problem options, e.g. --preset users, or --file problems.csv
-#   Writes to $OUT (default ./gpu-ab): a1.json, b1.json, ... (bench --json) and the sweep and
-#   bench logs; prints per problem each build's speedups over cuBLAS, round by round, and the
-#   ratio of their medians, then each round's geometric means.
+#   Writes to $OUT (default ./gpu-ab): a1/, b1/, ... (each a tools/gpu-bench.sh output: sweep and
+#   bench logs, bench.json, tuning.db) and warmup.log; prints per problem each build's speedups
+#   over cuBLAS, round by round, and the ratio of their medians, then each round's geometric means.
 set -uo pipefail
 usage() { sed -n '7,15p' "$0" | sed 's/^# //' >&2; }
 rounds=2
@@ -31,14 +31,16 @@ for f in "$cli_a" "$cli_b"; do
 done
 out=${OUT:-gpu-ab}
 mkdir -p "$out"
-source "$(dirname "$0")/cuda-libs.sh"
+tools=$(cd "$(dirname "$0")" && pwd)
+source "$tools/cuda-libs.sh"
 export LD_LIBRARY_PATH="$cuda_libs${LD_LIBRARY_PATH:-}"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-# An executable for each build, unpacked where gzipped.
+# Each build as the folder tools/gpu-bench.sh takes (BUILD/tools/gemmtune), unpacked if gzipped.
 unpack() {
-  local exe="$work/gemmtune-$2"
+  local exe="$work/$2/tools/gemmtune"
+  mkdir -p "$work/$2/tools"
   case "$1" in
     *.gz) gunzip -c "$1" > "$exe" || exit 1 ;;
     *) cp "$1" "$exe" || exit 1 ;;
@@ -47,32 +49,26 @@ unpack() {
 }
 unpack "$cli_a" a
 unpack "$cli_b" b
-command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version,clocks.sm,temperature.gpu --format=csv,noheader
 
-"$work/gemmtune-a" sweep --db "$work/warmup.db" --budget 1 --preset quick > "$out/warmup.log" 2>&1 ||
+"$work/a/tools/gemmtune" sweep --db "$work/warmup.db" --budget 1 --preset quick > "$out/warmup.log" 2>&1 ||
   { echo "gpu-ab: the warm-up sweep failed (log: $out/warmup.log)" >&2; tail -5 "$out/warmup.log" >&2; exit 1; }
-status=0
 for ((round = 1; round <= rounds; ++round)); do
   order="a b"
   [ $((round % 2)) -eq 0 ] && order="b a"
   for v in $order; do
-    db="$work/$v$round.db"
     start=$(date +%s)
-    if ! "$work/gemmtune-$v" sweep --db "$db" --budget "$budget" "$@" > "$out/sweep-$v$round.log" 2>&1 ||
-       ! "$work/gemmtune-$v" bench --db "$db" --json "$out/$v$round.json" "$@" > "$out/bench-$v$round.log" 2>&1; then
-      echo "gpu-ab: build $v failed in round $round (logs: $out/sweep-$v$round.log, $out/bench-$v$round.log)" >&2
-      status=1
-      continue
+    if ! OUT="$out/$v$round" "$tools/gpu-bench.sh" "$work/$v" "$budget" "$@" > "$out/$v$round.log" 2>&1; then
+      echo "gpu-ab: build $v failed in round $round (logs: $out/$v$round/)" >&2
+      exit 1
     fi
     echo "round $round, build $v: sweep and bench $(($(date +%s) - start)) s"
   done
 done
-[ $status -eq 0 ] || exit $status
 
 python3 - "$out" "$rounds" <<'EOF'
-import json, math, statistics, sys
+import json, statistics, sys
 out, rounds = sys.argv[1], int(sys.argv[2])
-runs = {v: [json.load(open(f"{out}/{v}{r}.json")) for r in range(1, rounds + 1)] for v in "ab"}
+runs = {v: [json.load(open(f"{out}/{v}{r}/bench.json")) for r in range(1, rounds + 1)] for v in "ab"}
 def label(p):
     batch = f" b{p['batch']}" if p["batch"] > 1 else ""
     return f"{p['m']}x{p['n']}x{p['k']} {p['layout']}{batch}"
