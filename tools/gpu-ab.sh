@@ -11,10 +11,12 @@
 #     --rounds N    sweeps of each build (default 2)
 #     PROBLEM_ARGS  gemmtune problem options, e.g. --preset users, or --file problems.csv
 #   Writes to $OUT (default ./gpu-ab): a1/, b1/, ... (each a tools/gpu-bench.sh output: sweep and
-#   bench logs, bench.json, tuning.db) and warmup.log; prints per problem each build's speedups
-#   over cuBLAS, round by round, and the ratio of their medians, then each round's geometric means.
+#   bench logs, bench.json, tuning.db), warmup.log, and runs.json: every round's bench.json in one
+#   file ({"a": [...], "b": [...]}), for copying back where only a few files may travel; prints
+#   per problem each build's speedups over cuBLAS, round by round, and the ratio of their
+#   medians, then each round's geometric means.
 set -uo pipefail
-usage() { sed -n '7,15p' "$0" | sed 's/^# //' >&2; }
+usage() { sed -n '7,17p' "$0" | sed 's/^# //' >&2; }
 rounds=2
 if [ "${1:-}" = "--rounds" ]; then
   rounds=${2:-}
@@ -69,6 +71,7 @@ python3 - "$out" "$rounds" <<'EOF'
 import json, statistics, sys
 out, rounds = sys.argv[1], int(sys.argv[2])
 runs = {v: [json.load(open(f"{out}/{v}{r}/bench.json")) for r in range(1, rounds + 1)] for v in "ab"}
+json.dump(runs, open(f"{out}/runs.json", "w"))
 def label(p):
     batch = f" b{p['batch']}" if p["batch"] > 1 else ""
     return f"{p['m']}x{p['n']}x{p['k']} {p['layout']}{batch}"

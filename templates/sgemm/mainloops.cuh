@@ -109,12 +109,15 @@ struct StreamingMainloop {
 // tile's VM (VN) adjacent rows (columns) as one vector, as wide as GA (GB) allows. Two register sets
 // of steps, as in StreamingMainloop. An operand that no other block reads (A where one block
 // column covers N, B where one block row covers M: the matrix of a matrix-vector product, both
-// vectors of a dot) is read evict-first (load_vec_once) where each load is a whole run or
-// chunk, each value is loaded by one thread tile and 16 or more lanes share a row (kOnceA/B).
-// Measured against that on an H200: narrower loads, which each take part of a sector that L1
-// then no longer holds for the next (4095x1x4095 nn: 26.6 -> 29.1 us); tiles of 8 lanes per row
-// (50000x3x512 nt, 4x4 l8: 50 -> 80 us); and the run-time choice between the two loads compiled
-// into configs that then take the plain one (3x8192x4096 nt, 1x4 l32: 62.6 -> 69.0 us). At the
+// vectors of a dot) is read evict-first (load_vec_once) where each value is loaded by one thread
+// tile and 16 or more lanes share a row (kOnceA/B), and its runs are whole or the block is not
+// one thread tile (kOnceNarrowA/B). H100, runs narrowed by an odd leading dimension: the matrix
+// of 1x4095x4095 nt, 1x2 l16 j2: 35.5 -> 31.1 us (the aligned twin 28.8); a dot's vectors:
+// 99999, 1x1 l32 j4 k64: 6.6 -> 7.2 us. Measured against that (H200): tiles of 8 lanes per row
+// (50000x3x512 nt, 4x4 l8: 50 -> 80 us); the run-time choice between the two loads compiled
+// into configs that then take the plain one (3x8192x4096 nt, 1x4 l32: 62.6 -> 69.0 us; H100, a
+// dot of 9999999, 1x1 l32 j4 k64: 76 -> 97 us). An H200 once timed narrowed runs evict-first
+// slower on one config (docs/PERFORMANCE.md, nineteenth session: not rerun there). At the
 // end the KL lanes sum their accumulators with shuffles, the KW warps through shared memory; the
 // Epilogue writes from the first lane of the first warp.
 template <class Cfg>
@@ -131,6 +134,10 @@ struct ReductionMainloop {
     // Where evict-first can pay (above): A (B) loaded by one thread tile across the block's N (M).
     kOnceA = Cfg::BN == Cfg::TN && Cfg::KL >= 16,
     kOnceB = Cfg::BM == Cfg::TM && Cfg::KL >= 16,
+    // Runs narrowed by an odd leading dimension too, but not in blocks of one thread tile (a
+    // dot's): compile-time, so that where they are not the plain load is the only one compiled.
+    kOnceNarrowA = kOnceA && !kOnceB,
+    kOnceNarrowB = kOnceB && !kOnceA,
   };
   using AFrag = float[RUNS][V][TM];
   using BFrag = float[RUNS][V][TN];
@@ -204,7 +211,8 @@ struct ReductionMainloop {
         const int r = w.m0 + row_of(tile, i);
         if constexpr (!Cfg::TA) {
           float values[V];
-          run<Cfg::GA>(values, a0 + r * p.lda + k, k, r < p.m, a_once && Cfg::GA == V);
+          run<Cfg::GA>(values, a0 + r * p.lda + k, k, r < p.m,
+              a_once && (Cfg::GA == V || kOnceNarrowA));
 #pragma unroll
           for (int e = 0; e < V; ++e) a[u][e][i] = values[e];
         } else if (i % VA == 0) {  // VA adjacent rows of the tile, for each k
@@ -216,7 +224,8 @@ struct ReductionMainloop {
         const int c = w.n0 + col_of(tile, j);
         if constexpr (Cfg::TB) {
           float values[V];
-          run<Cfg::GB>(values, b0 + c * p.ldb + k, k, c < p.n, b_once && Cfg::GB == V);
+          run<Cfg::GB>(values, b0 + c * p.ldb + k, k, c < p.n,
+              b_once && (Cfg::GB == V || kOnceNarrowB));
 #pragma unroll
           for (int e = 0; e < V; ++e) b[u][e][j] = values[e];
         } else if (j % VB == 0) {  // VB adjacent columns of the tile, for each k
