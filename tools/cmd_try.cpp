@@ -39,6 +39,13 @@ std::vector<std::pair<Op, Op>> layouts_to_run(const TryOptions& o) {
 }
 
 void run_try(const TryOptions& o) {
+  // Shapes and names checked before the GPU is touched: a typo fails at once, not after the
+  // problems before it have run.
+  std::vector<tuner::Shape> shapes;
+  for (const auto& text : o.shapes) shapes.push_back(tuner::parse_shape(text));
+  for (const auto& name : o.configs)
+    if (name != "default" && !parse_config_name(name))
+      throw Error(Status::kInvalidArgument, "'" + name + "' is not a config name (see gemmtune space --list)");
   DeviceInfo dev = device_info(o.device);
   GEMMTUNE_CUDA(cudaSetDevice(o.device));
   std::printf("%s, %d SMs, FP32 peak %.1f TFLOP/s\n", dev.name.c_str(), dev.sm_count, dev.fp32_peak_tflops());
@@ -51,8 +58,9 @@ void run_try(const TryOptions& o) {
   std::unique_ptr<tuner::CublasSgemm> cublas_tf32 = any_tf32 ? std::make_unique<tuner::CublasSgemm>(true) : nullptr;
   ReferenceGemm reference(dev.limits.arch());
   std::mt19937_64 rng(std::random_device{}());
-  for (const auto& text : o.shapes) {
-    tuner::Shape s = tuner::parse_shape(text);
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    const std::string& text = o.shapes[i];
+    const tuner::Shape s = shapes[i];
     for (auto [oa, ob] : layouts_to_run(o)) {
       Problem p = Problem::packed(oa, ob, s.m, s.n, s.k);
       DeviceBuffer<float> a(size_t(p.m) * p.k), b(size_t(p.k) * p.n), c(size_t(p.m) * p.n);
@@ -76,9 +84,7 @@ void run_try(const TryOptions& o) {
       for (const auto& name : o.configs) {
         GemmConfig cfg = default_config(dev.limits, p);  // "default": the built-in one for this data
         if (name != "default") {
-          auto parsed = parse_config_name(name);
-          if (!parsed) throw Error(Status::kInvalidArgument, "'" + name + "' is not a config name (see gemmtune space --list)");
-          cfg = *parsed;
+          cfg = *parse_config_name(name);  // checked above
           // Without --layout each name runs in its own layout only.
           if (o.layout.empty() && (cfg.op_a != oa || cfg.op_b != ob)) continue;
         }  // 'default' runs in every layout run
@@ -113,7 +119,10 @@ static void add_try_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("try", "Compile, verify and time named configs next to cuBLAS (hand experiments)");
   cmd->add_option("configs", o->configs, "Config names (e.g. sgemm_nn_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8) or 'default'")
       ->required();
-  cmd->add_option("--shape", o->shapes, "Problem MxNxK (repeatable)")->capture_default_str();
+  // One value per --shape, so that config names may follow it.
+  cmd->add_option("--shape", o->shapes, "Problem MxNxK (repeatable: --shape A --shape B)")
+      ->capture_default_str()
+      ->allow_extra_args(false);
   cmd->add_option("--layout", o->layout, "nn, nt, tn, tt or all: runs every name in these layouts (default: each name in its own)");
   cmd->add_option("--device", o->device, "CUDA device ordinal")->capture_default_str();
   cmd->callback([o] { run_try(*o); });

@@ -24,7 +24,8 @@ void SweepPlanOptions::add_candidate_options(CLI::App* cmd) {
                   "full, reduced, or auto (= reduced; full takes hours per problem)")
       ->capture_default_str();
   cmd->add_option("--config", configs,
-                  "Only these config names (repeatable), e.g. for a quick check");
+                  "Only these config names (repeatable), e.g. for a quick check: as `gemmtune space --list` "
+                  "prints them, or with a problem's access widths (`_g1x1x1`)");
   cmd->add_option("--precision", precision,
                   "Kernel classes, each searched on its own: ieee (FP32 FMA), fp32 (also 3xTF32 tensor-core "
                   "kernels), tf32 (also 1xTF32); docs/precision.md")

@@ -49,7 +49,12 @@ std::vector<GemmConfig> sweep_candidates(const SweepOptions& o, const DeviceInfo
                                          const std::vector<GemmConfig>& valid,
                                          const Problem& problem) {
   std::vector<GemmConfig> out;
+  // Named configs as given, and as this problem runs them: fitted to its data (an odd leading
+  // dimension narrows the name's access widths, `_g1x1x1`), so that `gemmtune space --list`'s
+  // names select their candidates.
   std::set<std::string> names(o.only_configs.begin(), o.only_configs.end());
+  for (const std::string& name : o.only_configs)
+    if (const auto c = parse_config_name(name)) names.insert(config_name(c->fitted_to(problem)));
   for (Precision cls : tuned_classes(o.precision)) {
     if (o.only_configs.empty()) {
       for (auto& c : candidate_configs(valid, problem, device.sm_count, o.space, cls)) out.push_back(std::move(c));

@@ -365,6 +365,12 @@ TEST(Candidates, SweepsTakeTheReducedSpaceBeforeKnowingTheProblem) {
   SearchSpaces named_spaces(named, device.limits);
   const Problem square = Problem::packed(Op::N, Op::N, 4096, 4096, 4096);
   ASSERT_EQ(sweep_candidates(named, device, named_spaces.of(Op::N, Op::N), square).size(), 1u);
+  // A name as `gemmtune space --list` gives it selects the candidate fitted to odd data.
+  named.only_configs = {"sgemm_nt_1x2x32_w1x2_t1x1_s2_v4_p4_k1_r8_l16_j2"};
+  const Problem odd = Problem::packed(Op::N, Op::T, 1, 4095, 4095);
+  const auto fitted = sweep_candidates(named, device, named_spaces.of(Op::N, Op::T), odd);
+  ASSERT_EQ(fitted.size(), 1u);
+  EXPECT_EQ(config_name(fitted[0]), "sgemm_nt_1x2x32_w1x2_t1x1_s2_v4_p4_k1_r8_l16_j2_g1x1x1");
   for (Precision precision : {Precision::ieee, Precision::fp32}) {
     reduced.precision = precision;
     for (const Problem& p : {Problem::packed(Op::N, Op::N, 2999, 3001, 2003), Problem::packed(Op::N, Op::N, 1, 1, 100000),

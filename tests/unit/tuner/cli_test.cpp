@@ -44,6 +44,17 @@ TEST_F(SweepCli, ExplainWithoutArchNeedsAGpu) {
   EXPECT_NE(r.err.find("--arch"), std::string::npos) << r.err;
 }
 
+// Config names after a --shape are names, not more shapes: with no GPU the run gets as far as
+// looking for one.
+TEST_F(SweepCli, TryTakesNamesAfterAShape) {
+  if (have_gpu()) GTEST_SKIP() << "this machine has a GPU";
+  CliRun r = gemmtune::test::run_cli({"try", "--shape", "64x64x64", "--shape", "7x9x13",
+                                      "sgemm_nn_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8", "default"},
+                                     {});
+  EXPECT_EQ(r.status, 3) << r.out << r.err;
+  EXPECT_NE((r.out + r.err).find("no CUDA device"), std::string::npos) << r.out << r.err;
+}
+
 TEST_F(SweepCli, DryRunNeedsNoGpu) {
   CliRun r =
       sweep({"--dry-run", "--preset", "quick", "--shape", "64x64x65536", "--db", path("t.db")});
