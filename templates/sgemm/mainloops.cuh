@@ -112,7 +112,7 @@ struct StreamingMainloop {
 // vectors of a dot) is read evict-first (load_vec_once) where each value is loaded by one thread
 // tile and 16 or more lanes share a row (kOnceA/B), and its runs are whole or the block is not
 // one thread tile (kOnceNarrowA/B). H100, runs narrowed by an odd leading dimension: the matrix
-// of 1x4095x4095 nt, 1x2 l16 j2: 35.5 -> 31.1 us (the aligned twin 28.8); a dot's vectors:
+// of 1x4095x4095 nt, 1x2 l16 j2: 35.6 -> 31.7 us (the aligned twin 28.8); a dot's vectors:
 // 99999, 1x1 l32 j4 k64: 6.6 -> 7.2 us. Measured against that (H200): tiles of 8 lanes per row
 // (50000x3x512 nt, 4x4 l8: 50 -> 80 us); the run-time choice between the two loads compiled
 // into configs that then take the plain one (3x8192x4096 nt, 1x4 l32: 62.6 -> 69.0 us; H100, a
