@@ -83,6 +83,9 @@ namespace gemmtune {
 //                GemmConfig::ordered_splits, names ending in "_d")
 //   PRESCALE_C   a split kernel's C is scaled by beta beforehand by gemmtune_prescale_c, and the
 //                splits only add (no counters); GemmConfig::prescale_c, names ending in "_z"
+//   PLAIN_NARROW_RUNS  a reduction reads the narrowed runs of its read-once operand with plain
+//                loads instead of evict-first in L2 (ReductionMainloop);
+//                GemmConfig::plain_narrow_runs, names ending in "_n"
 namespace detail {
 // A block's work: its tile (and share of K), the mainloop, the epilogue. `extra` goes to the
 // mainloop's set-up (the warpgroup kernels' tensor maps).
@@ -105,16 +108,16 @@ __device__ __forceinline__ void run_block(const GemmArgs& p, const Extra&... ext
 }  // namespace detail
 
 // clang-format off
-template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, int VEC, int PAD, int SPLIT_K, int RASTER, int OCCUPANCY, int K_LANES, int K_WARPS, int MATH, int WGMMA, bool TA, bool TB, int GA, int GB, int GC, bool STAGE_C = false, bool SPLIT_TAIL = false, bool WINDOW_C = false, bool ORDERED_SPLITS = false, bool PRESCALE_C = false>
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, int VEC, int PAD, int SPLIT_K, int RASTER, int OCCUPANCY, int K_LANES, int K_WARPS, int MATH, int WGMMA, bool TA, bool TB, int GA, int GB, int GC, bool STAGE_C = false, bool SPLIT_TAIL = false, bool WINDOW_C = false, bool ORDERED_SPLITS = false, bool PRESCALE_C = false, bool PLAIN_NARROW_RUNS = false>
 __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32 * K_WARPS, OCCUPANCY) sgemm(GemmArgs p) {
-  detail::run_block<detail::Traits<BM, BN, BK, WM, WN, TM, TN, STAGES, VEC, PAD, SPLIT_K, RASTER, OCCUPANCY, K_LANES, K_WARPS, MATH, WGMMA, TA, TB, GA, GB, GC, STAGE_C, SPLIT_TAIL, WINDOW_C, ORDERED_SPLITS, PRESCALE_C>>(p);
+  detail::run_block<detail::Traits<BM, BN, BK, WM, WN, TM, TN, STAGES, VEC, PAD, SPLIT_K, RASTER, OCCUPANCY, K_LANES, K_WARPS, MATH, WGMMA, TA, TB, GA, GB, GC, STAGE_C, SPLIT_TAIL, WINDOW_C, ORDERED_SPLITS, PRESCALE_C, PLAIN_NARROW_RUNS>>(p);
 }
 
 // The entry point of warpgroup instances (WGMMA = 1; GemmConfig::name_expression): the same
 // parameters, and the tensor maps of the operands it reads in place.
-template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, int VEC, int PAD, int SPLIT_K, int RASTER, int OCCUPANCY, int K_LANES, int K_WARPS, int MATH, int WGMMA, bool TA, bool TB, int GA, int GB, int GC, bool STAGE_C = false, bool SPLIT_TAIL = false, bool WINDOW_C = false, bool ORDERED_SPLITS = false, bool PRESCALE_C = false>
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, int VEC, int PAD, int SPLIT_K, int RASTER, int OCCUPANCY, int K_LANES, int K_WARPS, int MATH, int WGMMA, bool TA, bool TB, int GA, int GB, int GC, bool STAGE_C = false, bool SPLIT_TAIL = false, bool WINDOW_C = false, bool ORDERED_SPLITS = false, bool PRESCALE_C = false, bool PLAIN_NARROW_RUNS = false>
 __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32 * K_WARPS, OCCUPANCY) sgemm_wgmma(GemmArgs p, const __grid_constant__ WarpgroupArgs g) {
-  detail::run_block<detail::Traits<BM, BN, BK, WM, WN, TM, TN, STAGES, VEC, PAD, SPLIT_K, RASTER, OCCUPANCY, K_LANES, K_WARPS, MATH, WGMMA, TA, TB, GA, GB, GC, STAGE_C, SPLIT_TAIL, WINDOW_C, ORDERED_SPLITS, PRESCALE_C>>(p, g);
+  detail::run_block<detail::Traits<BM, BN, BK, WM, WN, TM, TN, STAGES, VEC, PAD, SPLIT_K, RASTER, OCCUPANCY, K_LANES, K_WARPS, MATH, WGMMA, TA, TB, GA, GB, GC, STAGE_C, SPLIT_TAIL, WINDOW_C, ORDERED_SPLITS, PRESCALE_C, PLAIN_NARROW_RUNS>>(p, g);
 }
 // clang-format on
 

@@ -110,16 +110,18 @@ struct StreamingMainloop {
 // of steps, as in StreamingMainloop. An operand that no other block reads (A where one block
 // column covers N, B where one block row covers M: the matrix of a matrix-vector product, both
 // vectors of a dot) is read evict-first (load_vec_once) where each value is loaded by one thread
-// tile and 16 or more lanes share a row (kOnceA/B), and its runs are whole or the block is not
-// one thread tile (kOnceNarrowA/B). H100, runs narrowed by an odd leading dimension: the matrix
-// of 1x4095x4095 nt, 1x2 l16 j2: 35.6 -> 31.7 us (the aligned twin 28.8); a dot's vectors:
-// 99999, 1x1 l32 j4 k64: 6.6 -> 7.2 us. Measured against that (H200): tiles of 8 lanes per row
-// (50000x3x512 nt, 4x4 l8: 50 -> 80 us); the run-time choice between the two loads compiled
-// into configs that then take the plain one (3x8192x4096 nt, 1x4 l32: 62.6 -> 69.0 us; H100, a
-// dot of 9999999, 1x1 l32 j4 k64: 76 -> 97 us). An H200 once timed narrowed runs evict-first
-// slower on one config (docs/PERFORMANCE.md, nineteenth session: not rerun there). At the
-// end the KL lanes sum their accumulators with shuffles, the KW warps through shared memory; the
-// Epilogue writes from the first lane of the first warp.
+// tile and 16 or more lanes share a row (kOnceA/B). Where its runs are narrowed by an odd leading
+// dimension, in pieces of 1 or 2 floats, only L2 is told (load_vec_once_l2: L1 keeps the line for
+// the run's next piece), and not in blocks of one thread tile (a dot's; kOnceNarrowA/B), and
+// not in PLAIN_NARROW_RUNS instances: which is faster depends on the problem, so the tuner times
+// both (H200, 1x2 l16 j2: 1x4095x4095 nt 27.4 us plain, 25.1 evict-first in L2; 1x12289x4097 nt
+// 60.5 and 62.0; evict-first in L1 and L2 as well, 26.8 and 69.3; docs/PERFORMANCE.md, twentieth
+// session). A dot's vectors evict-first: 99999, 1x1 l32 j4 k64, 6.6 -> 7.2 us (H100). Measured
+// against evict-first (H200): tiles of 8 lanes per row (50000x3x512 nt, 4x4 l8: 50 -> 80 us);
+// a run-time choice between loads compiled into configs that then take the plain one
+// (3x8192x4096 nt, 1x4 l32: 62.6 -> 69.0 us; H100, a dot of 9999999, 1x1 l32 j4 k64: 76 -> 97
+// us). At the end the KL lanes sum their accumulators with shuffles, the KW warps through shared
+// memory; the Epilogue writes from the first lane of the first warp.
 template <class Cfg>
 struct ReductionMainloop {
   enum : int {
@@ -134,10 +136,11 @@ struct ReductionMainloop {
     // Where evict-first can pay (above): A (B) loaded by one thread tile across the block's N (M).
     kOnceA = Cfg::BN == Cfg::TN && Cfg::KL >= 16,
     kOnceB = Cfg::BM == Cfg::TM && Cfg::KL >= 16,
-    // Runs narrowed by an odd leading dimension too, but not in blocks of one thread tile (a
-    // dot's): compile-time, so that where they are not the plain load is the only one compiled.
-    kOnceNarrowA = kOnceA && !kOnceB,
-    kOnceNarrowB = kOnceB && !kOnceA,
+    // Runs narrowed by an odd leading dimension too (evict-first in L2 only), but not in blocks
+    // of one thread tile (a dot's), nor in PLAIN_NARROW_RUNS instances, the tuned alternative:
+    // compile-time, so that where they are not the plain load is the only one compiled.
+    kOnceNarrowA = kOnceA && !kOnceB && !Cfg::kPlainNarrowRuns,
+    kOnceNarrowB = kOnceB && !kOnceA && !Cfg::kPlainNarrowRuns,
   };
   using AFrag = float[RUNS][V][TM];
   using BFrag = float[RUNS][V][TN];
@@ -171,7 +174,12 @@ struct ReductionMainloop {
     for (int s = 0; s < V / G; ++s) {
       Vec<G> v;
       if (ok && k + s * G < w.k_end) {
-        v = load_maybe_once<G>(src + s * G, once);
+        // Pieces of a narrowed run: evict-first in L2 only, so that L1 still holds the line
+        // for the next piece.
+        if constexpr (G < V)
+          v = once ? load_vec_once_l2<G>(src + s * G) : load_vec<G>(src + s * G);
+        else
+          v = load_maybe_once<G>(src + s * G, once);
       } else {
 #pragma unroll
         for (int j = 0; j < G; ++j) v.v[j] = 0.f;

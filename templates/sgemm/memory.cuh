@@ -62,6 +62,23 @@ __device__ __forceinline__ Vec<N> load_vec_once(const float* p) {
   return v;
 }
 
+// The same, evict-first in L2 only: L1 keeps the line for the neighbouring pieces that later
+// loads of a narrowed run take from it (see ReductionMainloop).
+template <int N>
+__device__ __forceinline__ Vec<N> load_vec_once_l2(const float* p) {
+  unsigned long long policy;
+  asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
+  Vec<N> v;
+  if constexpr (N == 2) {
+    asm("ld.global.L1::evict_normal.L2::cache_hint.v2.f32 {%0, %1}, [%2], %3;"
+        : "=f"(v.v[0]), "=f"(v.v[1]) : "l"(p), "l"(policy));
+  } else {
+    static_assert(N == 1, "whole runs use load_vec_once");
+    asm("ld.global.L1::evict_normal.L2::cache_hint.f32 %0, [%1], %2;" : "=f"(v.v[0]) : "l"(p), "l"(policy));
+  }
+  return v;
+}
+
 template <int N>
 __device__ __forceinline__ void store_vec(float* p, const Vec<N>& v) {
   *reinterpret_cast<Vec<N>*>(p) = v;

@@ -34,7 +34,7 @@ namespace detail {
 // variable in the cubin.
 template <int BM_, int BN_, int BK_, int WM_, int WN_, int TM_, int TN_, int STAGES_, int VEC_,
           int PAD_, int SPLIT_K_, int RASTER_, int OCCUPANCY_, int K_LANES_, int K_WARPS_, int MATH_,
-          int WGMMA_, bool TA_, bool TB_, int GA_, int GB_, int GC_, bool STAGE_C_ = false, bool SPLIT_TAIL_ = false, bool WINDOW_C_ = false, bool ORDERED_SPLITS_ = false, bool PRESCALE_C_ = false>
+          int WGMMA_, bool TA_, bool TB_, int GA_, int GB_, int GC_, bool STAGE_C_ = false, bool SPLIT_TAIL_ = false, bool WINDOW_C_ = false, bool ORDERED_SPLITS_ = false, bool PRESCALE_C_ = false, bool PLAIN_NARROW_RUNS_ = false>
 struct Traits {
   // clang-format off
   enum : int {
@@ -74,6 +74,7 @@ struct Traits {
     kWindowC = WINDOW_C_,
     kOrderedSplits = ORDERED_SPLITS_,
     kPrescaleC = PRESCALE_C_,
+    kPlainNarrowRuns = PLAIN_NARROW_RUNS_,
   };
   // clang-format on
 };

@@ -197,6 +197,12 @@ std::vector<GemmConfig> candidate_configs(const std::vector<GemmConfig>& valid, 
     }
     add(c);
     if (pack) add(packed);
+    // A reduction reading its matrix in narrowed runs also with plain loads (see plain_narrow_runs).
+    if (c.narrows_read_once_runs(p)) {
+      GemmConfig plain = c;
+      plain.plain_narrow_runs = true;
+      push(plain);
+    }
     // A split reduction also as its deterministic twin, which a deterministic dispatcher runs.
     if (c.reduces() && c.split_k > 1) {
       GemmConfig ordered = c;

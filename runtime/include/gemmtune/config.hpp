@@ -73,6 +73,13 @@ struct GemmConfig : SgemmKnobs {
   /// (on an H200 it wins on x^T B, not on a dot product), so the tuner times both. Not a knob: a
   /// template flag; the name ends in "_z" (after "_d", which excludes it).
   bool prescale_c = false;
+  /// Whether a reduction reads the narrowed runs of the operand only its block reads (the
+  /// matrix of a matrix-vector product whose leading dimension is odd) with plain loads instead
+  /// of evict-first in L2. Which is faster depends on the problem (H200: evict-first 8% faster
+  /// on 1x4095x4095 nt, plain 2-4% faster on 1x12289x4097 and 1x8191x8193 nt), so the tuner
+  /// times both. Not a knob: a template flag; the name ends in "_n" (after "_z"). fitted_to()
+  /// clears it where it would change nothing (narrows_read_once_runs()).
+  bool plain_narrow_runs = false;
   /// Whether split_k splits only the tiles past the last whole round of one tile per SM: the
   /// tiles of the whole rounds run unsplit, one block each, and the few left over split K, so
   /// that every SM gets about the same work instead of a few SMs a whole tile more (1531^3 has
@@ -131,6 +138,10 @@ struct GemmConfig : SgemmKnobs {
   bool can_window_c() const;
   /// Whether C's accesses are narrower than a thread's column chunk (where stage_c and window_c pay).
   bool narrows_c_chunks() const;
+  /// Whether this reduction on `p` reads the matrix of a matrix-vector product (the operand only
+  /// its block reads, 16 or more lanes to a row, the block more than one thread tile) in runs
+  /// narrowed by its alignment: where plain_narrow_runs chooses their loads.
+  bool narrows_read_once_runs(const Problem& p) const;
   /// The blocks a launch of this config runs for `tiles` output tiles (times the batch) on
   /// `sms` SMs: tiles x split_k, or for split_tail the tiles of whole rounds of one per SM
   /// unsplit plus the rest split_k times.

@@ -97,6 +97,12 @@ bool GemmConfig::narrows_c_chunks() const {
   return width_c() < c_chunk(*this);
 }
 
+// ReductionMainloop's kOnceNarrowA/B and a_once/b_once (templates/sgemm/mainloops.cuh).
+bool GemmConfig::narrows_read_once_runs(const Problem& p) const {
+  if (!reduces() || k_lanes < 16 || (bn == tn) == (bm == tm)) return false;
+  return bn == tn ? op_a == Op::N && width_a() < vec && p.n <= bn : op_b == Op::T && width_b() < vec && p.m <= bm;
+}
+
 int GemmConfig::register_budget(const DeviceLimits& limits) const {
   int t = std::max(1, threads() * occupancy);
   return std::min(limits.max_regs_per_thread, limits.max_regs_per_block / t / 8 * 8);
@@ -202,6 +208,9 @@ std::optional<std::string> GemmConfig::validate(const DeviceLimits& limits) cons
   if (prescale_c && (split_k < 2 || ordered_splits || split_tail || wgmma))
     return why("prescale_c (\"_z\") is how atomic splits of every tile start: split_k at least 2, not with ordered "
                "splits (\"_d\"), split tails (\"_h\") or the warpgroup instruction");
+  if (plain_narrow_runs && (!reduces() || k_lanes < 16 || (bn == tn) == (bm == tm)))
+    return why("plain_narrow_runs (\"_n\") chooses how a reduction reads the narrowed runs of its matrix: k_lanes at "
+               "least 16, and a block of one thread tile along N (bn = tn) or along M (bm = tm), not both");
   if (repack && reduces()) return why("repack is for the tile kernels, not the reduction path (k_lanes or k_warps > 1)");
   if (split_tail && (split_k < 2 || reduces() || streams_b()))
     return why("split_tail (\"_h\") splits the tiles past whole rounds of one per SM of a split-K tile kernel: "
@@ -293,6 +302,7 @@ GemmConfig GemmConfig::fitted_to(const Problem& p) const {
   c.repack = packs_a(p) || packs_b(p);
   c.stage_c = stage_c && c.can_stage_c() && c.narrows_c_chunks();
   c.window_c = window_c && !c.stage_c && c.can_window_c() && c.narrows_c_chunks();
+  c.plain_narrow_runs = plain_narrow_runs && c.narrows_read_once_runs(p);
   return c;
 }
 
@@ -303,7 +313,7 @@ std::string GemmConfig::name_expression() const {
   out += op_b == Op::T ? "true," : "false,";
   out += std::to_string(width_a()) + "," + std::to_string(width_b()) + "," + std::to_string(width_c());
   // The flags after them, up to the last one set (the template defaults the rest to false).
-  const bool flags[] = {stage_c, split_tail, window_c, ordered_splits, prescale_c};
+  const bool flags[] = {stage_c, split_tail, window_c, ordered_splits, prescale_c, plain_narrow_runs};
   int count = 0;
   for (int i = 0; i < int(std::size(flags)); ++i)
     if (flags[i]) count = i + 1;
@@ -325,7 +335,7 @@ struct NameFlag {
 };
 const NameFlag kNameFlags[] = {{"_e", &GemmConfig::stage_c},        {"_c", &GemmConfig::window_c},
                                {"_d", &GemmConfig::ordered_splits}, {"_z", &GemmConfig::prescale_c},
-                               {"_q", &GemmConfig::repack},         {"_h", &GemmConfig::split_tail}};
+                               {"_n", &GemmConfig::plain_narrow_runs}, {"_q", &GemmConfig::repack},         {"_h", &GemmConfig::split_tail}};
 }  // namespace
 
 std::string config_name(const GemmConfig& c) {

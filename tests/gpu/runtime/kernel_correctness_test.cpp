@@ -144,7 +144,8 @@ TEST(KernelCorrectness, StreamingTilesKeepWideVectorsWhenOnlyAIsMisaligned) {
 
 // Reductions reading rows along K that start at any float (an odd K or leading dimension, a
 // pointer off by 1-3 floats): rows of every misalignment, runs cut by the split boundaries and by
-// K's end, one to 32 lanes per row, 4- and 2-float runs, ordered splits.
+// K's end, one to 32 lanes per row, 4- and 2-float runs, ordered splits, a matrix-vector
+// product's narrowed runs read evict-first in L2 and plainly (plain_narrow_runs).
 TEST(KernelCorrectness, ReductionsReadRowsOfAnyAlignment) {
   GEMMTUNE_REQUIRE_GPU();
   ReferenceSetup setup;
@@ -157,12 +158,16 @@ TEST(KernelCorrectness, ReductionsReadRowsOfAnyAlignment) {
       "sgemm_nt_32x1x8_w32x1_t1x1_s2_v4_p4_k2_r8_j4",      // one lane per row, 4 warps
       "sgemm_nt_2x1x8_w2x1_t1x1_s2_v2_p4_k1_r8_l16",       // 2-float runs
       "sgemm_nt_1x1x16_w1x1_t1x1_s2_v4_p4_k4_r8_l32_j2_d", // ordered splits
+      "sgemm_nt_1x2x32_w1x2_t1x1_s2_v4_p4_k1_r8_l16_j2",   // rows of B, one block row
+      "sgemm_nt_1x2x32_w1x2_t1x1_s2_v4_p4_k1_r8_l16_j2_n", // the same, narrowed runs plain
+      "sgemm_nt_8x1x16_w8x1_t4x1_s2_v4_p4_k1_r8_l16_j4_n", // rows of A, narrowed runs plain
   };
   struct Case { int m, n, k, ld_pad, ptr_offset; };
   const Case cases[] = {{13, 1, 4095, 0, 0}, {9, 1, 1001, 0, 3}, {5, 1, 1, 0, 1},  {7, 1, 3, 2, 2},
-                        {1, 1, 37, 0, 1},    {3, 2, 130, 1, 0},  {1, 5, 4093, 0, 2}, {17, 3, 70, 3, 1}};
+                        {1, 1, 37, 0, 1},    {3, 2, 130, 1, 0},  {1, 5, 4093, 0, 2}, {17, 3, 70, 3, 1},
+                        {1, 7, 1001, 1, 1}};
   LaunchWorkspace workspace;
-  int checked = 0, misaligned = 0;
+  int checked = 0, misaligned = 0, once_narrowed = 0, plain = 0;
   double worst = 0;
   for (const char* name : names) {
     auto cfg = parse_config_name(name);
@@ -189,12 +194,17 @@ TEST(KernelCorrectness, ReductionsReadRowsOfAnyAlignment) {
       worst = std::max(worst, err);
       ++checked;
       misaligned += fitted.align_a < fitted.vec || fitted.align_b < fitted.vec;
+      once_narrowed += fitted.narrows_read_once_runs(data.p) && !fitted.plain_narrow_runs;
+      plain += fitted.plain_narrow_runs;
     }
   }
-  std::cout << checked << " (config, problem) pairs checked, " << misaligned
-            << " reading misaligned rows; worst relative error " << worst << "\n";
+  std::cout << checked << " (config, problem) pairs checked, " << misaligned << " reading misaligned rows ("
+            << once_narrowed << " a matrix in narrowed runs evict-first in L2, " << plain
+            << " plainly); worst relative error " << worst << "\n";
   EXPECT_GE(checked, 40);
   EXPECT_GE(misaligned, 30);
+  EXPECT_GE(once_narrowed, 4);
+  EXPECT_GE(plain, 4);
 }
 
 // What checking a launch variant (repack, stage_c) found over the sampled configs.

@@ -58,6 +58,7 @@ TEST(Knobs, TemplateParametersAreTheKnobsInTableOrder) {
   expected.push_back("WINDOW_C");    // GemmConfig::window_c, likewise
   expected.push_back("ORDERED_SPLITS");  // GemmConfig::ordered_splits, likewise
   expected.push_back("PRESCALE_C");      // GemmConfig::prescale_c, likewise
+  expected.push_back("PLAIN_NARROW_RUNS");  // GemmConfig::plain_narrow_runs, likewise
   EXPECT_EQ(params, expected);
   EXPECT_EQ(params_of("sgemm_wgmma"), expected);
 }
@@ -89,6 +90,38 @@ TEST(Knobs, PrescaledSplitsAreNamedAndValidatedAsSuch) {
   c.split_k = 1;
   ASSERT_TRUE(c.validate(limits).has_value());
   EXPECT_NE(c.validate(limits)->find("prescale_c"), std::string::npos) << *c.validate(limits);
+}
+
+// A reduction's narrowed runs read with plain loads (plain_narrow_runs): "_n" after "_z", only
+// where a block reads a matrix-vector product's matrix in runs, and kept by fitted_to() only
+// where that matrix is narrowed.
+TEST(Knobs, PlainNarrowRunsAreNamedValidatedAndFitted) {
+  const DeviceLimits limits = DeviceLimits::for_arch("sm_90");
+  auto row = parse_config_name("sgemm_nt_1x2x32_w1x2_t1x1_s2_v4_p4_k1_r8_l16_j2_g4x1x4_n");
+  ASSERT_TRUE(row.has_value());
+  EXPECT_TRUE(row->plain_narrow_runs);
+  EXPECT_EQ(row->validate(limits), std::nullopt);
+  EXPECT_EQ(row->name_expression(),
+            "gemmtune::sgemm<1,2,32,1,2,1,1,2,4,4,1,8,1,16,2,0,0,false,true,4,1,4,false,false,false,false,false,true>");
+  EXPECT_FALSE(parse_config_name("sgemm_nt_1x2x32_w1x2_t1x1_s2_v4_p4_k1_r8_l16_j2_n_z").has_value()) << "_z comes first";
+  // 1 x 4095 x 4095 nt: B (4095 x 4095, ldb 4095) is the matrix, read in narrowed runs.
+  const Problem odd = Problem::packed(Op::N, Op::T, 1, 4095, 4095);
+  const Problem aligned = Problem::packed(Op::N, Op::T, 1, 4096, 4096);
+  GemmConfig c = *row;
+  c.align_b = 4;
+  EXPECT_TRUE(c.fitted_to(odd).plain_narrow_runs);
+  EXPECT_TRUE(c.fitted_to(odd).narrows_read_once_runs(odd));
+  EXPECT_FALSE(c.fitted_to(aligned).plain_narrow_runs) << "whole runs: nothing to choose";
+  EXPECT_FALSE(c.fitted_to(Problem::packed(Op::N, Op::T, 2, 4095, 4095)).plain_narrow_runs)
+      << "two rows: B is read by two blocks";
+  for (const char* name : {"sgemm_nt_1x1x8_w1x1_t1x1_s2_v4_p4_k64_r8_l32_j4_n",  // a dot's block
+                           "sgemm_nt_1x4x32_w1x4_t1x1_s2_v4_p4_k1_r8_l8_n",     // 8 lanes to a row
+                           "sgemm_nt_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8_n"}) {  // a tile kernel
+    auto bad = parse_config_name(name);
+    ASSERT_TRUE(bad.has_value()) << name;
+    ASSERT_TRUE(bad->validate(limits).has_value()) << name;
+    EXPECT_NE(bad->validate(limits)->find("plain_narrow_runs"), std::string::npos) << *bad->validate(limits);
+  }
 }
 
 // A knob that is not named at its default keeps older names valid, and any other value of it
