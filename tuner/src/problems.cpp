@@ -215,6 +215,26 @@ const std::map<std::string, std::vector<PresetShape>>& presets() {
         {64, 50000, 64, 1, "nt"},    {256, 256, 100000, 1, "nn"}, {10, 10, 500000, 1, "tn"},
         {2, 2048, 2048, 1, "nn"},    {3, 50000, 512, 1, "nt"},    {7, 7, 7, 1, "nn"},
         {4096, 3, 4096, 1, "nn"},    {1000, 1000, 10, 1, "nn"},   {12345, 678, 91, 1, "tn"}}},
+      // A third check of the held-out kind, 41 shapes first run in the twentieth session (H200, a
+      // 3 s sweep each: docs/PERFORMANCE.md): odd and aligned medium to huge tiles, language-model
+      // heads (odd and 2-float aligned vocabularies), every matrix-vector form large and small,
+      // few rows or columns, dots of 100 to 3e6, deep K with small and medium outputs, batched
+      // (odd counts, matrix-vector), tall and short, K of 2 and 8, tiny.
+      {"wide",
+       {{999, 999, 999, 1, "nn"},      {1000, 1000, 1000, 1, "tt"},   {4097, 4097, 4097, 1, "nt"},
+        {5000, 3000, 2500, 1, "tn"},   {6001, 1000, 3001, 1, "nn"},   {8192, 8191, 512, 1, "nt"},
+        {2048, 30522, 768, 1, "nt"},   {512, 50257, 1024, 1, "nt"},   {1, 128256, 2048, 1, "nt"},
+        {1, 12289, 4097, 1, "nt"},     {12289, 1, 4097, 1, "nn"},     {1, 8192, 8192, 1, "nn"},
+        {1, 3001, 2999, 1, "tn"},      {8191, 1, 1023, 1, "tt"},      {1, 1000, 1000, 1, "nt"},
+        {1000, 1, 100, 1, "nn"},       {2, 8191, 8193, 1, "nn"},      {4, 4096, 4096, 1, "nt"},
+        {5, 11007, 4095, 1, "tn"},     {4096, 7, 4096, 1, "nn"},      {8192, 2, 8192, 1, "tt"},
+        {1, 1, 12345, 1, "nt"},        {1, 1, 3000001, 1, "tn"},      {1, 1, 100, 1, "nn"},
+        {128, 128, 131071, 1, "nn"},   {32, 48, 999999, 1, "tn"},     {300, 300, 50000, 1, "nt"},
+        {128, 128, 64, 333, "nt"},     {33, 65, 127, 100, "nn"},      {1, 1024, 1024, 32, "nn"},
+        {96, 96, 96, 1000, "tn"},      {256, 1, 256, 128, "nn"},      {200003, 8, 64, 1, "nn"},
+        {1024, 1024, 8, 1, "nn"},      {4096, 4096, 2, 1, "tn"},      {3, 3, 3000, 1, "nn"},
+        {2, 3, 5, 1, "tt"},            {31, 29, 37, 1, "nt"},         {17, 17, 17, 1, "nn"},
+        {8192, 8192, 4096, 1, "tn"},   {16384, 4096, 4096, 1, "nt"}}},
   };
   return table;
 }
