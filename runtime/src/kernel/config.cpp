@@ -333,9 +333,10 @@ struct NameFlag {
   std::string_view suffix;
   bool GemmConfig::*flag;
 };
-const NameFlag kNameFlags[] = {{"_e", &GemmConfig::stage_c},        {"_c", &GemmConfig::window_c},
-                               {"_d", &GemmConfig::ordered_splits}, {"_z", &GemmConfig::prescale_c},
-                               {"_n", &GemmConfig::plain_narrow_runs}, {"_q", &GemmConfig::repack},         {"_h", &GemmConfig::split_tail}};
+const NameFlag kNameFlags[] = {{"_e", &GemmConfig::stage_c},           {"_c", &GemmConfig::window_c},
+                               {"_d", &GemmConfig::ordered_splits},    {"_z", &GemmConfig::prescale_c},
+                               {"_n", &GemmConfig::plain_narrow_runs}, {"_q", &GemmConfig::repack},
+                               {"_h", &GemmConfig::split_tail}};
 }  // namespace
 
 std::string config_name(const GemmConfig& c) {

@@ -275,6 +275,36 @@ TEST(Candidates, WindowedCVariantsOnlyWhereCIsNarrowed) {
       &GemmConfig::window_c, [](const GemmConfig& c) { return c.can_window_c(); }, "windowed");
 }
 
+// A reduction reading a matrix-vector product's matrix in narrowed runs comes with its plain-load
+// twin (plain_narrow_runs), with the split protocol in one launch (not the `_z` and `_d` ways of
+// adding splits: the GPU tests have not run those together); nothing else does: not where the
+// matrix is aligned, not a dot.
+TEST(Candidates, PlainNarrowRunTwinsOnlyWhereTheMatrixIsNarrowed) {
+  const auto valid_nt = reduced_space(Op::N, Op::T);
+  const auto plain_twins = [&](const Problem& p) {
+    const auto cs = candidate_configs(valid_nt, p, 132, SpaceKind::reduced);
+    std::set<std::string> names;
+    for (const auto& c : cs) names.insert(config_name(c));
+    EXPECT_EQ(names.size(), cs.size()) << p.label();  // no config twice
+    int twins = 0;
+    for (const auto& c : cs) {
+      if (!c.narrows_read_once_runs(p) || c.prescale_c || c.ordered_splits) {
+        EXPECT_FALSE(c.plain_narrow_runs) << config_name(c);
+        continue;
+      }
+      GemmConfig other = c;
+      other.plain_narrow_runs = !c.plain_narrow_runs;
+      EXPECT_TRUE(names.count(config_name(other))) << config_name(c) << " has no twin";
+      twins += c.plain_narrow_runs;
+    }
+    return twins;
+  };
+  EXPECT_GT(plain_twins(Problem::packed(Op::N, Op::T, 1, 4095, 4095)), 20);
+  EXPECT_GT(plain_twins(Problem::packed(Op::N, Op::T, 4095, 1, 4095)), 20);
+  EXPECT_EQ(plain_twins(Problem::packed(Op::N, Op::T, 1, 4096, 4096)), 0);
+  EXPECT_EQ(plain_twins(Problem::packed(Op::N, Op::T, 1, 1, 99999)), 0);
+}
+
 // Where A or B would narrow a tile's accesses, each tile candidate comes with its repack variant
 // (those operands copied aligned first); never for reductions, nor where only C is misaligned.
 TEST(Candidates, RepackVariantsOnlyWhereAOrBIsMisaligned) {
