@@ -68,6 +68,17 @@ double narrow_cost(int width) {
   return width >= 4 ? 1.0 : width == 2 ? 1 / 0.85 : 1 / 0.7;
 }
 
+// How much longer a tile kernel's steps take where it reads A or B narrowed (an odd leading
+// dimension): each 4-float chunk then comes in 4 / width loads, which touch up to 4 / width times
+// the L1 lines and compete with the fragment reads from shared memory. The same tiles on odd
+// problems read narrowed against copied aligned first (`_q`, copies subtracted), an H200
+// (2026-11-28, docs/PERFORMANCE.md): 3-30% longer with both operands at width 1, 10% typical.
+double narrowed_step_cost(const GemmConfig& c) {
+  if (c.reduces() || c.streams_b()) return 1.0;
+  auto extra = [](int width) { return width >= 4 ? 0.0 : 0.05 * (4.0 / width - 1) / 3; };
+  return 1 + extra(c.width_a()) + extra(c.width_b());
+}
+
 // What a float costs when a warp reads an operand in contiguous runs of `bytes` per row: below
 // a 128-byte line, sectors are partly used and DRAM bursts are short.
 double run_cost(double bytes) {
@@ -105,7 +116,7 @@ double compute_ms(const GemmConfig& c, const Problem& p, const GpuCeilings& gpu,
   auto round_us = [&](long long blocks) {
     const double warps = blocks * std::max(1, c.threads()) / 32.0;
     const double issue_us =
-        std::max(1.0, warps / 4) * fmas / thread_tile_efficiency(c) / cycles_per_us;
+        std::max(1.0, warps / 4) * fmas / thread_tile_efficiency(c) * narrowed_step_cost(c) / cycles_per_us;
     const double step_us = tiles && c.stages == 1
                                ? issue_us + gpu.load_latency_us
                                : std::max(issue_us, gpu.load_latency_us / depth);
