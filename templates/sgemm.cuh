@@ -33,7 +33,9 @@
 //   Epilogue (epilogue.cuh)         alpha/beta, vector stores; split-K's protocol (the first split
 //                                   to start scales C by beta, all add: SplitKCounter), or
 //                                   (ORDERED_SPLITS) the last split adding all splits' sums
-//                                   (last_split_sums), or (PRESCALE_C) adds alone
+//                                   (last_split_sums), or (PRESCALE_C) adds alone, or
+//                                   (CLUSTER_SPLITS) the first block of the splits' cluster
+//                                   adding their sums from distributed shared memory
 //   gemmtune_prescale_c (pack.cuh)  not part of an instance: C = beta C, launched before each
 //                                   PRESCALE_C instance (GemmConfig::prescale_c)
 //   gemmtune_pack_operand (pack.cuh) not part of an instance: the copy that repack configs run
@@ -86,6 +88,10 @@ namespace gemmtune {
 //   PLAIN_NARROW_RUNS  a reduction reads the narrowed runs of its read-once operand with plain
 //                loads instead of evict-first in L2 (ReductionMainloop);
 //                GemmConfig::plain_narrow_runs, names ending in "_n"
+//   CLUSTER_SPLITS  a split reduction's splits are the blocks of one cluster, launched with
+//                cluster dimensions (1, 1, SPLIT_K), and add their sums through distributed shared
+//                memory in split order (Epilogue::cluster_split_sums; GemmConfig::cluster_splits,
+//                names ending in "_x")
 namespace detail {
 // A block's work: its tile (and share of K), the mainloop, the epilogue. `extra` goes to the
 // mainloop's set-up (the warpgroup kernels' tensor maps).
@@ -108,16 +114,16 @@ __device__ __forceinline__ void run_block(const GemmArgs& p, const Extra&... ext
 }  // namespace detail
 
 // clang-format off
-template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, int VEC, int PAD, int SPLIT_K, int RASTER, int OCCUPANCY, int K_LANES, int K_WARPS, int MATH, int WGMMA, bool TA, bool TB, int GA, int GB, int GC, bool STAGE_C = false, bool SPLIT_TAIL = false, bool WINDOW_C = false, bool ORDERED_SPLITS = false, bool PRESCALE_C = false, bool PLAIN_NARROW_RUNS = false>
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, int VEC, int PAD, int SPLIT_K, int RASTER, int OCCUPANCY, int K_LANES, int K_WARPS, int MATH, int WGMMA, bool TA, bool TB, int GA, int GB, int GC, bool STAGE_C = false, bool SPLIT_TAIL = false, bool WINDOW_C = false, bool ORDERED_SPLITS = false, bool PRESCALE_C = false, bool PLAIN_NARROW_RUNS = false, bool CLUSTER_SPLITS = false>
 __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32 * K_WARPS, OCCUPANCY) sgemm(GemmArgs p) {
-  detail::run_block<detail::Traits<BM, BN, BK, WM, WN, TM, TN, STAGES, VEC, PAD, SPLIT_K, RASTER, OCCUPANCY, K_LANES, K_WARPS, MATH, WGMMA, TA, TB, GA, GB, GC, STAGE_C, SPLIT_TAIL, WINDOW_C, ORDERED_SPLITS, PRESCALE_C, PLAIN_NARROW_RUNS>>(p);
+  detail::run_block<detail::Traits<BM, BN, BK, WM, WN, TM, TN, STAGES, VEC, PAD, SPLIT_K, RASTER, OCCUPANCY, K_LANES, K_WARPS, MATH, WGMMA, TA, TB, GA, GB, GC, STAGE_C, SPLIT_TAIL, WINDOW_C, ORDERED_SPLITS, PRESCALE_C, PLAIN_NARROW_RUNS, CLUSTER_SPLITS>>(p);
 }
 
 // The entry point of warpgroup instances (WGMMA = 1; GemmConfig::name_expression): the same
 // parameters, and the tensor maps of the operands it reads in place.
-template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, int VEC, int PAD, int SPLIT_K, int RASTER, int OCCUPANCY, int K_LANES, int K_WARPS, int MATH, int WGMMA, bool TA, bool TB, int GA, int GB, int GC, bool STAGE_C = false, bool SPLIT_TAIL = false, bool WINDOW_C = false, bool ORDERED_SPLITS = false, bool PRESCALE_C = false, bool PLAIN_NARROW_RUNS = false>
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, int VEC, int PAD, int SPLIT_K, int RASTER, int OCCUPANCY, int K_LANES, int K_WARPS, int MATH, int WGMMA, bool TA, bool TB, int GA, int GB, int GC, bool STAGE_C = false, bool SPLIT_TAIL = false, bool WINDOW_C = false, bool ORDERED_SPLITS = false, bool PRESCALE_C = false, bool PLAIN_NARROW_RUNS = false, bool CLUSTER_SPLITS = false>
 __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32 * K_WARPS, OCCUPANCY) sgemm_wgmma(GemmArgs p, const __grid_constant__ WarpgroupArgs g) {
-  detail::run_block<detail::Traits<BM, BN, BK, WM, WN, TM, TN, STAGES, VEC, PAD, SPLIT_K, RASTER, OCCUPANCY, K_LANES, K_WARPS, MATH, WGMMA, TA, TB, GA, GB, GC, STAGE_C, SPLIT_TAIL, WINDOW_C, ORDERED_SPLITS, PRESCALE_C, PLAIN_NARROW_RUNS>>(p, g);
+  detail::run_block<detail::Traits<BM, BN, BK, WM, WN, TM, TN, STAGES, VEC, PAD, SPLIT_K, RASTER, OCCUPANCY, K_LANES, K_WARPS, MATH, WGMMA, TA, TB, GA, GB, GC, STAGE_C, SPLIT_TAIL, WINDOW_C, ORDERED_SPLITS, PRESCALE_C, PLAIN_NARROW_RUNS, CLUSTER_SPLITS>>(p, g);
 }
 // clang-format on
 

@@ -123,6 +123,10 @@ struct Epilogue {
       last_split_sums(p, w, tile, acc, tid);
       return;
     }
+    if constexpr (Cfg::kClusterSplits) {
+      cluster_split_sums(p, w, tile, acc, tid);
+      return;
+    }
     // Split-tail blocks of unsplit tiles store like an unsplit kernel; split tiles' C holds beta * C
     // (start()), to which each split adds.
     const bool splits = SPLIT_K > 1 && (!Cfg::kSplitTail || w.split);
@@ -175,7 +179,7 @@ struct Epilogue {
   // Split-K's share before the K loop (atomic splits; ordered ones keep to last_split_sums): the
   // first split of each split tile scales the tile of C by beta (SplitKCounter).
   __device__ __forceinline__ static void start(const GemmArgs& p, const BlockWork& w, int tid) {
-    if constexpr (SPLIT_K > 1 && !Cfg::kOrderedSplits && !Cfg::kPrescaleC) {
+    if constexpr (SPLIT_K > 1 && !Cfg::kOrderedSplits && !Cfg::kPrescaleC && !Cfg::kClusterSplits) {
       if (Cfg::kSplitTail && !w.split) return;
       int* const counter = tile_counter(p, w);
       if (!SplitKCounter::start(counter, tid)) return;
@@ -266,6 +270,60 @@ struct Epilogue {
     }
     if (tid == 0) *counter = 0;  // for the next launch (kernel boundaries order it)
   }
+  // Split-K of a reduction whose splits are the blocks of one cluster (cluster dimensions
+  // (1, 1, SPLIT_K): a block's rank in it is its split): each block leaves its sums in its own
+  // shared memory; after a cluster barrier the first block adds every split's sums in split
+  // order, read from the others' shared memory, and writes C; a second barrier keeps the others
+  // resident until it has. The same bits on every run, no workspace, no atomics.
+  __device__ __forceinline__ static void cluster_split_sums(const GemmArgs& p, const BlockWork& w,
+                                                            const WarpTile<Cfg>& tile, const Accumulators<Cfg>& acc,
+                                                            int tid) {
+    static_assert(SPLIT_K >= 2 && SPLIT_K <= 16 && Cfg::kReduce,
+                  "cluster splits are a split reduction's, 2 to 16 blocks (GemmConfig::cluster_splits)");
+#if __CUDA_ARCH__ >= 900
+    constexpr int kOutputs = Cfg::BM * Cfg::BN;
+    __shared__ float sums[kOutputs];
+    // The KL lanes of a thread tile hold the same sums, the first warp those of all KW.
+    if (tid % Cfg::KL == 0 && tid < Cfg::kOutputWarps * 32) {
+#pragma unroll
+      for (int i = 0; i < TM; ++i)
+#pragma unroll
+        for (int j = 0; j < TN; ++j) sums[output_of(tile, i, j)] = acc[i][j];
+    }
+    cluster_barrier();
+    if (blockIdx.z % SPLIT_K == 0) {
+      const unsigned local = static_cast<unsigned>(__cvta_generic_to_shared(sums));
+      const Scalars scalars(p);
+      float* gc = batch_c(p, w.batch);
+      for (int at = tid; at < kOutputs; at += Cfg::kThreads) {
+        float part[SPLIT_K];
+#pragma unroll
+        for (int s = 0; s < SPLIT_K; ++s) part[s] = cluster_shared_load(local + 4u * at, s);
+        float total = 0.f;
+#pragma unroll
+        for (int s = 0; s < SPLIT_K; ++s) total += part[s];
+        const int r = w.m0 + at / Cfg::BN, c = w.n0 + at % Cfg::BN;
+        if (r < p.m && c < p.n) write_c<1, kAnyMode>(scalars, gc + static_cast<long long>(r) * p.ldc + c, &total, true);
+      }
+    }
+    cluster_barrier();
+#endif
+  }
+#if __CUDA_ARCH__ >= 900
+  // Every thread of the cluster's blocks: their shared-memory writes before, visible after.
+  __device__ __forceinline__ static void cluster_barrier() {
+    asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::: "memory");
+  }
+  // The float at shared-memory address `local` of the cluster's block `rank`.
+  __device__ __forceinline__ static float cluster_shared_load(unsigned local, int rank) {
+    unsigned remote;
+    float v;
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(remote) : "r"(local), "r"(rank));
+    asm volatile("ld.shared::cluster.f32 %0, [%1];\n" : "=f"(v) : "r"(remote) : "memory");
+    return v;
+  }
+#endif
+
   // A split's sum from L2 (other blocks wrote it), leaving zero in its place.
   __device__ __forceinline__ static float take(float* at) {
     const float v = __ldcg(at);

@@ -24,6 +24,8 @@ namespace detail {
 //   kOrderedSplits  a split reduction's last split adds the splits' sums (GemmConfig::ordered_splits)
 //   kPrescaleC      C holds beta * C before the kernel starts (gemmtune_prescale_c): splits only
 //                   add (GemmConfig::prescale_c)
+//   kClusterSplits  a split reduction's splits are one cluster's blocks and add their sums in
+//                   distributed shared memory (GemmConfig::cluster_splits)
 //   kSplitTail      SPLIT_K splits only the tiles past whole rounds of one per SM (BlockWork;
 //                   GemmConfig::split_tail)
 //   kStreamB        thin tiles with every row in each thread stream B from global memory
@@ -34,7 +36,7 @@ namespace detail {
 // variable in the cubin.
 template <int BM_, int BN_, int BK_, int WM_, int WN_, int TM_, int TN_, int STAGES_, int VEC_,
           int PAD_, int SPLIT_K_, int RASTER_, int OCCUPANCY_, int K_LANES_, int K_WARPS_, int MATH_,
-          int WGMMA_, bool TA_, bool TB_, int GA_, int GB_, int GC_, bool STAGE_C_ = false, bool SPLIT_TAIL_ = false, bool WINDOW_C_ = false, bool ORDERED_SPLITS_ = false, bool PRESCALE_C_ = false, bool PLAIN_NARROW_RUNS_ = false>
+          int WGMMA_, bool TA_, bool TB_, int GA_, int GB_, int GC_, bool STAGE_C_ = false, bool SPLIT_TAIL_ = false, bool WINDOW_C_ = false, bool ORDERED_SPLITS_ = false, bool PRESCALE_C_ = false, bool PLAIN_NARROW_RUNS_ = false, bool CLUSTER_SPLITS_ = false>
 struct Traits {
   // clang-format off
   enum : int {
@@ -75,6 +77,7 @@ struct Traits {
     kOrderedSplits = ORDERED_SPLITS_,
     kPrescaleC = PRESCALE_C_,
     kPlainNarrowRuns = PLAIN_NARROW_RUNS_,
+    kClusterSplits = CLUSTER_SPLITS_,
   };
   // clang-format on
 };

@@ -204,11 +204,19 @@ std::vector<GemmConfig> candidate_configs(const std::vector<GemmConfig>& valid, 
       plain.plain_narrow_runs = true;
       push(plain);
     }
-    // A split reduction also as its deterministic twin, which a deterministic dispatcher runs.
+    // A split reduction also as its deterministic twins, which a deterministic dispatcher runs:
+    // the last split adding the sums from the workspace, and (up to 16 splits) the splits as one
+    // cluster's blocks adding them in distributed shared memory, which GPUs without clusters drop
+    // (sweep_candidates validates every candidate against the device).
     if (c.reduces() && c.split_k > 1) {
       GemmConfig ordered = c;
       ordered.ordered_splits = true;
       push(ordered);
+      if (c.split_k <= 16) {
+        GemmConfig clustered = c;
+        clustered.cluster_splits = true;
+        push(clustered);
+      }
     }
   }
   return out;

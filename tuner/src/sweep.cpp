@@ -55,13 +55,16 @@ std::vector<GemmConfig> sweep_candidates(const SweepOptions& o, const DeviceInfo
   std::set<std::string> names(o.only_configs.begin(), o.only_configs.end());
   for (const std::string& name : o.only_configs)
     if (const auto c = parse_config_name(name)) names.insert(config_name(c->fitted_to(problem)));
+  // The twins candidate_configs() adds to valid configs (cluster_splits, say) may need what this
+  // device lacks: each candidate is checked against it.
   for (Precision cls : tuned_classes(o.precision)) {
     if (o.only_configs.empty()) {
-      for (auto& c : candidate_configs(valid, problem, device.sm_count, o.space, cls)) out.push_back(std::move(c));
+      for (auto& c : candidate_configs(valid, problem, device.sm_count, o.space, cls))
+        if (!c.validate(device.limits)) out.push_back(std::move(c));
       continue;
     }
     for (auto& c : candidate_configs(valid, problem, device.sm_count, SpaceKind::full, cls))
-      if (names.count(config_name(c))) out.push_back(std::move(c));
+      if (names.count(config_name(c)) && !c.validate(device.limits)) out.push_back(std::move(c));
   }
   return out;
 }

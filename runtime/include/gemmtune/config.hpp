@@ -80,6 +80,14 @@ struct GemmConfig : SgemmKnobs {
   /// times both. Not a knob: a template flag; the name ends in "_n" (after "_z"). fitted_to()
   /// clears it where it would change nothing (narrows_read_once_runs()).
   bool plain_narrow_runs = false;
+  /// Whether a split reduction's splits are the blocks of one thread-block cluster (sm_90 and
+  /// newer, split_k 2 to 16) that add their sums through distributed shared memory, the first
+  /// block in split order, and write C once (templates/sgemm/epilogue.cuh,
+  /// Epilogue::cluster_split_sums): no workspace, no atomics, the same bits on every run. On an
+  /// H200 a probe of this protocol summed a dot product of 1e5 in 5.7 us where the atomic one
+  /// took 6.4 (docs/PERFORMANCE.md, twenty-first session). Not a knob: a template flag the tuner
+  /// times beside the other protocols; the name ends in "_x" (after "_n").
+  bool cluster_splits = false;
   /// Whether split_k splits only the tiles past the last whole round of one tile per SM: the
   /// tiles of the whole rounds run unsplit, one block each, and the few left over split K, so
   /// that every SM gets about the same work instead of a few SMs a whole tile more (1531^3 has
@@ -108,8 +116,8 @@ struct GemmConfig : SgemmKnobs {
   bool reduces() const { return k_lanes > 1 || k_warps > 1; }
   /// Whether the same inputs give the same bits on every run: true unless split-K, whose splits
   /// add their parts to C atomically in the order they finish (templates/sgemm/epilogue.cuh),
-  /// or ordered_splits. The reduction path sums in a fixed order.
-  bool deterministic() const { return split_k <= 1 || ordered_splits; }
+  /// or ordered_splits or cluster_splits. The reduction path sums in a fixed order.
+  bool deterministic() const { return split_k <= 1 || ordered_splits || cluster_splits; }
   /// Whether the products run on tensor cores (math > 0: TF32 mma.sync, templates/sgemm/mma.cuh,
   /// or with wgmma = 1 the warpgroup instruction, templates/sgemm/wgmma.cuh).
   bool uses_tensor_cores() const { return math > 0; }
@@ -146,9 +154,9 @@ struct GemmConfig : SgemmKnobs {
   /// `sms` SMs: tiles x split_k, or for split_tail the tiles of whole rounds of one per SM
   /// unsplit plus the rest split_k times.
   long long blocks_for(long long tiles, long long sms) const;
-  /// Whether a launch needs a LaunchWorkspace: split-K's tile counters, repack's copies or a
-  /// warpgroup config's split copies.
-  bool needs_workspace() const { return split_k > 1 || repack || wgmma; }
+  /// Whether a launch needs a LaunchWorkspace: split-K's tile counters (not a cluster's splits),
+  /// repack's copies or a warpgroup config's split copies.
+  bool needs_workspace() const { return (split_k > 1 && !cluster_splits) || repack || wgmma; }
   /// Dynamic shared memory per block, bytes.
   int smem_bytes() const;
   /// Registers per thread that __launch_bounds__(threads, occupancy) leaves on this device.

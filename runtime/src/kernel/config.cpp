@@ -211,6 +211,11 @@ std::optional<std::string> GemmConfig::validate(const DeviceLimits& limits) cons
   if (plain_narrow_runs && (!reduces() || k_lanes < 16 || (bn == tn) == (bm == tm)))
     return why("plain_narrow_runs (\"_n\") chooses how a reduction reads the narrowed runs of its matrix: k_lanes at "
                "least 16, and a block of one thread tile along N (bn = tn) or along M (bm = tm), not both");
+  if (cluster_splits && (!reduces() || split_k < 2 || split_k > 16 || ordered_splits || prescale_c))
+    return why("cluster_splits (\"_x\") is how a split reduction adds its splits: split_k 2 to 16 (the blocks of one "
+               "cluster), k_lanes or k_warps above 1, not with ordered splits (\"_d\") or a prescaled C (\"_z\")");
+  if (cluster_splits && limits.cc_major < 9)
+    return why("cluster_splits (\"_x\") needs thread-block clusters: sm_90 or newer");
   if (repack && reduces()) return why("repack is for the tile kernels, not the reduction path (k_lanes or k_warps > 1)");
   if (split_tail && (split_k < 2 || reduces() || streams_b()))
     return why("split_tail (\"_h\") splits the tiles past whole rounds of one per SM of a split-K tile kernel: "
@@ -313,7 +318,7 @@ std::string GemmConfig::name_expression() const {
   out += op_b == Op::T ? "true," : "false,";
   out += std::to_string(width_a()) + "," + std::to_string(width_b()) + "," + std::to_string(width_c());
   // The flags after them, up to the last one set (the template defaults the rest to false).
-  const bool flags[] = {stage_c, split_tail, window_c, ordered_splits, prescale_c, plain_narrow_runs};
+  const bool flags[] = {stage_c, split_tail, window_c, ordered_splits, prescale_c, plain_narrow_runs, cluster_splits};
   int count = 0;
   for (int i = 0; i < int(std::size(flags)); ++i)
     if (flags[i]) count = i + 1;
@@ -335,8 +340,8 @@ struct NameFlag {
 };
 const NameFlag kNameFlags[] = {{"_e", &GemmConfig::stage_c},           {"_c", &GemmConfig::window_c},
                                {"_d", &GemmConfig::ordered_splits},    {"_z", &GemmConfig::prescale_c},
-                               {"_n", &GemmConfig::plain_narrow_runs}, {"_q", &GemmConfig::repack},
-                               {"_h", &GemmConfig::split_tail}};
+                               {"_n", &GemmConfig::plain_narrow_runs}, {"_x", &GemmConfig::cluster_splits},
+                               {"_q", &GemmConfig::repack},            {"_h", &GemmConfig::split_tail}};
 }  // namespace
 
 std::string config_name(const GemmConfig& c) {

@@ -80,6 +80,10 @@ GemmKernel::GemmKernel(const GemmConfig& config, const std::vector<char>& cubin,
     if (config.repack) GEMMTUNE_CUDA(cudaLibraryGetKernel(&pack_, library_, kPackKernel));
     if (config.wgmma) GEMMTUNE_CUDA(cudaLibraryGetKernel(&pack_, library_, kSplitKernel));
     if (config.prescale_c) GEMMTUNE_CUDA(cudaLibraryGetKernel(&prescale_, library_, kPrescaleKernel));
+    // Clusters of more than 8 blocks (cluster_splits up to 16) must be opted in to.
+    if (config.cluster_splits && config.split_k > 8)
+      GEMMTUNE_CUDA(cudaFuncSetAttribute(reinterpret_cast<const void*>(gemm_),
+                                         cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
     int device = 0;
     GEMMTUNE_CUDA(cudaGetDevice(&device));
     if (config.split_tail) {
@@ -166,6 +170,11 @@ void GemmKernel::launch(const Problem& p, cudaStream_t stream, LaunchWorkspace* 
   early.val.programmaticStreamSerializationAllowed = 1;
   if (c.wgmma && (q.a != p.a || q.b != p.b)) launch.attrs = &early, launch.numAttrs = 1;
   if (c.prescale_c && overlaps_) launch.attrs = &early, launch.numAttrs = 1;
+  // cluster_splits: a tile's SPLIT_K blocks (consecutive in z) are one cluster.
+  cudaLaunchAttribute cluster{};
+  cluster.id = cudaLaunchAttributeClusterDimension;
+  cluster.val.clusterDim.x = 1, cluster.val.clusterDim.y = 1, cluster.val.clusterDim.z = unsigned(c.split_k);
+  if (c.cluster_splits) launch.attrs = &cluster, launch.numAttrs = 1;
   GEMMTUNE_CUDA(cudaLaunchKernelExC(&launch, reinterpret_cast<const void*>(gemm_), params));
   GEMMTUNE_CUDA(cudaGetLastError());
 }

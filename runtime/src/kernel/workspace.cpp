@@ -51,7 +51,7 @@ static PackedOperand packed_b(const GemmConfig& c, const Problem& p) {
 }
 
 size_t LaunchWorkspace::tile_count(const GemmConfig& c, const Problem& p) {
-  if (c.split_k <= 1) return 0;
+  if (c.split_k <= 1 || c.cluster_splits) return 0;
   size_t rows = (size_t(p.m) + c.bm - 1) / c.bm, cols = (size_t(p.n) + c.bn - 1) / c.bn;
   return rows * cols * size_t(p.batch);
 }

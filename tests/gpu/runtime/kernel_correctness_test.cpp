@@ -144,13 +144,14 @@ TEST(KernelCorrectness, StreamingTilesKeepWideVectorsWhenOnlyAIsMisaligned) {
 
 // Reductions reading rows along K that start at any float (an odd K or leading dimension, a
 // pointer off by 1-3 floats): rows of every misalignment, runs cut by the split boundaries and by
-// K's end, one to 32 lanes per row, 4- and 2-float runs, ordered splits, a matrix-vector
-// product's narrowed runs read evict-first in L2 and plainly (plain_narrow_runs).
+// K's end, one to 32 lanes per row, 4- and 2-float runs, ordered splits, splits summed in a
+// cluster (sm_90 on), a matrix-vector product's narrowed runs read evict-first in L2 and
+// plainly (plain_narrow_runs).
 TEST(KernelCorrectness, ReductionsReadRowsOfAnyAlignment) {
   GEMMTUNE_REQUIRE_GPU();
   ReferenceSetup setup;
   auto& [dev, arch, reference, rng] = setup;
-  const char* names[] = {
+  std::vector<const char*> names = {
       "sgemm_nt_8x1x16_w8x1_t4x1_s2_v4_p4_k1_r8_l16_j4",   // rows of A, 16 lanes x 4 warps
       "sgemm_nt_1x4x16_w1x4_t1x4_s2_v4_p4_k1_r8_l32_j2",   // rows of B, 32 lanes x 2 warps
       "sgemm_nn_4x1x8_w4x1_t1x1_s2_v4_p4_k4_r8_l8",        // rows of A in 4 splits, B along N
@@ -162,12 +163,18 @@ TEST(KernelCorrectness, ReductionsReadRowsOfAnyAlignment) {
       "sgemm_nt_1x2x32_w1x2_t1x1_s2_v4_p4_k1_r8_l16_j2_n", // the same, narrowed runs plain
       "sgemm_nt_8x1x16_w8x1_t4x1_s2_v4_p4_k1_r8_l16_j4_n", // rows of A, narrowed runs plain
   };
+  const bool clusters = dev.limits.cc_major >= 9;
+  if (clusters)
+    for (const char* name : {"sgemm_nt_1x1x16_w1x1_t1x1_s2_v4_p4_k8_r8_l32_j2_x",   // a dot's splits in a cluster
+                             "sgemm_nn_4x1x8_w4x1_t1x1_s2_v4_p4_k4_r8_l8_x",        // rows of A, 4 splits
+                             "sgemm_nt_1x4x16_w1x4_t1x4_s2_v4_p4_k16_r8_l32_j2_x"}) // rows of B, 16 splits
+      names.push_back(name);
   struct Case { int m, n, k, ld_pad, ptr_offset; };
   const Case cases[] = {{13, 1, 4095, 0, 0}, {9, 1, 1001, 0, 3}, {5, 1, 1, 0, 1},  {7, 1, 3, 2, 2},
                         {1, 1, 37, 0, 1},    {3, 2, 130, 1, 0},  {1, 5, 4093, 0, 2}, {17, 3, 70, 3, 1},
                         {1, 7, 1001, 1, 1}};
   LaunchWorkspace workspace;
-  int checked = 0, misaligned = 0, once_narrowed = 0, plain = 0;
+  int checked = 0, misaligned = 0, once_narrowed = 0, plain = 0, clustered = 0;
   double worst = 0;
   for (const char* name : names) {
     auto cfg = parse_config_name(name);
@@ -196,15 +203,17 @@ TEST(KernelCorrectness, ReductionsReadRowsOfAnyAlignment) {
       misaligned += fitted.align_a < fitted.vec || fitted.align_b < fitted.vec;
       once_narrowed += fitted.narrows_read_once_runs(data.p) && !fitted.plain_narrow_runs;
       plain += fitted.plain_narrow_runs;
+      clustered += fitted.cluster_splits;
     }
   }
   std::cout << checked << " (config, problem) pairs checked, " << misaligned << " reading misaligned rows ("
-            << once_narrowed << " a matrix in narrowed runs evict-first in L2, " << plain
-            << " plainly); worst relative error " << worst << "\n";
+            << once_narrowed << " a matrix in narrowed runs evict-first in L2, " << plain << " plainly), "
+            << clustered << " with splits summed in a cluster; worst relative error " << worst << "\n";
   EXPECT_GE(checked, 40);
   EXPECT_GE(misaligned, 30);
   EXPECT_GE(once_narrowed, 4);
   EXPECT_GE(plain, 4);
+  if (clusters) EXPECT_GE(clustered, 12);
 }
 
 // What checking a launch variant (repack, stage_c) found over the sampled configs.

@@ -121,6 +121,31 @@ TEST(SplitK, OrderedSplitsGiveTheSameBitsOnEveryRun) {
   }
 }
 
+// With cluster splits a reduction's splits are one cluster's blocks and the first adds their sums
+// from distributed shared memory in split order: the same bits on every run, no workspace used,
+// for batches (one cluster per tile and matrix) and the largest cluster (16 blocks).
+TEST(SplitK, ClusterSplitsGiveTheSameBitsOnEveryRunWithoutAWorkspace) {
+  GEMMTUNE_REQUIRE_GPU();
+  ReferenceSetup setup;
+  if (setup.dev.limits.cc_major < 9) GTEST_SKIP() << "thread-block clusters need sm_90 or newer";
+  for (const char* name : {"sgemm_nn_1x1x8_w1x1_t1x1_s2_v1_p4_k16_r8_l32_j8_x", "sgemm_nn_4x1x8_w4x1_t1x1_s2_v1_p4_k4_r8_l8_x",
+                           "sgemm_nn_1x4x8_w1x4_t1x4_s2_v1_p4_k2_r8_l32_x"}) {
+    auto kernel = kernel_named(name, setup);
+    ASSERT_TRUE(kernel) << name;
+    EXPECT_TRUE(kernel->config().deterministic());
+    LaunchWorkspace workspace;
+    const Case cases[] = {{1, 1, 100003, 1, 1.5f, -0.5f}, {37, 3, 99991, 2, 1.f, 0.f}, {1, 1, 131071, 3, -0.75f, 0.25f},
+                          {5, 9, 517, 4, 1.f, 1.f}};
+    for (const Case& c : cases) {
+      const auto runs = run_case(*kernel, c, 5, workspace, setup);
+      ASSERT_EQ(runs.size(), 5u) << describe(c);
+      for (size_t run = 1; run < runs.size(); ++run)
+        EXPECT_TRUE(runs[run] == runs[0]) << describe(c) << ": run " << run << " differs from the first in some bits";
+    }
+    EXPECT_EQ(workspace.bytes(), 0u) << "a cluster's splits need no workspace";
+  }
+}
+
 // One workspace for every launch of a stream: an ordered reduction's sums lie where another
 // config's launch keeps tile counters, which must be zero again when that launch starts (a stale
 // one would break its protocol: wrong sums, or splits waiting for a flag that never comes).

@@ -59,6 +59,7 @@ TEST(Knobs, TemplateParametersAreTheKnobsInTableOrder) {
   expected.push_back("ORDERED_SPLITS");  // GemmConfig::ordered_splits, likewise
   expected.push_back("PRESCALE_C");      // GemmConfig::prescale_c, likewise
   expected.push_back("PLAIN_NARROW_RUNS");  // GemmConfig::plain_narrow_runs, likewise
+  expected.push_back("CLUSTER_SPLITS");     // GemmConfig::cluster_splits, likewise
   EXPECT_EQ(params, expected);
   EXPECT_EQ(params_of("sgemm_wgmma"), expected);
 }
@@ -121,6 +122,33 @@ TEST(Knobs, PlainNarrowRunsAreNamedValidatedAndFitted) {
     ASSERT_TRUE(bad.has_value()) << name;
     ASSERT_TRUE(bad->validate(limits).has_value()) << name;
     EXPECT_NE(bad->validate(limits)->find("plain_narrow_runs"), std::string::npos) << *bad->validate(limits);
+  }
+}
+
+TEST(Knobs, ClusterSplitsAreNamedValidatedAndNeedNoWorkspace) {
+  const DeviceLimits sm90 = DeviceLimits::for_arch("sm_90");
+  auto dot = parse_config_name("sgemm_nt_1x1x32_w1x1_t1x1_s2_v4_p4_k16_r8_l32_j8_x");
+  ASSERT_TRUE(dot.has_value());
+  EXPECT_TRUE(dot->cluster_splits);
+  EXPECT_EQ(dot->validate(sm90), std::nullopt);
+  EXPECT_EQ(dot->name_expression(),
+            "gemmtune::sgemm<1,1,32,1,1,1,1,2,4,4,16,8,1,32,8,0,0,false,true,4,4,4,false,false,false,false,false,false,"
+            "true>");
+  EXPECT_TRUE(dot->deterministic());
+  EXPECT_FALSE(dot->needs_workspace()) << "the splits add in shared memory: no counters";
+  EXPECT_FALSE(parse_config_name("sgemm_nt_1x1x32_w1x1_t1x1_s2_v4_p4_k16_r8_l32_j8_x_n").has_value()) << "_n comes first";
+  // Clusters exist from sm_90 on.
+  ASSERT_TRUE(dot->validate(DeviceLimits::for_arch("sm_80")).has_value());
+  EXPECT_NE(dot->validate(DeviceLimits::for_arch("sm_80"))->find("sm_90"), std::string::npos);
+  for (const char* name : {"sgemm_nt_1x1x32_w1x1_t1x1_s2_v4_p4_k32_r8_l32_j8_x",  // 32 blocks: more than a cluster
+                           "sgemm_nt_1x1x32_w1x1_t1x1_s2_v4_p4_k1_r8_l32_j8_x",   // nothing to add
+                           "sgemm_nt_1x1x32_w1x1_t1x1_s2_v4_p4_k16_r8_l32_j8_d_x",  // two protocols
+                           "sgemm_nt_1x1x32_w1x1_t1x1_s2_v4_p4_k16_r8_l32_j8_z_x",
+                           "sgemm_nt_128x128x8_w64x32_t8x8_s2_v4_p4_k4_r8_x"}) {  // a tile kernel
+    auto bad = parse_config_name(name);
+    ASSERT_TRUE(bad.has_value()) << name;
+    ASSERT_TRUE(bad->validate(sm90).has_value()) << name;
+    EXPECT_NE(bad->validate(sm90)->find("cluster_splits"), std::string::npos) << *bad->validate(sm90);
   }
 }
 

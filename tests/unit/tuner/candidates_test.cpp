@@ -288,7 +288,7 @@ TEST(Candidates, PlainNarrowRunTwinsOnlyWhereTheMatrixIsNarrowed) {
     EXPECT_EQ(names.size(), cs.size()) << p.label();  // no config twice
     int twins = 0;
     for (const auto& c : cs) {
-      if (!c.narrows_read_once_runs(p) || c.prescale_c || c.ordered_splits) {
+      if (!c.narrows_read_once_runs(p) || c.prescale_c || c.ordered_splits || c.cluster_splits) {
         EXPECT_FALSE(c.plain_narrow_runs) << config_name(c);
         continue;
       }
@@ -303,6 +303,39 @@ TEST(Candidates, PlainNarrowRunTwinsOnlyWhereTheMatrixIsNarrowed) {
   EXPECT_GT(plain_twins(Problem::packed(Op::N, Op::T, 4095, 1, 4095)), 20);
   EXPECT_EQ(plain_twins(Problem::packed(Op::N, Op::T, 1, 4096, 4096)), 0);
   EXPECT_EQ(plain_twins(Problem::packed(Op::N, Op::T, 1, 1, 99999)), 0);
+}
+
+// Each split reduction of up to 16 splits comes with its twin whose splits are one cluster's blocks
+// (never a tile kernel's); a sweep on a GPU without clusters drops those.
+TEST(Candidates, ClusterTwinsOfSplitReductionsWhereTheGpuHasClusters) {
+  const Problem dot = Problem::packed(Op::N, Op::T, 1, 1, 99999);
+  const auto cs = candidate_configs(reduced_space(Op::N, Op::T), dot, 132, SpaceKind::reduced);
+  std::set<std::string> names;
+  for (const auto& c : cs) names.insert(config_name(c));
+  int twins = 0;
+  for (const auto& c : cs) {
+    EXPECT_TRUE(!c.cluster_splits || (c.reduces() && c.split_k >= 2 && c.split_k <= 16)) << config_name(c);
+    if (!c.reduces() || c.split_k < 2 || c.split_k > 16 || c.prescale_c || c.ordered_splits) continue;
+    GemmConfig other = c;
+    other.cluster_splits = !c.cluster_splits;
+    EXPECT_TRUE(names.count(config_name(other))) << config_name(c) << " has no twin";
+    twins += c.cluster_splits;
+  }
+  EXPECT_GT(twins, 10);
+  SweepOptions o;
+  DeviceInfo device;
+  device.sm_count = 132;
+  for (const char* arch : {"sm_90", "sm_80"}) {
+    device.limits = DeviceLimits::for_arch(arch);
+    SearchSpaces spaces(o, device.limits);
+    const auto swept = sweep_candidates(o, device, spaces.of(Op::N, Op::T), dot);
+    const auto clustered = std::count_if(swept.begin(), swept.end(), [](const GemmConfig& c) { return c.cluster_splits; });
+    if (std::string(arch) == "sm_90")
+      EXPECT_EQ(clustered, twins);
+    else
+      EXPECT_EQ(clustered, 0);
+    EXPECT_GT(swept.size(), 50u) << arch;
+  }
 }
 
 // Where A or B would narrow a tile's accesses, each tile candidate comes with its repack variant
