@@ -206,7 +206,6 @@ Prediction predict(const GemmConfig& c, const Problem& p, const GpuCeilings& gpu
   const double atomic_ms = c_floats * extra_splits / gpu.atomics_per_us / 1e3;
   out.memory_ms = std::max(out.memory_ms, atomic_ms);
   out.overhead_ms = gpu.launch_us / 1e3 + atomic_ms / 4 + repack_ms(c, p, gpu);
-  if (c.split_k > 1 && !c.cluster_splits) out.overhead_ms += gpu.split_protocol_us / 1e3;
   // Compute and memory overlap, not perfectly.
   out.ms = std::max(out.compute_ms, out.memory_ms) + 0.2 * std::min(out.compute_ms, out.memory_ms) +
            out.overhead_ms;

@@ -84,9 +84,11 @@ struct GemmConfig : SgemmKnobs {
   /// newer, split_k 2 to 16) that add their sums through distributed shared memory, the first
   /// block in split order, and write C once (templates/sgemm/epilogue.cuh,
   /// Epilogue::cluster_split_sums): no workspace, no atomics, the same bits on every run. On an
-  /// H200 a probe of this protocol summed a dot product of 1e5 in 5.7 us where the atomic one
-  /// took 6.4 (docs/PERFORMANCE.md, twenty-first session). Not a knob: a template flag the tuner
-  /// times beside the other protocols; the name ends in "_x" (after "_n").
+  /// H200 it beat the atomic protocol on short dot products (1e4: 5.6 against 6.1 us) and lost
+  /// on long ones and on x^T B, where 16 blocks draw too little bandwidth (docs/PERFORMANCE.md,
+  /// twenty-first session); the deterministic protocol it replaces there (ordered_splits) is the
+  /// slowest of the three. Not a knob: a template flag the tuner times as a variant of the
+  /// atomic split (the model cannot tell them apart); the name ends in "_x" (after "_n").
   bool cluster_splits = false;
   /// Whether split_k splits only the tiles past the last whole round of one tile per SM: the
   /// tiles of the whole rounds run unsplit, one block each, and the few left over split K, so

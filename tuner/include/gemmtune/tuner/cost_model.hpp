@@ -25,10 +25,6 @@ struct GpuCeilings {
   double atomics_per_us =
       600e3;               ///< split-K's atomic adds to C (vectors of 4) the L2 completes per us
   double launch_us = 3.0;  ///< one kernel launch
-  /// What the splits of a tile spend agreeing through global memory (tickets, a flag or the
-  /// workspace) where one cluster's barrier does instead: 0.86 us on a dot product of 1e5
-  /// (H200, twenty-first session: 16 splits, atomic 6.59 us, a cluster-summing probe 5.73).
-  double split_protocol_us = 0.8;
   DeviceLimits limits;     ///< registers and shared memory per SM
 
   /// The ceilings of `device`; dram_gbs is given, since the CUDA runtime does not report it.
