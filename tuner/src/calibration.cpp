@@ -168,9 +168,11 @@ ModelRanking rank_candidates(const std::vector<GemmConfig>& candidates, const Pr
     // What the model cannot tell apart: the warp arrangement, the register budget, streamed B's
     // register sets, whether a narrowed C is written through shared memory or in aligned
     // windows, how a split reduction adds its splits (atomically, in the workspace, in a
-    // cluster), which loads read a reduction's narrowed runs, and whether misaligned A and B are read narrowed or copied aligned first
-    // (2999x3001x2003 on an H200: the copy won by 7% one run; the next, with faster narrowed
-    // loads, the model ranked the copies too low to time them).
+    // cluster), which loads read a reduction's narrowed runs, and whether misaligned A and B are
+    // read narrowed or copied aligned first: the model charges both only roughly (2999x3001x2003
+    // on an H200: the copy won by 7% one run; the next, with faster narrowed loads, the model
+    // ranked the copies too low to time them), so the family's best-ranked member is timed first
+    // and the other soon after as its variant.
     GemmConfig key = c;
     key.wm = key.wn = key.occupancy = 0;
     key.stage_c = key.window_c = key.ordered_splits = key.prescale_c = key.repack = key.plain_narrow_runs =

@@ -198,7 +198,7 @@ std::vector<GemmConfig> candidate_configs(const std::vector<GemmConfig>& valid, 
     add(c);
     if (pack) add(packed);
     // A reduction reading its matrix in narrowed runs also with plain loads (plain_narrow_runs;
-    // its `_z` and `_d` twins not: those pairs have not run on a GPU).
+    // its `_z`, `_d` and `_x` twins not: those pairs have not run on a GPU).
     if (c.narrows_read_once_runs(p)) {
       GemmConfig plain = c;
       plain.plain_narrow_runs = true;
