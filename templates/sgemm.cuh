@@ -39,7 +39,7 @@
 //   gemmtune_prescale_c (pack.cuh)  not part of an instance: C = beta C, launched before each
 //                                   PRESCALE_C instance (GemmConfig::prescale_c)
 //   gemmtune_pack_operand (pack.cuh) not part of an instance: the copy that repack configs run
-//                                   first, in every cubin (GemmConfig::repack)
+//                                   first, in their cubins only (GemmConfig::repack)
 //
 // Each knob is a template parameter; GemmConfig::validate() (runtime/src/kernel/config.cpp) states which
 // combinations are valid, and the launcher (runtime/src/kernel/kernel.cpp) sizes the grid.

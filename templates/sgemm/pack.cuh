@@ -1,11 +1,15 @@
-// The kernels a launch runs before the GEMM, in every compiled cubin (GemmKernel loads them from
-// there): the copies of repack and warpgroup configs, and the C = beta C of prescale_c configs
-// (gemmtune_prescale_c, at the end).
+// The kernels a launch runs before the GEMM, each compiled into the cubins of the configs that run
+// it (GemmKernel loads them from there; the compiler defines the macro that guards each, as
+// compile_config() in runtime/src/kernel/kernel.cpp chooses): the copies of repack
+// (GEMMTUNE_PACK_OPERAND) and warpgroup configs (GEMMTUNE_PACK_SPLIT), and the C = beta C of
+// prescale_c configs (GEMMTUNE_PRESCALE_C, at the end). Left out elsewhere: the three took about
+// half of a dot product's compile time and a third of a large tile's (NVRTC 13.0).
 //
 // The copy that repack configs (GemmConfig::repack) run before the GEMM: an operand whose rows
 // would narrow the kernel's accesses (an odd leading dimension, say) is copied into the launch
 // workspace with rows padded to a multiple of 4 floats, so that the kernel reads it at full
-// width. Not a template: it is in every compiled cubin, and GemmKernel loads it from there.
+// width. Not a template: it is in the cubin of every repack config, and GemmKernel loads it from
+// there.
 //
 // Threads along a row each write 4 floats of the copy as one vector and read them one float at a
 // time (the source may have any alignment); a warp reads and writes contiguous runs of the row.
@@ -13,6 +17,7 @@
 // bounds-checked by their first element) then read zeros, never uninitialised memory. Grid-stride
 // in x (column quads), y (rows) and z (batch), so any shape fits the grid's limits; block
 // (threads along a row) x (rows), chosen by the launcher for the row length.
+#ifdef GEMMTUNE_PACK_OPERAND
 extern "C" __global__ void gemmtune_pack_operand(gemmtune::PackArgs p) {
   const long long quads = p.dst_ld / 4;
   for (int b = blockIdx.z; b < p.batch; b += gridDim.z)
@@ -31,6 +36,7 @@ extern "C" __global__ void gemmtune_pack_operand(gemmtune::PackArgs p) {
       }
     }
 }
+#endif
 
 // The copy that warpgroup configs (WGMMA, wgmma.cuh) run before the GEMM, for A and for B: each
 // operand split into TF32 parts and laid out K-major (SplitPackArgs). A block moves
@@ -71,6 +77,7 @@ __device__ __forceinline__ void split_tf32(float x, float& big, float& small) {
 }  // namespace detail
 }  // namespace gemmtune
 
+#ifdef GEMMTUNE_PACK_SPLIT
 extern "C" __global__ void __launch_bounds__(256) gemmtune_pack_split(gemmtune::SplitPackArgs p) {
 #if __CUDA_ARCH__ >= 800  // cvt.rna.tf32: warpgroup configs run on sm_90 only
 #if __CUDA_ARCH__ >= 900
@@ -136,11 +143,13 @@ extern "C" __global__ void __launch_bounds__(256) gemmtune_pack_split(gemmtune::
     }
 #endif
 }
+#endif
 
 // C = beta * C (zeros where beta is 0, C unread) for every matrix of a launch, before a
 // prescale_c instance whose splits then only add to it (GemmConfig::prescale_c): that kernel is
 // launched as this one's programmatic dependent, starts at once and waits for this one only
 // before its first add (griddepcontrol). Grid-stride over the elements of all matrices.
+#ifdef GEMMTUNE_PRESCALE_C
 extern "C" __global__ void __launch_bounds__(256) gemmtune_prescale_c(gemmtune::GemmArgs p) {
 #if __CUDA_ARCH__ >= 900
   asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
@@ -153,3 +162,4 @@ extern "C" __global__ void __launch_bounds__(256) gemmtune_prescale_c(gemmtune::
     *c = beta == 0.f ? 0.f : beta * *c;
   }
 }
+#endif

@@ -23,8 +23,8 @@ std::string template_hash();
 /// The binary-cache key of a config: hash of template source, options, arch and NVRTC version.
 std::string binary_key(const GemmConfig& config, const std::string& arch);
 
-/// A loaded cubin holding one config's GEMM kernel (and, for a repack config, the copy kernel
-/// that every cubin of the family holds: gemmtune_pack_operand). Non-copyable;
+/// A loaded cubin holding one config's GEMM kernel and the kernels its launches run first (a
+/// repack config's copy, gemmtune_pack_operand; templates/sgemm/pack.cuh). Non-copyable;
 /// unloads on destruction. Loading and launching need a GPU.
 class GemmKernel {
  public:

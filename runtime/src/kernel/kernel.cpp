@@ -51,10 +51,23 @@ void split_operand(cudaKernel_t split, const float* src, long long ld, long long
 }
 }  // namespace
 
+namespace {
+// The kernels that a launch of `config` runs before its GEMM, compiled into its cubin
+// (templates/sgemm/pack.cuh): only those, since each costs every compile its time.
+std::vector<std::string> helper_kernel_defines(const GemmConfig& config) {
+  std::vector<std::string> out;
+  if (config.repack) out.push_back("-DGEMMTUNE_PACK_OPERAND");
+  if (config.wgmma) out.push_back("-DGEMMTUNE_PACK_SPLIT");
+  if (config.prescale_c) out.push_back("-DGEMMTUNE_PRESCALE_C");
+  return out;
+}
+}  // namespace
+
 CompileResult compile_config(const GemmConfig& config, const std::string& arch) {
   CompileOptions opts;
   // The warpgroup instruction is in sm_90a's instruction set only, not sm_90's.
   opts.arch = config.wgmma && arch == "sm_90" ? "sm_90a" : arch;
+  opts.extra = helper_kernel_defines(config);
   return compile_cuda(templates::sgemm_source(), kSourceName, config.name_expression(), opts);
 }
 
@@ -62,7 +75,10 @@ std::string template_hash() { return db::content_hash(templates::sgemm_source())
 
 std::string binary_key(const GemmConfig& config, const std::string& arch) {
   std::string text(templates::sgemm_source());
-  for (const std::string& part : {config.name_expression(), arch, "nvrtc " + nvrtc_version_string()}) {
+  std::vector<std::string> parts = helper_kernel_defines(config);
+  for (const std::string& part : {config.name_expression(), arch, "nvrtc " + nvrtc_version_string()})
+    parts.push_back(part);
+  for (const std::string& part : parts) {
     text += '\n';
     text += part;
   }

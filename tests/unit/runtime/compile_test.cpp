@@ -162,9 +162,10 @@ TEST(Compile, DefaultConfigCompilesForEveryArchitecture) {
   }
 }
 
-// A repack config is the aligned instance's binary (same name expression and cache key), and
-// every cubin of the family holds the copy kernel it runs first.
-TEST(Compile, RepackSharesTheAlignedBinaryAndItsCubinHoldsTheCopyKernel) {
+// A repack config is the aligned instance (same name expression), compiled with the copy kernel
+// it runs first: its own binary and cache key. Each cubin holds the kernels its config's launches
+// run before the GEMM and no others (each costs every compile its time).
+TEST(Compile, EachCubinHoldsTheKernelsItsLaunchesRunFirstAndNoOthers) {
   Problem odd = Problem::packed(Op::N, Op::T, 2999, 3001, 2003);  // every leading dimension odd
   odd.a = odd.b = reinterpret_cast<const float*>(std::uintptr_t(256));
   odd.c = reinterpret_cast<float*>(std::uintptr_t(256));
@@ -175,13 +176,27 @@ TEST(Compile, RepackSharesTheAlignedBinaryAndItsCubinHoldsTheCopyKernel) {
   GemmConfig aligned = fitted;
   aligned.repack = false;
   EXPECT_EQ(fitted.name_expression(), aligned.name_expression());
-  EXPECT_EQ(binary_key(fitted, "sm_90"), binary_key(aligned, "sm_90"));
+  EXPECT_NE(binary_key(fitted, "sm_90"), binary_key(aligned, "sm_90"));
   EXPECT_NE(config_name(fitted), config_name(aligned));
-  for (const GemmConfig& c : {fitted, GemmConfig{}}) {
-    CompileResult r = compile_config(c, "sm_90");
+  GemmConfig prescaled;
+  prescaled.split_k = 4, prescaled.prescale_c = true;
+  const auto warpgroup = parse_config_name("sgemm_nn_128x128x32_w16x128_t2x32_s3_v4_p4_k1_r8_m3_wg1");
+  ASSERT_TRUE(warpgroup.has_value());
+  struct Expect {
+    GemmConfig config;
+    bool pack, split, prescale;
+  };
+  for (const Expect& e : {Expect{fitted, true, false, false}, Expect{aligned, false, false, false},
+                          Expect{GemmConfig{}, false, false, false}, Expect{prescaled, false, false, true},
+                          Expect{*warpgroup, false, true, false}}) {
+    SCOPED_TRACE(config_name(e.config));
+    CompileResult r = compile_config(e.config, "sm_90");
     ASSERT_TRUE(r.ok) << r.log;
+    EXPECT_GT(cubin_resources(r.cubin, r.lowered_name).registers, 0);
     const KernelResources pack = cubin_resources(r.cubin, "gemmtune_pack_operand");
-    EXPECT_GT(pack.registers, 0) << config_name(c);
-    EXPECT_EQ(pack.stack_bytes, 0) << config_name(c);
+    EXPECT_EQ(pack.registers > 0, e.pack);
+    if (e.pack) EXPECT_EQ(pack.stack_bytes, 0);
+    EXPECT_EQ(cubin_resources(r.cubin, "gemmtune_pack_split").registers > 0, e.split);
+    EXPECT_EQ(cubin_resources(r.cubin, "gemmtune_prescale_c").registers > 0, e.prescale);
   }
 }
