@@ -74,14 +74,11 @@ CompileResult compile_config(const GemmConfig& config, const std::string& arch) 
 std::string template_hash() { return db::content_hash(templates::sgemm_source()); }
 
 std::string binary_key(const GemmConfig& config, const std::string& arch) {
+  // Everything compile_config() passes to NVRTC: the source, the instance, its defines, the arch.
   std::string text(templates::sgemm_source());
-  std::vector<std::string> parts = helper_kernel_defines(config);
   for (const std::string& part : {config.name_expression(), arch, "nvrtc " + nvrtc_version_string()})
-    parts.push_back(part);
-  for (const std::string& part : parts) {
-    text += '\n';
-    text += part;
-  }
+    (text += '\n') += part;
+  for (const std::string& define : helper_kernel_defines(config)) (text += '\n') += define;
   return db::content_hash(text);
 }
 
