@@ -1,6 +1,7 @@
 // `gemmtune compile`: fills the database's binary cache with the cubins a sweep of the same
 // problems would compile, for a named architecture, without a GPU: CPU nodes compile, GPU nodes
-// then only time. docs/cluster.md is the user guide.
+// then only time. docs/cluster.md is the user guide. With --resources it also shows what each
+// kernel takes (registers, spills, shared memory), as ptxas reported it, without a GPU.
 #include <unistd.h>
 
 #include <atomic>
@@ -16,6 +17,7 @@
 #include "gemmtune/kernel.hpp"
 #include "gemmtune/tuner/threads.hpp"
 #include "sweep_plan_options.hpp"
+#include "table.hpp"
 
 namespace gemmtune::cli {
 namespace {
@@ -24,6 +26,7 @@ struct CompileCliOptions {
   SweepPlanOptions plan;
   std::string db_path;
   int jobs = int(std::max(1u, std::thread::hardware_concurrency()));
+  bool resources = false;
 };
 
 std::atomic<bool> g_stop{false};
@@ -75,6 +78,28 @@ std::vector<std::string> compile_and_store(const std::vector<GemmConfig>& config
   return failures;
 }
 
+// What each of `configs` takes per thread and block, from its cubin's record in the binary cache
+// (ptxas's report at compile time): how a kernel change moves registers before any GPU runs it.
+std::string resources_table(const std::vector<GemmConfig>& configs, const std::string& arch,
+                            const db::Database& db) {
+  Table table({{"config", "config", Align::left},
+               {"registers", "registers"},
+               {"spilled", "spill_bytes", Align::right, true, "spilled: register bytes stored to the stack"},
+               {"shared memory", "smem_bytes", Align::right, true,
+                "shared memory: per block, the tile buffers and the kernel's static arrays"}});
+  for (const GemmConfig& config : configs) {
+    const std::optional<db::Binary> b = db.get_binary(binary_key(config, arch)).binary;
+    if (!b) {  // not compiled: it failed, or the run was stopped
+      table.add_row({Cell::str(config_name(config))});
+      continue;
+    }
+    table.add_row({Cell::str(config_name(config)),
+                   b->registers ? Cell::integer(*b->registers) : Cell::none(),
+                   bytes_cell(b->spill_bytes), bytes_cell(b->smem_bytes)});
+  }
+  return table.render();
+}
+
 void run(const CompileCliOptions& c) {
   tuner::SweepOptions o;
   c.plan.fill(o);
@@ -94,10 +119,11 @@ void run(const CompileCliOptions& c) {
   for (const GemmConfig& config : mine)
     if (!db.get_binary(binary_key(config, c.plan.arch)).binary) missing.push_back(config);
   std::printf(
-      "%s%zu of the %zu configs a sweep of %zu problems could compile for %s (%d SMs), NVRTC %s: "
+      "%s%zu of the %zu configs a sweep of %zu problem%s could compile for %s (%d SMs), NVRTC %s: "
       "%zu in the binary cache of %s, %zu to compile\n",
       shard ? ("shard " + tuner::shard_label(*shard) + ": ").c_str() : "", mine.size(), all.size(),
-      o.problems.size(), c.plan.arch.c_str(), c.plan.sms, nvrtc_version_string().c_str(),
+      o.problems.size(), o.problems.size() == 1 ? "" : "s", c.plan.arch.c_str(), c.plan.sms,
+      nvrtc_version_string().c_str(),
       mine.size() - missing.size(), path.c_str(), missing.size());
   std::fflush(stdout);
   std::signal(SIGINT, on_compile_sigint);
@@ -111,6 +137,7 @@ void run(const CompileCliOptions& c) {
   }
   std::printf("%zu compiled and stored, %zu failed\n", missing.size() - failures.size(),
               failures.size());
+  if (c.resources) std::printf("\n%s", resources_table(mine, c.plan.arch, db).c_str());
   if (!failures.empty()) exit_status() = kExitError;
 }
 
@@ -131,6 +158,9 @@ static void add_compile_command(CLI::App& app) {
   cmd->add_option("-j,--jobs", c->jobs, "Parallel compilations")
       ->capture_default_str()
       ->check(CLI::Range(1, 256));
+  cmd->add_flag("--resources", c->resources,
+                "Then show each config's registers, spilled bytes and static shared memory "
+                "(ptxas's figures, from the binary cache)");
   cmd->callback([c] { run(*c); });
 }
 

@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <set>
+#include <sstream>
 #include <thread>
 
 #include "gemmtune/db/database.hpp"
@@ -99,4 +100,34 @@ TEST_F(CompileCli, CtrlCStopsWithStatus130KeepingWhatIsStored) {
   const std::size_t kept = stored(path("c.db"), keys);
   EXPECT_GT(kept, 0u);
   EXPECT_LT(kept, keys.size()) << "it stopped early";
+}
+
+TEST_F(CompileCli, ResourcesShowWhatPtxasReportedForEveryConfigOfTheRun) {
+  const std::vector<GemmConfig> configs = dot_product_configs();
+  ASSERT_GE(configs.size(), 2u);
+  // Two configs: the first compiled by an earlier run (read back from the cache), the second now.
+  auto run = [&](std::size_t count) {
+    std::vector<std::string> args = {"compile", "--shape", "1x1x1024", "--db", path("c.db"), "--resources"};
+    for (std::size_t i = 0; i < count; ++i) args.insert(args.end(), {"--config", config_name(configs[i])});
+    return gemmtune::test::run_cli(args, {.unset_env = {"SLURM_ARRAY_TASK_ID"}});
+  };
+  ASSERT_EQ(run(1).status, 0);
+  auto r = run(2);
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_TRUE(has(r.out, "1 in the binary cache")) << r.out;
+  EXPECT_TRUE(has(r.out, "registers")) << r.out;
+  db::Database db(path("c.db"), db::OpenMode::read_only);
+  for (std::size_t i = 0; i < 2; ++i) {
+    const auto b = db.get_binary(binary_key(configs[i], "sm_90")).binary;
+    ASSERT_TRUE(b && b->registers) << config_name(configs[i]);
+    EXPECT_GT(*b->registers, 0);
+    // The config's row: its name, then the registers ptxas reported and no spills.
+    const std::size_t row = r.out.find(config_name(configs[i]) + " ");
+    ASSERT_NE(row, std::string::npos) << r.out;
+    std::istringstream line(r.out.substr(row, r.out.find('\n', row) - row));
+    std::string name, registers, spilled, unit;
+    line >> name >> registers >> spilled >> unit;
+    EXPECT_EQ(registers, std::to_string(*b->registers)) << line.str();
+    EXPECT_EQ(spilled + " " + unit, "0 B") << line.str();
+  }
 }
