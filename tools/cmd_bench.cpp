@@ -10,7 +10,6 @@
 #include <cmath>
 #include <cstdio>
 #include <ctime>
-#include <fstream>
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -18,6 +17,7 @@
 
 #include "commands.hpp"
 #include "cpu_blas.hpp"
+#include "file_output.hpp"
 #include "gemmtune/device_buffer.hpp"
 #include "gemmtune/error.hpp"
 #include "gemmtune/gemmtune.hpp"
@@ -166,8 +166,6 @@ std::string host_name() {
 
 void write_json(const std::string& path, const DeviceInfo& dev, const tuner::MeasuredCeilings& ceil,
                 const std::vector<Row>& rows, double geomean, const std::optional<CpuBlas>& cpu) {
-  std::ofstream out(path);
-  if (!out) throw Error(Status::kInvalidArgument, "cannot write '" + path + "': check the directory exists");
   const CudaVersions v = cuda_versions();
   nlohmann::ordered_json j = {{"gpu", dev.name},
                               {"sm_count", dev.sm_count},
@@ -202,8 +200,7 @@ void write_json(const std::string& path, const DeviceInfo& dev, const tuner::Mea
     if (r.transfer_ms) p["gpu_transfer_ms"] = *r.transfer_ms;
     problems.push_back(std::move(p));
   }
-  out << j.dump(2) << "\n";
-  if (!out.flush()) throw Error(Status::kInvalidArgument, "cannot write '" + path + "': disk full?");
+  write_replacing(path, [&](std::ostream& out) { out << j.dump(2) << "\n"; });
 }
 
 // One printed line of the results; the header when `r` is null.
@@ -225,6 +222,7 @@ std::string line_of(const Row* r, double peak_tflops, bool cpu) {
 }
 
 void run_bench(const BenchOptions& o) {
+  if (!o.json.empty()) check_writable(o.json);  // before the sweep of timings, not after it
   std::vector<tuner::ProblemSpec> problems = problems_of(o);
   std::optional<CpuBlas> cpu;
   if (o.cpu) cpu = cpu_blas_setup();  // says how to get OpenBLAS before any GPU work

@@ -1,15 +1,10 @@
 // `gemmtune db export`: every result (or every best) as CSV or JSON, for spreadsheets and scripts.
-#include <unistd.h>
-
-#include <cerrno>
 #include <cstdio>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <functional>
 #include <iostream>
 
 #include "db_commands.hpp"
+#include "file_output.hpp"
 #include "gemmtune/db/export.hpp"
 #include "gemmtune/db/reports.hpp"
 
@@ -31,35 +26,6 @@ bool names_the_database(const std::string& out, const std::string& db_path) {
   for (const char* suffix : {"", "-wal", "-shm", "-journal"})
     if (same_file(out, db_path + suffix)) return true;
   return false;
-}
-
-// Writes `path` through a temporary file beside it, renamed over `path` once complete: a failed
-// export leaves the file that was there as it was. A device or pipe (/dev/stdout, a FIFO) is
-// written directly: it has no contents to keep, and cannot be renamed over.
-void write_replacing(const std::string& path, const std::function<void(std::ostream&)>& write) {
-  std::error_code ec;
-  fs::path target = fs::weakly_canonical(path, ec);  // through a symlink: the file it names
-  if (ec) target = path;
-  const bool direct = fs::exists(target, ec) && !fs::is_regular_file(target, ec);
-  const fs::path temp =
-      direct ? target : fs::path(target.string() + ".tmp-" + std::to_string(::getpid()));
-  std::ofstream file(temp, std::ios::binary | std::ios::trunc);
-  if (!file)
-    throw usage_error("cannot write '" + path +
-                      "': check that its directory exists and is writable");
-  try {
-    write(file);
-    file.close();
-    if (!file)
-      throw usage_error("writing the export to '" + path + "' failed: " + std::strerror(errno));
-    if (!direct) fs::rename(temp, target);
-  } catch (const fs::filesystem_error& e) {
-    fs::remove(temp, ec);
-    throw usage_error("cannot replace '" + path + "': " + e.code().message());
-  } catch (...) {
-    if (!direct) fs::remove(temp, ec);
-    throw;
-  }
 }
 
 void run_export(const ExportOptions& o) {

@@ -1,8 +1,12 @@
 // `gemmtune try CONFIG... --shape MxNxK`: compiles the named configs, checks each against the
-// float64 reference and times it next to cuBLAS on the same buffers. For hand experiments.
+// float64 reference and times it next to cuBLAS on the same buffers. For hand experiments: a
+// result above the sweep's verification tolerance is marked WRONG and fails the run (status 1);
+// --json writes every row for scripts (two builds compared, say).
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <random>
 
 #include "commands.hpp"
@@ -13,6 +17,7 @@
 #include "gemmtune/tuner/cublas_baseline.hpp"
 #include "gemmtune/tuner/shape.hpp"
 #include "gemmtune/tuner/timer.hpp"
+#include "file_output.hpp"
 #include "table.hpp"
 
 namespace gemmtune::cli {
@@ -23,6 +28,7 @@ struct TryOptions {
   std::vector<std::string> shapes = {"4096x4096x4096"};
   std::string layout;  // empty: each name's own layout
   int device = 0;
+  std::string json;  // also write the rows here
 };
 
 // The layouts to run, in first-seen order: --layout's, or else those of the named configs ("nn"
@@ -46,6 +52,9 @@ void run_try(const TryOptions& o) {
   for (const auto& name : o.configs)
     if (name != "default" && !parse_config_name(name))
       throw Error(Status::kInvalidArgument, "'" + name + "' is not a config name (see gemmtune space --list)");
+  if (!o.json.empty()) check_writable(o.json);  // before the GPU work, not after it
+  nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+  int wrong = 0, timed = 0;
   DeviceInfo dev = device_info(o.device);
   GEMMTUNE_CUDA(cudaSetDevice(o.device));
   std::printf("%s, %d SMs, FP32 peak %.1f TFLOP/s\n", dev.name.c_str(), dev.sm_count, dev.fp32_peak_tflops());
@@ -81,6 +90,13 @@ void run_try(const TryOptions& o) {
         std::printf("%*s  cuBLAS TF32 %s  %s  rel.err %.1e\n", int(text.size() + 3), "", format_time_ms(tf32_ms).c_str(),
                     format_rate(p.flops() / tf32_ms / 1e9).c_str(), error_of_c());
       }
+      // One row of --json: the problem, the config's name as run, and `fields`.
+      auto add_row = [&](const GemmConfig& cfg, nlohmann::ordered_json fields) {
+        nlohmann::ordered_json row = {{"m", p.m}, {"n", p.n}, {"k", p.k}, {"layout", p.layout()},
+                                      {"config", config_name(cfg)}, {"cublas_ms", tc.median_ms}};
+        row.update(fields);
+        rows.push_back(std::move(row));
+      };
       for (const auto& name : o.configs) {
         GemmConfig cfg = default_config(dev.limits, p);  // "default": the built-in one for this data
         if (name != "default") {
@@ -90,10 +106,22 @@ void run_try(const TryOptions& o) {
         }  // 'default' runs in every layout run
         cfg.op_a = oa, cfg.op_b = ob;
         cfg = cfg.fitted_to(p);  // the access widths follow from the data
-        if (auto why = cfg.validate(dev.limits)) { std::printf("  %-52s invalid: %s\n", config_name(cfg).c_str(), why->c_str()); continue; }
-        if (auto why = cfg.can_implement(p)) { std::printf("  %-52s cannot run: %s\n", config_name(cfg).c_str(), why->c_str()); continue; }
+        if (auto why = cfg.validate(dev.limits)) {
+          std::printf("  %-52s invalid: %s\n", config_name(cfg).c_str(), why->c_str());
+          add_row(cfg, {{"status", "invalid"}, {"reason", *why}});
+          continue;
+        }
+        if (auto why = cfg.can_implement(p)) {
+          std::printf("  %-52s cannot run: %s\n", config_name(cfg).c_str(), why->c_str());
+          add_row(cfg, {{"status", "cannot_run"}, {"reason", *why}});
+          continue;
+        }
         CompileResult cr = compile_config(cfg, dev.limits.arch());
-        if (!cr.ok) { std::printf("  %-52s compile failed\n%s\n", config_name(cfg).c_str(), cr.log.c_str()); continue; }
+        if (!cr.ok) {
+          std::printf("  %-52s compile failed\n%s\n", config_name(cfg).c_str(), cr.log.c_str());
+          add_row(cfg, {{"status", "compile_failed"}, {"reason", cr.log.substr(0, cr.log.find('\n'))}});
+          continue;
+        }
         if (cr.resources.registers < 0) std::printf("  (no ptxas resource report for %s; NVRTC log:)\n%s\n", cr.lowered_name.c_str(), cr.log.c_str());
         GemmKernel k(cfg, cr.cubin, cr.lowered_name);
         GEMMTUNE_CUDA(cudaMemset(c.get(), 0xff, c.size() * sizeof(float)));  // poison: NaN
@@ -107,9 +135,30 @@ void run_try(const TryOptions& o) {
                     format_time_ms(t.median_ms).c_str(), format_rate(tflops).c_str(), tflops / cublas_tflops, err,
                     cr.resources.registers, cr.resources.spill_stores);
         if (tf32_ms > 0 && cfg.precision() == Precision::tf32) std::printf("  %5.3fx cuBLAS TF32", tf32_ms / t.median_ms);
+        const double tolerance = verification_tolerance(cfg, p.k);
+        const bool right = err <= tolerance;  // NaN (C left poisoned) is wrong too
+        if (!right) std::printf("  WRONG: error above the tolerance %.1e", tolerance);
         std::printf("\n");
+        ++timed, wrong += !right;
+        add_row(cfg, {{"status", right ? "ok" : "wrong_result"},
+                      {"median_ms", t.median_ms},
+                      {"tflops", tflops},
+                      {"speedup", tc.median_ms / t.median_ms},
+                      {"rel_error", std::isfinite(err) ? nlohmann::ordered_json(err) : nlohmann::ordered_json()},
+                      {"tolerance", tolerance},
+                      {"registers", cr.resources.registers},
+                      {"spill_bytes", cr.resources.spill_stores}});
       }
     }
+  }
+  if (!o.json.empty()) {
+    write_replacing(o.json, [&](std::ostream& out) {
+      out << nlohmann::ordered_json{{"gpu", dev.name}, {"sm_count", dev.sm_count}, {"results", rows}}.dump(2) << "\n";
+    });
+  }
+  if (wrong > 0) {
+    std::fprintf(stderr, "gemmtune try: %d of %d configs gave wrong results (marked WRONG above)\n", wrong, timed);
+    exit_status() = kExitError;
   }
 }
 }  // namespace
@@ -125,6 +174,9 @@ static void add_try_command(CLI::App& app) {
       ->allow_extra_args(false);
   cmd->add_option("--layout", o->layout, "nn, nt, tn, tt or all: runs every name in these layouts (default: each name in its own)");
   cmd->add_option("--device", o->device, "CUDA device ordinal")->capture_default_str();
+  cmd->add_option("--json", o->json,
+                  "Also write every row to this JSON file: problem, config, status (ok, wrong_result, invalid, "
+                  "cannot_run, compile_failed), times, speedup, error, registers");
   cmd->callback([o] { run_try(*o); });
 }
 

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -53,6 +55,33 @@ TEST_F(SweepCli, TryTakesNamesAfterAShape) {
                                      {});
   EXPECT_EQ(r.status, 3) << r.out << r.err;
   EXPECT_NE((r.out + r.err).find("no CUDA device"), std::string::npos) << r.out << r.err;
+}
+
+// --json files are checked before any GPU work, and written only once the results are in: a run
+// that fails leaves the file that was there as it was.
+TEST_F(SweepCli, JsonFilesAreCheckedFirstAndKeptWhenTheRunFails) {
+  const std::string name = "sgemm_nn_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8";
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"try", name, "--shape", "64x64x64", "--json"},
+        std::vector<std::string>{"bench", "--shape", "64x64x64", "--db", path("none.db"), "--json"}}) {
+    std::vector<std::string> missing_dir = args;
+    missing_dir.push_back(path("no/such/dir/out.json"));
+    CliRun r = gemmtune::test::run_cli(missing_dir, {});
+    EXPECT_EQ(r.status, 2) << args[0] << ": " << r.err;
+    EXPECT_NE(r.err.find("cannot write"), std::string::npos) << r.err;
+    std::vector<std::string> a_directory = args;
+    a_directory.push_back(dir_.string());
+    r = gemmtune::test::run_cli(a_directory, {});
+    EXPECT_EQ(r.status, 2) << args[0] << ": " << r.err;
+    EXPECT_NE(r.err.find("is a directory"), std::string::npos) << r.err;
+  }
+  if (have_gpu()) return;  // the rest needs a run that fails: no GPU
+  const std::string kept = write("kept.json", "{\"earlier\": true}\n");
+  CliRun r = gemmtune::test::run_cli({"try", name, "--shape", "64x64x64", "--json", kept}, {});
+  EXPECT_EQ(r.status, 3) << r.err;
+  std::ifstream in(kept);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(text, "{\"earlier\": true}\n");
 }
 
 TEST_F(SweepCli, DryRunNeedsNoGpu) {
