@@ -159,7 +159,7 @@ static void add_compile_command(CLI::App& app) {
       ->capture_default_str()
       ->check(CLI::Range(1, 256));
   cmd->add_flag("--resources", c->resources,
-                "Then show each config's registers, spilled bytes and static shared memory "
+                "Then show each config's registers, spilled bytes and shared memory per block "
                 "(ptxas's figures, from the binary cache)");
   cmd->callback([c] { run(*c); });
 }
