@@ -15,13 +15,19 @@
 
 namespace gemmtune::cli {
 
-/// Throws a usage error unless `path` can be written: not a directory, in a directory that
-/// exists and is writable. For options whose file is written only after long work.
+/// Throws a usage error unless `path` can be written: a writable device or pipe, or a file in a
+/// directory that exists and is writable. For options whose file is written only after long work.
 inline void check_writable(const std::string& path) {
   namespace fs = std::filesystem;
   std::error_code ec;
   if (fs::is_directory(path, ec))
     throw Error(Status::kInvalidArgument, "'" + path + "' is a directory: name a file in it");
+  // A device or pipe is written directly (write_replacing): it need only be writable itself.
+  if (fs::exists(path, ec) && !fs::is_regular_file(path, ec)) {
+    if (::access(path.c_str(), W_OK) != 0)
+      throw Error(Status::kInvalidArgument, "cannot write '" + path + "': " + std::strerror(errno));
+    return;
+  }
   fs::path dir = fs::path(path).parent_path();
   if (dir.empty()) dir = ".";
   if (!fs::is_directory(dir, ec) || ::access(dir.c_str(), W_OK) != 0)

@@ -76,6 +76,8 @@ TEST_F(SweepCli, JsonFilesAreCheckedFirstAndKeptWhenTheRunFails) {
     EXPECT_NE(r.err.find("is a directory"), std::string::npos) << r.err;
   }
   if (have_gpu()) return;  // the rest needs a run that fails: no GPU
+  // A device is written directly: it passes the check, and the run then fails for want of a GPU.
+  EXPECT_EQ(gemmtune::test::run_cli({"try", name, "--shape", "64x64x64", "--json", "/dev/null"}, {}).status, 3);
   const std::string kept = write("kept.json", "{\"earlier\": true}\n");
   CliRun r = gemmtune::test::run_cli({"try", name, "--shape", "64x64x64", "--json", kept}, {});
   EXPECT_EQ(r.status, 3) << r.err;
