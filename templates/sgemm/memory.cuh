@@ -3,15 +3,17 @@ namespace gemmtune {
 namespace detail {
 
 // Copies `bytes` (4, 8 or 16) from global to shared memory asynchronously; zero-fills when !valid.
+// Each copy asks L2 to fetch the whole 128-byte line (.L2::128B), as cuBLAS's FFMA kernels'
+// copies do: a warp's narrow copies of a slice's row then find the rest of the line in L2.
 template <int BYTES>
 __device__ __forceinline__ void cp_async(float* dst, const float* src, bool valid) {
   unsigned saddr = static_cast<unsigned>(__cvta_generic_to_shared(dst));
   int src_bytes = valid ? BYTES : 0;
   if constexpr (BYTES == 16) {
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(saddr), "l"(src),
+    asm volatile("cp.async.cg.shared.global.L2::128B [%0], [%1], 16, %2;\n" ::"r"(saddr), "l"(src),
                  "r"(src_bytes));
   } else {
-    asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(saddr), "l"(src),
+    asm volatile("cp.async.ca.shared.global.L2::128B [%0], [%1], %2, %3;\n" ::"r"(saddr), "l"(src),
                  "n"(BYTES), "r"(src_bytes));
   }
 }

@@ -8,7 +8,8 @@ namespace detail {
 // follow from them, for every component to read. Derived:
 //   kOutputWarps    warps that own the block tile's outputs; KW > 1 repeats them along K
 //   kThreads        threads per block
-//   VM, VN          fragment vector widths: a thread's TM x TN tile is chunks of VM x VN
+//   VM, VN          fragment vector widths: a thread's TM x TN tile is chunks of VM x VN (VN
+//                   narrowed with streamed B: see below)
 //   TX, TY          the warp's grid of thread tiles: TX along n, TY along m (TX * TY = 32 / KL)
 //   KL, KW          lanes of a warp, and warps, sharing each thread tile's K range (the
 //                   reduction path when either is > 1)
@@ -46,9 +47,13 @@ struct Traits {
 
     kOutputWarps = (BM / WM) * (BN / WN),
     kThreads = kOutputWarps * 32 * KW,
-    // The tensor-core step's accumulators (mma.cuh): rows 8 apart, column pairs 8 apart.
+    kStreamsB = BM <= 8 && TM == BM && !TB_ && KL == 1 && KW == 1,  // kStreamB, for VN
+    // The tensor-core step's accumulators (mma.cuh): rows 8 apart, column pairs 8 apart. Where
+    // streamed B is read narrowed (GB < 4), chunks of GB columns: a warp's load of a row of B
+    // then takes adjacent floats, whole sectors, where chunks of 4 read in GB-float pieces
+    // touch a sector per lane (GemmConfig's c_chunk mirrors this).
     VM = MATH ? 1 : TM < 4 ? TM : 4,
-    VN = MATH ? 2 : TN < 4 ? TN : 4,
+    VN = MATH ? 2 : kStreamsB && GB_ < (TN < 4 ? TN : 4) ? GB_ : TN < 4 ? TN : 4,
     TX = WN / TN,
     TY = WM / TM,
     // Shared memory: K-major (S[k][x]) for the FMA step, which reads vectors along x. The
@@ -68,7 +73,7 @@ struct Traits {
   enum : bool {
     TA = TA_, TB = TB_,
     kReduce = KL > 1 || KW > 1,
-    kStreamB = BM <= 8 && TM == BM && !TB && !kReduce,
+    kStreamB = kStreamsB,
     kMma = MATH > 0,
     kWgmma = WGMMA > 0,
     kStageC = STAGE_C_,

@@ -88,8 +88,12 @@ bool GemmConfig::can_stage_c() const {
 }
 
 // A thread's column chunk (templates/sgemm/tiles.cuh, Traits::VN): 2 for the tensor-core
-// accumulator layout, else up to 4.
-static int c_chunk(const GemmConfig& c) { return c.uses_tensor_cores() ? 2 : std::min(c.tn, 4); }
+// accumulator layout, else up to 4, narrowed to B's access width where B is streamed.
+static int c_chunk(const GemmConfig& c) {
+  if (c.uses_tensor_cores()) return 2;
+  const int chunk = std::min(c.tn, 4);
+  return c.streams_b() ? std::min(chunk, c.width_b()) : chunk;
+}
 
 bool GemmConfig::can_window_c() const { return !reduces() && c_chunk(*this) > 1 && vec >= c_chunk(*this); }
 

@@ -468,6 +468,23 @@ TEST(Config, WindowedCIsNamedAfterStagedAndKeptOnlyWhereCIsNarrowed) {
   EXPECT_FALSE(scalar.can_window_c());
 }
 
+// A tile that streams B takes chunks of B's access width (Traits::VN): where B is narrowed, C's
+// chunks are single columns, so there is nothing to write in windows.
+TEST(Config, StreamedNarrowedBLeavesNoWindowsForC) {
+  auto streaming = parse_config_name("sgemm_nn_2x256x8_w2x128_t2x4_s2_v4_p4_k1_r8_c");
+  ASSERT_TRUE(streaming && streaming->streams_b());
+  const Problem odd_n = with_aligned_pointers(Problem::packed(Op::N, Op::N, 2, 1001, 64));
+  const GemmConfig narrowed = streaming->fitted_to(odd_n);
+  EXPECT_EQ(narrowed.width_b(), 1);
+  EXPECT_FALSE(narrowed.window_c);
+  EXPECT_FALSE(narrowed.can_window_c());
+  EXPECT_EQ(config_name(narrowed), "sgemm_nn_2x256x8_w2x128_t2x4_s2_v4_p4_k1_r8_g4x1x1");
+  // B aligned, C narrowed (ldc odd): 4-column chunks, written in windows.
+  Problem odd_c = with_aligned_pointers(Problem::packed(Op::N, Op::N, 2, 1024, 64));
+  odd_c.ldc = 1025;
+  EXPECT_TRUE(streaming->fitted_to(odd_c).window_c);
+}
+
 TEST(Config, RepackOfStreamingTilesPacksOnlyB) {
   auto streaming = parse_config_name("sgemm_nn_1x256x8_w1x128_t1x4_s2_v4_p4_k8_r8_o2_q");
   ASSERT_TRUE(streaming && streaming->streams_b() && streaming->repack);
