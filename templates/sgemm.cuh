@@ -92,6 +92,9 @@ namespace gemmtune {
 //                cluster dimensions (1, 1, SPLIT_K), and add their sums through distributed shared
 //                memory in split order (Epilogue::cluster_split_sums; GemmConfig::cluster_splits,
 //                names ending in "_x")
+//   EARLY_BARRIER  the two-stage FMA loop stores the next slice and passes the barrier before
+//                the slice's last k-step (RegisterPrefetchMainloop); GemmConfig::early_barrier,
+//                names ending in "_b"
 namespace detail {
 // A block's work: its tile (and share of K), the mainloop, the epilogue. `extra` goes to the
 // mainloop's set-up (the warpgroup kernels' tensor maps).
@@ -114,16 +117,16 @@ __device__ __forceinline__ void run_block(const GemmArgs& p, const Extra&... ext
 }  // namespace detail
 
 // clang-format off
-template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, int VEC, int PAD, int SPLIT_K, int RASTER, int OCCUPANCY, int K_LANES, int K_WARPS, int MATH, int WGMMA, bool TA, bool TB, int GA, int GB, int GC, bool STAGE_C = false, bool SPLIT_TAIL = false, bool WINDOW_C = false, bool ORDERED_SPLITS = false, bool PRESCALE_C = false, bool PLAIN_NARROW_RUNS = false, bool CLUSTER_SPLITS = false>
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, int VEC, int PAD, int SPLIT_K, int RASTER, int OCCUPANCY, int K_LANES, int K_WARPS, int MATH, int WGMMA, bool TA, bool TB, int GA, int GB, int GC, bool STAGE_C = false, bool SPLIT_TAIL = false, bool WINDOW_C = false, bool ORDERED_SPLITS = false, bool PRESCALE_C = false, bool PLAIN_NARROW_RUNS = false, bool CLUSTER_SPLITS = false, bool EARLY_BARRIER = false>
 __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32 * K_WARPS, OCCUPANCY) sgemm(GemmArgs p) {
-  detail::run_block<detail::Traits<BM, BN, BK, WM, WN, TM, TN, STAGES, VEC, PAD, SPLIT_K, RASTER, OCCUPANCY, K_LANES, K_WARPS, MATH, WGMMA, TA, TB, GA, GB, GC, STAGE_C, SPLIT_TAIL, WINDOW_C, ORDERED_SPLITS, PRESCALE_C, PLAIN_NARROW_RUNS, CLUSTER_SPLITS>>(p);
+  detail::run_block<detail::Traits<BM, BN, BK, WM, WN, TM, TN, STAGES, VEC, PAD, SPLIT_K, RASTER, OCCUPANCY, K_LANES, K_WARPS, MATH, WGMMA, TA, TB, GA, GB, GC, STAGE_C, SPLIT_TAIL, WINDOW_C, ORDERED_SPLITS, PRESCALE_C, PLAIN_NARROW_RUNS, CLUSTER_SPLITS, EARLY_BARRIER>>(p);
 }
 
 // The entry point of warpgroup instances (WGMMA = 1; GemmConfig::name_expression): the same
 // parameters, and the tensor maps of the operands it reads in place.
-template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, int VEC, int PAD, int SPLIT_K, int RASTER, int OCCUPANCY, int K_LANES, int K_WARPS, int MATH, int WGMMA, bool TA, bool TB, int GA, int GB, int GC, bool STAGE_C = false, bool SPLIT_TAIL = false, bool WINDOW_C = false, bool ORDERED_SPLITS = false, bool PRESCALE_C = false, bool PLAIN_NARROW_RUNS = false, bool CLUSTER_SPLITS = false>
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, int VEC, int PAD, int SPLIT_K, int RASTER, int OCCUPANCY, int K_LANES, int K_WARPS, int MATH, int WGMMA, bool TA, bool TB, int GA, int GB, int GC, bool STAGE_C = false, bool SPLIT_TAIL = false, bool WINDOW_C = false, bool ORDERED_SPLITS = false, bool PRESCALE_C = false, bool PLAIN_NARROW_RUNS = false, bool CLUSTER_SPLITS = false, bool EARLY_BARRIER = false>
 __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32 * K_WARPS, OCCUPANCY) sgemm_wgmma(GemmArgs p, const __grid_constant__ WarpgroupArgs g) {
-  detail::run_block<detail::Traits<BM, BN, BK, WM, WN, TM, TN, STAGES, VEC, PAD, SPLIT_K, RASTER, OCCUPANCY, K_LANES, K_WARPS, MATH, WGMMA, TA, TB, GA, GB, GC, STAGE_C, SPLIT_TAIL, WINDOW_C, ORDERED_SPLITS, PRESCALE_C, PLAIN_NARROW_RUNS, CLUSTER_SPLITS>>(p, g);
+  detail::run_block<detail::Traits<BM, BN, BK, WM, WN, TM, TN, STAGES, VEC, PAD, SPLIT_K, RASTER, OCCUPANCY, K_LANES, K_WARPS, MATH, WGMMA, TA, TB, GA, GB, GC, STAGE_C, SPLIT_TAIL, WINDOW_C, ORDERED_SPLITS, PRESCALE_C, PLAIN_NARROW_RUNS, CLUSTER_SPLITS, EARLY_BARRIER>>(p, g);
 }
 // clang-format on
 

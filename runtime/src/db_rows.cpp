@@ -18,22 +18,11 @@ std::optional<GemmConfig> from_db(const db::KernelConfig& r) {
   if (r.family != "sgemm") return std::nullopt;
   auto a = op_from_char(r.op_a), b = op_from_char(r.op_b);
   if (!a || !b) return std::nullopt;
-  GemmConfig c;
+  // The access widths and the flags (repack, stage_c, split_tail, early_barrier...) are no
+  // knobs (no columns): the name holds them.
+  GemmConfig c = parse_config_name(r.name).value_or(GemmConfig{});
   static_cast<SgemmKnobs&>(c) = r;
   c.op_a = *a, c.op_b = *b;
-  // The access widths, repack, stage_c, window_c, ordered_splits, prescale_c, plain_narrow_runs,
-  // cluster_splits and split_tail are no knobs (no columns): the name holds them.
-  if (auto named = parse_config_name(r.name)) {
-    c.align_a = named->align_a, c.align_b = named->align_b, c.align_c = named->align_c;
-    c.repack = named->repack;
-    c.stage_c = named->stage_c;
-    c.window_c = named->window_c;
-    c.ordered_splits = named->ordered_splits;
-    c.prescale_c = named->prescale_c;
-    c.plain_narrow_runs = named->plain_narrow_runs;
-    c.cluster_splits = named->cluster_splits;
-    c.split_tail = named->split_tail;
-  }
   return c;
 }
 

@@ -302,6 +302,7 @@ struct ReductionMainloop {
 // STAGES == 1 has one buffer: compute, barrier, load the next slice, store it, barrier.
 // STAGES == 2 double-buffers: the next slice's global loads are issued before this slice's
 // compute, so their latency hides behind the FMAs, and it is stored to the other buffer after.
+// EARLY_BARRIER instances store it, and pass the barrier, before the slice's last k-step.
 template <class Cfg>
 struct RegisterPrefetchMainloop {
   OperandSlices<Cfg> s;
@@ -322,6 +323,24 @@ struct RegisterPrefetchMainloop {
       const int cur = STAGES == 2 ? t % 2 : 0;
       const bool more = t + 1 < s.num_slices;
       const int klim = s.klim(t + 1);  // here, not in load(): see OperandSlices::load
+      if constexpr (Cfg::kEarlyBarrier) {
+        // The next slice goes to the other buffer and the barrier comes before the last k-step's
+        // FMAs, so that they run while the barrier's stragglers arrive. Its fragments are read
+        // first: after the barrier, a fast warp may store the slice after next into this buffer.
+        // The load is not conditional (past the last slice every chunk is out of range: zeros,
+        // no access), or the compiler moves it into the store's branch, right before the stores.
+        static_assert(STAGES == 2 && !Cfg::kMma, "EARLY_BARRIER: the two-stage FMA loop only");
+        s.load(la, lb, t + 1, klim);
+        tile.steps(acc, s.a_stage(cur), s.b_stage(cur), 0, Cfg::BK - 1);
+        float fa[Cfg::TM], fb[Cfg::TN];
+        tile.fragments(s.a_stage(cur), s.b_stage(cur), Cfg::BK - 1, fa, fb);
+        if (more) {
+          s.store(la, lb, (t + 1) % 2);
+          __syncthreads();
+        }
+        WarpTile<Cfg>::multiply(acc, fa, fb);
+        continue;
+      }
       if (STAGES == 2 && more) s.load(la, lb, t + 1, klim);  // prefetch while computing
       s.compute(tile, acc, cur);
       if (more) {

@@ -159,24 +159,25 @@ ModelRanking rank_candidates(const std::vector<GemmConfig>& candidates, const Pr
   std::map<std::string, std::size_t> families, variants;
   for (const GemmConfig& c : candidates) {
     GemmConfig way = c;
-    way.stage_c = way.window_c = way.repack = way.plain_narrow_runs = way.cluster_splits = false;
+    way.stage_c = way.window_c = way.repack = way.plain_narrow_runs = way.cluster_splits = way.early_barrier =
+        false;
     way.align_a = way.align_b = 0;
     // Streamed B in one register set or two: the model cannot tell which keeps more loads in
     // flight (1x4096x4096 on an H200: 1x256x16 k32 24.9 us with two sets, 24.2 with one).
     if (c.streams_b()) way.stages = 0;
     r.variant.push_back(variants.emplace(config_name(way), variants.size()).first->second);
     // What the model cannot tell apart: the warp arrangement, the register budget, streamed B's
-    // register sets, whether a narrowed C is written through shared memory or in aligned
-    // windows, how a split reduction adds its splits (atomically, in the workspace, in a
-    // cluster), which loads read a reduction's narrowed runs, and whether misaligned A and B are
-    // read narrowed or copied aligned first: the model charges both only roughly (2999x3001x2003
-    // on an H200: the copy won by 7% one run; the next, with faster narrowed loads, the model
-    // ranked the copies too low to time them), so the family's best-ranked member is timed first
-    // and the other soon after as its variant.
+    // register sets, where the two-stage loop's barrier sits, whether a narrowed C is written
+    // through shared memory or in aligned windows, how a split reduction adds its splits
+    // (atomically, in the workspace, in a cluster), which loads read a reduction's narrowed runs,
+    // and whether misaligned A and B are read narrowed or copied aligned first: the model charges
+    // both only roughly (2999x3001x2003 on an H200: the copy won by 7% one run; the next, with
+    // faster narrowed loads, the model ranked the copies too low to time them), so the family's
+    // best-ranked member is timed first and the other soon after as its variant.
     GemmConfig key = c;
     key.wm = key.wn = key.occupancy = 0;
     key.stage_c = key.window_c = key.ordered_splits = key.prescale_c = key.repack = key.plain_narrow_runs =
-        key.cluster_splits = false;
+        key.cluster_splits = key.early_barrier = false;
     key.align_a = key.align_b = 0;
     if (c.streams_b()) key.stages = 0;
     r.family.push_back(families.emplace(config_name(key), families.size()).first->second);

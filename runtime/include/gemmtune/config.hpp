@@ -96,6 +96,15 @@ struct GemmConfig : SgemmKnobs {
   /// 144 tiles of 128x128 for 132 SMs). The kernel tells the two apart from its grid size. Not a
   /// knob: a template flag the tuner times as a twin of split configs; the name ends in "_h".
   bool split_tail = false;
+  /// Whether the two-stage FMA loop (stages 2, math 0, shared-memory tiles) stores the next slice
+  /// and passes the barrier before the slice's last k-step, whose FMAs then run while the last
+  /// warps arrive (templates/sgemm/mainloops.cuh, RegisterPrefetchMainloop), instead of storing
+  /// it after all of them. Which is faster depends on the tile and the problem (H200: 64x64x16
+  /// t8x8 nn 1.5x faster on 1000^3, 128x128x8 t8x8 nn 16% slower; 128x256x8 t16x8 nt 11% slower
+  /// on 4096^3 and 12% faster on 4097^3), so the tuner times both. Only where a thread may have
+  /// 255 registers (threads x occupancy at most 256): at 128 the order spills. Not a knob: a
+  /// template flag; the name ends in "_b" (after "_h").
+  bool early_barrier = false;
 
   /// Whether the block tiles hold whole `v`-float vectors along each operand's contiguous
   /// dimension (a tile that streams B reads A one float at a time).
@@ -143,6 +152,9 @@ struct GemmConfig : SgemmKnobs {
   /// Whether stage_c can apply: a tile kernel (not a reduction, not streaming B) with room for
   /// the staged rows (one per lane row of each warp, of wn + 4 floats) in its shared memory.
   bool can_stage_c() const;
+  /// Whether early_barrier may be set: a tile kernel (no reduction, no streamed B) with the
+  /// two-stage FMA loop and threads x occupancy at most 256.
+  bool can_barrier_early() const;
   /// Whether window_c can apply: a tile kernel (not a reduction) whose column chunks are whole
   /// vectors of more than one float.
   bool can_window_c() const;

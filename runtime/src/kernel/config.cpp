@@ -81,6 +81,10 @@ int GemmConfig::smem_bytes() const {
   return static_cast<int>(stages * stage_floats(*this) * int(sizeof(float)));
 }
 
+bool GemmConfig::can_barrier_early() const {
+  return stages == 2 && math == 0 && !wgmma && !reduces() && !streams_b() && threads() * occupancy <= 256;
+}
+
 bool GemmConfig::can_stage_c() const {
   if (reduces() || streams_b() || wm < 1 || tm < 1 || wn < 1) return false;
   const long long warps = 1LL * (bm / wm) * (bn / wn), lane_rows = wm / tm;
@@ -220,6 +224,9 @@ std::optional<std::string> GemmConfig::validate(const DeviceLimits& limits) cons
                "cluster), k_lanes or k_warps above 1, not with ordered splits (\"_d\") or a prescaled C (\"_z\")");
   if (cluster_splits && limits.cc_major < 9)
     return why("cluster_splits (\"_x\") needs thread-block clusters: sm_90 or newer");
+  if (early_barrier && !can_barrier_early())
+    return why("early_barrier (\"_b\") moves the barrier of the two-stage FMA loop: stages 2, math 0, no wgmma, a tile "
+               "kernel (no reduction, no streamed B), and threads x occupancy at most 256 (255 registers a thread)");
   if (repack && reduces()) return why("repack is for the tile kernels, not the reduction path (k_lanes or k_warps > 1)");
   if (split_tail && (split_k < 2 || reduces() || streams_b()))
     return why("split_tail (\"_h\") splits the tiles past whole rounds of one per SM of a split-K tile kernel: "
@@ -322,7 +329,7 @@ std::string GemmConfig::name_expression() const {
   out += op_b == Op::T ? "true," : "false,";
   out += std::to_string(width_a()) + "," + std::to_string(width_b()) + "," + std::to_string(width_c());
   // The flags after them, up to the last one set (the template defaults the rest to false).
-  const bool flags[] = {stage_c, split_tail, window_c, ordered_splits, prescale_c, plain_narrow_runs, cluster_splits};
+  const bool flags[] = {stage_c, split_tail, window_c, ordered_splits, prescale_c, plain_narrow_runs, cluster_splits, early_barrier};
   int count = 0;
   for (int i = 0; i < int(std::size(flags)); ++i)
     if (flags[i]) count = i + 1;
@@ -345,7 +352,8 @@ struct NameFlag {
 const NameFlag kNameFlags[] = {{"_e", &GemmConfig::stage_c},           {"_c", &GemmConfig::window_c},
                                {"_d", &GemmConfig::ordered_splits},    {"_z", &GemmConfig::prescale_c},
                                {"_n", &GemmConfig::plain_narrow_runs}, {"_x", &GemmConfig::cluster_splits},
-                               {"_q", &GemmConfig::repack},            {"_h", &GemmConfig::split_tail}};
+                               {"_q", &GemmConfig::repack},            {"_h", &GemmConfig::split_tail},
+                               {"_b", &GemmConfig::early_barrier}};
 }  // namespace
 
 std::string config_name(const GemmConfig& c) {

@@ -357,6 +357,27 @@ TEST(KernelCorrectness, WindowedCConfigsMatchFloat64Reference) {
   check_c_variant(&GemmConfig::window_c, "windowed-C");
 }
 
+// Early-barrier configs: the two-stage FMA loop stores the next slice and passes the barrier
+// before the last k-step. The sample's configs that may, on K of one slice or less (the first
+// slice only), one slice and one more, a few slices, split K, odd leading dimensions (narrowed
+// loads), batches, beta 0 (C poisoned) and not, against the float64 reference.
+TEST(KernelCorrectness, EarlyBarrierConfigsMatchFloat64Reference) {
+  GEMMTUNE_REQUIRE_GPU();
+  const std::vector<Shape> shapes = {
+      {131, 67, 1, 1, 0, 0, 1.f, 0.f},         // K = 1
+      {65, 129, 8, 1, 0, 0, 1.5f, -0.75f},     // one slice of bk 8
+      {70, 33, 17, 2, 0, 0, 1.f, 0.f},         // one slice of bk 16 and a row more
+      {257, 255, 101, 1, 0, 0, 1.f, 0.5f},     // odd: every operand narrowed
+      {129, 131, 67, 2, 3, 0, 1.5f, -0.75f},   // odd padded leading dimensions
+      {64, 96, 80, 2, 0, 1, 2.f, 0.f},         // pointers one float off
+      {300, 200, 2048, 1, 0, 0, 1.f, 0.f},     // deep K: many slices (and splits)
+  };
+  const VariantCheck r = check_variant(shapes, [](GemmConfig& c) { c.early_barrier = c.can_barrier_early(); },
+                                       [](const GemmConfig& f) { return f.early_barrier; });
+  std::cout << r.checked << " (early-barrier config, problem) pairs checked, worst relative error " << r.worst << "\n";
+  EXPECT_GT(r.checked, 100);
+}
+
 // Split-tail configs: the tiles of whole rounds of one per SM unsplit, the rest split K ways
 // (one launch; BlockWork::of_split_tail). The sample's split tile configs with split_tail set, on
 // shapes with a round and a few tiles more, several rounds and more, exactly one round (nothing

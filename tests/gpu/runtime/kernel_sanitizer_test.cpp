@@ -51,6 +51,10 @@ TEST(KernelSanitizer, EdgeShapesAreCorrect) {
       // block sides of three warp tiles (slices that do not divide evenly among the threads):
       // 48 rows through cp.async with split-K and windowed C, 96 columns through registers, staged C
       "sgemm_nn_48x128x16_w16x64_t4x8_s3_v4_p4_k2_r8_c", "sgemm_tt_64x96x8_w32x32_t4x8_s2_v4_p4_k1_r8_e",
+      // the barrier before the last k-step (early_barrier): 256 threads; split-K with windowed C;
+      // 96 columns with staged C
+      "sgemm_nt_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8_b", "sgemm_nn_64x64x16_w32x64_t8x8_s2_v4_p4_k2_r8_c_b",
+      "sgemm_tt_64x96x8_w32x32_t4x8_s2_v4_p4_k1_r8_e_b",
       // the warpgroup instruction (sm_90 only): 3xTF32 with split-K on split copies; 1xTF32
       // reading both operands (nt), or A (nn), in place where the case's rows allow (K 70 padded
       // to 72, K 1000), else from split copies

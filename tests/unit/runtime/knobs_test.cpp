@@ -60,6 +60,7 @@ TEST(Knobs, TemplateParametersAreTheKnobsInTableOrder) {
   expected.push_back("PRESCALE_C");      // GemmConfig::prescale_c, likewise
   expected.push_back("PLAIN_NARROW_RUNS");  // GemmConfig::plain_narrow_runs, likewise
   expected.push_back("CLUSTER_SPLITS");     // GemmConfig::cluster_splits, likewise
+  expected.push_back("EARLY_BARRIER");      // GemmConfig::early_barrier, likewise
   EXPECT_EQ(params, expected);
   EXPECT_EQ(params_of("sgemm_wgmma"), expected);
 }
@@ -122,6 +123,33 @@ TEST(Knobs, PlainNarrowRunsAreNamedValidatedAndFitted) {
     ASSERT_TRUE(bad.has_value()) << name;
     ASSERT_TRUE(bad->validate(limits).has_value()) << name;
     EXPECT_NE(bad->validate(limits)->find("plain_narrow_runs"), std::string::npos) << *bad->validate(limits);
+  }
+}
+
+// The barrier before the last k-step (early_barrier): "_b", last; only the two-stage FMA loop of
+// a tile kernel where a thread may have 255 registers.
+TEST(Knobs, EarlyBarrierIsNamedAndValidatedAsSuch) {
+  const DeviceLimits limits = DeviceLimits::for_arch("sm_90");
+  auto tile = parse_config_name("sgemm_nt_128x128x8_w64x32_t8x8_s2_v4_p4_k2_r8_g4x4x1_c_h_b");
+  ASSERT_TRUE(tile.has_value());
+  EXPECT_TRUE(tile->early_barrier);
+  EXPECT_TRUE(tile->window_c);
+  EXPECT_TRUE(tile->split_tail);
+  EXPECT_EQ(tile->validate(limits), std::nullopt);
+  EXPECT_EQ(tile->name_expression(),
+            "gemmtune::sgemm<128,128,8,64,32,8,8,2,4,4,2,8,1,1,1,0,0,false,true,4,4,1,false,true,true,false,false,false,"
+            "false,true>");
+  EXPECT_FALSE(parse_config_name("sgemm_nt_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8_b_c").has_value()) << "_c comes first";
+  for (const char* name : {"sgemm_nt_128x128x16_w64x32_t8x8_s3_v4_p4_k1_r8_b",      // cp.async ring
+                           "sgemm_nt_128x128x8_w64x32_t8x8_s1_v4_p4_k1_r8_b",       // one stage
+                           "sgemm_nt_128x128x8_w32x32_t4x8_s2_v4_p4_k1_r8_o2_b",    // 512 thread slots
+                           "sgemm_nn_1x256x16_w1x128_t1x4_s2_v4_p4_k8_r8_b",        // streamed B
+                           "sgemm_nt_1x1x16_w1x1_t1x1_s2_v4_p4_k8_r8_l32_b",        // a reduction
+                           "sgemm_tt_64x64x16_w32x32_t4x8_s2_v4_p4_k2_r8_m1_b"}) {  // tensor cores
+    auto bad = parse_config_name(name);
+    ASSERT_TRUE(bad.has_value()) << name;
+    ASSERT_TRUE(bad->validate(limits).has_value()) << name;
+    EXPECT_NE(bad->validate(limits)->find("early_barrier"), std::string::npos) << *bad->validate(limits);
   }
 }
 

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "gemmtune/error.hpp"
+#include "gemmtune/tuner/calibration.hpp"
 #include "gemmtune/tuner/candidates.hpp"
 #include "gemmtune/db_rows.hpp"
 #include "gemmtune/tuner/space.hpp"
@@ -178,7 +179,7 @@ TEST(Candidates, ReducedSpaceIsSmallSubsetOfFull) {
   std::printf("1024^3 nn on 132 SMs: %zu candidates in the full space, %zu in the reduced one\n", full.size(),
               reduced.size());
   EXPECT_GT(reduced.size(), 20u);
-  EXPECT_LT(reduced.size(), 2500u);
+  EXPECT_LT(reduced.size(), 4000u);  // early-barrier twins among them, timed only as variants
   EXPECT_GT(full.size(), 4 * reduced.size());
   for (const auto& c : reduced) EXPECT_TRUE(in_reduced_space(c));
   EXPECT_EQ(parse_space("full"), SpaceKind::full);
@@ -303,6 +304,41 @@ TEST(Candidates, PlainNarrowRunTwinsOnlyWhereTheMatrixIsNarrowed) {
   EXPECT_GT(plain_twins(Problem::packed(Op::N, Op::T, 4095, 1, 4095)), 20);
   EXPECT_EQ(plain_twins(Problem::packed(Op::N, Op::T, 1, 4096, 4096)), 0);
   EXPECT_EQ(plain_twins(Problem::packed(Op::N, Op::T, 1, 1, 99999)), 0);
+}
+
+// Every two-stage FMA tile candidate that may move its barrier (threads x occupancy at most 256)
+// comes with its early-barrier twin, in the same variant group and family for the search, and
+// kept by its database row; no other candidate has one.
+TEST(Candidates, EarlyBarrierTwinsOfTwoStageFmaTiles) {
+  const auto& space = reduced_space(Op::N, Op::T);
+  for (const Problem& p : {Problem::packed(Op::N, Op::T, 4096, 4096, 4096),
+                           Problem::packed(Op::N, Op::T, 999, 1001, 997)}) {
+    const auto cs = candidate_configs(space, p, 132, SpaceKind::reduced);
+    std::set<std::string> names;
+    for (const auto& c : cs) names.insert(config_name(c));
+    EXPECT_EQ(names.size(), cs.size()) << p.label();  // no config twice
+    const ModelRanking ranking = rank_candidates(cs, p, GpuCeilings{}, {}, CalibrationOptions{});
+    int twins = 0, spilling = 0;
+    for (std::size_t i = 0; i < cs.size(); ++i) {
+      const GemmConfig& c = cs[i];
+      if (!c.can_barrier_early()) {
+        EXPECT_FALSE(c.early_barrier) << config_name(c);
+        spilling += c.stages == 2 && c.math == 0 && !c.streams_b() && !c.reduces();
+        continue;
+      }
+      GemmConfig other = c;
+      other.early_barrier = !c.early_barrier;
+      const auto twin = std::find(cs.begin(), cs.end(), other);
+      ASSERT_NE(twin, cs.end()) << config_name(c) << " has no twin on " << p.label();
+      const std::size_t j = std::size_t(twin - cs.begin());
+      EXPECT_EQ(ranking.variant[i], ranking.variant[j]) << config_name(c);
+      EXPECT_EQ(ranking.family[i], ranking.family[j]) << config_name(c);
+      twins += c.early_barrier;
+      EXPECT_EQ(from_db(to_db(c)), c) << config_name(c) << ": the database row keeps the flag (in its name)";
+    }
+    EXPECT_GT(twins, 20) << p.label();
+    EXPECT_GT(spilling, 0) << p.label() << ": no two-stage tile of 512 thread slots, the case validate() refuses";
+  }
 }
 
 // Each split reduction of up to 16 splits comes with its twin whose splits are one cluster's blocks
