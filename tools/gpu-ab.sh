@@ -51,6 +51,9 @@ unpack() {
 }
 unpack "$cli_a" a
 unpack "$cli_b" b
+# A build mistake can send the same executable twice (a CMake target that did not relink the
+# CLI): say so, since the comparison then measures only noise.
+cmp -s "$work/a/tools/gemmtune" "$work/b/tools/gemmtune" && echo "gpu-ab: note: A and B are the same executable; this run measures noise only" >&2
 
 "$work/a/tools/gemmtune" sweep --db "$work/warmup.db" --budget 1 --preset quick > "$out/warmup.log" 2>&1 ||
   { echo "gpu-ab: the warm-up sweep failed (log: $out/warmup.log)" >&2; tail -5 "$out/warmup.log" >&2; exit 1; }

@@ -34,6 +34,9 @@ unpack() {
 }
 unpack "$cli_a" a
 unpack "$cli_b" b
+# A build mistake can send the same executable twice (a CMake target that did not relink the
+# CLI): say so, since the comparison then measures only noise.
+cmp -s "$work/a" "$work/b" && echo "gpu-try-ab: note: A and B are the same executable; this run measures noise only" >&2
 
 status=0
 for run in a1 b1 b2 a2; do
