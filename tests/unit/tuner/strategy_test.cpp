@@ -324,11 +324,11 @@ TEST(Strategy, ModelTimesOneMemberPerFamilyFirstThenTheLeadersRelatives) {
   EXPECT_GT(first_relative - r.calls.begin(), std::ptrdiff_t(o.model_first));
 }
 
-TEST(Strategy, ModelTimesTheBestsVariantsRightAfterTheFirstRound) {
+TEST(Strategy, ModelTimesTheFavouritesVariantsInTheFirstRound) {
   // Variant groups of two (a narrowed kernel and its twin that copies the operands first) within
-  // the families of four; 41, the true best, is 40's twin. A budget of about ten quick
-  // measurements with a first round of eight: 41 is timed right after that round, long before
-  // the leading families' other members.
+  // the families of four; 41, the true best, is the twin of 40, the model's favourite. A budget of
+  // about ten quick measurements with a first round of eight: 41 is timed second, in that round,
+  // and planned (compiled) right behind 40.
   Replay r(400, 41);
   StrategyOptions o = model_ranks_40_first(r);
   for (std::size_t i = 0; i < 400; ++i) o.model_variant.push_back(i / 2);
@@ -340,17 +340,51 @@ TEST(Strategy, ModelTimesTheBestsVariantsRightAfterTheFirstRound) {
   StrategyResult res = run_strategy(400, {}, o, h);
   ASSERT_TRUE(res.best);
   EXPECT_EQ(*res.best, 41u);
-  const auto at = std::find_if(r.calls.begin(), r.calls.end(), [](auto call) { return call.first == 41; });
-  ASSERT_NE(at, r.calls.end());
-  EXPECT_EQ(at - r.calls.begin(), 8);  // the ninth measurement, after the first round
-  // It was planned (compiled) first, ahead of the leaders still to come.
-  ASSERT_GE(plans.size(), 2u);
-  EXPECT_EQ(plans[1].front(), 41u);
+  ASSERT_GE(r.calls.size(), 2u);
+  EXPECT_EQ(r.calls[1].first, 41u);
+  ASSERT_FALSE(plans.empty());
+  ASSERT_GE(plans[0].size(), 2u);
+  EXPECT_EQ(plans[0][1], 41u);
+  // Without a budget the first round is the family heads only; the twin follows that round.
+  Replay unbudgeted(400, 41);
+  model_ranks_40_first(unbudgeted);
+  o.budget_s = 0;
+  res = run_strategy(400, {}, o, unbudgeted.hooks());
+  const auto at = std::find_if(unbudgeted.calls.begin(), unbudgeted.calls.end(),
+                               [](auto call) { return call.first == 41; });
+  ASSERT_NE(at, unbudgeted.calls.end());
+  EXPECT_EQ(at - unbudgeted.calls.begin(), 8);
   // Without variant groups the budget ends before the twin is timed.
   Replay without(400, 41);
-  model_ranks_40_first(without);  // the same truth: 40 close behind 41
+  model_ranks_40_first(without);
   o.model_variant.clear();
+  o.budget_s = 1.0;
   res = run_strategy(400, {}, o, without.hooks());
   ASSERT_TRUE(res.best);
   EXPECT_NE(*res.best, 41u);
+}
+
+TEST(Strategy, ModelTimesTheBestsVariantsRightAfterTheFirstRound) {
+  // As above, but the model's favourite is 100 (far slower) and 40 its second: the first round
+  // holds 100, 101 (the favourite's variant) and 40; 41, the true best and 40's twin, is timed
+  // right after that round, the ninth measurement, planned first among what follows.
+  Replay r(400, 41);
+  StrategyOptions o = model_ranks_40_first(r);
+  o.model_order.erase(std::find(o.model_order.begin(), o.model_order.end(), 100));
+  o.model_order.insert(o.model_order.begin(), 100);
+  for (std::size_t i = 0; i < 400; ++i) o.model_variant.push_back(i / 2);
+  o.budget_s = 1.0;
+  o.min_measurements = 8;
+  std::vector<std::vector<std::size_t>> plans;
+  StrategyHooks h = r.hooks();
+  h.plan = [&](const std::vector<std::size_t>& order) { plans.push_back(order); };
+  StrategyResult res = run_strategy(400, {}, o, h);
+  ASSERT_TRUE(res.best);
+  EXPECT_EQ(*res.best, 41u);
+  ASSERT_GE(r.calls.size(), 9u);
+  EXPECT_EQ(r.calls[0].first, 100u);
+  EXPECT_EQ(r.calls[1].first, 101u);
+  EXPECT_EQ(r.calls[8].first, 41u);
+  ASSERT_GE(plans.size(), 2u);
+  EXPECT_EQ(plans[1].front(), 41u);
 }
