@@ -81,6 +81,7 @@ ReplayOutcome replay_problem(const RecordedProblem& recorded, const ReplayOption
   so.model_order = ranking.order;
   so.model_family = ranking.family;
   so.model_variant = ranking.variant;
+  so.model_predicted_ms = ranking.predicted_ms;
   const ReplayCost& cost = options.cost;
   std::mt19937_64 rng(options.seed);
   double clock = 0;

@@ -237,6 +237,34 @@ TEST(Strategy, ModelMeasuresAFewLeadersWhenTheModelIsRight) {
   EXPECT_EQ(careful, o.finalists);
 }
 
+TEST(Strategy, ModelKeepsMeasuringWithABudgetWhereItPredictsTheLeadersAlike) {
+  // The model's favourite is the true best, so its patience is met early; what it predicts for
+  // the next leaders decides whether a budgeted search goes on.
+  auto run = [](double spread, double budget_s) {
+    Replay r(2000, 38);
+    StrategyOptions o;
+    o.kind = StrategyKind::model;
+    o.budget_s = budget_s;
+    o.model_order = true_order(r);
+    o.model_predicted_ms.assign(2000, 0);
+    for (std::size_t j = 0; j < o.model_order.size(); ++j)
+      o.model_predicted_ms[o.model_order[j]] = 1 + spread * double(j) / 2000;
+    StrategyResult res = run_strategy(2000, {}, o, r.hooks());
+    EXPECT_EQ(res.best, std::optional<std::size_t>(38));
+    return res;
+  };
+  const StrategyResult steep = run(10.0, 30), flat = run(0.01, 30), unbudgeted = run(0.01, 0);
+  // Predictions 0.5% apart per leader: stops on patience, as without a budget.
+  EXPECT_LE(steep.new_candidates, 24u + 2 * 16u);
+  EXPECT_FALSE(steep.budget_exhausted);
+  // All 2000 within 1%: only the budget ends it (30 s at 0.1 s a quick measurement).
+  EXPECT_TRUE(flat.budget_exhausted);
+  EXPECT_GE(flat.new_candidates, 250u);
+  // Without a budget, patience still ends a search however alike the predictions.
+  EXPECT_EQ(unbudgeted.new_candidates, steep.new_candidates);
+  EXPECT_FALSE(unbudgeted.budget_exhausted);
+}
+
 TEST(Strategy, ModelWidensWhenTheMeasurementsDisagree) {
   // The model ranks the true best last: every step finds a better one deep in its ranking, so
   // the strategy keeps widening until it reaches it.

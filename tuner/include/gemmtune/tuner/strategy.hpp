@@ -56,6 +56,11 @@ struct StrategyOptions {
   /// model: a variant group per candidate (empty: none). After the first round, and after each
   /// later round of leaders, the search times the untimed members of the best one's group.
   std::vector<std::size_t> model_variant;
+  /// model: the model's predicted time per candidate index (empty: not known). With a budget,
+  /// the search does not stop for patience while the next leader is predicted within
+  /// model_flat of the favourite: the model cannot tell those apart, only measuring can.
+  std::vector<double> model_predicted_ms;
+  double model_flat = 0.05;
   std::size_t model_family_leaders = 3;  ///< model: families whose other members are measured
   std::size_t model_first = 24;       ///< model: leaders measured quickly before any widening
   std::size_t model_step = 16;        ///< model: further ranks measured per widening
