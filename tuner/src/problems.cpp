@@ -189,6 +189,27 @@ const std::map<std::string, std::vector<PresetShape>>& presets() {
         {16, 16, 500000, 1, "nn"},      {512, 512, 64, 64, "nt"},      {512, 64, 512, 64, "nn"},
         {65536, 64, 64, 1, "nn"},       {64, 65536, 64, 1, "nn"},      {8192, 17, 8191, 1, "nn"},
         {7, 9, 13, 1, "tn"}}},
+      // A fourth check of the held-out kind, 40 shapes first run in the twenty-fourth session (H200,
+      // a 3 s sweep each: docs/PERFORMANCE.md; docs/bench/unseen-2026-11-28.csv): odd medium and
+      // large tiles in every layout, language-model heads (vocabularies 151936 and 49408), odd
+      // matrix-vector forms, dots of 31337 to 2e6, deep K of 2e5 to 1M, batched (7 to 50000
+      // matrices, a batched matrix-vector product), tall-skinny and short-wide, tiny, K of 1 and 16.
+      {"broad",
+       {
+        {1777, 2333, 1111, 1, "nn"}, {3333, 777, 2047, 1, "tt"}, {2500, 2500, 2500, 1, "nt"},
+        {4999, 4999, 4999, 1, "tn"}, {6144, 4096, 8192, 1, "nn"}, {16, 151936, 4096, 1, "nt"},
+        {77, 49408, 512, 1, "nt"}, {1, 151936, 4096, 1, "nt"}, {7001, 1, 513, 1, "tn"},
+        {1, 5003, 7919, 1, "nn"}, {2049, 1, 2049, 1, "nt"}, {1, 777, 333, 1, "tt"},
+        {3, 3001, 4001, 1, "nt"}, {4001, 6, 3001, 1, "tn"}, {1, 1, 31337, 1, "tt"},
+        {1, 1, 777777, 1, "nn"}, {1, 1, 2000000, 1, "nt"}, {96, 80, 200000, 1, "nt"},
+        {8, 8, 1048576, 1, "nn"}, {512, 512, 32768, 1, "tn"}, {128, 128, 96, 48, "nn"},
+        {333, 333, 333, 7, "nt"}, {31, 31, 31, 256, "tt"}, {1, 64, 64, 1024, "nn"},
+        {1024, 1024, 64, 16, "nt"}, {100000, 32, 256, 1, "nn"}, {250000, 4, 4, 1, "tn"},
+        {24, 65536, 1024, 1, "nt"}, {3, 100003, 64, 1, "nn"}, {1, 1, 1, 1, "nn"},
+        {5, 5, 5, 1, "tt"}, {2, 100, 3, 1, "nt"}, {8191, 8191, 16, 1, "nn"},
+        {2000, 3000, 1, 1, "tn"}, {1536, 1536, 1536, 1, "tt"}, {2047, 1023, 4095, 1, "tn"},
+        {640, 640, 640, 1, "nn"}, {12, 12, 12, 50000, "nt"}, {4096, 1024, 1023, 1, "nn"},
+        {1023, 4096, 1024, 1, "nt"}}},
       // Shapes kept out of every design and tuning decision, to check that what the other presets
       // showed carries over: outer products and K of 3, convolutions as GEMMs (im2col), vision
       // transformers' attention, decode-time language-model layers, point transforms, many tiny

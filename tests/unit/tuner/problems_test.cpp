@@ -100,7 +100,7 @@ TEST_F(ProblemFile, OnlyTheDocumentedHeaderIsSkipped) {
 }
 
 TEST(Presets, NamesAndContents) {
-  EXPECT_EQ(preset_names(), (std::vector<std::string>{"classes", "holdout", "quick", "squares", "suite", "transformer", "users", "wide"}));
+  EXPECT_EQ(preset_names(), (std::vector<std::string>{"broad", "classes", "holdout", "quick", "squares", "suite", "transformer", "users", "wide"}));
   auto quick = preset_problems("quick");
   ASSERT_EQ(quick.size(), 4u);
   EXPECT_EQ(problem_label(quick[2]), "127x257x1023 nn");
@@ -114,11 +114,15 @@ TEST(Presets, NamesAndContents) {
   EXPECT_EQ(squares.back().m, 8192);
   auto tf = preset_problems("transformer");
   EXPECT_NE(std::find(tf.begin(), tf.end(), ProblemSpec{Op::N, Op::N, 2048, 11008, 4096, 1}), tf.end());
-  EXPECT_NE(error_of([] { preset_problems("huge"); }).find("classes, holdout, quick, squares, suite, transformer, users, wide"), std::string::npos);
+  EXPECT_NE(error_of([] { preset_problems("huge"); }).find("broad, classes, holdout, quick, squares, suite, transformer, users, wide"), std::string::npos);
   auto wide = preset_problems("wide", "tt");
   EXPECT_EQ(wide.size(), 41u);
   EXPECT_EQ(problem_label(wide.front()), "999x999x999 nn");  // each shape in its own layout
   EXPECT_EQ(wide[27].batch, 333);
+  auto broad = preset_problems("broad", "nn");
+  EXPECT_EQ(broad.size(), 40u);
+  EXPECT_EQ(problem_label(broad[1]), "3333x777x2047 tt");
+  EXPECT_EQ(broad[37].batch, 50000);
 }
 
 TEST(Problems, UniqueKeepsFirstOrder) {
