@@ -190,10 +190,10 @@ const std::map<std::string, std::vector<PresetShape>>& presets() {
         {65536, 64, 64, 1, "nn"},       {64, 65536, 64, 1, "nn"},      {8192, 17, 8191, 1, "nn"},
         {7, 9, 13, 1, "tn"}}},
       // A fourth check of the held-out kind, 40 shapes first run in the twenty-fourth session (H200,
-      // a 3 s sweep each: docs/PERFORMANCE.md): odd medium and
-      // large tiles in every layout, language-model heads (vocabularies 151936 and 49408), odd
-      // matrix-vector forms, dots of 31337 to 2e6, deep K of 2e5 to 1M, batched (7 to 50000
-      // matrices, a batched matrix-vector product), tall-skinny and short-wide, tiny, K of 1 and 16.
+      // a 3 s sweep each: docs/PERFORMANCE.md): odd medium and large tiles in every layout,
+      // language-model heads (vocabularies 151936 and 49408), odd matrix-vector forms, dots of
+      // 31337 to 2e6, deep K of 2e5 to 1M, batched (7 to 50000 matrices, a batched matrix-vector
+      // product), tall-skinny and short-wide, tiny, K of 1 and 16.
       {"broad",
        {
         {1777, 2333, 1111, 1, "nn"}, {3333, 777, 2047, 1, "tt"}, {2500, 2500, 2500, 1, "nt"},
