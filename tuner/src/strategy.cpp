@@ -197,15 +197,10 @@ void hoist_favourite_variants(std::vector<std::size_t>& order, std::vector<std::
   others = kept;
 }
 
-// The model strategy: the model's leaders quickly (one per family), then further ranks step by
-// step until the best has held for a while with the model agreeing (the best sits in the first
-// half of what was measured); when it sits deeper, the model is off for this problem and the
-// step doubles. After each step, the untimed variants of the best so far (model_variant). Then
-// the other members of the leading families, the leaders normally, the finalists carefully.
 // With a budget: whether the next leader, order[done], is predicted within model_flat of the
 // favourite, so that the model's agreement says nothing about it (2049x1x2049 nt on an H200 at
-// 20 s: 42 reductions predicted within 4% of each other timed at 11.8-18 us, the search stopped
-// after 4 s; the one at model rank 50, never timed, ran 10.4 us).
+// 20 s: 42 configs predicted within 4% of each other timed at 11.8-18 us, the search stopped
+// after 4 s; a reduction it never reached ran 10.4 us).
 bool predicted_alike(const std::vector<std::size_t>& order, std::size_t done, const StrategyOptions& o) {
   if (o.budget_s <= 0 || done >= order.size()) return false;
   const auto& ms = o.model_predicted_ms;
@@ -213,6 +208,13 @@ bool predicted_alike(const std::vector<std::size_t>& order, std::size_t done, co
   return ms[order[done]] <= (1 + o.model_flat) * ms[order[0]];
 }
 
+// The model strategy: the model's leaders quickly (one per family), then further ranks step by
+// step until the best has held for a while with the model agreeing (the best sits in the first
+// half of what was measured); when it sits deeper, the model is off for this problem and the
+// step doubles. After each step, the untimed variants of the best so far (model_variant). Then
+// the other members of the leading families, the leaders normally, the finalists carefully.
+// With a budget the best holding is not enough while the next leaders are predicted alike
+// (predicted_alike): the search then goes on until the budget.
 // The first step is the first round of compiles (min_measurements) where that is smaller, so
 // that a small budget still times the best's variants: they decide 5-10% on odd problems, where
 // the model ranks them poorly (2999x3001x2003 on an H200 at 5 s: 17 narrowed leaders timed, the
