@@ -324,15 +324,30 @@ StrategyOptions model_ranks_40_first(Replay& r) {
   r.truth[40] = 1.05;
   return o;
 }
+
+// The same with variant groups of two within the families (a narrowed kernel and its twin that
+// copies the operands first), a budget of about ten quick measurements, a first round of eight.
+StrategyOptions budgeted_twins(Replay& r) {
+  StrategyOptions o = model_ranks_40_first(r);
+  for (std::size_t i = 0; i < 400; ++i) o.model_variant.push_back(i / 2);
+  o.budget_s = 1.0;
+  o.min_measurements = 8;
+  return o;
+}
+
+// r's hooks, recording every order the strategy plans (compiles) in `plans`.
+StrategyHooks recording_plans(Replay& r, std::vector<std::vector<std::size_t>>& plans) {
+  StrategyHooks h = r.hooks();
+  h.plan = [&plans](const std::vector<std::size_t>& order) { plans.push_back(order); };
+  return h;
+}
 }  // namespace
 
 TEST(Strategy, ModelTimesOneMemberPerFamilyFirstThenTheLeadersRelatives) {
   Replay r(400, 41);
   StrategyOptions o = model_ranks_40_first(r);
   std::vector<std::vector<std::size_t>> plans;
-  StrategyHooks h = r.hooks();
-  h.plan = [&](const std::vector<std::size_t>& order) { plans.push_back(order); };
-  StrategyResult res = run_strategy(400, {}, o, h);
+  StrategyResult res = run_strategy(400, {}, o, recording_plans(r, plans));
   ASSERT_TRUE(res.best);
   EXPECT_EQ(*res.best, 41u);
   // The first plan holds one member per family; the relatives are planned (compiled) before
@@ -353,19 +368,12 @@ TEST(Strategy, ModelTimesOneMemberPerFamilyFirstThenTheLeadersRelatives) {
 }
 
 TEST(Strategy, ModelTimesTheFavouritesVariantsInTheFirstRound) {
-  // Variant groups of two (a narrowed kernel and its twin that copies the operands first) within
-  // the families of four; 41, the true best, is the twin of 40, the model's favourite. A budget of
-  // about ten quick measurements with a first round of eight: 41 is timed second, in that round,
-  // and planned (compiled) right behind 40.
+  // 41, the true best, is the twin of 40, the model's favourite: with a budget 41 is timed
+  // second, in the first round, and planned (compiled) right behind 40.
   Replay r(400, 41);
-  StrategyOptions o = model_ranks_40_first(r);
-  for (std::size_t i = 0; i < 400; ++i) o.model_variant.push_back(i / 2);
-  o.budget_s = 1.0;
-  o.min_measurements = 8;
+  StrategyOptions o = budgeted_twins(r);
   std::vector<std::vector<std::size_t>> plans;
-  StrategyHooks h = r.hooks();
-  h.plan = [&](const std::vector<std::size_t>& order) { plans.push_back(order); };
-  StrategyResult res = run_strategy(400, {}, o, h);
+  StrategyResult res = run_strategy(400, {}, o, recording_plans(r, plans));
   ASSERT_TRUE(res.best);
   EXPECT_EQ(*res.best, 41u);
   ASSERT_GE(r.calls.size(), 2u);
@@ -397,16 +405,11 @@ TEST(Strategy, ModelTimesTheBestsVariantsRightAfterTheFirstRound) {
   // holds 100, 101 (the favourite's variant) and 40; 41, the true best and 40's twin, is timed
   // right after that round, the ninth measurement, planned first among what follows.
   Replay r(400, 41);
-  StrategyOptions o = model_ranks_40_first(r);
+  StrategyOptions o = budgeted_twins(r);
   o.model_order.erase(std::find(o.model_order.begin(), o.model_order.end(), 100));
   o.model_order.insert(o.model_order.begin(), 100);
-  for (std::size_t i = 0; i < 400; ++i) o.model_variant.push_back(i / 2);
-  o.budget_s = 1.0;
-  o.min_measurements = 8;
   std::vector<std::vector<std::size_t>> plans;
-  StrategyHooks h = r.hooks();
-  h.plan = [&](const std::vector<std::size_t>& order) { plans.push_back(order); };
-  StrategyResult res = run_strategy(400, {}, o, h);
+  StrategyResult res = run_strategy(400, {}, o, recording_plans(r, plans));
   ASSERT_TRUE(res.best);
   EXPECT_EQ(*res.best, 41u);
   ASSERT_GE(r.calls.size(), 9u);
