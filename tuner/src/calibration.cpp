@@ -197,4 +197,11 @@ ModelRanking rank_candidates(const std::vector<GemmConfig>& candidates, const Pr
   return r;
 }
 
+void use_ranking(StrategyOptions& options, const ModelRanking& ranking) {
+  options.model_order = ranking.order;
+  options.model_family = ranking.family;
+  options.model_variant = ranking.variant;
+  options.model_predicted_ms = ranking.predicted_ms;
+}
+
 }  // namespace gemmtune::tuner

@@ -78,10 +78,7 @@ ReplayOutcome replay_problem(const RecordedProblem& recorded, const ReplayOption
   const Problem p = problem_of(recorded.key);
   const ModelRanking ranking = rank_candidates(recorded.configs, p, options.gpu, options.tuned);
   StrategyOptions so = options.strategy;
-  so.model_order = ranking.order;
-  so.model_family = ranking.family;
-  so.model_variant = ranking.variant;
-  so.model_predicted_ms = ranking.predicted_ms;
+  use_ranking(so, ranking);
   const ReplayCost& cost = options.cost;
   std::mt19937_64 rng(options.seed);
   double clock = 0;

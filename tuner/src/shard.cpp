@@ -110,9 +110,7 @@ double estimate_tuning_seconds(const ProblemSpec& problem,
   const Problem p = problem.problem();
   const ModelRanking ranking = rank_candidates(candidates, p, gpu);
   StrategyOptions so = strategy;
-  so.model_order = ranking.order;
-  so.model_family = ranking.family;
-  so.model_predicted_ms = ranking.predicted_ms;
+  use_ranking(so, ranking);
   if (!so.seed) so.seed = 1;
   StrategyHooks hooks;
   hooks.measure = [&](std::size_t i, Effort e) -> std::optional<double> {

@@ -384,10 +384,7 @@ class DeviceWorker {
     // few seconds' budget went by before any was done (1531^3 on an H200 at 5 s: 2 of the 16
     // measured), so the budget lets them all be measured.
     so.min_measurements = std::max<std::size_t>(so.min_measurements, tools.pool.threads());
-    if (ranking) {
-      so.model_order = ranking->order, so.model_family = ranking->family, so.model_variant = ranking->variant;
-      so.model_predicted_ms = ranking->predicted_ms;
-    }
+    if (ranking) use_ranking(so, *ranking);
     StrategyResult result;
     try {
       result = run_strategy(rs.candidates.size(), rs.known, so,

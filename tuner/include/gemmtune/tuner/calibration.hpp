@@ -12,6 +12,7 @@
 #include "gemmtune/db/database.hpp"
 #include "gemmtune/problem.hpp"
 #include "gemmtune/tuner/cost_model.hpp"
+#include "gemmtune/tuner/strategy.hpp"
 
 namespace gemmtune::tuner {
 
@@ -61,5 +62,8 @@ struct ModelRanking {
 ModelRanking rank_candidates(const std::vector<GemmConfig>& candidates, const Problem& p,
                              const GpuCeilings& gpu, const std::vector<TunedNeighbour>& tuned = {},
                              const CalibrationOptions& options = {});
+
+/// Hands `ranking` to the model strategy: its order, families, variant groups and predictions.
+void use_ranking(StrategyOptions& options, const ModelRanking& ranking);
 
 }  // namespace gemmtune::tuner

@@ -60,7 +60,7 @@ struct StrategyOptions {
   /// the search does not stop for patience while the next leader is predicted within
   /// model_flat of the favourite: the model cannot tell those apart, only measuring can.
   std::vector<double> model_predicted_ms;
-  double model_flat = 0.05;
+  double model_flat = 0.05;  ///< model: "alike": predicted within this share of the favourite
   std::size_t model_family_leaders = 3;  ///< model: families whose other members are measured
   std::size_t model_first = 24;       ///< model: leaders measured quickly before any widening
   std::size_t model_step = 16;        ///< model: further ranks measured per widening
