@@ -104,26 +104,15 @@ __device__ __forceinline__ void run_block(const GemmArgs& p, const Extra&... ext
   const int tid = threadIdx.x;
   const BlockWork w = BlockWork::of<Cfg>(p);
   if (w.empty()) return;
-  if constexpr (Cfg::kReduce) {
-    // A reduction (dots, matrix-vector products: a few microseconds) takes split-K's ticket
-    // once its first loads are in flight, so that the two round trips overlap.
-    const Mainloop<Cfg> mainloop(p, w, smem, tid, extra...);
-    const WarpTile<Cfg> tile(tid);
-    Accumulators<Cfg> acc;
-    clear<Cfg>(acc);
-    mainloop(tile, acc, [&] { Epilogue<Cfg>::start(p, w, tid); });
-    Epilogue<Cfg>::run(p, w, tile, acc, smem, tid);
-  } else {
-    Epilogue<Cfg>::start(p, w, tid);  // split-K: the tile's first split scales C by beta
-    // Operand addresses before the thread's position: the order of the former one-piece kernel,
-    // to which ptxas's scheduling and register allocation are sensitive.
-    const Mainloop<Cfg> mainloop(p, w, smem, tid, extra...);
-    const WarpTile<Cfg> tile(tid);
-    Accumulators<Cfg> acc;
-    clear<Cfg>(acc);
-    mainloop(tile, acc);
-    Epilogue<Cfg>::run(p, w, tile, acc, smem, tid);
-  }
+  Epilogue<Cfg>::start(p, w, tid);  // split-K: the tile's first split scales C by beta
+  // Operand addresses before the thread's position: the order of the former one-piece kernel,
+  // to which ptxas's scheduling and register allocation are sensitive.
+  const Mainloop<Cfg> mainloop(p, w, smem, tid, extra...);
+  const WarpTile<Cfg> tile(tid);
+  Accumulators<Cfg> acc;
+  clear<Cfg>(acc);
+  mainloop(tile, acc);
+  Epilogue<Cfg>::run(p, w, tile, acc, smem, tid);
 }
 }  // namespace detail
 

@@ -2,7 +2,7 @@
 // accumulators (laid out by WarpTile). Every one has the same interface:
 //   Mainloop(const GemmArgs& p, const BlockWork& w, float* smem, int tid)   set-up
 //   void operator()(const WarpTile<Cfg>& tile, Accumulators<Cfg>& acc)     the K loop
-// (ReductionMainloop's takes a third argument: see run_block in sgemm.cuh) and Mainloop<Cfg> picks one at compile time; a new path (a reduction, a tensor-core family) is
+// and Mainloop<Cfg> picks one at compile time; a new path (a reduction, a tensor-core family) is
 // a new struct here and a new line in Mainloop.
 //
 // Code generation: NVVM optimizes each function before inlining it, __forceinline__ or not, so a
@@ -253,17 +253,13 @@ struct ReductionMainloop {
 #pragma unroll
           for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(a[u][e][i], b[u][e][j], acc[i][j]);
   }
-  // after_first_loads() runs once the first register set's loads are issued: split-K's ticket
-  // (Epilogue::start), whose round trip to L2 then overlaps theirs instead of preceding them.
-  template <class AfterFirstLoads>
-  __device__ __forceinline__ void operator()(const WarpTile<Cfg>& tile, Accumulators<Cfg>& acc,
-                                             AfterFirstLoads after_first_loads) const {
+  __device__ __forceinline__ void operator()(const WarpTile<Cfg>& tile,
+                                             Accumulators<Cfg>& acc) const {
     const float* a0 = batch_a(p, w.batch);  // this batch's A and B
     const float* b0 = batch_b(p, w.batch);
     AFrag a_even, a_odd;
     BFrag b_even, b_odd;
     load(a_even, b_even, a0, b0, tile, w.k_begin);
-    after_first_loads();
     for (int k0 = w.k_begin; k0 < w.k_end; k0 += 2 * STEP) {
       if (k0 + STEP < w.k_end) load(a_odd, b_odd, a0, b0, tile, k0 + STEP);
       multiply(acc, a_even, b_even);
