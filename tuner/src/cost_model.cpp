@@ -98,6 +98,13 @@ std::pair<double, double> reduction_run_costs(const GemmConfig& c) {
   return {run_cost(a), run_cost(b)};
 }
 
+// The share of a scheduler's issue slots one warp fills in a tile's K loop. Fitted on recorded
+// H200 timings (docs/PERFORMANCE.md, twenty-fourth session): the model's rank correlation with
+// the measured times of five recordings is 0.20/0.35/0.30/0.34/0.62 with 1 (a lone warp issues
+// every cycle), 0.22/0.41/0.36/0.36/0.64 with 0.9; 0.6 correlates better still, but then a
+// split tail no longer beats the unsplit tile on 1536^3, as it did measured (182 against 274 us).
+constexpr double kLoneWarpIssue = 0.9;
+
 // The busiest SM's K loops: rounds of up to `resident` blocks, each round a fill (first loads)
 // and a drain (epilogue) around its steps. A step takes at least its FMAs at the SM's issue rate
 // (four schedulers, one warp instruction per cycle each, fragment loads included) and at least
@@ -115,8 +122,12 @@ double compute_ms(const GemmConfig& c, const Problem& p, const GpuCeilings& gpu,
   const double depth = c.streams_b() ? c.stages : tiles && c.stages >= 3 ? c.stages - 1 : 1;
   auto round_us = [&](long long blocks) {
     const double warps = blocks * std::max(1, c.threads()) / 32.0;
-    const double issue_us =
-        std::max(1.0, warps / 4) * fmas / thread_tile_efficiency(c) * narrowed_step_cost(c) / cycles_per_us;
+    // Warps per scheduler, and the share of issue slots they fill: a lone warp stalls on its
+    // fragment loads and barriers, two or more cover each other.
+    const double per_scheduler = std::max(1.0, warps / 4);
+    const double issue_share = std::min(1.0, kLoneWarpIssue * per_scheduler);
+    const double issue_us = per_scheduler / issue_share * fmas / thread_tile_efficiency(c) *
+                            narrowed_step_cost(c) / cycles_per_us;
     const double step_us = tiles && c.stages == 1
                                ? issue_us + gpu.load_latency_us
                                : std::max(issue_us, gpu.load_latency_us / depth);
