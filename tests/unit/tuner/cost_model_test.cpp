@@ -179,3 +179,18 @@ TEST(CostModel, ALastTileRowOfOneRowReadsAllOfB) {
   const Problem full = Problem::packed(Op::N, Op::N, 128, 4096, 4096);
   EXPECT_GT(predict(c, odd, h200()).memory_ms, 0.95 * predict(c, full, h200()).memory_ms);
 }
+
+// One 4-warp block per SM leaves each scheduler a lone warp, which stalls on its fragment loads
+// with no other warp to issue: a second block per SM costs less than a second round (the model
+// had a lone warp issue every cycle, and ranked split tails of 2500^3 20% ahead of unsplit tiles
+// that measured the same on an H200; docs/PERFORMANCE.md, twenty-fourth and -fifth sessions).
+TEST(CostModel, ALoneWarpPerSchedulerLeavesIssueSlotsForASecondBlock) {
+  const GemmConfig c = tile(128, 128, 8, 32, 128, 8, 16);
+  ASSERT_EQ(c.threads(), 128);
+  ASSERT_GE(blocks_per_sm(c, h200()), 2);
+  const Problem one_per_sm = Problem::packed(Op::N, Op::N, 128 * 132, 128, 4096);
+  const Problem two_per_sm = Problem::packed(Op::N, Op::N, 128 * 264, 128, 4096);
+  const double one = predict(c, one_per_sm, h200()).compute_ms, two = predict(c, two_per_sm, h200()).compute_ms;
+  EXPECT_GT(two, 1.5 * one);
+  EXPECT_LT(two, 1.9 * one);
+}
