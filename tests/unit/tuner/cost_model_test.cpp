@@ -190,7 +190,8 @@ TEST(CostModel, ALoneWarpPerSchedulerLeavesIssueSlotsForASecondBlock) {
   ASSERT_GE(blocks_per_sm(c, h200()), 2);
   const Problem one_per_sm = Problem::packed(Op::N, Op::N, 128 * 132, 128, 4096);
   const Problem two_per_sm = Problem::packed(Op::N, Op::N, 128 * 264, 128, 4096);
-  const double one = predict(c, one_per_sm, h200()).compute_ms, two = predict(c, two_per_sm, h200()).compute_ms;
+  const double one = predict(c, one_per_sm, h200()).compute_ms;
+  const double two = predict(c, two_per_sm, h200()).compute_ms;
   EXPECT_GT(two, 1.5 * one);
   EXPECT_LT(two, 1.9 * one);
 }
