@@ -1,19 +1,25 @@
 // `gemmtune try CONFIG... --shape MxNxK`: compiles the named configs, checks each against the
 // float64 reference and times it next to cuBLAS on the same buffers. For hand experiments: a
 // result above the sweep's verification tolerance is marked WRONG and fails the run (status 1);
-// --json writes every row for scripts (two builds compared, say).
+// --json writes every row for scripts (two builds compared, say). The configs compile on every
+// core while the GPU runs the ones before them, through the tuning database's binary cache where
+// that file exists (a config tried before, or swept, loads at once; new compiles are stored).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <random>
 
 #include "commands.hpp"
+#include "gemmtune/db/database.hpp"
 #include "gemmtune/device_buffer.hpp"
 #include "gemmtune/error.hpp"
 #include "gemmtune/kernel.hpp"
 #include "gemmtune/reference.hpp"
+#include "gemmtune/tuner/compile_pool.hpp"
 #include "gemmtune/tuner/cublas_baseline.hpp"
 #include "gemmtune/tuner/shape.hpp"
 #include "gemmtune/tuner/timer.hpp"
@@ -29,7 +35,21 @@ struct TryOptions {
   std::string layout;  // empty: each name's own layout
   int device = 0;
   std::string json;  // also write the rows here
+  std::string db;    // binary cache; empty: the default database
+  unsigned jobs = 0;  // compile threads; 0: one per core
 };
+
+// The binary cache try stores its new compiles in: the tuning database where that file exists
+// and can be written (none otherwise: try then compiles every run, as without a cache).
+std::unique_ptr<db::Database> open_binary_store(const std::string& path) {
+  if (!std::filesystem::exists(path)) return nullptr;
+  try {
+    return std::make_unique<db::Database>(path, db::OpenMode::read_write);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "gemmtune try: not storing compiles in %s: %s\n", path.c_str(), e.what());
+    return nullptr;
+  }
+}
 
 // The layouts to run, in first-seen order: --layout's, or else those of the named configs ("nn"
 // for 'default').
@@ -66,6 +86,11 @@ void run_try(const TryOptions& o) {
     if (auto c = parse_config_name(name)) any_tf32 |= c->precision() == Precision::tf32;
   std::unique_ptr<tuner::CublasSgemm> cublas_tf32 = any_tf32 ? std::make_unique<tuner::CublasSgemm>(true) : nullptr;
   ReferenceGemm reference(dev.limits.arch());
+  const std::string cache_path = o.db.empty() ? db::default_database_path() : o.db;
+  std::unique_ptr<db::Database> store = open_binary_store(cache_path);
+  tuner::CompilePool pool(dev.limits.arch(), store ? cache_path : "", o.jobs);
+  std::map<std::string, std::shared_ptr<tuner::CompiledCandidate>> compiled;  // by name, for every shape
+  int from_cache = 0, compiles = 0;
   std::mt19937_64 rng(std::random_device{}());
   for (size_t i = 0; i < shapes.size(); ++i) {
     const std::string& text = o.shapes[i];
@@ -97,6 +122,8 @@ void run_try(const TryOptions& o) {
         row.update(fields);
         rows.push_back(std::move(row));
       };
+      // The names' configs for this problem, fitted to its data; those that can run compile ahead.
+      std::vector<GemmConfig> configs, to_compile;
       for (const auto& name : o.configs) {
         GemmConfig cfg = default_config(dev.limits, p);  // "default": the built-in one for this data
         if (name != "default") {
@@ -105,7 +132,13 @@ void run_try(const TryOptions& o) {
           if (o.layout.empty() && (cfg.op_a != oa || cfg.op_b != ob)) continue;
         }  // 'default' runs in every layout run
         cfg.op_a = oa, cfg.op_b = ob;
-        cfg = cfg.fitted_to(p);  // the access widths follow from the data
+        configs.push_back(cfg.fitted_to(p));  // the access widths follow from the data
+        if (!configs.back().validate(dev.limits) && !configs.back().can_implement(p) &&
+            !compiled.count(config_name(configs.back())))
+          to_compile.push_back(configs.back());
+      }
+      pool.enqueue(to_compile);
+      for (const GemmConfig& cfg : configs) {
         if (auto why = cfg.validate(dev.limits)) {
           std::printf("  %-52s invalid: %s\n", config_name(cfg).c_str(), why->c_str());
           add_row(cfg, {{"status", "invalid"}, {"reason", *why}});
@@ -116,7 +149,24 @@ void run_try(const TryOptions& o) {
           add_row(cfg, {{"status", "cannot_run"}, {"reason", *why}});
           continue;
         }
-        CompileResult cr = compile_config(cfg, dev.limits.arch());
+        std::shared_ptr<tuner::CompiledCandidate>& entry = compiled[config_name(cfg)];
+        if (!entry) {
+          entry = pool.take(cfg);
+          if (entry->from_cache) {
+            ++from_cache;
+          } else if (entry->ok) {
+            ++compiles;
+            if (store) {
+              try {
+                store->put_binary(tuner::to_binary(*entry, dev.limits.arch()));
+              } catch (const std::exception& e) {
+                std::fprintf(stderr, "gemmtune try: not storing compiles in %s: %s\n", cache_path.c_str(), e.what());
+                store.reset();
+              }
+            }
+          }
+        }
+        const tuner::CompiledCandidate& cr = *entry;
         if (!cr.ok) {
           std::printf("  %-52s compile failed\n%s\n", config_name(cfg).c_str(), cr.log.c_str());
           add_row(cfg, {{"status", "compile_failed"}, {"reason", cr.log.substr(0, cr.log.find('\n'))}});
@@ -151,6 +201,9 @@ void run_try(const TryOptions& o) {
       }
     }
   }
+  if (from_cache > 0 || store) {
+    std::printf("\n%d compiled, %d from the binary cache of %s\n", compiles, from_cache, cache_path.c_str());
+  }
   if (!o.json.empty()) {
     write_replacing(o.json, [&](std::ostream& out) {
       out << nlohmann::ordered_json{{"gpu", dev.name}, {"sm_count", dev.sm_count}, {"results", rows}}.dump(2) << "\n";
@@ -174,6 +227,12 @@ static void add_try_command(CLI::App& app) {
       ->allow_extra_args(false);
   cmd->add_option("--layout", o->layout, "nn, nt, tn, tt or all: runs every name in these layouts (default: each name in its own)");
   cmd->add_option("--device", o->device, "CUDA device ordinal")->capture_default_str();
+  cmd->add_option("--db", o->db,
+                  "Tuning database whose binary cache to use and add to, where the file exists (default: "
+                  "$GEMMTUNE_DB else ${XDG_CACHE_HOME:-~/.cache}/gemmtune/tuning.db)");
+  cmd->add_option("-j,--jobs", o->jobs, "Parallel compilations (0: one per core)")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 256));
   cmd->add_option("--json", o->json,
                   "Also write every row to this JSON file: problem, config, status (ok, wrong_result, invalid, "
                   "cannot_run, compile_failed), times, speedup, error, registers");

@@ -1,11 +1,14 @@
 // `gemmtune try --json` (the CLI in a child process) on an odd shape: a config that runs gives a
 // row verified against the float64 reference, timed next to cuBLAS, with its registers; one that
-// cannot run on the shape says why; the exit status is 0 when nothing is wrong.
+// cannot run on the shape says why; the exit status is 0 when nothing is wrong. Its compiles go
+// through a tuning database's binary cache where that file exists.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "gemmtune/db/database.hpp"
 #include "support/cli.hpp"
 #include "support/gpu_env.hpp"
 #include "support/scratch.hpp"
@@ -20,7 +23,8 @@ TEST_F(TryCli, JsonRowsSayWhatRanAndWhatCouldNot) {
   const std::string json = path("try.json");
   const std::string runs = "sgemm_nt_64x64x16_w32x32_t4x8_s3_v4_p4_k1_r8";
   const std::string too_many_splits = "sgemm_nt_64x64x16_w32x32_t4x8_s3_v4_p4_k512_r8";  // K 67: 5 slices
-  const auto r = ::gemmtune::test::run_cli({"try", runs, too_many_splits, "--shape", "127x129x67", "--json", json});
+  const auto r = ::gemmtune::test::run_cli(
+      {"try", runs, too_many_splits, "--shape", "127x129x67", "--json", json, "--db", path("absent.db")});
   ASSERT_EQ(r.status, 0) << r.out << r.err;
   EXPECT_EQ(r.out.find("WRONG"), std::string::npos) << r.out;
   std::ifstream in(json);
@@ -39,6 +43,33 @@ TEST_F(TryCli, JsonRowsSayWhatRanAndWhatCouldNot) {
   const auto& refused = j.at("results")[1];
   EXPECT_EQ(refused.at("status"), "cannot_run") << refused;
   EXPECT_FALSE(refused.at("reason").get<std::string>().empty());
+}
+
+// A database file that exists: the first run compiles both configs (once for two shapes whose
+// data fit them alike) and stores them; the second loads them from there. Without the file
+// nothing is created.
+TEST_F(TryCli, CompilesOnceIntoTheBinaryCacheOfAnExistingDatabase) {
+  GEMMTUNE_REQUIRE_GPU();
+  const std::string db_path = path("tuning.db");
+  db::Database(db_path, db::OpenMode::read_write);  // an empty tuning database
+  const std::vector<std::string> args = {"try", "sgemm_nt_64x64x16_w32x32_t4x8_s3_v4_p4_k1_r8",
+                                         "sgemm_nn_32x32x8_w16x16_t2x4_s2_v4_p4_k1_r8", "--layout", "nt",
+                                         "--shape", "128x128x64", "--shape", "64x192x128", "--db", db_path};
+  const auto first = ::gemmtune::test::run_cli(args);
+  ASSERT_EQ(first.status, 0) << first.out << first.err;
+  EXPECT_NE(first.out.find("2 compiled, 0 from the binary cache"), std::string::npos) << first.out;
+  const auto second = ::gemmtune::test::run_cli(args);
+  ASSERT_EQ(second.status, 0) << second.out << second.err;
+  EXPECT_NE(second.out.find("0 compiled, 2 from the binary cache"), std::string::npos) << second.out;
+  EXPECT_EQ(second.out.find("WRONG"), std::string::npos) << second.out;
+
+  const std::string absent = path("absent.db");
+  std::vector<std::string> without = args;
+  without.back() = absent;
+  const auto third = ::gemmtune::test::run_cli(without);
+  ASSERT_EQ(third.status, 0) << third.out << third.err;
+  EXPECT_EQ(third.out.find("from the binary cache"), std::string::npos) << third.out;
+  EXPECT_FALSE(std::filesystem::exists(absent));
 }
 
 }  // namespace
