@@ -88,7 +88,8 @@ void run_try(const TryOptions& o) {
   ReferenceGemm reference(dev.limits.arch());
   const std::string cache_path = o.db.empty() ? db::default_database_path() : o.db;
   std::unique_ptr<db::Database> store = open_binary_store(cache_path);
-  tuner::CompilePool pool(dev.limits.arch(), store ? cache_path : "", o.jobs);
+  const bool cache = std::filesystem::exists(cache_path);  // read even where it cannot be written
+  tuner::CompilePool pool(dev.limits.arch(), cache ? cache_path : "", o.jobs);
   std::map<std::string, std::shared_ptr<tuner::CompiledCandidate>> compiled;  // by name, for every shape
   int from_cache = 0, compiles = 0;
   std::mt19937_64 rng(std::random_device{}());
@@ -201,7 +202,7 @@ void run_try(const TryOptions& o) {
       }
     }
   }
-  if (from_cache > 0 || store) {
+  if (cache) {
     std::printf("\n%d compiled, %d from the binary cache of %s\n", compiles, from_cache, cache_path.c_str());
   }
   if (!o.json.empty()) {
