@@ -1,9 +1,9 @@
 // `gemmtune try CONFIG... --shape MxNxK`: compiles the named configs, checks each against the
 // float64 reference and times it next to cuBLAS on the same buffers. For hand experiments: a
 // result above the sweep's verification tolerance is marked WRONG and fails the run (status 1);
-// --json writes every row for scripts (two builds compared, say). The configs compile on every
-// core while the GPU runs the ones before them, through the tuning database's binary cache where
-// that file exists (a config tried before, or swept, loads at once; new compiles are stored).
+// --json writes every row for scripts (two builds compared, say). A problem's configs compile on
+// every core before its timings, through the tuning database's binary cache where that file
+// exists (a config tried before, or swept, loads at once; new compiles are stored).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -135,10 +135,28 @@ void run_try(const TryOptions& o) {
         cfg.op_a = oa, cfg.op_b = ob;
         configs.push_back(cfg.fitted_to(p));  // the access widths follow from the data
         if (!configs.back().validate(dev.limits) && !configs.back().can_implement(p) &&
-            !compiled.count(config_name(configs.back())))
+            compiled.emplace(config_name(configs.back()), nullptr).second)
           to_compile.push_back(configs.back());
       }
+      // All of them before any is timed, so that no compile competes with the launches for a core.
       pool.enqueue(to_compile);
+      for (const GemmConfig& cfg : to_compile) {
+        std::shared_ptr<tuner::CompiledCandidate>& entry = compiled[config_name(cfg)];
+        entry = pool.take(cfg);
+        if (entry->from_cache) {
+          ++from_cache;
+        } else if (entry->ok) {
+          ++compiles;
+          if (store) {
+            try {
+              store->put_binary(tuner::to_binary(*entry, dev.limits.arch()));
+            } catch (const std::exception& e) {
+              std::fprintf(stderr, "gemmtune try: not storing compiles in %s: %s\n", cache_path.c_str(), e.what());
+              store.reset();
+            }
+          }
+        }
+      }
       for (const GemmConfig& cfg : configs) {
         if (auto why = cfg.validate(dev.limits)) {
           std::printf("  %-52s invalid: %s\n", config_name(cfg).c_str(), why->c_str());
@@ -150,24 +168,7 @@ void run_try(const TryOptions& o) {
           add_row(cfg, {{"status", "cannot_run"}, {"reason", *why}});
           continue;
         }
-        std::shared_ptr<tuner::CompiledCandidate>& entry = compiled[config_name(cfg)];
-        if (!entry) {
-          entry = pool.take(cfg);
-          if (entry->from_cache) {
-            ++from_cache;
-          } else if (entry->ok) {
-            ++compiles;
-            if (store) {
-              try {
-                store->put_binary(tuner::to_binary(*entry, dev.limits.arch()));
-              } catch (const std::exception& e) {
-                std::fprintf(stderr, "gemmtune try: not storing compiles in %s: %s\n", cache_path.c_str(), e.what());
-                store.reset();
-              }
-            }
-          }
-        }
-        const tuner::CompiledCandidate& cr = *entry;
+        const tuner::CompiledCandidate& cr = *compiled.at(config_name(cfg));
         if (!cr.ok) {
           std::printf("  %-52s compile failed\n%s\n", config_name(cfg).c_str(), cr.log.c_str());
           add_row(cfg, {{"status", "compile_failed"}, {"reason", cr.log.substr(0, cr.log.find('\n'))}});
