@@ -179,6 +179,11 @@ struct Epilogue {
   // Split-K's share before the K loop (atomic splits; ordered ones keep to last_split_sums): the
   // first split of each split tile scales the tile of C by beta (SplitKCounter).
   __device__ __forceinline__ static void start(const GemmArgs& p, const BlockWork& w, int tid) {
+#if __CUDA_ARCH__ >= 900
+    // Cluster splits: this block has started, so that the first block's shared memory may be
+    // written once the barrier's phase completes (cluster_split_sums waits for it there).
+    if constexpr (Cfg::kClusterSplits) asm volatile("barrier.cluster.arrive.relaxed.aligned;\n" ::: "memory");
+#endif
     if constexpr (SPLIT_K > 1 && !Cfg::kOrderedSplits && !Cfg::kPrescaleC && !Cfg::kClusterSplits) {
       if (Cfg::kSplitTail && !w.split) return;
       int* const counter = tile_counter(p, w);
@@ -271,10 +276,12 @@ struct Epilogue {
     if (tid == 0) *counter = 0;  // for the next launch (kernel boundaries order it)
   }
   // Split-K of a reduction whose splits are the blocks of one cluster (cluster dimensions
-  // (1, 1, SPLIT_K): a block's rank in it is its split): each block leaves its sums in its own
-  // shared memory; after a cluster barrier the first block adds every split's sums in split
-  // order, read from the others' shared memory, and writes C; a second barrier keeps the others
-  // resident until it has. The same bits on every run, no workspace, no atomics.
+  // (1, 1, SPLIT_K): a block's rank in it is its split): each block stores its sums into the first
+  // block's shared memory, in its split's row, once every block has started (the barrier phase
+  // start() arrived at); after a second barrier the first block adds the rows in split order and
+  // writes C. The same bits on every run, no workspace, no atomics. (The first block reading the
+  // others' shared memory instead, which then had to wait for it before they could exit, made a
+  // dot of 1e5 0.9 us slower on an H200: 6.4 against 5.5 us.)
   __device__ __forceinline__ static void cluster_split_sums(const GemmArgs& p, const BlockWork& w,
                                                             const WarpTile<Cfg>& tile, const Accumulators<Cfg>& acc,
                                                             int tid) {
@@ -282,31 +289,27 @@ struct Epilogue {
                   "cluster splits are a split reduction's, 2 to 16 blocks (GemmConfig::cluster_splits)");
 #if __CUDA_ARCH__ >= 900
     constexpr int kOutputs = Cfg::BM * Cfg::BN;
-    __shared__ float sums[kOutputs];
+    __shared__ float sums[SPLIT_K][kOutputs];  // the first block's: every split's sums
+    asm volatile("barrier.cluster.wait.aligned;\n" ::: "memory");  // every block has started
     // The KL lanes of a thread tile hold the same sums, the first warp those of all KW.
     if (tid % Cfg::KL == 0 && tid < Cfg::kOutputWarps * 32) {
+      const unsigned row = static_cast<unsigned>(__cvta_generic_to_shared(sums[blockIdx.z % SPLIT_K]));
 #pragma unroll
       for (int i = 0; i < TM; ++i)
 #pragma unroll
-        for (int j = 0; j < TN; ++j) sums[output_of(tile, i, j)] = acc[i][j];
+        for (int j = 0; j < TN; ++j) cluster_shared_store(row + 4u * output_of(tile, i, j), 0, acc[i][j]);
     }
     cluster_barrier();
-    if (blockIdx.z % SPLIT_K == 0) {
-      const unsigned local = static_cast<unsigned>(__cvta_generic_to_shared(sums));
-      const Scalars scalars(p);
-      float* gc = batch_c(p, w.batch);
-      for (int at = tid; at < kOutputs; at += Cfg::kThreads) {
-        float part[SPLIT_K];
+    if (blockIdx.z % SPLIT_K != 0) return;
+    const Scalars scalars(p);
+    float* gc = batch_c(p, w.batch);
+    for (int at = tid; at < kOutputs; at += Cfg::kThreads) {
+      float total = 0.f;
 #pragma unroll
-        for (int s = 0; s < SPLIT_K; ++s) part[s] = cluster_shared_load(local + 4u * at, s);
-        float total = 0.f;
-#pragma unroll
-        for (int s = 0; s < SPLIT_K; ++s) total += part[s];
-        const int r = w.m0 + at / Cfg::BN, c = w.n0 + at % Cfg::BN;
-        if (r < p.m && c < p.n) write_c<1, kAnyMode>(scalars, gc + static_cast<long long>(r) * p.ldc + c, &total, true);
-      }
+      for (int s = 0; s < SPLIT_K; ++s) total += sums[s][at];
+      const int r = w.m0 + at / Cfg::BN, c = w.n0 + at % Cfg::BN;
+      if (r < p.m && c < p.n) write_c<1, kAnyMode>(scalars, gc + static_cast<long long>(r) * p.ldc + c, &total, true);
     }
-    cluster_barrier();
 #endif
   }
 #if __CUDA_ARCH__ >= 900
@@ -314,13 +317,11 @@ struct Epilogue {
   __device__ __forceinline__ static void cluster_barrier() {
     asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::: "memory");
   }
-  // The float at shared-memory address `local` of the cluster's block `rank`.
-  __device__ __forceinline__ static float cluster_shared_load(unsigned local, int rank) {
+  // Stores v at shared-memory address `local` of the cluster's block `rank`.
+  __device__ __forceinline__ static void cluster_shared_store(unsigned local, int rank, float v) {
     unsigned remote;
-    float v;
     asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(remote) : "r"(local), "r"(rank));
-    asm volatile("ld.shared::cluster.f32 %0, [%1];\n" : "=f"(v) : "r"(remote) : "memory");
-    return v;
+    asm volatile("st.shared::cluster.f32 [%0], %1;\n" ::"r"(remote), "f"(v) : "memory");
   }
 #endif
 

@@ -33,6 +33,8 @@ TEST(KernelSanitizer, EdgeShapesAreCorrect) {
       "sgemm_tt_2x8x8_w2x8_t1x4_s2_v2_p4_k2_r8_l8", "sgemm_tn_64x1x8_w32x1_t2x1_s2_v4_p4_k2_r8_l2_j4",
       // the first and the last of them with ordered splits (the last split adds the sums)
       "sgemm_nn_4x1x8_w4x1_t1x1_s2_v4_p4_k4_r8_l8_d", "sgemm_tn_64x1x8_w32x1_t2x1_s2_v4_p4_k2_r8_l2_j4_d",
+      // splits summed in a cluster (sm_90 on): the dot product, and rows of A over 4 warps
+      "sgemm_nt_1x1x16_w1x1_t1x1_s2_v4_p4_k8_r8_l32_x", "sgemm_tn_64x1x8_w32x1_t2x1_s2_v4_p4_k2_r8_l2_j4_x",
       // repack (misaligned A and B copied into the workspace first, where a case has them):
       // registers, cp.async with split-K, streamed B
       "sgemm_nt_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8_q", "sgemm_tn_64x64x16_w32x32_t4x8_s3_v4_p4_k2_r8_q",
@@ -64,12 +66,16 @@ TEST(KernelSanitizer, EdgeShapesAreCorrect) {
   struct Case { int m, n, k, batch, ld_pad, ptr_offset; };
   const Case cases[] = {{7, 13, 11, 1, 0, 0}, {65, 67, 129, 3, 0, 0}, {33, 35, 70, 2, 2, 0}, {1, 1, 1, 1, 0, 0},
                         {5, 37, 1000, 2, 0, 0}, {3, 70, 700, 1, 1, 1}};
-  int checked = 0, too_short = 0, packed = 0, staged = 0, windowed = 0, skipped = 0;
+  int checked = 0, too_short = 0, packed = 0, staged = 0, windowed = 0, skipped = 0, skipped_wgmma = 0, skipped_cluster = 0;
   for (const char* name : names) {
     auto cfg = parse_config_name(name);
     ASSERT_TRUE(cfg.has_value()) << name;
     if (cfg->wgmma && (dev.limits.cc_major != 9 || dev.limits.cc_minor != 0)) {  // sm_90 only
-      ++skipped;
+      ++skipped, ++skipped_wgmma;
+      continue;
+    }
+    if (cfg->cluster_splits && dev.limits.cc_major < 9) {  // sm_90 on
+      ++skipped, ++skipped_cluster;
       continue;
     }
     ASSERT_FALSE(cfg->validate(dev.limits).has_value()) << name << ": " << *cfg->validate(dev.limits);
@@ -106,10 +112,11 @@ TEST(KernelSanitizer, EdgeShapesAreCorrect) {
   }
   // Six cases per config; split-K configs on the short-K shapes are too short, those with fewer
   // bk slices of K than splits (the warpgroup one on two of them, the ordered reductions on two
-  // and one, the three-warp 48x128 k2 and the early-barrier 64x64x16 k2 on two each).
+  // and one, the cluster ones on three and one, the three-warp 48x128 k2 and the early-barrier
+  // 64x64x16 k2 on two each).
   const int ran = int(std::size(names)) - skipped;
   EXPECT_EQ(checked + too_short, 6 * ran);
-  EXPECT_EQ(too_short, skipped ? 33 : 35);
+  EXPECT_EQ(too_short, 39 - (skipped_wgmma ? 2 : 0) - (skipped_cluster ? 4 : 0));
   EXPECT_GE(staged, 6);      // of the staged configs' 16 runs, those with C narrowed
   EXPECT_GE(windowed, 6);    // likewise of the windowed configs' 18
   EXPECT_GE(packed, 8);  // of the repack configs' 11 runs, those with A or B misaligned
