@@ -270,7 +270,7 @@ static void add_bench_command(CLI::App& app) {
   cmd->add_option("--preset", o->preset, "Named problem set: " + tuner::preset_list() + " (default: suite)");
   cmd->add_option("--file", o->file, "CSV of problems: m,n,k[,layout][,batch]");
   cmd->add_option("--layout", o->layout, "nn, nt, tn, tt or all")->capture_default_str();
-  cmd->add_option("--db", o->db, "Tuning database (default: $GEMMTUNE_DB else ${XDG_CACHE_HOME:-~/.cache}/gemmtune/tuning.db)");
+  cmd->add_option("--db", o->db, db_option_help("Tuning database"));
   cmd->add_option("--device", o->device, "CUDA device ordinal")->capture_default_str();
   cmd->add_option("--json", o->json, "Also write the results to this JSON file (gemmtune report --bench draws it)");
   cmd->add_option("--precision", o->precision,

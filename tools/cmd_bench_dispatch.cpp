@@ -194,7 +194,7 @@ static void add_bench_dispatch_command(CLI::App& app) {
   cmd->add_option("--first-call-reps", o->first_call_reps, "Fresh-dispatcher repetitions")->capture_default_str();
   cmd->add_option("--hot-shape", o->hot_shape, "Small problem MxNxK for the hot path and first call")->capture_default_str();
   cmd->add_option("--shape", o->throughput_shapes, "Problem MxNxK for the throughput table (repeatable)")->capture_default_str();
-  cmd->add_option("--db", o->db_path, "Tuned database for the throughput table (default: $GEMMTUNE_DB, else ${XDG_CACHE_HOME:-~/.cache}/gemmtune/tuning.db)");
+  cmd->add_option("--db", o->db_path, db_option_help("Tuned database for the throughput table"));
   cmd->callback([o] { run_bench(*o); });
 }
 

@@ -152,9 +152,7 @@ static void add_compile_command(CLI::App& app) {
   c->plan.add_candidate_options(cmd);
   c->plan.add_device_options(cmd, "The GPUs the sweep will run on");
   c->plan.add_shard_option(cmd);
-  cmd->add_option("--db", c->db_path,
-                  "Tuning database to store the cubins in (default: $GEMMTUNE_DB else "
-                  "${XDG_CACHE_HOME:-~/.cache}/gemmtune/tuning.db)");
+  cmd->add_option("--db", c->db_path, db_option_help("Tuning database to store the cubins in"));
   cmd->add_option("-j,--jobs", c->jobs, "Parallel compilations")
       ->capture_default_str()
       ->check(CLI::Range(1, 256));

@@ -31,7 +31,7 @@ std::string gpu_names(const std::vector<db::GpuModelRow>& gpus) {
 }  // namespace
 
 void add_db_option(CLI::App* cmd, std::string& path) {
-  cmd->add_option("--db", path, "Tuning database file (default: $GEMMTUNE_DB, else ${XDG_CACHE_HOME:-~/.cache}/gemmtune/tuning.db)");
+  cmd->add_option("--db", path, db_option_help("Tuning database file"));
 }
 
 void add_json_flag(CLI::App* cmd, bool& json) {

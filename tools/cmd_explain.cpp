@@ -85,7 +85,7 @@ static void add_explain_command(CLI::App& app) {
                   "The choice under this precision policy: ieee (FP32 FMA), fp32 (also 3xTF32 as accurate as FP32 "
                   "FMA), tf32 (also 1xTF32)")
       ->capture_default_str();
-  cmd->add_option("--db", o->db_path, "Tuning database (default: $GEMMTUNE_DB, else ${XDG_CACHE_HOME:-~/.cache}/gemmtune/tuning.db)");
+  cmd->add_option("--db", o->db_path, db_option_help("Tuning database"));
   cmd->add_option("--device", o->device, "CUDA device ordinal whose GPU model is looked up")->capture_default_str();
   cmd->add_option("--arch", o->arch, "Work without a GPU: the architecture, e.g. sm_90");
   cmd->add_option("--gpu-name", o->gpu_name,

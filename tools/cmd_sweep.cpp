@@ -172,7 +172,7 @@ static void add_sweep_command(CLI::App& app) {
   auto c = std::make_shared<SweepCliOptions>();
   auto* cmd = app.add_subcommand("sweep", "Tune problems on this machine's GPUs and record everything in the database");
   c->plan.add_problem_options(cmd);
-  cmd->add_option("--db", c->db_path, "Tuning database (default: $GEMMTUNE_DB else ${XDG_CACHE_HOME:-~/.cache}/gemmtune/tuning.db)");
+  cmd->add_option("--db", c->db_path, db_option_help("Tuning database"));
   cmd->add_option("--strategy", c->strategy, "exhaustive, random, halving or model")->capture_default_str();
   cmd->add_option("--budget", c->budget, "Seconds per problem (0: no limit); every strategy honours it, after measuring the first round of compiles (one per compile thread)")
       ->capture_default_str();

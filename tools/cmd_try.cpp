@@ -230,8 +230,7 @@ static void add_try_command(CLI::App& app) {
   cmd->add_option("--layout", o->layout, "nn, nt, tn, tt or all: runs every name in these layouts (default: each name in its own)");
   cmd->add_option("--device", o->device, "CUDA device ordinal")->capture_default_str();
   cmd->add_option("--db", o->db,
-                  "Tuning database whose binary cache to use and add to, where the file exists (default: "
-                  "$GEMMTUNE_DB else ${XDG_CACHE_HOME:-~/.cache}/gemmtune/tuning.db)");
+                  db_option_help("Tuning database whose binary cache to use and add to, where the file exists"));
   cmd->add_option("-j,--jobs", o->jobs, "Parallel compilations (0: one per core)")
       ->capture_default_str()
       ->check(CLI::Range(0, 256));

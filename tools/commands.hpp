@@ -24,6 +24,12 @@ inline int& exit_status() {
   return status;
 }
 
+/// The help text of a command's --db option: what the database is for there, then where it is
+/// by default (db/src/database.cpp), in the same words for every command.
+inline std::string db_option_help(const std::string& what) {
+  return what + " (default: $GEMMTUNE_DB, else ${XDG_CACHE_HOME:-~/.cache}/gemmtune/tuning.db)";
+}
+
 /// Function that adds one subcommand (with its options and callback) to the root app.
 using AddCommand = std::function<void(CLI::App&)>;
 
