@@ -25,17 +25,19 @@ __device__ __forceinline__ float block_sum(float v) {
   }
   return v;
 }
-// I float4 of each vector per thread, loads first.
-template <int T, int I>
+// I float4 of each vector per thread, loads first: evict-first, or (PLAIN) plain loads.
+template <int T, int I, bool PLAIN = false>
 __device__ __forceinline__ float partial(const float* x, const float* y, int n) {
   float s = 0.f;
   float4 a[I], b[I];
   const int n4 = n / 4;
+  const float4 *x4 = reinterpret_cast<const float4*>(x), *y4 = reinterpret_cast<const float4*>(y);
 #pragma unroll
   for (int i = 0; i < I; ++i) {
     const int q = (blockIdx.x * I + i) * T + threadIdx.x;
-    if (q < n4) { a[i] = __ldcs(reinterpret_cast<const float4*>(x) + q); b[i] = __ldcs(reinterpret_cast<const float4*>(y) + q); }
-    else a[i] = b[i] = make_float4(0, 0, 0, 0);
+    if (q >= n4) a[i] = b[i] = make_float4(0, 0, 0, 0);
+    else if (PLAIN) a[i] = __ldg(x4 + q), b[i] = __ldg(y4 + q);
+    else a[i] = __ldcs(x4 + q), b[i] = __ldcs(y4 + q);
   }
 #pragma unroll
   for (int i = 0; i < I; ++i) s += a[i].x * b[i].x + a[i].y * b[i].y + a[i].z * b[i].z + a[i].w * b[i].w;
@@ -86,22 +88,7 @@ __global__ void __launch_bounds__(1024) dot_family_like(const float* x, const fl
   __shared__ float part[31][32];
   cg::cluster_group cl = cg::this_cluster();
   if (MODE & 8) asm volatile("barrier.cluster.arrive.relaxed.aligned;\n" ::: "memory");
-  float s = 0.f;
-  {
-    float4 a[I], b[I];
-    const int n4 = n / 4;
-#pragma unroll
-    for (int i = 0; i < I; ++i) {
-      const int q = (blockIdx.x * I + i) * T + threadIdx.x;
-      if (q < n4) {
-        if (MODE & 4) { a[i] = __ldg(reinterpret_cast<const float4*>(x) + q); b[i] = __ldg(reinterpret_cast<const float4*>(y) + q); }
-        else { a[i] = __ldcs(reinterpret_cast<const float4*>(x) + q); b[i] = __ldcs(reinterpret_cast<const float4*>(y) + q); }
-      } else a[i] = b[i] = make_float4(0, 0, 0, 0);
-    }
-#pragma unroll
-    for (int i = 0; i < I; ++i) s += a[i].x * b[i].x + a[i].y * b[i].y + a[i].z * b[i].z + a[i].w * b[i].w;
-    if (blockIdx.x == 0 && threadIdx.x < n % 4) s += x[4 * n4 + threadIdx.x] * y[4 * n4 + threadIdx.x];
-  }
+  float s = partial<T, I, (MODE & 4) != 0>(x, y, n);
   if (MODE & 2) {
     for (int o = 16; o; o >>= 1) s += __shfl_xor_sync(~0u, s, o);
     const int kw = threadIdx.x / 32;
