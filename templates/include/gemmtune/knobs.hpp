@@ -69,7 +69,8 @@ inline constexpr int kSplitK[] = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512};
 inline constexpr int kRaster[] = {1, 8};
 inline constexpr int kOccupancy[] = {1, 2};
 inline constexpr int kKLanes[] = {1, 2, 4, 8, 16, 32};
-inline constexpr int kKWarps[] = {1, 2, 4, 8};
+// 16: a dot product's 512-thread block (16 warps of 32 lanes along K), as one cluster's splits.
+inline constexpr int kKWarps[] = {1, 2, 4, 8, 16};
 inline constexpr int kMath[] = {0, 1, 2, 3, 4};
 inline constexpr int kWgmma[] = {0, 1};
 }  // namespace knob_values
