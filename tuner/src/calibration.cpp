@@ -169,15 +169,19 @@ ModelRanking rank_candidates(const std::vector<GemmConfig>& candidates, const Pr
     // What the model cannot tell apart: the warp arrangement, the register budget, streamed B's
     // register sets, where the two-stage loop's barrier sits, whether a narrowed C is written
     // through shared memory or in aligned windows, how a split reduction adds its splits
-    // (atomically, in the workspace, in a cluster), which loads read a reduction's narrowed runs,
+    // (atomically or in the workspace), which loads read a reduction's narrowed runs,
     // and whether misaligned A and B are read narrowed or copied aligned first: the model charges
     // both only roughly (2999x3001x2003 on an H200: the copy won by 7% one run; the next, with
     // faster narrowed loads, the model ranked the copies too low to time them), so the family's
     // best-ranked member is timed first and the other soon after as its variant.
+    // A split reduction's cluster form is a family of its own, timed as early as its atomic
+    // form: it has neither the atomics nor a second launch, and the model charges neither (the
+    // dot of 1e5 on an H200: 16 blocks of 512 threads 5.6 us as one cluster; a 3 s sweep that
+    // timed that family's prescaled head never reached it, and took 6.4 us).
     GemmConfig key = c;
     key.wm = key.wn = key.occupancy = 0;
     key.stage_c = key.window_c = key.ordered_splits = key.prescale_c = key.repack = key.plain_narrow_runs =
-        key.cluster_splits = key.early_barrier = false;
+        key.early_barrier = false;
     key.align_a = key.align_b = 0;
     if (c.streams_b()) key.stages = 0;
     r.family.push_back(families.emplace(config_name(key), families.size()).first->second);

@@ -124,6 +124,25 @@ TEST(Calibration, MembersOfAFamilyDifferOnlyWhereTheModelIsBlind) {
   for (std::size_t i : {1u, 3u, 4u}) EXPECT_NE(r.variant[i], r.variant[0]) << i;
 }
 
+TEST(Calibration, ASplitReductionsClusterFormIsAFamilyOfItsOwn) {
+  // Its atomic, prescaled and ordered forms share a family (the search times one of them
+  // first); the cluster form is timed as a family head too, and stays in the atomic form's
+  // variant group.
+  const Problem dot = Problem::packed(Op::N, Op::T, 1, 1, 100000);
+  auto atomic = parse_config_name("sgemm_nt_1x1x8_w1x1_t1x1_s2_v4_p4_k16_r8_l32_j16");
+  ASSERT_TRUE(atomic && atomic->reduces());
+  GemmConfig prescaled = *atomic, ordered = *atomic, clustered = *atomic;
+  prescaled.prescale_c = true;
+  ordered.ordered_splits = true;
+  clustered.cluster_splits = true;
+  const ModelRanking r = rank_candidates({prescaled, *atomic, ordered, clustered}, dot, sm90());
+  ASSERT_EQ(r.family.size(), 4u);
+  EXPECT_EQ(r.family[1], r.family[0]);
+  EXPECT_EQ(r.family[2], r.family[0]);
+  EXPECT_NE(r.family[3], r.family[0]);
+  EXPECT_EQ(r.variant[3], r.variant[1]);
+}
+
 TEST(Calibration, StreamedBInOneRegisterSetOrTwoIsOneVariantGroup) {
   // The model cannot tell which keeps more loads in flight, so the one not ranked first is timed
   // right after the first round; another split is another group.
