@@ -47,9 +47,11 @@ bool in_reduced_space(const GemmConfig& c) {
     // output). Warps along K only with 16 or 32 lanes along K: with fewer (the matrix stored
     // along the outputs) they measured no faster on an H200 and their numbers cost the sweep
     // better configs. Blocks up to 256 threads, and a dot product's one output also in 512
-    // (16 warps of 32 lanes): 1x1x100000 on an H200 in 16 such blocks of one cluster 5.6 us,
-    // against 6.0 in 1024-thread blocks and 6.3-7.3 in 256 (docs/PERFORMANCE.md, 27th session).
-    const bool dot_block = c.bm * c.bn == 1 && c.k_lanes == 32 && c.k_warps == 16;
+    // (16 warps of 32 lanes) with the register budget of two blocks an SM: 1x1x100000 on an
+    // H200 in 16 such blocks of one cluster 5.8-5.9 us with 56 registers, 6.5-6.7 with the 64 of
+    // occupancy 1, 6.0-6.1 in 1024-thread blocks and 6.3-7.3 in 256 (docs/PERFORMANCE.md,
+    // twenty-seventh session).
+    const bool dot_block = c.bm * c.bn == 1 && c.k_lanes == 32 && c.k_warps == 16 && c.occupancy == 2;
     return c.tm * c.tn <= 8 && (c.k_warps == 1 || c.k_lanes >= 16) && (c.threads() <= 256 || dot_block) &&
            (c.occupancy == 1 || c.threads() >= 128);
   }
