@@ -43,7 +43,7 @@ bool in_reduced_space(const GemmConfig& c) {
            c.raster == 8 && c.occupancy == 1;
   }
   if (c.reduces()) {
-    // Up to 8 outputs per lane, 1-8 warps; split-K up to 512 blocks (a dot product has one
+    // Up to 8 outputs per lane, 1-8 warps (16 in a dot's block, below); split-K up to 512 blocks (a dot product has one
     // output). Warps along K only with 16 or 32 lanes along K: with fewer (the matrix stored
     // along the outputs) they measured no faster on an H200 and their numbers cost the sweep
     // better configs. Blocks up to 256 threads, and a dot product's one output also in 512
