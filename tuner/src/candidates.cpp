@@ -48,7 +48,7 @@ bool in_reduced_space(const GemmConfig& c) {
     // along the outputs) they measured no faster on an H200 and their numbers cost the sweep
     // better configs. Blocks up to 256 threads, and a dot product's one output also in 512
     // (16 warps of 32 lanes) with the register budget of two blocks an SM: 1x1x100000 on an
-    // H200 in 16 such blocks of one cluster 5.8-5.9 us with 56 registers, 6.5-6.7 with the 64 of
+    // H200 in 16 such blocks of one cluster 5.6-5.9 us with 56 registers, 6.5-6.7 with the 64 of
     // occupancy 1, 6.0-6.1 in 1024-thread blocks and 6.3-7.3 in 256 (docs/PERFORMANCE.md,
     // twenty-seventh session). Up to 16 splits (one cluster's): with 64-512 splits the model
     // ranked such blocks first on dots of 1e6 and more, and 3 s sweeps there came out 4-5% slower.
