@@ -208,22 +208,13 @@ bool predicted_alike(const std::vector<std::size_t>& order, std::size_t done, co
   return ms[order[done]] <= (1 + o.model_flat) * ms[order[0]];
 }
 
-// With a budget: whether less than model_patient_share of it is spent, so that patience may not
-// stop the search yet. On an H200 at 20 s, five of `broad`'s problems below 0.95x cuBLAS stopped on
-// patience after 8-16 s with their best at model ranks 88-239 (twenty-seventh session of
-// docs/PERFORMANCE.md): where the model ranks that poorly, more of the budget finds more.
-bool budget_for_patience_left(const StrategyOptions& o, const StrategyHooks& hooks) {
-  return o.budget_s > 0 && hooks.elapsed_s() < o.model_patient_share * o.budget_s;
-}
-
 // The model strategy: the model's leaders quickly (one per family), then further ranks step by
 // step until the best has held for a while with the model agreeing (the best sits in the first
 // half of what was measured); when it sits deeper, the model is off for this problem and the
 // step doubles. After each step, the untimed variants of the best so far (model_variant). Then
 // the other members of the leading families, the leaders normally, the finalists carefully.
-// With a budget the best holding is not enough until most of the budget is spent
-// (budget_for_patience_left), nor while the next leaders are predicted alike (predicted_alike):
-// the search then goes on until the budget.
+// With a budget the best holding is not enough while the next leaders are predicted alike
+// (predicted_alike): the search then goes on until the budget.
 // The first step is the first round of compiles (min_measurements) where that is smaller, so
 // that a small budget still times the best's variants: they decide 5-10% on odd problems, where
 // the model ranks them poorly (2999x3001x2003 on an H200 at 5 s: 17 narrowed leaders timed, the
@@ -273,9 +264,7 @@ StrategyResult run_model(const std::vector<std::size_t>& fresh,
     }
     const auto best = search.leaders(1);
     const bool agrees = best.empty() || !place.count(best[0]) || 2 * place[best[0]] < done;
-    if (agrees && search.since_improvement() >= o.model_patience && !predicted_alike(order, done, o) &&
-        !budget_for_patience_left(o, hooks))
-      break;
+    if (agrees && search.since_improvement() >= o.model_patience && !predicted_alike(order, done, o)) break;
     step = agrees ? std::max<std::size_t>(1, o.model_step) : std::max(step, done);
   }
   std::vector<std::size_t> relatives;

@@ -238,8 +238,8 @@ TEST(Strategy, ModelMeasuresAFewLeadersWhenTheModelIsRight) {
 }
 
 TEST(Strategy, ModelKeepsMeasuringWithABudgetWhereItPredictsTheLeadersAlike) {
-  // The model's favourite is the true best, so its patience is met early; the budget and what it
-  // predicts for the next leaders decide whether the search goes on.
+  // The model's favourite is the true best, so its patience is met early; what it predicts for
+  // the next leaders decides whether a budgeted search goes on.
   auto run = [](double spread, double budget_s) {
     Replay r(2000, 38);
     StrategyOptions o;
@@ -251,43 +251,18 @@ TEST(Strategy, ModelKeepsMeasuringWithABudgetWhereItPredictsTheLeadersAlike) {
       o.model_predicted_ms[o.model_order[j]] = 1 + spread * double(j) / 2000;
     StrategyResult res = run_strategy(2000, {}, o, r.hooks());
     EXPECT_EQ(res.best, std::optional<std::size_t>(38));
-    std::size_t careful = 0;
-    for (auto [i, e] : r.calls) careful += e == Effort::careful;
-    return std::pair{res, careful};
+    return res;
   };
-  const auto [steep, steep_careful] = run(10.0, 40);
-  const auto [flat, flat_careful] = run(0.01, 40);
-  const auto [unbudgeted, unbudgeted_careful] = run(10.0, 0);
-  // Predictions 0.5% apart per leader: patience stops it once 3/4 of the budget is spent (30 s
-  // at 0.1 s a quick measurement), leaving the rest for the re-times and finalists.
-  EXPECT_GE(steep.new_candidates, 290u);
-  EXPECT_LE(steep.new_candidates, 320u);
+  const StrategyResult steep = run(10.0, 30), flat = run(0.01, 30), unbudgeted = run(0.01, 0);
+  // Predictions 0.5% apart per leader: stops on patience, as without a budget.
+  EXPECT_LE(steep.new_candidates, 24u + 2 * 16u);
   EXPECT_FALSE(steep.budget_exhausted);
-  EXPECT_EQ(steep_careful, 3u);
-  // All 2000 within 1%: only the budget ends it.
+  // All 2000 within 1%: only the budget ends it (30 s at 0.1 s a quick measurement).
   EXPECT_TRUE(flat.budget_exhausted);
-  EXPECT_GE(flat.new_candidates, 350u);
-  // Without a budget, patience ends the search as soon as the best has held.
-  EXPECT_LE(unbudgeted.new_candidates, 24u + 2 * 16u);
-  EXPECT_EQ(unbudgeted_careful, 3u);
-}
-
-TEST(Strategy, ModelWithABudgetStopsForPatienceOnlyOnceMostOfItIsSpent) {
-  // The same search under budgets of 20, 40 and 60 s; patience is met after 5.6 s.
-  for (double budget : {20.0, 40.0, 60.0}) {
-    Replay r(2000, 38);
-    StrategyOptions o;
-    o.kind = StrategyKind::model;
-    o.budget_s = budget;
-    o.model_order = true_order(r);
-    o.model_patient_share = 0.5;
-    StrategyResult res = run_strategy(2000, {}, o, r.hooks());
-    EXPECT_EQ(res.best, std::optional<std::size_t>(38)) << budget;
-    // Widening ends at the first step's end past half the budget (steps of 16 at 0.1 s).
-    EXPECT_GE(double(res.new_candidates), budget / 2 / 0.1) << budget;
-    EXPECT_LE(double(res.new_candidates), budget / 2 / 0.1 + 16) << budget;
-    EXPECT_FALSE(res.budget_exhausted) << budget;
-  }
+  EXPECT_GE(flat.new_candidates, 250u);
+  // Without a budget, patience still ends a search however alike the predictions.
+  EXPECT_EQ(unbudgeted.new_candidates, steep.new_candidates);
+  EXPECT_FALSE(unbudgeted.budget_exhausted);
 }
 
 TEST(Strategy, ModelWidensWhenTheMeasurementsDisagree) {

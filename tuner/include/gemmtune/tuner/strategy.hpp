@@ -66,9 +66,6 @@ struct StrategyOptions {
   std::size_t model_step = 16;        ///< model: further ranks measured per widening
   std::size_t model_patience = 32;    ///< model: stop once this many measurements in a row...
   double model_improvement = 0.01;    ///< ...improved the best by no more than this share
-  /// model, with a budget: patience stops the search only once this share of the budget is
-  /// spent; the rest is left for the leaders' relatives, re-times and finalists.
-  double model_patient_share = 0.75;
   std::size_t model_retime = 6;       ///< model: leaders re-timed normally before the finalists
 };
 
