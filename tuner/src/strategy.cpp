@@ -94,6 +94,9 @@ class Search {
 
   void set_total(std::size_t total) { total_ = total; }
 
+  // The model search stopped widening because the best held.
+  void settle() { result_.settled = true; }
+
   // Measurements made since the best last improved by more than model_improvement.
   std::size_t since_improvement() const { return result_.measurements - improved_at_; }
 
@@ -264,7 +267,10 @@ StrategyResult run_model(const std::vector<std::size_t>& fresh,
     }
     const auto best = search.leaders(1);
     const bool agrees = best.empty() || !place.count(best[0]) || 2 * place[best[0]] < done;
-    if (agrees && search.since_improvement() >= o.model_patience && !predicted_alike(order, done, o)) break;
+    if (agrees && search.since_improvement() >= o.model_patience && !predicted_alike(order, done, o)) {
+      search.settle();
+      break;
+    }
     step = agrees ? std::max<std::size_t>(1, o.model_step) : std::max(step, done);
   }
   std::vector<std::size_t> relatives;

@@ -435,8 +435,10 @@ class DeviceWorker {
   void report_tuned(const db::Database& db, const ProblemSpec& spec, const ResumeState& rs,
                     const StrategyResult& result, const db::Baseline& base,
                     const std::optional<ModelRanking>& ranking, Precision cls, const std::string& label) {
+    // Why the search ended where it did not measure every candidate.
     std::string note = result.stopped            ? "interrupted"
                        : result.budget_exhausted ? "budget spent"
+                       : result.settled          ? "settled"
                                                  : "";
     // How far down the model's ranking the winner of this run was: how much the model helped.
     if (ranking && result.best) {

@@ -235,6 +235,7 @@ TEST(Strategy, ModelMeasuresAFewLeadersWhenTheModelIsRight) {
   std::size_t careful = 0;
   for (auto [i, e] : r.calls) careful += e == Effort::careful;
   EXPECT_EQ(careful, o.finalists);
+  EXPECT_TRUE(res.settled);  // the best held: the search stopped widening on its own
 }
 
 TEST(Strategy, ModelKeepsMeasuringWithABudgetWhereItPredictsTheLeadersAlike) {
@@ -259,6 +260,8 @@ TEST(Strategy, ModelKeepsMeasuringWithABudgetWhereItPredictsTheLeadersAlike) {
   EXPECT_FALSE(steep.budget_exhausted);
   // All 2000 within 1%: only the budget ends it (30 s at 0.1 s a quick measurement).
   EXPECT_TRUE(flat.budget_exhausted);
+  EXPECT_FALSE(flat.settled);
+  EXPECT_TRUE(steep.settled);
   EXPECT_GE(flat.new_candidates, 250u);
   // Without a budget, patience still ends a search however alike the predictions.
   EXPECT_EQ(unbudgeted.new_candidates, steep.new_candidates);
@@ -293,6 +296,7 @@ TEST(Strategy, ModelMeasuresCandidatesTheRankingLeftOutLast) {
   EXPECT_EQ(r.calls[3].first, 0u);
   EXPECT_EQ(r.distinct().size(), 100u);
   EXPECT_EQ(*res.best, 7u);
+  EXPECT_FALSE(res.settled);  // it measured everything
 }
 
 TEST(Strategy, ModelKeepsKnownResultsInTheRaceAndHonoursTheBudget) {

@@ -92,6 +92,8 @@ struct StrategyResult {
   std::size_t new_candidates = 0;      ///< distinct candidates measured for the first time
   bool budget_exhausted = false;       ///< stopped because the budget was spent
   bool stopped = false;                ///< stopped because stop_requested() said so
+  /// model: stopped widening because the best held (model_patience), before the budget ran out
+  bool settled = false;
 };
 
 /// Runs `options.kind` over candidates 0..count-1. `known` holds medians measured by earlier
