@@ -283,29 +283,16 @@ struct WarpTile {
 // (rows are x, transposed on the way in). Out-of-range elements become zeros. Each thread moves
 // VEC-float chunks, reading global memory GW floats at a time (GW < VEC where the operand's data
 // is not aligned to VEC: the pieces then have their own bounds tests). Through registers (load,
-// store), the chunk still goes to shared memory as one vector, except where x is contiguous and
-// a warp's chunks tile whole runs of a row (kLanePieces): there the lanes of a run read its
-// pieces lane by lane (piece s of every lane adjacent, one run of GW-float pieces per
-// instruction, not VEC / GW strided ones) and store them as pieces. cp.async has no store to
+// store), the chunk still goes to shared memory as one vector; cp.async has no such store to
 // save, so its loader is instantiated with VEC = GW (OperandSlices): lanes then read adjacent
-// pieces too. KEEP (the tensor-core step) keeps a K-contiguous operand as it is, S[x][k] with
-// row stride LDS, so that it moves in whole vectors too.
+// pieces, which coalesces better. KEEP (the tensor-core step) keeps a K-contiguous operand as it
+// is, S[x][k] with row stride LDS, so that it moves in whole vectors too.
 template <int X, int BK, int LDS, int VEC, int THREADS, bool K_CONTIGUOUS, int GW, bool KEEP = false>
 struct TileLoader {
   static constexpr int kTotal = X * BK / VEC;  // vectors in a slice
   // Per thread (the last round may be partial).
   static constexpr int kVectors = (kTotal + THREADS - 1) / THREADS;
   static constexpr int kPerRow = (K_CONTIGUOUS ? BK : X) / VEC;
-  // Narrowed pieces read lane by lane: x contiguous, and a warp's chunks whole runs of kRun
-  // lanes along one row (a row of 32 chunks or more, or rows of a power of two below that).
-  static constexpr int kRun = kPerRow < 32 ? kPerRow : 32;
-  static constexpr bool kLanePieces =
-      GW < VEC && !K_CONTIGUOUS && THREADS % 32 == 0 && (kPerRow % 32 == 0 || 32 % kPerRow == 0);
-  // Where piece s of the chunk at x lies with kLanePieces: the run's piece s of every lane
-  // adjacent, kRun * GW floats per piece index.
-  __device__ __forceinline__ static int piece_x(int x, int tid, int s) {
-    return x + s * kRun * GW - (tid % kRun) * (VEC - GW);
-  }
   Vec<VEC> staged[kVectors];
 
   // Position of vector i of this thread: (x, k) of its first element.
@@ -341,16 +328,14 @@ struct TileLoader {
         // Piece s lies GW * s floats further along the contiguous dimension: one address and
         // one bound per chunk, tested against constants. (Testing each piece's own position
         // kept all of them in registers: 40 more on 128x64 t8x8 tiles, one block fewer per SM.)
-        if constexpr (kLanePieces) x = piece_x(x, tid, 0);
         const bool row_in = active(tid, i) && (K_CONTIGUOUS ? x < xlim : k < klim);
         const int reach = K_CONTIGUOUS ? klim - k : xlim - x;
         const float* src = address(g, ld, x, k);
-        constexpr int kPieceStep = kLanePieces ? kRun * GW : GW;  // floats between pieces
 #pragma unroll
         for (int s = 0; s < VEC / GW; ++s) {
           Vec<GW> v;
-          if (row_in && s * kPieceStep < reach) {
-            v = load_vec<GW>(src + s * kPieceStep);
+          if (row_in && s * GW < reach) {
+            v = load_vec<GW>(src + s * GW);
           } else {
 #pragma unroll
             for (int j = 0; j < GW; ++j) v.v[j] = 0.f;
@@ -370,15 +355,6 @@ struct TileLoader {
       if (K_CONTIGUOUS && !KEEP) {
 #pragma unroll
         for (int j = 0; j < VEC; ++j) s[(k + j) * LDS + x] = staged[i].v[j];
-      } else if constexpr (kLanePieces) {
-        float* row = s + k * LDS + piece_x(x, tid, 0);
-#pragma unroll
-        for (int p = 0; p < VEC / GW; ++p) {
-          Vec<GW> v;
-#pragma unroll
-          for (int j = 0; j < GW; ++j) v.v[j] = staged[i].v[p * GW + j];
-          store_vec<GW>(row + p * kRun * GW, v);
-        }
       } else {
         store_vec<VEC>(s + (K_CONTIGUOUS ? x * LDS + k : k * LDS + x), staged[i]);
       }
