@@ -2,32 +2,30 @@
 namespace gemmtune {
 namespace detail {
 
-// Split-K in one launch. Each split takes its tile's ticket once its K range is done; the first
-// (the first split to finish) writes alpha * acc + beta * C as an unsplit tile would, and raises
-// the tile's flag; every other split adds alpha * acc atomically once the flag is up. The first
-// waits on nothing, so every wait ends, and it is the split that finished first, so the others
-// seldom wait at all. Taking the ticket at the end costs no split an atomic round trip before
-// its K loop, and C is read and written once by the first split instead of scaled by a pass of
-// its own. The tile's counter holds tickets (bits 0-9), splits done with the counter (bits
-// 10-19) and the flag (bit 20); the last split done resets it, so counters are zero between
-// launches.
+// Split-K in one launch, no split waiting on another's sums. The first split of a tile to
+// start (the first ticket) scales the tile of C by beta, zeros where beta is 0, and raises the
+// tile's flag; every split, that one too, adds alpha * acc atomically once the flag is up, which
+// it is long before another split is through its K range. The first split waits on nothing, so
+// every wait ends. The tile's counter holds tickets (bits 0-9), splits done with the counter
+// (bits 10-19) and the flag (bit 20); the last split done resets it, so counters are zero
+// between launches.
 struct SplitKCounter {
   static constexpr int kTicket = 1, kDone = 1 << 10, kFlag = 1 << 20;
 
-  // Block-wide, after the K loop: takes this split's ticket; true for the tile's first split.
-  __device__ __forceinline__ static bool first(int* counter, int tid) {
-    __shared__ int is_first;
-    if (tid == 0) is_first = (atomicAdd(counter, kTicket) & (kDone - 1)) == 0;
+  // Block-wide, before the K loop: takes this split's ticket; true for the tile's first split.
+  __device__ __forceinline__ static bool start(int* counter, int tid) {
+    __shared__ int first;
+    if (tid == 0) first = (atomicAdd(counter, kTicket) & (kDone - 1)) == 0;
     __syncthreads();
-    return is_first;
+    return first;
   }
-  // Block-wide, first split only, after its writes of C: makes them visible, raises the flag.
+  // Block-wide, first split only, after its writes of beta * C: makes them visible, raises the flag.
   __device__ __forceinline__ static void raise(int* counter, int tid) {
     __threadfence();
     __syncthreads();
     if (tid == 0) atomicAdd(counter, kFlag);
   }
-  // Block-wide, before the adds: returns once the first split's C is visible.
+  // Block-wide, before the adds: returns once the tile's scaled C is visible.
   __device__ __forceinline__ static void wait(const int* counter, int tid) {
     if (tid == 0) {
       while ((*reinterpret_cast<const volatile int*>(counter) & kFlag) == 0) __nanosleep(32);
@@ -35,9 +33,8 @@ struct SplitKCounter {
     }
     __syncthreads();
   }
-  // One thread, after wait() or raise(): done with the counter; the last split resets it. Every
-  // split has taken its ticket and seen (or raised) the flag by then, so nothing reads the
-  // counter after.
+  // One thread, after wait(): done with the counter; the last split resets it. Every split has
+  // taken its ticket and seen the flag by then, so nothing reads the counter after.
   template <int SPLIT_K>
   __device__ __forceinline__ static void leave(int* counter) {
     const int before = atomicAdd(counter, kDone);
@@ -88,8 +85,8 @@ __device__ __forceinline__ void write_c(const Scalars& s, float* dst, const floa
   store_vec<W>(dst, out);
 }
 
-// Writes a block's accumulators to C (write_c); with split-K the first split of a tile to finish
-// writes it as an unsplit tile would, and the others add to it atomically (SplitKCounter).
+// Writes a block's accumulators to C (write_c); with split-K each split adds atomically to the
+// beta * C its tile's first split left there (start(), SplitKCounter).
 //
 // Each thread's VN-wide column chunks go out as vectors of W floats (Traits::WC: Traits::W
 // narrowed where C's data is not aligned to it), one bounds test each; rows past M and vectors
@@ -130,10 +127,10 @@ struct Epilogue {
       cluster_split_sums(p, w, tile, acc, tid);
       return;
     }
-    // Split-tail blocks of unsplit tiles store like an unsplit kernel; so does the first split of
-    // a split tile to finish, and the others add to what it wrote (SplitKCounter).
+    // Split-tail blocks of unsplit tiles store like an unsplit kernel; split tiles' C holds beta * C
+    // (start()), to which each split adds.
     const bool splits = SPLIT_K > 1 && (!Cfg::kSplitTail || w.split);
-    bool store_c = !splits;
+    const bool store_c = !splits;
     if constexpr (Cfg::kPrescaleC) {
       // C is beta * C once gemmtune_prescale_c, launched before and overlapping this kernel's
       // start (programmatic dependent launch), is done.
@@ -141,10 +138,7 @@ struct Epilogue {
       asm volatile("griddepcontrol.wait;\n" ::: "memory");
 #endif
     } else if constexpr (SPLIT_K > 1) {
-      if (splits) {
-        store_c = SplitKCounter::first(tile_counter(p, w), tid);
-        if (!store_c) SplitKCounter::wait(tile_counter(p, w), tid);
-      }
+      if (splits) SplitKCounter::wait(tile_counter(p, w), tid);
     }
 
     const Scalars scalars(p);
@@ -178,19 +172,31 @@ struct Epilogue {
       }
     }
     if constexpr (SPLIT_K > 1 && !Cfg::kPrescaleC) {
-      if (splits && store_c) SplitKCounter::raise(tile_counter(p, w), tid);
       if (splits && tid == 0) SplitKCounter::leave<SPLIT_K>(tile_counter(p, w));
     }
   }
 
-  // Before the K loop: cluster splits announce that this block has started (the atomic splits'
-  // protocol runs after it, in run()).
-  __device__ __forceinline__ static void start(const GemmArgs&, const BlockWork&, int) {
+  // Split-K's share before the K loop (atomic splits; ordered ones keep to last_split_sums): the
+  // first split of each split tile scales the tile of C by beta (SplitKCounter).
+  __device__ __forceinline__ static void start(const GemmArgs& p, const BlockWork& w, int tid) {
 #if __CUDA_ARCH__ >= 900
     // Cluster splits: this block has started, so that the first block's shared memory may be
     // written once the barrier's phase completes (cluster_split_sums waits for it there).
     if constexpr (Cfg::kClusterSplits) asm volatile("barrier.cluster.arrive.relaxed.aligned;\n" ::: "memory");
 #endif
+    if constexpr (SPLIT_K > 1 && !Cfg::kOrderedSplits && !Cfg::kPrescaleC && !Cfg::kClusterSplits) {
+      if (Cfg::kSplitTail && !w.split) return;
+      int* const counter = tile_counter(p, w);
+      if (!SplitKCounter::start(counter, tid)) return;
+      const Scalars s(p);
+      float* const gc = batch_c(p, w.batch);
+      const int rows = min(Cfg::BM, p.m - w.m0), cols = min(Cfg::BN, p.n - w.n0);
+      for (int e = tid; e < rows * cols; e += Cfg::kThreads) {
+        float* const c = gc + static_cast<long long>(w.m0 + e / cols) * p.ldc + w.n0 + e % cols;
+        *c = s.beta == 0.f ? 0.f : s.beta * *c;  // C unread where beta is 0: NaN there cannot leak in
+      }
+      SplitKCounter::raise(counter, tid);
+    }
   }
 
   // The split tile's counter: by tile for split-tail kernels, else by block column and batch.
