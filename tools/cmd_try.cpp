@@ -1,4 +1,4 @@
-// `gemmtune try CONFIG... --shape MxNxK`: compiles the named configs, checks each against the
+// `gemmtune try CONFIG... --shape MxNxK [--batch N]`: compiles the named configs, checks each against the
 // float64 reference and times it next to cuBLAS on the same buffers. For hand experiments: a
 // result above the sweep's verification tolerance is marked WRONG and fails the run (status 1);
 // --json writes every row for scripts (two builds compared, say). A problem's configs compile on
@@ -32,6 +32,7 @@ namespace {
 struct TryOptions {
   std::vector<std::string> configs;
   std::vector<std::string> shapes = {"4096x4096x4096"};
+  int batch = 1;            // of every --shape problem
   std::string layout;  // empty: each name's own layout
   int device = 0;
   std::string json;  // also write the rows here
@@ -69,6 +70,7 @@ void run_try(const TryOptions& o) {
   // problems before it have run.
   std::vector<tuner::Shape> shapes;
   for (const auto& text : o.shapes) shapes.push_back(tuner::parse_shape(text));
+  if (o.batch < 1) throw Error(Status::kInvalidArgument, "--batch must be at least 1");
   for (const auto& name : o.configs)
     if (name != "default" && !parse_config_name(name))
       throw Error(Status::kInvalidArgument, "'" + name + "' is not a config name (see gemmtune space --list)");
@@ -94,18 +96,19 @@ void run_try(const TryOptions& o) {
   int from_cache = 0, compiles = 0;
   std::mt19937_64 rng(std::random_device{}());
   for (size_t i = 0; i < shapes.size(); ++i) {
-    const std::string& text = o.shapes[i];
+    const std::string text = o.shapes[i] + (o.batch > 1 ? " b" + std::to_string(o.batch) : "");
     const tuner::Shape s = shapes[i];
     for (auto [oa, ob] : layouts_to_run(o)) {
-      Problem p = Problem::packed(oa, ob, s.m, s.n, s.k);
-      DeviceBuffer<float> a(size_t(p.m) * p.k), b(size_t(p.k) * p.n), c(size_t(p.m) * p.n);
-      DeviceBuffer<double> r(size_t(p.m) * p.n);
+      Problem p = Problem::packed(oa, ob, s.m, s.n, s.k, o.batch);
+      const size_t matrices = size_t(o.batch);
+      DeviceBuffer<float> a(matrices * p.m * p.k), b(matrices * p.k * p.n), c(matrices * p.m * p.n);
+      DeviceBuffer<double> r(matrices * p.m * p.n);
       p.a = a.get(), p.b = b.get(), p.c = c.get();
       a.upload(random_floats(a.size(), rng));
       b.upload(random_floats(b.size(), rng));
       reference.run(p, r.get(), nullptr);
       std::vector<double> ref = r.download();
-      auto error_of_c = [&] { return relative_error(c.download(), p.ldc, 0, ref, p.m, p.n, 1); };
+      auto error_of_c = [&] { return relative_error(c.download(), p.ldc, p.stride_c, ref, p.m, p.n, p.batch); };
       auto tc = timer.time([&](cudaStream_t st) { cublas.run(p, st); });
       double cublas_tflops = p.flops() / tc.median_ms / 1e9;
       std::printf("\n%s %s  cuBLAS %s  %s  rel.err %.1e\n", text.c_str(), p.layout().c_str(),
@@ -118,7 +121,7 @@ void run_try(const TryOptions& o) {
       }
       // One row of --json: the problem, the config's name as run, and `fields`.
       auto add_row = [&](const GemmConfig& cfg, nlohmann::ordered_json fields) {
-        nlohmann::ordered_json row = {{"m", p.m}, {"n", p.n}, {"k", p.k}, {"layout", p.layout()},
+        nlohmann::ordered_json row = {{"m", p.m}, {"n", p.n}, {"k", p.k}, {"batch", p.batch}, {"layout", p.layout()},
                                       {"config", config_name(cfg)}, {"cublas_ms", tc.median_ms}};
         row.update(fields);
         rows.push_back(std::move(row));
@@ -227,6 +230,8 @@ static void add_try_command(CLI::App& app) {
   cmd->add_option("--shape", o->shapes, "Problem MxNxK (repeatable: --shape A --shape B)")
       ->capture_default_str()
       ->allow_extra_args(false);
+  cmd->add_option("--batch", o->batch, "Batch count of every --shape problem (strided, packed matrices)")
+      ->capture_default_str();
   cmd->add_option("--layout", o->layout, "nn, nt, tn, tt or all: runs every name in these layouts (default: each name in its own)");
   cmd->add_option("--device", o->device, "CUDA device ordinal")->capture_default_str();
   cmd->add_option("--db", o->db,

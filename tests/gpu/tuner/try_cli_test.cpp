@@ -45,6 +45,25 @@ TEST_F(TryCli, JsonRowsSayWhatRanAndWhatCouldNot) {
   EXPECT_FALSE(refused.at("reason").get<std::string>().empty());
 }
 
+// --batch: every matrix of the batch is computed and verified (C is poisoned before the run, so a
+// matrix left out reads NaN and is WRONG), and the row says the batch.
+TEST_F(TryCli, BatchedShapesAreVerifiedOverEveryMatrix) {
+  GEMMTUNE_REQUIRE_GPU();
+  const std::string json = path("try.json");
+  const auto r = ::gemmtune::test::run_cli({"try", "sgemm_nt_32x32x8_w16x16_t2x4_s2_v4_p4_k1_r8", "--shape",
+                                            "33x35x17", "--batch", "3", "--json", json, "--db",
+                                            path("absent.db")});
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("33x35x17 b3 nt"), std::string::npos) << r.out;
+  std::ifstream in(json);
+  const nlohmann::json j = nlohmann::json::parse(in);
+  ASSERT_EQ(j.at("results").size(), 1u) << j.dump(2);
+  const auto& ran = j.at("results")[0];
+  EXPECT_EQ(ran.at("status"), "ok") << ran;
+  EXPECT_EQ(ran.at("batch"), 3);
+  EXPECT_LE(ran.at("rel_error").get<double>(), ran.at("tolerance").get<double>()) << ran;
+}
+
 // A database file that exists: the first run compiles both configs (once for two shapes whose
 // data fit them alike) and stores them; the second loads them from there. Without the file
 // nothing is created.

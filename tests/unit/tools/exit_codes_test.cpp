@@ -42,7 +42,8 @@ TEST_F(ExitCodes, CommandLineErrorsAreTwo) {
         {"explain", "64x64x64", "--arch", "sm_90", "--alignment", "3"}, {"db", "replay", "--first-round", "0"},
         // try checks its shapes and names before looking for a GPU
         {"try", "sgemm_nn_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8", "--shape", "64x64x64", "--shape", "64xfoo"},
-        {"try", "--shape", "64x64x64", "sgemm_nn_no_such_config"}}) {
+        {"try", "--shape", "64x64x64", "sgemm_nn_no_such_config"},
+        {"try", "sgemm_nn_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8", "--shape", "64x64x64", "--batch", "0"}}) {
     CliRun r = cli(args);
     std::string line;
     for (const auto& a : args) line += a + " ";
