@@ -1,9 +1,10 @@
-// `gemmtune try CONFIG... --shape MxNxK [--batch N]`: compiles the named configs, checks each against the
-// float64 reference and times it next to cuBLAS on the same buffers. For hand experiments: a
-// result above the sweep's verification tolerance is marked WRONG and fails the run (status 1);
-// --json writes every row for scripts (two builds compared, say). A problem's configs compile on
-// every core before its timings, through the tuning database's binary cache where that file
-// exists (a config tried before, or swept, loads at once; new compiles are stored).
+// `gemmtune try CONFIG... --shape MxNxK [--batch N]`: compiles the named configs, checks each
+// against the float64 reference and times it next to cuBLAS on the same buffers. For hand
+// experiments: a result above the sweep's verification tolerance is marked WRONG and fails the
+// run (status 1); --json writes every row for scripts (two builds compared, say). A problem's
+// configs compile on every core before its timings, through the tuning database's binary cache
+// where that file exists (a config tried before, or swept, loads at once; new compiles are
+// stored).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -32,7 +33,7 @@ namespace {
 struct TryOptions {
   std::vector<std::string> configs;
   std::vector<std::string> shapes = {"4096x4096x4096"};
-  int batch = 1;            // of every --shape problem
+  int batch = 1;       // of every --shape problem
   std::string layout;  // empty: each name's own layout
   int device = 0;
   std::string json;  // also write the rows here
