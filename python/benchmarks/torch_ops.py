@@ -55,6 +55,7 @@ EXAMPLE = REPO / "examples" / "python" / "transformer_block.py"
 LOSS_NOISE_FACTOR = 2.0
 LEARNING_RATE = 3e-4
 LOSS_BATCHES = 4  # the training data: this many seeded batches, cycled
+DEVICE = "cuda"
 
 # Set by load_environment() once the arguments are parsed (so that --help needs no PyTorch).
 torch = None
@@ -261,10 +262,11 @@ def ratio(baseline: Optional[float], ours: Optional[float]) -> Optional[float]:
     return baseline / ours if baseline and ours else None
 
 
-def print_table(title: str, headers: List[str], rows: List[List[str]], notes: List[str] = ()) -> None:
+def print_table(title: str, headers: List[str], rows: List[List[str]], notes: List[str] = (), left: int = 1) -> None:
+    """A plain-text table: the first `left` columns left-aligned, the others right-aligned."""
     widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(headers)]
     print(f"\n== {title}")
-    line = lambda cells: "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths)))
+    line = lambda cells: "  ".join(c.ljust(w) if i < left else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths)))
     print(line(headers))
     print("  ".join("-" * w for w in widths))
     for row in rows:
@@ -315,7 +317,7 @@ def run_host(args, policy: Policy, reps: Reps, results: dict) -> None:
     policy.use(args.precisions[0])
     rows, table = [], []
     for n in HOST_SIZES:
-        a, b = torch.randn(n, n, device="cuda"), torch.randn(n, n, device="cuda")
+        a, b = torch.randn(n, n, device=DEVICE), torch.randn(n, n, device=DEVICE)
         theirs = host_cost(lambda: torch.mm(a, b), reps)
         ours = host_cost(lambda: gemmtune.mm(a, b), reps)
         where = source(policy, args.precisions[0], n, n, n, "nn", 1)
@@ -576,13 +578,13 @@ def measure_training(variant: Variant, base, batch, grads64, loss64, policy: Pol
 
 def training_batch(generator):
     shape = (example.BATCH, example.SEQ, example.HIDDEN)
-    x = torch.randn(shape, device="cuda", generator=generator)
-    target = torch.randint(0, example.VOCAB, shape[:2], device="cuda", generator=generator)
+    x = torch.randn(shape, device=DEVICE, generator=generator)
+    target = torch.randint(0, example.VOCAB, shape[:2], device=DEVICE, generator=generator)
     return x, target
 
 
 def run_block(args, policy: Policy, reps: Reps, base, x, results: dict) -> None:
-    generator = torch.Generator(device="cuda").manual_seed(args.seed)
+    generator = torch.Generator(device=DEVICE).manual_seed(args.seed)
     batch = training_batch(generator)
     model64 = copy.deepcopy(base).double()
     with torch.no_grad():
@@ -602,6 +604,9 @@ def run_block(args, policy: Policy, reps: Reps, base, x, results: dict) -> None:
         torch.cuda.empty_cache()
     del grads64
 
+    weight_mb = sum(p.numel() * p.element_size() for p in base.parameters()) / 1e6
+    l2_mb = torch.cuda.get_device_properties(torch.cuda.current_device()).L2_cache_size / 1e6
+    l2_note = f"exceed the L2 cache ({l2_mb:.0f} MB), so no input rotation" if weight_mb > 2 * l2_mb else f"fit twice in the L2 cache ({l2_mb:.0f} MB): warm-L2 times"
     eager_fwd, eager_train = rows[0]["forward"].get("ms"), rows[0]["training"].get("ms")
     table, notes = [], []
     for row in rows:
@@ -629,7 +634,7 @@ def run_block(args, policy: Policy, reps: Reps, base, x, results: dict) -> None:
         notes
         + [
             f"ms: median of {reps.block_reps} (forward) / {reps.train_reps} (step) CUDA-event samples after warm-up; the weights",
-            "(225 MB) exceed the L2 cache, so no input rotation; speedup over eager FP32; errors against a float64 copy of the",
+            f"({weight_mb:.0f} MB) {l2_note}; speedup over eager FP32; errors against a float64 copy of the",
             "model (forward output; the worst parameter's gradient; the loss), each relative to the largest magnitude;",
             f"1st: the first call's seconds (for torch.compile, its compile time); {policy.fallback_note}",
         ],
@@ -654,7 +659,7 @@ def loss_curve(module, batches, steps: int, dtype) -> List[float]:
 
 
 def run_losses(args, policy: Policy, base, results: dict) -> None:
-    generator = torch.Generator(device="cuda").manual_seed(args.seed)
+    generator = torch.Generator(device=DEVICE).manual_seed(args.seed)
     batches = [training_batch(generator) for _ in range(LOSS_BATCHES)]
     curves, failed = {}, {}
 
@@ -775,7 +780,7 @@ def summarize(args, results: dict) -> None:
         for name, verdict in losses["verdicts"].items():
             dev = losses["max_relative_deviation_from_float64"][name]
             rows.append([f"{args.steps} steps, {name}", f"max dev {dev:.1e} (eager {fmt(losses['eager_noise'], '.1e')})", verdict])
-    print_table("summary (speedup: torch time / gemmtune time; above 1 is faster than PyTorch)", ["measure", "result", "note"], rows)
+    print_table("summary (speedup: torch time / gemmtune time; above 1 is faster than PyTorch)", ["measure", "result", "note"], rows, left=3)
 
 
 def environment(args, library: str, policy: Policy) -> dict:
@@ -812,7 +817,7 @@ def main(argv=None) -> int:
         print(f"gemmtune {env['gemmtune']}, library {library}, database {env['db']}")
         if not args.db:
             print("note: no --db: the library's default database; products it has not tuned run on built-in or nearest kernels")
-        base, (x,) = example.build("cuda")
+        base, (x,) = example.build(DEVICE)
         if args.tune:
             tune(args, policy, base, x, results)
             if args.tune_only:
