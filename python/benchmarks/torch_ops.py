@@ -20,7 +20,7 @@ of 125, MLP 4000, vocabulary 50257, 3 x 333 tokens).
     # then
     python python/benchmarks/torch_ops.py --db bench.db --quick --skip-compile --json bench.json
 
-Exit status: 0 done, 1 a sweep failed, 2 a usage error or nothing to run on (no CUDA device, no
+Exit status: 0 done, 1 a sweep or a section failed (the others still run), 2 a usage error or nothing to run on (no CUDA device, no
 gemmtune library, no tuning database, no gemmtune CLI for --tune).
 """
 
@@ -40,6 +40,7 @@ import statistics
 import subprocess
 import sys
 import time
+import traceback
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Callable, Dict, List, Optional
@@ -266,7 +267,7 @@ def print_table(title: str, headers: List[str], rows: List[List[str]], notes: Li
     """A plain-text table: the first `left` columns left-aligned, the others right-aligned."""
     widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(headers)]
     print(f"\n== {title}")
-    line = lambda cells: "  ".join(c.ljust(w) if i < left else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths)))
+    line = lambda cells: "  ".join(c.ljust(w) if i < left else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths))).rstrip()
     print(line(headers))
     print("  ".join("-" * w for w in widths))
     for row in rows:
@@ -828,20 +829,32 @@ def main(argv=None) -> int:
             "block": lambda: run_block(args, policy, reps, base, x, results),
             "losses": lambda: run_losses(args, policy, base, results),
         }
+        failed = []
         for name in args.sections:
-            sections[name]()
+            try:
+                sections[name]()
+            except Exception as error:  # a bug or an unexpected failure: report it, run the rest
+                traceback.print_exc()
+                failed.append(f"{name}: {error_text(error)}")
+                torch.cuda.empty_cache()
+        if failed:
+            results["failed_sections"] = failed
         summarize(args, results)
         results["seconds"] = time.perf_counter() - started
-        print(f"\ndone in {results['seconds']:.0f} s")
-        return EXIT_OK
+        print(f"\ndone in {results['seconds']:.0f} s" + "".join(f"\nsection {text}" for text in failed))
+        return EXIT_FAILED if failed else EXIT_OK
     except Failure as failure:
         print(f"torch_ops: {failure}", file=sys.stderr)
         return failure.code
     finally:
         if args.json:
-            with open(args.json, "w") as f:
-                json.dump(results, f, indent=1, default=str)
-            print(f"figures written to {args.json}", file=sys.stderr)
+            try:
+                Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+                with open(args.json, "w") as f:
+                    json.dump(results, f, indent=1, default=str)
+                print(f"figures written to {args.json}", file=sys.stderr)
+            except OSError as error:
+                print(f"torch_ops: cannot write {args.json}: {error}", file=sys.stderr)
 
 
 if __name__ == "__main__":
