@@ -214,11 +214,17 @@ def event_ms(fn: Callable, reps: int, warmup: int, calls: int = 1) -> float:
     return statistics.median(samples)
 
 
+_capture_stream = None
+
+
 def capture_graph(fn: Callable, warmup: int = 3, after_first: Optional[Callable] = None):
     """(graph, output) of `fn` captured in a CUDA Graph, after `warmup` runs on the capture stream
     (gemmtune needs each product run once on that stream first). `after_first` runs after the
-    first of them."""
-    stream = torch.cuda.Stream()
+    first of them. One capture stream serves every graph: gemmtune keeps workspaces per stream."""
+    global _capture_stream
+    if _capture_stream is None:
+        _capture_stream = torch.cuda.Stream()
+    stream = _capture_stream
     stream.wait_stream(torch.cuda.current_stream())
     with torch.cuda.stream(stream):
         for i in range(warmup):
