@@ -402,8 +402,13 @@ def run_products(args, policy: Policy, reps: Reps, base, x, results: dict) -> No
         for p, pairs, reference, row in zip(products, sets, references, rows):
             calls = max(4, len(pairs))
             cycle = itertools.cycle(pairs)
-            row[f"err_{name}"] = relative_error(impl(*pairs[0]), reference)
-            row[f"ms_{name}"] = event_ms(lambda: impl(*next(cycle)), reps.product_reps, reps.warmup, calls)
+            try:
+                row[f"err_{name}"] = relative_error(impl(*pairs[0]), reference)
+                row[f"ms_{name}"] = event_ms(lambda: impl(*next(cycle)), reps.product_reps, reps.warmup, calls)
+            except Exception as error:  # reported in the table's notes; the other products still run
+                row[f"err_{name}"] = row[f"ms_{name}"] = row[f"graph_ms_{name}"] = None
+                row[f"error_{name}"] = error_text(error)
+                continue
             try:
                 graph, _ = capture_graph(lambda: [impl(*next(cycle)) for _ in range(calls)])
                 row[f"graph_ms_{name}"] = event_ms(graph.replay, reps.product_reps, 1) / calls
@@ -419,7 +424,7 @@ def run_products(args, policy: Policy, reps: Reps, base, x, results: dict) -> No
         for p, row in zip(products, rows):
             row[f"source_{precision}"] = source(policy, precision, p.m, p.n, p.k, p.layout, p.batch)
 
-    table, graph_table, notes = [], [], []
+    table, graph_table, failures, notes = [], [], [], []
     for p, row in zip(products, rows):
         cells = [p.label, p.passes, fmt(row["ms_torch"], ".4f")]
         graph_cells = [p.label, fmt(row["graph_ms_torch"], ".4f")]
@@ -431,7 +436,9 @@ def run_products(args, policy: Policy, reps: Reps, base, x, results: dict) -> No
         cells += [fmt(row[f"err_{name}"], ".1e") for name in ["torch", *args.precisions]]
         table.append(cells)
         graph_table.append(graph_cells)
-        notes += [f"{p.label}, CUDA Graph of {name}: {row[key]}" for name in ["torch", *args.precisions] for key in [f"graph_error_{name}"] if key in row]
+        for name in ["torch", *args.precisions]:
+            failures += [f"{p.label}, {name}: {row[f'error_{name}']}"] if f"error_{name}" in row else []
+            notes += [f"{p.label}, CUDA Graph of {name}: {row[f'graph_error_{name}']}"] if f"graph_error_{name}" in row else []
 
     summary = {}
     for precision in args.precisions:
@@ -451,7 +458,8 @@ def run_products(args, policy: Policy, reps: Reps, base, x, results: dict) -> No
         f"2. the block's {len(products)} products (gemmtune copy, forward and backward) against torch.matmul, TF32 off",
         headers,
         table,
-        [
+        failures
+        + [
             f"ms: median of {reps.product_reps} CUDA-event samples, each of back-to-back calls cycling through copies of the",
             f"operands spanning twice the L2 cache ({l2 / 2**20:.0f} MiB); speedup: torch ms / gemmtune ms; err: largest error",
             f"against a float64 product, relative to its largest magnitude; {policy.fallback_note}",
