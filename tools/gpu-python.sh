@@ -86,6 +86,7 @@ run_bench() {
     echo "== bench: the database $db was tuned by an earlier run ($(cat "$db.tuned"))"
   else
     echo "== bench: capture and tune into $db (log: $log_dir/bench-tune.log)"
+    mkdir -p "$(dirname "$db")"
     local start=$SECONDS
     "$py" "$bench" --db "$db" --csv "$log_dir/bench.csv" --tune-only --tune-precision ieee,fp32 \
       --budget "${GEMMTUNE_BENCH_BUDGET:-8}" > "$log_dir/bench-tune.log" 2>&1 ||
