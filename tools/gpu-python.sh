@@ -4,14 +4,20 @@
 #   example  examples/python/transformer_block.py end to end: capture its products, tune them with
 #            `gemmtune sweep` into a fresh database, then time and check gemmtune against
 #            torch.matmul (TF32 off) and print the table
-#   usage: tools/gpu-python.sh BUILD_DIR [tests|example|all]      (default: all)
+#   bench    python/benchmarks/torch_ops.py: capture the example block's products (forward and
+#            backward), tune them (an ieee and an fp32 sweep, $GEMMTUNE_BENCH_BUDGET seconds a
+#            problem, default 8) into $GEMMTUNE_BENCH_DB (default: a fresh scratch database;
+#            a database tuned by an earlier run is reused), then run the benchmark with
+#            $GEMMTUNE_BENCH_ARGS (default: --quick --skip-compile); tables and JSON to $OUT
+#   usage: tools/gpu-python.sh BUILD_DIR [tests|example|bench|all]   (default: all = tests and example)
 # BUILD_DIR is a build folder or a copy of its parts: lib/libgemmtune.so (or runtime/) and
 # tools/gemmtune. Logs and the example's table go to $OUT (else BUILD_DIR/gpu-python).
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
-build=$(cd "${1:?usage: tools/gpu-python.sh BUILD_DIR [tests|example|all]}" && pwd)
+usage="usage: tools/gpu-python.sh BUILD_DIR [tests|example|bench|all]"
+build=$(cd "${1:?$usage}" && pwd)
 what=${2:-all}
-case "$what" in tests | example | all) ;; *) echo "usage: tools/gpu-python.sh BUILD_DIR [tests|example|all]" >&2; exit 2 ;; esac
+case "$what" in tests | example | bench | all) ;; *) echo "$usage" >&2; exit 2 ;; esac
 py=${GEMMTUNE_PYTHON:-python3}
 case "$py" in */*) py="$(cd "$(dirname "$py")" && pwd)/$(basename "$py")" ;; esac  # the tests run elsewhere
 log_dir=${OUT:-$build/gpu-python}
@@ -40,7 +46,7 @@ command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version,m
 
 status=0
 summary=()
-if [ "$what" != example ]; then
+if [ "$what" = tests ] || [ "$what" = all ]; then
   echo "== python/tests (pytest)"
   if (cd "$scratch" && "$py" -m pytest -q -rs -p no:cacheprovider "$repo/python/tests") 2>&1 | tee "$log_dir/tests.log"; then
     summary+=("PASS  python/tests: $(tail -1 "$log_dir/tests.log")")
@@ -61,11 +67,41 @@ run_example() {
   echo "== example: gemmtune against torch.matmul"
   "$py" "$repo/examples/python/transformer_block.py" --db "$db" --csv "$csv" | tee "$log_dir/example.txt"
 }
-if [ "$what" != tests ]; then
+if [ "$what" = example ] || [ "$what" = all ]; then
   if run_example; then
     summary+=("PASS  example (table: $log_dir/example.txt)")
   else
     summary+=("FAIL  example (logs in $log_dir)")
+    status=1
+  fi
+fi
+
+run_bench() {
+  local bench="$repo/python/benchmarks/torch_ops.py" db=${GEMMTUNE_BENCH_DB:-$scratch/bench.db}
+  local args
+  read -ra args <<< "${GEMMTUNE_BENCH_ARGS---quick --skip-compile}"
+  # The marker is written once both sweeps finished: a run cut short tunes again (the sweep
+  # skips what it already measured).
+  if [ -f "$db.tuned" ]; then
+    echo "== bench: the database $db was tuned by an earlier run ($(cat "$db.tuned"))"
+  else
+    echo "== bench: capture and tune into $db (log: $log_dir/bench-tune.log)"
+    mkdir -p "$(dirname "$db")"
+    local start=$SECONDS
+    "$py" "$bench" --db "$db" --csv "$log_dir/bench.csv" --tune-only --tune-precision ieee,fp32 \
+      --budget "${GEMMTUNE_BENCH_BUDGET:-8}" > "$log_dir/bench-tune.log" 2>&1 ||
+      { tail -20 "$log_dir/bench-tune.log"; return 1; }
+    grep -E '^(== tuning|sweep \()' "$log_dir/bench-tune.log"
+    echo "tuned in $((SECONDS - start)) s, $(date -u '+%Y-%m-%d %H:%M UTC')" > "$db.tuned"
+  fi
+  echo "== bench: torch_ops.py ${args[*]} (log: $log_dir/bench.txt)"
+  "$py" "$bench" --db "$db" "${args[@]}" --json "$log_dir/bench.json" 2>&1 | tee "$log_dir/bench.txt"
+}
+if [ "$what" = bench ]; then
+  if run_bench; then
+    summary+=("PASS  bench (tables: $log_dir/bench.txt, figures: $log_dir/bench.json)")
+  else
+    summary+=("FAIL  bench (logs in $log_dir)")
     status=1
   fi
 fi
