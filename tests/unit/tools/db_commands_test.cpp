@@ -258,6 +258,35 @@ TEST_F(DbCommands, FailedExportLeavesTheOutputFileAlone) {
     EXPECT_TRUE(name == "bests.csv" || name.rfind("copy.db", 0) == 0) << name;
 }
 
+// --out never writes through a symbolic link (refused, the file it points to untouched), keeps an
+// existing file's permissions, and fails with status 1 (not 2, a usage error) when the write
+// itself fails.
+TEST_F(DbCommands, ExportWritesNoFileThroughALinkAndKeepsPermissions) {
+  const std::string elsewhere = write("elsewhere.csv", "not for the export\n");
+  const fs::path link = dir_ / "out.csv";
+  fs::create_symlink(elsewhere, link);
+  CliRun through = db_cmd({"export", "--out", link.string()}, fixture());
+  EXPECT_EQ(through.status, 2) << through.err;
+  EXPECT_TRUE(contains(through.err, "is a symbolic link")) << through.err;
+  EXPECT_EQ(file_bytes(elsewhere), "not for the export\n");
+  EXPECT_TRUE(fs::is_symlink(link));
+
+  const std::string kept = write("kept.csv", "an earlier export\n");
+  fs::permissions(kept, fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read);
+  CliRun r = db_cmd({"export", "--out", kept}, fixture());
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(contains(file_bytes(kept), "ptxas error"));
+  EXPECT_EQ(fs::status(kept).permissions() & fs::perms::all,
+            fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read);
+  for (const std::string& name : ::gemmtune::test::list_dir(dir_))  // no temporary file left behind
+    EXPECT_TRUE(name == "elsewhere.csv" || name == "out.csv" || name == "kept.csv") << name;
+
+  CliRun full = db_cmd({"export", "--out", "/dev/full"}, fixture());
+  EXPECT_EQ(full.status, 1) << full.err;
+  EXPECT_TRUE(contains(full.err, "writing '/dev/full' failed: No space left on device"))
+      << full.err;
+}
+
 TEST_F(DbCommands, MergeTwiceAddsNothing) {
   const fs::path target = dir_ / "merged.db";
   CliRun first = cli({"db", "merge", fixture().string(), "--db", target.string()});
