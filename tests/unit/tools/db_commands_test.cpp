@@ -404,6 +404,28 @@ TEST_F(DbCommands, CheckPassesAGoodDatabaseAndReportsACorruptBinary) {
   EXPECT_TRUE(contains(bad.out, "fixture-binary")) << bad.out;
 }
 
+// Rows that break the schema's CHECK constraints (written with them switched off) are damage that
+// other commands refuse; SQLite leaves those constraints out of a read-only integrity check, and
+// `db check` reads the file read-only: it checks them on a copy.
+TEST_F(DbCommands, CheckReportsRowsThatBreakTheSchemasConstraints) {
+  for (const auto& [table, change] : std::vector<std::pair<std::string, std::string>>{
+           {"results",
+            "UPDATE results SET status = 'unheard_of' WHERE id = (SELECT min(id) FROM results)"},
+           {"problems", "UPDATE problems SET m = -1 WHERE id = (SELECT min(id) FROM problems)"}}) {
+    const fs::path db = copy_fixture();
+    {
+      Connection c(db.string(), OpenMode::read_write);
+      c.exec("PRAGMA ignore_check_constraints = 1");
+      c.exec(change);
+    }
+    const std::string before = file_bytes(db);
+    CliRun r = db_cmd({"check"}, db);
+    EXPECT_EQ(r.status, 1) << table << ": " << r.out << r.err;
+    EXPECT_TRUE(contains(r.out, "constraint: CHECK constraint failed in " + table)) << r.out;
+    EXPECT_TRUE(file_bytes(db) == before) << "db check changed the file";
+  }
+}
+
 TEST_F(DbCommands, MigrateIsWhatTheHintOfAnOlderDatabaseSays) {
   const fs::path old = dir_ / "old.db";
   {
