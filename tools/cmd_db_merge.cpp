@@ -1,6 +1,7 @@
 // `gemmtune db merge OTHER.db...`: copies into the database what the other files have and it lacks
-// (GPU models, sweeps, problems, configs, results, baselines, cached binaries), one file at a
-// time. Merging twice adds nothing, so a merge that failed part way is simply run again.
+// (GPU models, sweeps, problems, configs, results, baselines; cached binaries with
+// --copy-binaries), one file at a time. Merging twice adds nothing, so a merge that failed part
+// way is simply run again.
 #include <unistd.h>
 
 #include <cerrno>
@@ -20,6 +21,7 @@ namespace {
 struct MergeOptions {
   std::string db;
   std::vector<std::string> others;
+  bool copy_binaries = false;
 };
 
 std::int64_t total_rows(const db::MergeStats& s) {
@@ -27,15 +29,23 @@ std::int64_t total_rows(const db::MergeStats& s) {
 }
 
 std::string describe(const db::MergeStats& s) {
-  return format("%lld GPU models, %lld sweeps, %lld problems, %lld configs, %lld results, %lld baselines, "
-                "%lld binaries",
-                (long long)s.gpu_models, (long long)s.sweeps, (long long)s.problems, (long long)s.configs,
-                (long long)s.results, (long long)s.baselines, (long long)s.binaries);
+  std::string text = format(
+      "%lld GPU models, %lld sweeps, %lld problems, %lld configs, %lld results, "
+      "%lld baselines, %lld binaries",
+      (long long)s.gpu_models, (long long)s.sweeps, (long long)s.problems, (long long)s.configs,
+      (long long)s.results, (long long)s.baselines, (long long)s.binaries);
+  if (s.binaries_dropped > 0)
+    text += format(
+        " (%lld cached binaries left out: they are code; each machine compiles its own, and "
+        "--copy-binaries copies them from files you trust)",
+        (long long)s.binaries_dropped);
+  return text;
 }
 
 // Merges one file into `target` (in one transaction: all of it or nothing) and says what came in.
-db::MergeStats merge_one(db::Database& target, const std::string& path, const std::string& other) {
-  const db::MergeStats s = target.merge_from(other);
+db::MergeStats merge_one(db::Database& target, const std::string& path, const std::string& other,
+                         db::ForeignBinaries binaries) {
+  const db::MergeStats s = target.merge_from(other, binaries);
   if (total_rows(s) == 0)
     print("nothing new in " + other + ": " + path + " already holds all of it\n");
   else
@@ -65,14 +75,14 @@ struct Merged {
 // reported and the others still come in; rerunning the whole merge later adds only what is
 // missing. `shown` is the target's name in messages.
 Merged merge_each(db::Database& target, const std::string& shown,
-                  const std::vector<std::string>& others) {
+                  const std::vector<std::string>& others, db::ForeignBinaries binaries) {
   Merged m;
   for (const std::string& other : others) {
     try {
-      const db::MergeStats s = merge_one(target, shown, other);
+      const db::MergeStats s = merge_one(target, shown, other, binaries);
       m.sum.gpu_models += s.gpu_models, m.sum.sweeps += s.sweeps, m.sum.problems += s.problems;
       m.sum.configs += s.configs, m.sum.results += s.results, m.sum.baselines += s.baselines;
-      m.sum.binaries += s.binaries;
+      m.sum.binaries += s.binaries, m.sum.binaries_dropped += s.binaries_dropped;
     } catch (const std::exception& e) {
       // SQLite's messages name the file under its temporary name (merge_into_new): say the
       // target's.
@@ -99,7 +109,7 @@ void remove_own_database(const std::string& file) {
 // which another merge may have created and filled meanwhile (two jobs merging into one new
 // file, a retried array task). When that happened, the new file is merged into that one.
 Merged merge_into_new(const std::string& path, const std::vector<std::string>& others,
-                      bool default_path) {
+                      bool default_path, db::ForeignBinaries binaries) {
   if (default_path) {  // gemmtune's own default location is created, as a sweep creates it
     std::error_code ignored;
     std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ignored);
@@ -115,11 +125,12 @@ Merged merge_into_new(const std::string& path, const std::vector<std::string>& o
   try {
     {
       db::Database target(temp, db::OpenMode::read_write);
-      m = merge_each(target, path, others);
+      m = merge_each(target, path, others, binaries);
     }  // closed: the file is self-contained (no -wal) before it is put in place
     if (m.failed.size() < others.size() && ::link(temp.c_str(), path.c_str()) != 0) {
       // Another process created the target meanwhile (or the file system has no hard links).
-      db::Database(path, db::OpenMode::read_write).merge_from(temp);
+      // Its binaries are the ones this merge took (none without --copy-binaries).
+      db::Database(path, db::OpenMode::read_write).merge_from(temp, db::ForeignBinaries::copy);
     }
   } catch (...) {
     remove_own_database(temp);
@@ -140,13 +151,14 @@ void run_merge(const MergeOptions& o) {
     require_database_file(other, "merge");
     db::Database(other, db::OpenMode::read_only);
   }
+  const auto binaries = o.copy_binaries ? db::ForeignBinaries::copy : db::ForeignBinaries::drop;
   std::error_code ec;
   Merged m;
   if (std::filesystem::exists(std::filesystem::symlink_status(path, ec))) {
     db::Database target(path, db::OpenMode::read_write);
-    m = merge_each(target, path, o.others);
+    m = merge_each(target, path, o.others, binaries);
   } else {
-    m = merge_into_new(path, o.others, o.db.empty());
+    m = merge_into_new(path, o.others, o.db.empty(), binaries);
   }
   if (m.failed.size() == o.others.size() && o.others.size() == 1)
     std::rethrow_exception(m.last_error);
@@ -172,6 +184,11 @@ void add_db_merge(CLI::App& db) {
                   "adds nothing")
       ->required()
       ->check(CLI::ExistingFile);
+  cmd->add_flag(
+      "--copy-binaries", o->copy_binaries,
+      "Also copy the files' cached kernel binaries. They are code every program using the database "
+      "may load onto its GPU: only for files you trust as you trust a shared library (without it, "
+      "each machine compiles its own)");
   add_db_option(cmd, o->db);
   cmd->callback([o] { run_merge(*o); });
 }

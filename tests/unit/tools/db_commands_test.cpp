@@ -404,6 +404,28 @@ TEST_F(DbCommands, CheckPassesAGoodDatabaseAndReportsACorruptBinary) {
   EXPECT_TRUE(contains(bad.out, "fixture-binary")) << bad.out;
 }
 
+// A cached binary planted as a hostile writer would (another config's kernel under this one's
+// key, its SHA-256 recomputed) hashes right, but is not the config's kernel: `db check` says so.
+TEST_F(DbCommands, CheckReportsABinaryThatIsNotItsConfigsKernel) {
+  const fs::path db = copy_fixture();
+  {
+    Database d(db.string(), OpenMode::read_write);
+    Binary b = d.get_binary("fixture-binary").binary.value();
+    b.lowered_name = fixture_entry_name(cfg_second());
+    const std::vector<char> cubin = ::gemmtune::test::fake_cubin(b.lowered_name);
+    b.cubin.assign(reinterpret_cast<const std::byte*>(cubin.data()),
+                   reinterpret_cast<const std::byte*>(cubin.data()) + cubin.size());
+    d.put_binary(b);
+  }
+  CliRun r = db_cmd({"check"}, db);
+  EXPECT_EQ(r.status, 1) << r.out << r.err;
+  EXPECT_TRUE(contains(r.out, "cached binary 'fixture-binary' (config " + cfg_best().name +
+                                  ") is never loaded: "
+                                  "its entry point"))
+      << r.out;
+  EXPECT_TRUE(contains(r.out, "is not the config's kernel")) << r.out;
+}
+
 // Rows that break the schema's CHECK constraints (written with them switched off) are damage that
 // other commands refuse; SQLite leaves those constraints out of a read-only integrity check, and
 // `db check` reads the file read-only: it checks them on a copy.
