@@ -246,8 +246,8 @@ TEST_F(Report, ErrorsAreOneLine) {
 TEST_F(Report, ReadsTheFileNamedWithAPercentSign) {
   SKIP_WITHOUT_MATPLOTLIB();
   const fs::path named = copy_fixture("x%41y.db"), decoy = copy_fixture("xAy.db");
-  Connection(decoy.string(), OpenMode::read_write).exec("UPDATE gpu_models SET name = 'Decoy GPU'");
-  CliRun r = cli({"report", "--out", (dir_ / "r").string(), "--db", named.string()});
+  Connection(decoy.string(), OpenMode::read_write).exec("UPDATE gpu_models SET name = 'Decoy GPU ' || id");
+  CliRun r = cli({"report", "--out", (dir_ / "r").string(), "--db", named.string(), "--device", "H200"});
   ASSERT_EQ(r.status, 0) << r.err;
   const std::string index = file_bytes(dir_ / "r" / "index.html");
   EXPECT_NE(index.find("NVIDIA H200"), std::string::npos);
@@ -283,9 +283,9 @@ TEST_F(Report, WritesNoFileThroughALink) {
   SKIP_WITHOUT_MATPLOTLIB();
   const fs::path out = dir_ / "r";
   fs::create_directory(out);
-  const std::string elsewhere = write("elsewhere.html", "not the report's\n");
-  fs::create_symlink(elsewhere, out / "index.html");
-  CliRun r = cli({"report", "--out", out.string(), "--db", fixture().string()});
+  const std::string elsewhere = write("elsewhere.png", "not the report's\n");
+  fs::create_symlink(elsewhere, out / "speedup_nvidia_h200.png");  // the first file it writes
+  CliRun r = cli({"report", "--out", out.string(), "--db", fixture().string(), "--device", "H200"});
   EXPECT_EQ(r.status, 1) << r.err;
   EXPECT_EQ(line_count(r.err), 1) << r.err;
   EXPECT_NE(r.err.find("is a symbolic link"), std::string::npos) << r.err;
