@@ -17,6 +17,14 @@ EPS32 = 2.0**-23
 
 
 @pytest.fixture(autouse=True)
+def gemmtune_always():
+    """Every product on gemmtune (the tests' database is empty: fallback="torch" would run PyTorch)."""
+    gemmtune.configure(fallback="never")
+    yield
+    gemmtune.configure()
+
+
+@pytest.fixture(autouse=True)
 def pedantic_fp32():
     """PyTorch's own products in plain FP32, as gemmtune's (TF32 off)."""
     saved = torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32
@@ -161,6 +169,7 @@ def test_opcheck_and_autograd_match_pytorch():
         (torch.ops.gemmtune.mm.default, (a, b, 1.5)),
         (torch.ops.gemmtune.bmm.default, (a[None].repeat(3, 1, 1), b[None].repeat(3, 1, 1), 0.5)),
         (torch.ops.gemmtune.mm_out.default, (a, b, torch.empty(37, 29, device="cuda"), 1.0, 0.0)),
+        (torch.ops.gemmtune.linear.default, (a[None].repeat(2, 1, 1), b.t().contiguous(), torch.rand(29, device="cuda"))),
     ]:
         torch.library.opcheck(op, args, test_utils=("test_schema", "test_faketensor", "test_aot_dispatch_dynamic"))
     x = a.clone().requires_grad_()
@@ -251,9 +260,87 @@ def test_explain_and_configure(tmp_path):
         gemmtune.configure(db_path=str(tmp_path / "none.db"), db_access="none")
         text = gemmtune.explain(1000, 50257, 999, layout="nt")
         assert "kernel   sgemm_nt_" in text and "source   builtin" in text, text
+        assert "runs     gemmtune: configure(fallback=\"never\")" in text, text
         a, b = torch.rand(5, 7, device="cuda"), torch.rand(7, 3, device="cuda")
         assert_matches(gemmtune.mm(a, b), a, b)
     finally:
         gemmtune.configure()
     with pytest.raises(ValueError, match="layout = 'nx'"):
         gemmtune.explain(8, 8, 8, layout="nx")
+
+
+@pytest.mark.parametrize("shape", [(37,), (3, 37), (2, 5, 37)])
+def test_linear_with_and_without_bias_and_its_gradients(shape):
+    g = generator(9)
+    x = (torch.rand(*shape[:-1], 257, generator=g, device="cuda") * 2 - 1).requires_grad_()
+    w = (torch.rand(129, 257, generator=g, device="cuda") * 2 - 1).requires_grad_()
+    bias = (torch.rand(129, generator=g, device="cuda") * 2 - 1).requires_grad_()
+    for b in (bias, None):
+        y = gemmtune.nn.linear(x, w, b)
+        assert y.shape == (*shape[:-1], 129)
+        x2 = x.detach().reshape(-1, 257)
+        expected = x2.double() @ w.detach().double().t() + (b.detach().double() if b is not None else 0)
+        assert_close_norm(y.reshape(-1, 129), expected, 1e-5)
+        grad = torch.rand_like(y)
+        y.backward(grad)
+        g2 = grad.reshape(-1, 129).double()
+        assert_close_norm(x.grad.reshape(-1, 257), g2 @ w.detach().double(), 1e-5)
+        assert_close_norm(w.grad, g2.t() @ x2.double(), 1e-5)
+        if b is not None:
+            assert_close_norm(bias.grad, g2.sum(0), 1e-5)
+        x.grad = w.grad = bias.grad = None
+
+
+def test_out_forms_refuse_autograd_and_bump_the_version():
+    a = torch.rand(8, 8, device="cuda", requires_grad=True)
+    with pytest.raises(RuntimeError, match="out= does not support autograd"):
+        gemmtune.mm(a, a.detach(), out=torch.empty(8, 8, device="cuda"))
+    out = torch.empty(8, 8, device="cuda")
+    before = out._version
+    gemmtune.mm(a.detach(), a.detach(), out=out)
+    assert out._version > before
+
+
+def test_fallback_runs_pytorch_where_gemmtune_has_no_tuned_result(tmp_path):
+    # An empty database: nothing is tuned, so under the default fallback every product is
+    # PyTorch's own, and explain says so; "never" runs gemmtune.
+    g = generator(10)
+    a, b = matrix(67, 129, "row", generator=g), matrix(129, 33, "col", generator=g)
+    try:
+        gemmtune.configure(db_path=str(tmp_path / "empty.db"), db_access="none")
+        text = gemmtune.explain(67, 33, 129, layout="nt")
+        assert "runs     PyTorch: no tuned result" in text, text
+        out = torch.full((67, 33), float("nan"), device="cuda")
+        with gemmtune.CaptureMode() as mode:  # PyTorch's product runs inside the operator
+            gemmtune.mm(a, b, out=out, alpha=0.5)
+        assert_matches(out, a, b, 0.5)
+        assert [p.ops for p in mode.problems] == [["mm_out"]]
+        assert_matches(gemmtune.bmm(a[None], b[None])[0], a, b)
+        gemmtune.configure(db_path=str(tmp_path / "empty.db"), db_access="none", fallback="never")
+        assert "runs     gemmtune" in gemmtune.explain(67, 33, 129, layout="nt")
+        assert_matches(gemmtune.mm(a, b), a, b)
+    finally:
+        gemmtune.configure(fallback="never")
+
+
+def test_cuda_graph_of_a_swapped_model_and_compiled_model():
+    torch.manual_seed(11)
+    model = torch.nn.Sequential(torch.nn.Linear(257, 509), torch.nn.GELU(), torch.nn.Linear(509, 127)).cuda()
+    x = torch.randn(7, 257, device="cuda")
+    expected = model(x).detach()
+    gemmtune.nn.swap_linear(model)
+    compiled = torch.compile(model, fullgraph=True)
+    with torch.no_grad():
+        assert_close_norm(compiled(x), expected)
+        stream = torch.cuda.Stream()
+        stream.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(stream):
+            model(x)  # loads the kernels on the capture stream
+        stream.synchronize()
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph, stream=stream):
+            y = model(x)
+        x.mul_(-1)
+        graph.replay()
+        torch.cuda.synchronize()
+        assert_close_norm(y, model(x))
