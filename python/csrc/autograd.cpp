@@ -1,6 +1,7 @@
 // Autograd of the operators, in C++ (no Python per call), itself through the operators:
-//   C = alpha A B:           dA = alpha dC B^T,  dB = alpha A^T dC   (mm, bmm; transposed views, no copy)
-//   Y = X W^T + bias:        dX = dY W,  dW = dY^T X,  dbias = the sum of dY over its rows   (linear)
+//   C = alpha A B:           dA = alpha dC B^T,  dB = alpha A^T dC   (mm, bmm; transposed views, no
+//   copy) Y = X W^T + bias:        dX = dY W,  dW = dY^T X,  dbias = the sum of dY over its rows
+//   (linear)
 // The out= forms do not support autograd, as PyTorch's own out= functions do not.
 #include <ATen/ATen.h>
 #include <ATen/core/dispatch/Dispatcher.h>
@@ -36,7 +37,8 @@ const c10::TypedOperatorHandle<Product>& bmm_op() {
 
 template <bool Batched>
 struct ProductFunction : public torch::autograd::Function<ProductFunction<Batched>> {
-  static at::Tensor forward(AutogradContext* ctx, const at::Tensor& a, const at::Tensor& b, double alpha) {
+  static at::Tensor forward(AutogradContext* ctx, const at::Tensor& a, const at::Tensor& b,
+                            double alpha) {
     ctx->saved_data["alpha"] = alpha;
     ctx->save_for_backward({a, b});
     at::AutoDispatchBelowADInplaceOrView guard;
@@ -71,7 +73,8 @@ struct LinearFunction : public torch::autograd::Function<LinearFunction> {
     const at::Tensor grad = grads[0].reshape({-1, weight.size(0)});
     at::Tensor grad_x, grad_weight, grad_bias;
     if (ctx->needs_input_grad(0)) grad_x = mm_op().call(grad, weight, 1.0).view(x.sizes());
-    if (ctx->needs_input_grad(1)) grad_weight = mm_op().call(grad.t(), x.reshape({-1, x.size(-1)}), 1.0);
+    if (ctx->needs_input_grad(1))
+      grad_weight = mm_op().call(grad.t(), x.reshape({-1, x.size(-1)}), 1.0);
     if (ctx->saved_data["bias"].toBool() && ctx->needs_input_grad(2)) grad_bias = grad.sum(0);
     return {grad_x, grad_weight, grad_bias};
   }
@@ -83,16 +86,21 @@ at::Tensor mm_autograd(const at::Tensor& a, const at::Tensor& b, double alpha) {
 at::Tensor bmm_autograd(const at::Tensor& a, const at::Tensor& b, double alpha) {
   return ProductFunction<true>::apply(a, b, alpha);
 }
-at::Tensor linear_autograd(const at::Tensor& x, const at::Tensor& weight, const std::optional<at::Tensor>& bias) {
-  if (!gemmtune_runs_linear(x, weight, bias)) return at::linear(x, weight, bias);  // PyTorch's, with its autograd
+at::Tensor linear_autograd(const at::Tensor& x, const at::Tensor& weight,
+                           const std::optional<at::Tensor>& bias) {
+  if (!gemmtune_runs_linear(x, weight, bias))
+    return at::linear(x, weight, bias);  // PyTorch's, with its autograd
   return LinearFunction::apply(x, weight, bias);
 }
 
 template <bool Batched>
-void product_out_autograd(const at::Tensor& a, const at::Tensor& b, const at::Tensor& out, double alpha, double beta) {
+void product_out_autograd(const at::Tensor& a, const at::Tensor& b, const at::Tensor& out,
+                          double alpha, double beta) {
   const char* name = Batched ? "bmm" : "mm";
-  TORCH_CHECK(!(torch::autograd::GradMode::is_enabled() && (a.requires_grad() || b.requires_grad() || out.requires_grad())),
-              "gemmtune.", name, ": out= does not support autograd (an argument requires grad); call without out=");
+  TORCH_CHECK(!(torch::autograd::GradMode::is_enabled() &&
+                (a.requires_grad() || b.requires_grad() || out.requires_grad())),
+              "gemmtune.", name,
+              ": out= does not support autograd (an argument requires grad); call without out=");
   {
     at::AutoDispatchBelowADInplaceOrView guard;
     static const auto handle = op<ProductOut>(Batched ? "gemmtune::bmm_out" : "gemmtune::mm_out");
@@ -112,4 +120,3 @@ TORCH_LIBRARY_IMPL(gemmtune, Autograd, m) {
   m.impl("mm_out", TORCH_FN(product_out_autograd<false>));
   m.impl("bmm_out", TORCH_FN(product_out_autograd<true>));
 }
-

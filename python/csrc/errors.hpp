@@ -1,6 +1,6 @@
 #pragma once
-// gemmtune's errors as PyTorch errors. The message starts with "[gemmtune status N: NAME] ", which the
-// Python package turns into gemmtune.GemmtuneError and its subclasses (gemmtune/errors.py); an
+// gemmtune's errors as PyTorch errors. The message starts with "[gemmtune status N: NAME] ", which
+// the Python package turns into gemmtune.GemmtuneError and its subclasses (gemmtune/errors.py); an
 // invalid argument is also a ValueError.
 #include <gemmtune/error.hpp>
 
@@ -14,9 +14,8 @@ namespace gemmtune_torch {
 /// Throws the c10 error of a library failure in `what`.
 [[noreturn]] inline void throw_library_error(const std::exception& e, const std::string& what) {
   const gemmtune::Status status = gemmtune::detail::status_of(e);
-  const std::string message =
-      "[gemmtune status " + std::to_string(int(status)) + ": " + gemmtune::status_name(status) + "] " + what + ": " +
-      e.what();
+  const std::string message = "[gemmtune status " + std::to_string(int(status)) + ": " +
+                              gemmtune::status_name(status) + "] " + what + ": " + e.what();
   TORCH_CHECK_VALUE(status != gemmtune::Status::kInvalidArgument, message);
   TORCH_CHECK(false, message);
 }

@@ -27,7 +27,8 @@ std::optional<Operand> operand(int64_t rows, int64_t cols, int64_t row_stride, i
   if (rows == 0 || cols == 0) return Operand{false, std::max<int64_t>(cols, 1)};  // nothing is read
   if ((cols == 1 || col_stride == 1) && (rows == 1 || row_stride >= cols))
     return Operand{false, rows > 1 ? row_stride : cols};
-  if ((rows == 1 || row_stride == 1) && col_stride >= rows) return Operand{true, col_stride};  // cols > 1 here
+  if ((rows == 1 || row_stride == 1) && col_stride >= rows)
+    return Operand{true, col_stride};  // cols > 1 here
   return std::nullopt;
 }
 
@@ -44,7 +45,8 @@ Read read(const MatrixView& v, int64_t batch) {
   if (auto found = operand(v.rows, v.cols, v.row_stride, v.col_stride))
     return {*found, batch > 1 ? v.batch_stride : 0, false};
   const MatrixView p = v.packed();
-  return {*operand(p.rows, p.cols, p.row_stride, p.col_stride), batch > 1 ? p.batch_stride : 0, true};
+  return {*operand(p.rows, p.cols, p.row_stride, p.col_stride), batch > 1 ? p.batch_stride : 0,
+          true};
 }
 
 // How the call writes `c`: row-major or transposed, with matrices that do not overlap.
@@ -52,7 +54,8 @@ std::optional<Read> write(const MatrixView& c, int64_t batch) {
   auto found = operand(c.rows, c.cols, c.row_stride, c.col_stride);
   if (!found) return std::nullopt;
   // A row-major (rows x cols, ld) matrix spans (rows - 1) * ld + cols elements.
-  const int64_t rows = found->transposed ? c.cols : c.rows, cols = found->transposed ? c.rows : c.cols;
+  const int64_t rows = found->transposed ? c.cols : c.rows,
+                cols = found->transposed ? c.rows : c.cols;
   const int64_t span = (rows - 1) * found->ld + cols;
   if (batch > 1 && c.batch_stride < span) return std::nullopt;
   return Read{*found, batch > 1 ? c.batch_stride : std::max<int64_t>(span, 0), false};

@@ -19,7 +19,9 @@ namespace {
 void* torch_allocate(std::size_t bytes, cudaStream_t stream, void*) {
   return c10::cuda::CUDACachingAllocator::raw_alloc_with_stream(bytes, stream);
 }
-void torch_free(void* ptr, std::size_t, cudaStream_t, void*) { c10::cuda::CUDACachingAllocator::raw_delete(ptr); }
+void torch_free(void* ptr, std::size_t, cudaStream_t, void*) {
+  c10::cuda::CUDACachingAllocator::raw_delete(ptr);
+}
 
 // The one place that reads the dispatcher's choice: gemmtune runs a problem class only when the
 // database holds a tuned result for it (exact or nearest shape) whose kernel measured faster
@@ -28,13 +30,17 @@ Decision decide_from_choice(const gemmtune::Choice& choice) {
   using gemmtune::ChoiceSource;
   char text[160];
   if (choice.source != ChoiceSource::exact && choice.source != ChoiceSource::nearest)
-    return {false, std::string("PyTorch: no tuned result for this problem or a near one (the kernel's source is ") +
-                       gemmtune::choice_source_name(choice.source) + ")"};
+    return {
+        false,
+        std::string(
+            "PyTorch: no tuned result for this problem or a near one (the kernel's source is ") +
+            gemmtune::choice_source_name(choice.source) + ")"};
   if (!choice.tuned || !choice.tuned->cublas_median_ms)
     return {false, "PyTorch: the tuned result has no cuBLAS time to compare with"};
   const double ours = choice.tuned->median_ms, theirs = *choice.tuned->cublas_median_ms;
   std::snprintf(text, sizeof text, "%.4f ms, cuBLAS %.4f ms (%s %s)", ours, theirs,
-                gemmtune::choice_source_name(choice.source), choice.tuned->problem.to_string().c_str());
+                gemmtune::choice_source_name(choice.source),
+                choice.tuned->problem.to_string().c_str());
   if (ours < theirs) return {true, std::string("gemmtune: tuned ") + text};
   return {false, std::string("PyTorch: the tuned kernel was not faster than cuBLAS: ") + text};
 }
@@ -43,12 +49,14 @@ struct Key {
   bool ta, tb;
   int m, n, k, batch, alignment;
   bool operator==(const Key& o) const {
-    return ta == o.ta && tb == o.tb && m == o.m && n == o.n && k == o.k && batch == o.batch && alignment == o.alignment;
+    return ta == o.ta && tb == o.tb && m == o.m && n == o.n && k == o.k && batch == o.batch &&
+           alignment == o.alignment;
   }
 };
 struct KeyHash {
   std::size_t operator()(const Key& key) const {
-    std::size_t h = std::size_t(key.ta) | std::size_t(key.tb) << 1 | std::size_t(key.alignment) << 2;
+    std::size_t h =
+        std::size_t(key.ta) | std::size_t(key.tb) << 1 | std::size_t(key.alignment) << 2;
     for (int v : {key.m, key.n, key.k, key.batch}) h = h * 1000003u ^ std::size_t(unsigned(v));
     return h;
   }
@@ -78,7 +86,8 @@ gemmtune::DbAccess db_access_of(const std::string& name) {
   if (name == "read_only") return gemmtune::DbAccess::read_only;
   if (name == "read_write") return gemmtune::DbAccess::read_write;
   if (name == "none") return gemmtune::DbAccess::none;
-  TORCH_CHECK_VALUE(false, "db_access = '", name, "': use one of automatic, read_only, read_write, none");
+  TORCH_CHECK_VALUE(false, "db_access = '", name,
+                    "': use one of automatic, read_only, read_write, none");
 }
 
 gemmtune::Precision precision_of(const std::string& name) {
@@ -122,7 +131,8 @@ Decision decide(Device& d, const gemmtune::Problem& p) {
 void configure(const Settings& settings) {
   db_access_of(settings.db_access);
   precision_of(settings.precision);
-  TORCH_CHECK_VALUE(settings.fallback == "torch" || settings.fallback == "never", "fallback = '", settings.fallback,
+  TORCH_CHECK_VALUE(settings.fallback == "torch" || settings.fallback == "never", "fallback = '",
+                    settings.fallback,
                     "': use torch (PyTorch runs what gemmtune has not measured faster) or never");
   std::vector<std::shared_ptr<Device>> dropped;
   {
@@ -134,12 +144,15 @@ void configure(const Settings& settings) {
   // Destroyed here, outside the lock: each waits for its device.
 }
 
-gemmtune::Dispatcher& dispatcher(int device) { return *device_state(device)->dispatcher; }
+gemmtune::Dispatcher& dispatcher(int device) {
+  return *device_state(device)->dispatcher;
+}
 
 bool runs_on_gemmtune(int device, const gemmtune::Problem& p) {
   std::shared_ptr<Device> d = device_state(device);
   if (!d->fallback) return true;
-  const Key key{p.op_a == gemmtune::Op::T, p.op_b == gemmtune::Op::T, p.m, p.n, p.k, p.batch, p.alignment()};
+  const Key key{
+      p.op_a == gemmtune::Op::T, p.op_b == gemmtune::Op::T, p.m, p.n, p.k, p.batch, p.alignment()};
   {
     std::shared_lock lock(d->mutex);
     auto found = d->decisions.find(key);
@@ -157,7 +170,8 @@ std::string explain(int device, const gemmtune::Problem& p) {
   if (!text.empty() && text.back() != '\n') text += '\n';
   const Decision decision = decide(*d, p);
   if (!d->fallback)
-    return text + "runs     gemmtune: configure(fallback=\"never\") (else " + decision.reason + ")\n";
+    return text + "runs     gemmtune: configure(fallback=\"never\") (else " + decision.reason +
+           ")\n";
   return text + "runs     " + decision.reason + "\n";
 }
 

@@ -11,11 +11,11 @@ namespace gemmtune {
 /// operands), as cublasSetWorkspace lets a framework hand cuBLAS its own memory. Both null (the
 /// default): cudaMalloc and cudaFree. Else both are set: `allocate` returns `bytes` of device
 /// memory of the dispatcher's device (current when it is called), aligned to 256 bytes, usable in
-/// the order of `stream`, or null when out of memory; `free` gets back a pointer `allocate` returned,
-/// with its size and stream, once no launch enqueued by the dispatcher can use it any more (after
-/// waiting for that stream, or for the device when the dispatcher is destroyed). Called only
-/// outside CUDA Graph capture, under the dispatcher's workspace lock, never at the same time from
-/// two threads. PyTorch's caching allocator fits: raw_alloc_with_stream and raw_delete.
+/// the order of `stream`, or null when out of memory; `free` gets back a pointer `allocate`
+/// returned, with its size and stream, once no launch enqueued by the dispatcher can use it any
+/// more (after waiting for that stream, or for the device when the dispatcher is destroyed). Called
+/// only outside CUDA Graph capture, under the dispatcher's workspace lock, never at the same time
+/// from two threads. PyTorch's caching allocator fits: raw_alloc_with_stream and raw_delete.
 struct WorkspaceAllocator {
   void* (*allocate)(std::size_t bytes, cudaStream_t stream, void* user_data) = nullptr;
   void (*free)(void* ptr, std::size_t bytes, cudaStream_t stream, void* user_data) = nullptr;
