@@ -2,6 +2,7 @@
 //   C = alpha A B:           dA = alpha dC B^T,  dB = alpha A^T dC   (mm, bmm; transposed views, no
 //   copy) Y = X W^T + bias:        dX = dY W,  dW = dY^T X,  dbias = the sum of dY over its rows
 //   (linear)
+// Sizes through sym_size: torch.compile traces these functions with symbolic shapes.
 // The out= forms do not support autograd, as PyTorch's own out= functions do not.
 #include <ATen/ATen.h>
 #include <ATen/core/dispatch/Dispatcher.h>
@@ -70,11 +71,11 @@ struct LinearFunction : public torch::autograd::Function<LinearFunction> {
   static variable_list backward(AutogradContext* ctx, variable_list grads) {
     const auto saved = ctx->get_saved_variables();
     const at::Tensor &x = saved[0], &weight = saved[1];
-    const at::Tensor grad = grads[0].reshape({-1, weight.size(0)});
+    const at::Tensor grad = grads[0].reshape_symint({-1, weight.sym_size(0)});
     at::Tensor grad_x, grad_weight, grad_bias;
-    if (ctx->needs_input_grad(0)) grad_x = mm_op().call(grad, weight, 1.0).view(x.sizes());
+    if (ctx->needs_input_grad(0)) grad_x = mm_op().call(grad, weight, 1.0).view_symint(x.sym_sizes());
     if (ctx->needs_input_grad(1))
-      grad_weight = mm_op().call(grad.t(), x.reshape({-1, x.size(-1)}), 1.0);
+      grad_weight = mm_op().call(grad.t(), x.reshape_symint({-1, x.sym_size(-1)}), 1.0);
     if (ctx->saved_data["bias"].toBool() && ctx->needs_input_grad(2)) grad_bias = grad.sum(0);
     return {grad_x, grad_weight, grad_bias};
   }

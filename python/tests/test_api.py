@@ -227,3 +227,36 @@ def test_linear_outside_gemmtune_is_pytorchs_with_autograd():
     assert torch.equal(y, torch.nn.functional.linear(x, w, bias))
     y.sum().backward()
     assert torch.allclose(w.grad, x.detach().reshape(-1, 7).sum(0).expand(5, 7))
+
+
+def test_linear_under_torch_compile_fullgraph_on_cpu():
+    # Dynamo through the Python wrapper and AOT autograd through the C++ autograd and Meta kernels
+    # (aot_eager: no code generation); on CPU the operator runs PyTorch's linear.
+    torch.manual_seed(2)
+    x = torch.randn(3, 5, 7, requires_grad=True)
+    w = torch.randn(11, 7, requires_grad=True)
+    bias = torch.randn(11, requires_grad=True)
+    compiled = torch.compile(lambda x, w, b: gemmtune.nn.linear(x, w, b).relu(), fullgraph=True, backend="aot_eager")
+    y = compiled(x, w, bias)
+    torch.testing.assert_close(y, torch.nn.functional.linear(x, w, bias).relu())
+    y.sum().backward()
+    assert x.grad is not None and w.grad is not None and bias.grad is not None
+
+
+def test_autograd_of_the_operators_on_fake_cuda_tensors():
+    # The C++ autograd (forward and backward through the operators' Meta kernels), without a GPU.
+    with FakeTensorMode():
+        x = torch.empty(2, 3, 7, device="cuda", requires_grad=True)
+        w = torch.empty(5, 7, device="cuda", requires_grad=True)
+        bias = torch.empty(5, device="cuda", requires_grad=True)
+        y = gemmtune.nn.linear(x, w, bias)
+        assert y.shape == (2, 3, 5) and "LinearFunction" in y.grad_fn.name(), y.grad_fn.name()
+        y.sum().backward()
+        assert (x.grad.shape, w.grad.shape, bias.grad.shape) == (x.shape, w.shape, bias.shape)
+        a = torch.empty(4, 7, device="cuda", requires_grad=True)
+        z = gemmtune.bmm(a[None], w.t()[None], alpha=2.0)
+        assert "ProductFunction" in z.grad_fn.name(), z.grad_fn.name()
+        z.sum().backward()
+        assert a.grad.shape == a.shape
+        with pytest.raises(RuntimeError, match="out= does not support autograd"):
+            gemmtune.mm(a, w.t(), out=torch.empty(4, 5, device="cuda"))

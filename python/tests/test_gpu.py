@@ -252,7 +252,7 @@ def test_capture_of_a_swapped_model_on_the_gpu_records_what_runs(tmp_path):
     gemmtune.nn.swap_linear(model)
     on_gpu = gemmtune.capture(model, (x.cuda(),)).problems
     assert [(p.m, p.n, p.k, p.layout, p.batch) for p in on_gpu] == [(p.m, p.n, p.k, p.layout, p.batch) for p in on_cpu]
-    assert all(p.ops == ["mm"] for p in on_gpu)  # gemmtune::mm, not aten's
+    assert all(p.ops == ["linear"] for p in on_gpu)  # gemmtune::linear, not aten's
 
 
 def test_explain_and_configure(tmp_path):
@@ -260,7 +260,7 @@ def test_explain_and_configure(tmp_path):
         gemmtune.configure(db_path=str(tmp_path / "none.db"), db_access="none")
         text = gemmtune.explain(1000, 50257, 999, layout="nt")
         assert "kernel   sgemm_nt_" in text and "source   builtin" in text, text
-        assert "runs     gemmtune: configure(fallback=\"never\")" in text, text
+        assert "runs     PyTorch: no tuned result" in text, text  # configure's default fallback
         a, b = torch.rand(5, 7, device="cuda"), torch.rand(7, 3, device="cuda")
         assert_matches(gemmtune.mm(a, b), a, b)
     finally:
