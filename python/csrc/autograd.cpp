@@ -36,6 +36,11 @@ const c10::TypedOperatorHandle<Product>& bmm_op() {
   return handle;
 }
 
+const c10::TypedOperatorHandle<Linear>& linear_op() {
+  static const auto handle = op<Linear>("gemmtune::linear");
+  return handle;
+}
+
 template <bool Batched>
 struct ProductFunction : public torch::autograd::Function<ProductFunction<Batched>> {
   static at::Tensor forward(AutogradContext* ctx, const at::Tensor& a, const at::Tensor& b,
@@ -64,8 +69,7 @@ struct LinearFunction : public torch::autograd::Function<LinearFunction> {
     ctx->save_for_backward({x, weight});
     ctx->saved_data["bias"] = bias.has_value() && bias->defined();
     at::AutoDispatchBelowADInplaceOrView guard;
-    static const auto linear = op<Linear>("gemmtune::linear");
-    return linear.call(x, weight, bias);
+    return linear_op().call(x, weight, bias);
   }
 
   static variable_list backward(AutogradContext* ctx, variable_list grads) {
@@ -73,7 +77,8 @@ struct LinearFunction : public torch::autograd::Function<LinearFunction> {
     const at::Tensor &x = saved[0], &weight = saved[1];
     const at::Tensor grad = grads[0].reshape_symint({-1, weight.sym_size(0)});
     at::Tensor grad_x, grad_weight, grad_bias;
-    if (ctx->needs_input_grad(0)) grad_x = mm_op().call(grad, weight, 1.0).view_symint(x.sym_sizes());
+    if (ctx->needs_input_grad(0))
+      grad_x = mm_op().call(grad, weight, 1.0).view_symint(x.sym_sizes());
     if (ctx->needs_input_grad(1))
       grad_weight = mm_op().call(grad.t(), x.reshape_symint({-1, x.sym_size(-1)}), 1.0);
     if (ctx->saved_data["bias"].toBool() && ctx->needs_input_grad(2)) grad_bias = grad.sum(0);
@@ -81,16 +86,38 @@ struct LinearFunction : public torch::autograd::Function<LinearFunction> {
   }
 };
 
+// Whether a call records a graph; when not, the autograd kernels go straight to the kernels
+// below (a torch::autograd::Function would still allocate its node on every call).
+bool records(std::initializer_list<const at::Tensor*> inputs) {
+  if (!torch::autograd::GradMode::is_enabled()) return false;
+  for (const at::Tensor* t : inputs)
+    if (t->defined() && t->requires_grad()) return true;
+  return false;
+}
+
 at::Tensor mm_autograd(const at::Tensor& a, const at::Tensor& b, double alpha) {
+  if (!records({&a, &b})) {
+    at::AutoDispatchBelowADInplaceOrView guard;
+    return mm_op().call(a, b, alpha);
+  }
   return ProductFunction<false>::apply(a, b, alpha);
 }
 at::Tensor bmm_autograd(const at::Tensor& a, const at::Tensor& b, double alpha) {
+  if (!records({&a, &b})) {
+    at::AutoDispatchBelowADInplaceOrView guard;
+    return bmm_op().call(a, b, alpha);
+  }
   return ProductFunction<true>::apply(a, b, alpha);
 }
 at::Tensor linear_autograd(const at::Tensor& x, const at::Tensor& weight,
                            const std::optional<at::Tensor>& bias) {
   if (!gemmtune_runs_linear(x, weight, bias))
     return at::linear(x, weight, bias);  // PyTorch's, with its autograd
+  const at::Tensor no_bias;
+  if (!records({&x, &weight, bias ? &*bias : &no_bias})) {
+    at::AutoDispatchBelowADInplaceOrView guard;
+    return linear_op().call(x, weight, bias);
+  }
   return LinearFunction::apply(x, weight, bias);
 }
 

@@ -168,6 +168,8 @@ std::string explain(int device, const gemmtune::Problem& p) {
   std::shared_ptr<Device> d = device_state(device);
   std::string text = d->dispatcher->explain(p).to_string();
   if (!text.empty() && text.back() != '\n') text += '\n';
+  const std::string& database = d->dispatcher->database_path();
+  text += "database " + (database.empty() ? std::string("none") : database) + "\n";
   const Decision decision = decide(*d, p);
   if (!d->fallback)
     return text + "runs     gemmtune: configure(fallback=\"never\") (else " + decision.reason +
