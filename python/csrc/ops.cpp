@@ -79,7 +79,7 @@ struct Prepared {
   at::Tensor a, b, target;  // as the call reads and writes them (contiguous copies where planned)
   gemmtune::Problem problem;
   int device = 0;
-  bool gemmtune = true;
+  std::shared_ptr<gemmtune::Dispatcher> gemmtune;  // null: PyTorch runs it
 };
 
 Prepared prepare(const char* name, const at::Tensor& a_in, const at::Tensor& b_in,
@@ -105,15 +105,14 @@ Prepared prepare(const char* name, const at::Tensor& a_in, const at::Tensor& b_i
   p.alpha = float(alpha), p.beta = float(beta);
 
   r.device = out.get_device();
-  library_call([&] { r.gemmtune = runs_on_gemmtune(r.device, p); }, name, [&] { return label(p); });
+  library_call([&] { r.gemmtune = gemmtune_for(r.device, p); }, name, [&] { return label(p); });
   return r;
 }
 
 // Runs a prepared product on gemmtune, on the device's current stream.
 void run_gemmtune(const char* name, const Prepared& r, const at::Tensor& out) {
   const cudaStream_t stream = c10::cuda::getCurrentCUDAStream(r.device).stream();
-  library_call([&] { dispatcher(r.device).run(r.problem, stream); }, name,
-               [&] { return label(r.problem); });
+  library_call([&] { r.gemmtune->run(r.problem, stream); }, name, [&] { return label(r.problem); });
   if (!r.target.is_same(out)) out.copy_(r.target);
 }
 

@@ -23,21 +23,24 @@ void torch_free(void* ptr, std::size_t, cudaStream_t, void*) {
   c10::cuda::CUDACachingAllocator::raw_delete(ptr);
 }
 
-// The one place that reads the dispatcher's choice: gemmtune runs a problem class only when the
+// The one place that reads the dispatcher's explanation of its choice (gemmtune::Choice): who
+// runs `p` and why, and the explanation as text. gemmtune runs a problem class only when the
 // database holds a tuned result for it (exact or nearest shape) whose kernel measured faster
 // than cuBLAS in the same sweep.
-Decision decide_from_choice(const gemmtune::Choice& choice) {
+Decision judge(const gemmtune::Dispatcher& dispatcher, const gemmtune::Problem& p,
+               std::string* explanation = nullptr) {
   using gemmtune::ChoiceSource;
-  char text[160];
+  if (p.m < 1 || p.n < 1 || p.k < 1 || p.batch < 1) return {false, "PyTorch: an empty product"};
+  const gemmtune::Choice choice = dispatcher.explain(p);
+  if (explanation) *explanation = choice.to_string();
   if (choice.source != ChoiceSource::exact && choice.source != ChoiceSource::nearest)
-    return {
-        false,
-        std::string(
-            "PyTorch: no tuned result for this problem or a near one (the kernel's source is ") +
-            gemmtune::choice_source_name(choice.source) + ")"};
+    return {false, std::string("PyTorch: no tuned result for this problem or a near one (the "
+                               "kernel's source is ") +
+                       gemmtune::choice_source_name(choice.source) + ")"};
   if (!choice.tuned || !choice.tuned->cublas_median_ms)
     return {false, "PyTorch: the tuned result has no cuBLAS time to compare with"};
   const double ours = choice.tuned->median_ms, theirs = *choice.tuned->cublas_median_ms;
+  char text[160];
   std::snprintf(text, sizeof text, "%.4f ms, cuBLAS %.4f ms (%s %s)", ours, theirs,
                 gemmtune::choice_source_name(choice.source),
                 choice.tuned->problem.to_string().c_str());
@@ -121,11 +124,6 @@ std::shared_ptr<Device> device_state(int device) {
   return d;
 }
 
-Decision decide(Device& d, const gemmtune::Problem& p) {
-  if (p.m < 1 || p.n < 1 || p.k < 1 || p.batch < 1) return {false, "PyTorch: an empty product"};
-  return decide_from_choice(d.dispatcher->explain(p));
-}
-
 }  // namespace
 
 void configure(const Settings& settings) {
@@ -144,33 +142,31 @@ void configure(const Settings& settings) {
   // Destroyed here, outside the lock: each waits for its device.
 }
 
-gemmtune::Dispatcher& dispatcher(int device) {
-  return *device_state(device)->dispatcher;
-}
-
-bool runs_on_gemmtune(int device, const gemmtune::Problem& p) {
+std::shared_ptr<gemmtune::Dispatcher> gemmtune_for(int device, const gemmtune::Problem& p) {
   std::shared_ptr<Device> d = device_state(device);
-  if (!d->fallback) return true;
+  std::shared_ptr<gemmtune::Dispatcher> dispatcher(d, d->dispatcher.get());  // keeps `d` alive
+  if (!d->fallback) return dispatcher;
   const Key key{
       p.op_a == gemmtune::Op::T, p.op_b == gemmtune::Op::T, p.m, p.n, p.k, p.batch, p.alignment()};
+  bool gemmtune = false;
   {
     std::shared_lock lock(d->mutex);
     auto found = d->decisions.find(key);
-    if (found != d->decisions.end()) return found->second;
+    if (found != d->decisions.end()) return found->second ? dispatcher : nullptr;
   }
-  const bool gemmtune = decide(*d, p).gemmtune;
+  gemmtune = judge(*d->dispatcher, p).gemmtune;
   std::unique_lock lock(d->mutex);
   d->decisions.emplace(key, gemmtune);
-  return gemmtune;
+  return gemmtune ? dispatcher : nullptr;
 }
 
 std::string explain(int device, const gemmtune::Problem& p) {
   std::shared_ptr<Device> d = device_state(device);
-  std::string text = d->dispatcher->explain(p).to_string();
+  std::string text;
+  const Decision decision = judge(*d->dispatcher, p, &text);
   if (!text.empty() && text.back() != '\n') text += '\n';
   const std::string& database = d->dispatcher->database_path();
   text += "database " + (database.empty() ? std::string("none") : database) + "\n";
-  const Decision decision = decide(*d, p);
   if (!d->fallback)
     return text + "runs     gemmtune: configure(fallback=\"never\") (else " + decision.reason +
            ")\n";

@@ -5,6 +5,7 @@
 #include <gemmtune/gemmtune.hpp>
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -32,12 +33,11 @@ struct Decision {
   std::string reason;
 };
 
-/// The dispatcher of `device`, created on first use (throws gemmtune::Error without a GPU).
-gemmtune::Dispatcher& dispatcher(int device);
-
-/// Whether gemmtune runs row-major `p` on `device`: the cached decision of its problem class
-/// (layout, M, N, K, batch, alignment class), made on first sight. A hash lookup after that.
-bool runs_on_gemmtune(int device, const gemmtune::Problem& p);
+/// The dispatcher that runs row-major `p` on `device` (created on first use; throws
+/// gemmtune::Error without a GPU), or null when PyTorch runs it: the cached decision of its
+/// problem class (layout, M, N, K, batch, alignment class), made on first sight, a hash lookup
+/// after that. The pointer keeps the dispatcher alive through a concurrent `configure`.
+std::shared_ptr<gemmtune::Dispatcher> gemmtune_for(int device, const gemmtune::Problem& p);
 
 /// The decision for `p` with its reason, and the dispatcher's explanation of its kernel choice.
 std::string explain(int device, const gemmtune::Problem& p);
