@@ -43,7 +43,8 @@ def find_gemmtune() -> tuple[list[str], Path]:
     root = os.environ.get("GEMMTUNE_ROOT")
     candidates = [Path(root)] if root else [HERE.parent / "build"]
     for base in candidates:
-        for lib in (base / "lib" / "libgemmtune.so", base / "lib64" / "libgemmtune.so"):
+        for libdir in ("lib", "lib64", "lib/x86_64-linux-gnu"):
+            lib = base / libdir / "libgemmtune.so"
             if lib.exists() and (base / "include" / "gemmtune" / "gemmtune.hpp").is_file():
                 return [str(base / "include")], lib.resolve()
         lib = base / "runtime" / "libgemmtune.so"
