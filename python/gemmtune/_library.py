@@ -138,7 +138,13 @@ def _load_ops() -> Ops:
             except LibraryNotFoundError:
                 raise
             except OSError as error:
-                raise LibraryNotFoundError(f"{path} ({where}) could not be loaded: {error}") from error
+                hint = (
+                    f" (built against another PyTorch than {torch.__version__}? reinstall the package: pip install "
+                    "--no-build-isolation ./python)"
+                    if "undefined symbol" in str(error)
+                    else ""
+                )
+                raise LibraryNotFoundError(f"{path} ({where}) could not be loaded: {error}{hint}") from error
             try:
                 _ops = Ops(path)
             except (AttributeError, RuntimeError) as error:
