@@ -6,6 +6,7 @@ Marked `gpu`: skipped without a CUDA device (tools/gpu-python.sh runs them on th
 from __future__ import annotations
 
 import itertools
+import subprocess
 
 import pytest
 import torch
@@ -344,3 +345,40 @@ def test_cuda_graph_of_a_swapped_model_and_compiled_model():
         graph.replay()
         torch.cuda.synchronize()
         assert_close_norm(y, model(x))
+
+
+def test_a_tuned_split_k_kernel_takes_its_workspace_from_pytorchs_allocator(tmp_path, cli):
+    # A database whose only result for 128x128x16384 nn is a split-K config (8 splits, whose tile
+    # counters live in a workspace), tuned by the real `gemmtune sweep` next to cuBLAS.
+    db = tmp_path / "split_k.db"
+    name = "sgemm_nn_64x64x8_w32x32_t4x8_s2_v4_p4_k8_r8"
+    sweep = subprocess.run([cli, "sweep", "--shape", "128x128x16384", "--config", name, "--db", str(db)],
+                           capture_output=True, text=True, timeout=600)
+    assert sweep.returncode == 0, sweep.stdout + sweep.stderr
+    g = generator(12)
+    a, b = matrix(128, 16384, "row", generator=g), matrix(16384, 128, "row", generator=g)
+    try:
+        # The default fallback: gemmtune where the tuned kernel beat cuBLAS, else PyTorch; either
+        # way the explanation says which, and the result is right.
+        gemmtune.configure(db_path=str(db))
+        text = gemmtune.explain(128, 128, 16384)
+        assert "source   exact" in text and name in text, text
+        runs = [line for line in text.splitlines() if line.startswith("runs     ")]
+        assert len(runs) == 1 and runs[0].startswith(
+            ("runs     gemmtune: tuned ", "runs     PyTorch: the tuned kernel was not faster than cuBLAS")
+        ), text
+        assert_matches(gemmtune.mm(a, b), a, b)
+        # Forced onto gemmtune: its workspace comes from PyTorch's caching allocator, and goes back
+        # when the dispatcher is dropped.
+        gemmtune.configure(db_path=str(db), fallback="never")
+        out = torch.full((128, 128), float("nan"), device="cuda")
+        torch.cuda.synchronize()
+        before = torch.cuda.memory_allocated()
+        gemmtune.mm(a, b, out=out)
+        torch.cuda.synchronize()
+        assert torch.cuda.memory_allocated() > before, "the split-K workspace is not PyTorch's memory"
+        assert_matches(out, a, b)
+        gemmtune.configure()
+        assert torch.cuda.memory_allocated() == before
+    finally:
+        gemmtune.configure(fallback="never")
