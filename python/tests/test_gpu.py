@@ -331,6 +331,13 @@ def test_cuda_graph_of_a_swapped_model_and_compiled_model():
     expected = model(x).detach()
     gemmtune.nn.swap_linear(model)
     compiled = torch.compile(model, fullgraph=True)
+    # Training: AOT autograd traces the C++ autograd of gemmtune::linear.
+    compiled(x).square().sum().backward()
+    grads = [p.grad.clone() for p in model.parameters()]
+    model.zero_grad()
+    model(x).square().sum().backward()
+    for got, want in zip(grads, [p.grad for p in model.parameters()]):
+        assert_close_norm(got, want)
     with torch.no_grad():
         assert_close_norm(compiled(x), expected)
         stream = torch.cuda.Stream()
