@@ -11,7 +11,7 @@ install(TARGETS gemmtune gemmtune_shared gemmtune_no_cudart gemmtune_db gemmtune
 # and the tools. Listed one by one so that no header is installed by accident
 # (examples/ci-build.sh checks the list).
 set(gemmtune_public_headers gemmtune.h gemmtune.hpp choice.hpp config.hpp device.hpp error.hpp log.hpp
-    problem.hpp)
+    problem.hpp workspace_allocator.hpp)
 list(TRANSFORM gemmtune_public_headers PREPEND runtime/include/gemmtune/)
 install(FILES ${gemmtune_public_headers} templates/include/gemmtune/knobs.hpp
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/gemmtune)

@@ -36,6 +36,9 @@ def _operands(func, args, result) -> Optional[Tuple[torch.Tensor, torch.Tensor, 
         return x.reshape(-1, x.shape[-1]), weight.t(), result.reshape(-1, result.shape[-1])
     if func.namespace == "gemmtune" and packet.__name__ in ("mm", "bmm"):
         return args[0], args[1], result
+    if func.namespace == "gemmtune" and packet.__name__ == "linear":
+        x, weight = args[0], args[1]
+        return x.reshape(-1, x.shape[-1]), weight.t(), result.reshape(-1, result.shape[-1])
     if func.namespace == "gemmtune" and packet.__name__ in ("mm_out", "bmm_out"):
         return args[0], args[1], args[2]
     return None

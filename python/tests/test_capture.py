@@ -171,7 +171,7 @@ def test_gemmtunes_own_operators_are_recorded_as_they_run():
             gemmtune.mm(a, b.t(), out=torch.empty(9, 5, device="cuda").t())  # column-major out
             gemmtune.nn.linear(a[None], b)
     assert rows(mode) == [(5, 9, 7, "nt", 1, 2), (5, 9, 7, "nt", 3, 1), (9, 5, 7, "nt", 1, 1)]
-    assert [p.ops for p in mode.problems] == [["mm"], ["bmm"], ["mm_out"]]
+    assert [p.ops for p in mode.problems] == [["mm", "linear"], ["bmm"], ["mm_out"]]
 
 
 def test_capture_writes_no_file_through_a_link_and_keeps_permissions(tmp_path):

@@ -22,6 +22,7 @@
 #include "gemmtune/error.hpp"
 #include "gemmtune/log.hpp"
 #include "gemmtune/problem.hpp"
+#include "gemmtune/workspace_allocator.hpp"
 
 namespace gemmtune {
 
@@ -49,6 +50,8 @@ struct DispatcherOptions {
   /// 3xTF32 tensor-core kernels measured as accurate as FP32 FMA), tf32 (also 1xTF32: ~1e-3
   /// relative error, fastest). See Precision and docs/precision.md.
   Precision precision = Precision::ieee;
+  /// Workspace memory from the caller's allocator (see WorkspaceAllocator); default cudaMalloc.
+  WorkspaceAllocator workspace_allocator;
 };
 
 /// Where a kernel binary came from when a problem was first seen.

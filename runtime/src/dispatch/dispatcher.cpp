@@ -64,7 +64,8 @@ struct Dispatcher::Impl {
         device(device_info(o.device)),
         store(o.db_path, o.db_access, o.verbose),
         chooser(device.limits, store.snapshot(identity_of(device)), o.deterministic, o.precision),
-        kernels(store, device.limits.arch()) {
+        kernels(store, device.limits.arch()),
+        workspaces(o.workspace_allocator) {
     if (o.verbose) {
       const TuningSnapshot& s = chooser.snapshot();
       detail::log(LogLevel::info,
@@ -143,7 +144,17 @@ struct Dispatcher::Impl {
   }
 };
 
-Dispatcher::Dispatcher(const DispatcherOptions& options) : impl_(std::make_unique<Impl>(options)) {}
+namespace {
+const DispatcherOptions& checked(const DispatcherOptions& options) {
+  const WorkspaceAllocator& a = options.workspace_allocator;
+  if (!a.allocate != !a.free)
+    throw Error(Status::kInvalidArgument,
+                "workspace_allocator: set both allocate and free, or neither (for cudaMalloc and cudaFree)");
+  return options;
+}
+}  // namespace
+
+Dispatcher::Dispatcher(const DispatcherOptions& options) : impl_(std::make_unique<Impl>(checked(options))) {}
 Dispatcher::~Dispatcher() = default;
 Dispatcher::Dispatcher(Dispatcher&&) noexcept = default;
 Dispatcher& Dispatcher::operator=(Dispatcher&&) noexcept = default;
