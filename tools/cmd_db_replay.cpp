@@ -105,7 +105,8 @@ void add_db_replay(CLI::App& db) {
   cmd->add_option("--problem", o->filter.shapes, "Only problems of this shape, MxNxK (repeatable)");
   cmd->add_option("--layout", o->filter.layout, "Only this layout: nn, nt, tn, tt or all")
       ->capture_default_str();
-  cmd->add_option("--budget", o->budget, "Simulated seconds per problem (0: unlimited)");
+  cmd->add_option("--budget", o->budget, "Simulated seconds per problem (0: unlimited)")
+      ->check(finite_number(0, false, 1e9, "a number of seconds, 0 or more (0: unlimited)"));
   cmd->add_option("--seed", o->seed, "Noise and sampling seed")->capture_default_str();
   cmd->add_option("--first-round", o->first_round,
                   "Measurements the budget always allows, as a sweep's first round of compiles (a sweep "
