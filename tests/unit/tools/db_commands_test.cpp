@@ -448,6 +448,31 @@ TEST_F(DbCommands, CheckReportsRowsThatBreakTheSchemasConstraints) {
   }
 }
 
+// `db replay` models only what it can: a GPU row with 0 or -1 SMs or a clock of 0 is skipped with
+// a line that says why, and a recorded config that is not valid on the GPU (tiles of 999999999,
+// which parse) is not replayed; never a crash.
+TEST_F(DbCommands, ReplaySkipsWhatItCannotModel) {
+  for (const char* change :
+       {"UPDATE gpu_models SET sm_count = 0", "UPDATE gpu_models SET sm_count = -1",
+        "UPDATE gpu_models SET clock_khz = 0"}) {
+    const fs::path db = copy_fixture();
+    Connection(db.string(), OpenMode::read_write).exec(change);
+    CliRun r = db_cmd({"replay"}, db);
+    EXPECT_EQ(r.status, 2) << change << ": " << r.err;
+    EXPECT_TRUE(contains(r.err, "gemmtune: skipping: GPU model 'NVIDIA H200' records ")) << r.err;
+    EXPECT_TRUE(contains(r.err, "can be replayed")) << r.err;
+  }
+  const fs::path db = copy_fixture();
+  Connection(db.string(), OpenMode::read_write)
+      .exec(
+          "UPDATE configs SET name = 'sgemm_nn_999999999x999999999x8_w64x32_t8x8_s2_v4_p4_k1_r8', "
+          "bm = 999999999, bn = 999999999 WHERE name = '" +
+          cfg_best().name + "'");
+  CliRun r = db_cmd({"replay"}, db);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_FALSE(contains(r.out, "999999999")) << r.out;
+}
+
 TEST_F(DbCommands, MigrateIsWhatTheHintOfAnOlderDatabaseSays) {
   const fs::path old = dir_ / "old.db";
   {

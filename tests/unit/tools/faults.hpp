@@ -45,6 +45,7 @@ inline std::vector<Command> db_commands(const std::string& file, const std::stri
       {"db check", Command::reads, {"db", "check", "--db", file}},
       {"db best", Command::reads, {"db", "best", "--db", file}},
       {"db export", Command::reads, {"db", "export", "--what", "results", "--format", "json", "--db", file}},
+      {"db replay", Command::reads, {"db", "replay", "--db", file}},
       {"explain", Command::reads,
        {"explain", "1024x1024x2048", "--arch", "sm_90", "--gpu-name", "NVIDIA H200", "--db", file}},
       {"sweep --dry-run", Command::reads,
