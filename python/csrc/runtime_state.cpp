@@ -23,7 +23,7 @@ void torch_free(void* ptr, std::size_t, cudaStream_t, void*) {
   c10::cuda::CUDACachingAllocator::raw_delete(ptr);
 }
 
-// The one place that reads the dispatcher's explanation of its choice (gemmtune::Choice): who
+// The one place that reads the dispatcher's explanation of its choice (gemmtune::Explanation): who
 // runs `p` and why, and the explanation as text. gemmtune runs a problem class only when the
 // database holds a tuned result for it (exact or nearest shape) whose kernel measured faster
 // than cuBLAS in the same sweep.
@@ -31,7 +31,7 @@ Decision judge(const gemmtune::Dispatcher& dispatcher, const gemmtune::Problem& 
                std::string* explanation = nullptr) {
   using gemmtune::ChoiceSource;
   if (p.m < 1 || p.n < 1 || p.k < 1 || p.batch < 1) return {false, "PyTorch: an empty product"};
-  const gemmtune::Choice choice = dispatcher.explain(p);
+  const gemmtune::Explanation choice = dispatcher.explain(p);
   if (explanation) *explanation = choice.to_string();
   if (choice.source != ChoiceSource::exact && choice.source != ChoiceSource::nearest)
     return {false, std::string("PyTorch: no tuned result for this problem or a near one (the "
@@ -43,7 +43,7 @@ Decision judge(const gemmtune::Dispatcher& dispatcher, const gemmtune::Problem& 
   char text[160];
   std::snprintf(text, sizeof text, "%.4f ms, cuBLAS %.4f ms (%s %s)", ours, theirs,
                 gemmtune::choice_source_name(choice.source),
-                choice.tuned->problem.to_string().c_str());
+                choice.tuned->problem.c_str());
   if (ours < theirs) return {true, std::string("gemmtune: tuned ") + text};
   return {false, std::string("PyTorch: the tuned kernel was not faster than cuBLAS: ") + text};
 }

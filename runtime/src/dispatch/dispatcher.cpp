@@ -191,13 +191,13 @@ void Dispatcher::prepare(const std::vector<Problem>& problems, cudaStream_t stre
   }
 }
 
-Choice Dispatcher::explain(const Problem& p) const {
+Explanation Dispatcher::explain(const Problem& p) const {
   if (p.m < 1 || p.n < 1 || p.k < 1 || p.batch < 1)
     throw Error(Status::kInvalidArgument, "explain: M, N, K and batch must be at least 1");
   const Problem runs = kernel_form(p);
   Choice choice = impl_->chooser.choose(runs);
   if (runs.m != p.m) choice.runs_as = runs.label();
-  return choice;
+  return explanation_of(choice);
 }
 
 bool Dispatcher::deterministic() const { return impl_->options.deterministic; }

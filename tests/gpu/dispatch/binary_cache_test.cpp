@@ -2,6 +2,7 @@
 // and stored reads back in the other with the same resources (shared memory with its static share).
 #include <gtest/gtest.h>
 
+#include "gemmtune/choice.hpp"
 #include "gemmtune/db/database.hpp"
 #include "gemmtune/db_rows.hpp"
 #include "gemmtune/gemmtune.hpp"
@@ -31,7 +32,7 @@ TEST_F(BinaryCache, TheTunerReadsWhatTheDispatcherStored) {
   GemmConfig config;
   {
     Dispatcher dispatcher(options_);
-    config = dispatcher.explain(p).config;
+    config = explained_config(dispatcher.explain(p));
     ASSERT_EQ(dispatcher.prepare(p), KernelOrigin::compiled);
   }
   const std::string arch = device_.limits.arch();
@@ -56,7 +57,7 @@ TEST_F(BinaryCache, TheDispatcherRunsWhatTheTunerStored) {
   GemmConfig config;
   {
     Dispatcher dispatcher(options_);  // creates the file; its choice for an untuned problem
-    config = dispatcher.explain(p).config;
+    config = explained_config(dispatcher.explain(p));
   }
   tuner::CompilePool pool(arch, "", 1);  // no cache: compiles
   auto compiled = pool.take(config);
