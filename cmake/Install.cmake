@@ -14,6 +14,7 @@ set(gemmtune_public_headers gemmtune.h gemmtune.hpp choice.hpp config.hpp device
     problem.hpp)
 list(TRANSFORM gemmtune_public_headers PREPEND runtime/include/gemmtune/)
 install(FILES ${gemmtune_public_headers} templates/include/gemmtune/knobs.hpp
+              ${PROJECT_BINARY_DIR}/runtime/include/gemmtune/version.h
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/gemmtune)
 # pkg-config: the shared library (-lgemmtune finds libgemmtune.so first) with the shared CUDA runtime.
 file(RELATIVE_PATH GEMMTUNE_PC_TO_PREFIX "/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/")

@@ -20,7 +20,7 @@ test -x "$scratch/build/sgemm_example_shared"
 test -x "$scratch/build/sgemm_example_own_cudart"
 # Only the public headers are installed.
 installed=$(cd "$scratch/prefix/include/gemmtune" && LC_ALL=C ls | tr '\n' ' ')
-expected="choice.hpp config.hpp device.hpp error.hpp gemmtune.h gemmtune.hpp knobs.hpp log.hpp problem.hpp "
+expected="choice.hpp config.hpp device.hpp error.hpp gemmtune.h gemmtune.hpp knobs.hpp log.hpp problem.hpp version.h "
 if [ "$installed" != "$expected" ]; then
   echo "installed headers: $installed; expected: $expected" >&2
   exit 1

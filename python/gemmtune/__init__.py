@@ -13,7 +13,7 @@ user's cache; gemmtune.configure(db_path=...) overrides). docs/python.md has the
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 from . import layout
 from ._library import library_path

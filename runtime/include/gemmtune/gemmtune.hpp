@@ -22,6 +22,7 @@
 #include "gemmtune/error.hpp"
 #include "gemmtune/log.hpp"
 #include "gemmtune/problem.hpp"
+#include "gemmtune/version.h"
 
 namespace gemmtune {
 
@@ -206,5 +207,11 @@ class Dispatcher {
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
+
+/// The library's version, "MAJOR.MINOR.PATCH" (gemmtune_version(); the headers' is
+/// GEMMTUNE_VERSION_STRING in gemmtune/version.h).
+const char* version();
+/// The library's version as MAJOR * 10000 + MINOR * 100 + PATCH (gemmtune_version_number()).
+int version_number();
 
 }  // namespace gemmtune
