@@ -119,8 +119,13 @@ static void add_space_command(CLI::App& app) {
   cmd->add_option("--max", o->max, "With --list or --compile: at most this many configs, evenly spread over the space (0 = all)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
-  cmd->add_option("-j,--jobs", o->jobs, "Parallel compilations")->capture_default_str()->check(CLI::Range(1, 256));
-  cmd->callback([o] { run_space(*o); });
+  cmd->add_option("-j,--jobs", o->jobs, "Parallel compilations (0: one per core)")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 256));
+  cmd->callback([o] {
+    if (o->jobs == 0) o->jobs = int(std::max(1u, std::thread::hardware_concurrency()));
+    run_space(*o);
+  });
 }
 
 static const Registration kRegistration("space", add_space_command);

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "commands.hpp"
+#include "deprecated.hpp"
 #include "gemmtune/db/database.hpp"
 #include "gemmtune/error.hpp"
 #include "gemmtune/tuner/sweep.hpp"
@@ -64,10 +65,11 @@ std::vector<int> parse_devices(const std::string& text) {
       if (used != item.size() || d < 0) throw std::invalid_argument(item);
       out.push_back(d);
     } catch (const std::exception&) {
-      throw Error(Status::kInvalidArgument, "bad --devices '" + text + "': expected CUDA ordinals such as 0,1");
+      throw Error(Status::kInvalidArgument,
+                  "bad --gpus '" + text + "': expected CUDA ordinals such as 0,1");
     }
   }
-  if (out.empty()) throw Error(Status::kInvalidArgument, "--devices lists no device");
+  if (out.empty()) throw Error(Status::kInvalidArgument, "--gpus lists no GPU");
   return out;
 }
 
@@ -174,18 +176,25 @@ static void add_sweep_command(CLI::App& app) {
   c->plan.add_problem_options(cmd);
   cmd->add_option("--db", c->db_path, db_option_help("Tuning database"));
   cmd->add_option("--strategy", c->strategy, "exhaustive, random, halving or model")->capture_default_str();
-  cmd->add_option("--budget", c->budget, "Seconds per problem (0: no limit); every strategy honours it, after measuring the first round of compiles (one per compile thread)")
+  cmd->add_option("--budget", c->budget,
+                  "Seconds per problem (0: no limit); every strategy honours it, after measuring "
+                  "the first round of compiles (one per -j job)")
       ->capture_default_str();
   cmd->add_option("--max-configs", c->max_configs, "Random strategy: candidates to try per problem");
   cmd->add_flag("--force", c->force, "Re-measure configs already measured on this GPU model");
   c->plan.add_candidate_options(cmd);
-  cmd->add_option("--devices", c->devices, "CUDA ordinals, one worker each, e.g. 0,1")->capture_default_str();
+  add_old_spelling(cmd,
+                   cmd->add_option("--gpus", c->devices, "CUDA ordinals, one worker each, e.g. 0,1")
+                       ->capture_default_str(),
+                   "--devices", c->devices);
   cmd->add_flag("--dry-run", c->dry_run, "List the problems and candidate counts; needs no GPU");
   cmd->add_option("--hang-timeout", c->hang_timeout, "Seconds before a verification run counts as hung")
       ->capture_default_str();
-  cmd->add_option("--compile-threads", c->compile_threads, "NVRTC threads (0: one per core)")
-      ->capture_default_str()
-      ->check(CLI::Range(0, 256));
+  auto* jobs =
+      cmd->add_option("-j,--jobs", c->compile_threads, "Parallel compilations (0: one per core)")
+          ->capture_default_str()
+          ->check(CLI::Range(0, 256));
+  add_old_spelling(cmd, jobs, "--compile-threads", c->compile_threads)->check(CLI::Range(0, 256));
   cmd->add_option("--seed", c->seed, "Seed of the random data and sampling (0: random)")->capture_default_str();
   c->plan.add_device_options(cmd, "Planning without a GPU (--dry-run, and how --shard splits the work)");
   c->plan.add_shard_option(cmd);

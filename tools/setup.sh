@@ -44,6 +44,6 @@ case "$mode" in
     ;;
   --tune)
     echo "setup: [3/3] tuning the quick preset on GPU 0"
-    exec build/tools/gemmtune sweep --preset quick --devices 0
+    exec build/tools/gemmtune sweep --preset quick --gpus 0
     ;;
 esac

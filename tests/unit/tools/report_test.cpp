@@ -215,8 +215,8 @@ TEST_F(Report, WritesPicturesAndAnIndexPerGpu) {
 TEST_F(Report, SvgForOneDeviceAndShape) {
   SKIP_WITHOUT_MATPLOTLIB();
   const fs::path out = dir_ / "svg";
-  CliRun r = cli({"report", "--out", out.string(), "--db", fixture().string(), "--device", "H200", "--shape",
-                  "1024x1024x2048", "--format", "svg"});
+  CliRun r = cli({"report", "--out", out.string(), "--db", fixture().string(), "--gpu-model",
+                  "H200", "--shape", "1024x1024x2048", "--format", "svg"});
   ASSERT_EQ(r.status, 0) << r.out << r.err;
   EXPECT_GT(size_of(out / "heatmap_nvidia_h200.svg"), 0u);
   EXPECT_FALSE(fs::exists(out / "speedup_nvidia_h100_80gb_hbm3.svg"));
@@ -229,7 +229,8 @@ TEST_F(Report, ErrorsAreOneLine) {
   CliRun bad = cli({"report", "--out", (dir_ / "r").string(), "--db", text.string()});
   EXPECT_NE(bad.status, 0);
   EXPECT_EQ(line_count(bad.err), 1) << bad.err;
-  CliRun dev = cli({"report", "--out", (dir_ / "r").string(), "--db", fixture().string(), "--device", "A100"});
+  CliRun dev = cli({"report", "--out", (dir_ / "r").string(), "--db", fixture().string(),
+                    "--gpu-model", "A100"});
   EXPECT_NE(dev.status, 0);
   EXPECT_EQ(line_count(dev.err), 1) << dev.err;
   EXPECT_NE(dev.err.find("unknown GPU model"), std::string::npos) << dev.err;
