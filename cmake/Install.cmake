@@ -14,12 +14,21 @@ install(TARGETS gemmtune gemmtune_shared gemmtune_no_cudart gemmtune_db gemmtune
 set(gemmtune_public_headers gemmtune.h gemmtune.hpp device.hpp error.hpp explanation.hpp log.hpp precision.hpp
     problem.hpp workspace_allocator.hpp)
 list(TRANSFORM gemmtune_public_headers PREPEND runtime/include/gemmtune/)
-install(FILES ${gemmtune_public_headers} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/gemmtune)
+install(FILES ${gemmtune_public_headers} ${PROJECT_BINARY_DIR}/runtime/include/gemmtune/version.h
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/gemmtune)
 # pkg-config: the shared library (-lgemmtune finds libgemmtune.so first) with the shared CUDA runtime.
 file(RELATIVE_PATH GEMMTUNE_PC_TO_PREFIX "/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/")
 string(REGEX REPLACE "/$" "" GEMMTUNE_PC_TO_PREFIX "${GEMMTUNE_PC_TO_PREFIX}")
-list(TRANSFORM CUDAToolkit_INCLUDE_DIRS PREPEND "-I" OUTPUT_VARIABLE _cuda_cflags)
-list(JOIN _cuda_cflags " " GEMMTUNE_PC_CUDA_CFLAGS)
+# The toolkit's root, as /usr/local/cuda (the link every NVIDIA install makes) when it is that one.
+set(GEMMTUNE_PC_CUDA_HOME "${CUDAToolkit_LIBRARY_ROOT}")
+if(NOT GEMMTUNE_PC_CUDA_HOME)
+  get_filename_component(GEMMTUNE_PC_CUDA_HOME "${CUDAToolkit_BIN_DIR}" DIRECTORY)
+endif()
+file(REAL_PATH "${GEMMTUNE_PC_CUDA_HOME}" _cuda_home_real)
+file(REAL_PATH "/usr/local/cuda" _usr_local_cuda_real)
+if(_cuda_home_real STREQUAL _usr_local_cuda_real)
+  set(GEMMTUNE_PC_CUDA_HOME /usr/local/cuda)
+endif()
 configure_file(cmake/gemmtune.pc.in "${CMAKE_CURRENT_BINARY_DIR}/gemmtune.pc" @ONLY)
 install(FILES "${CMAKE_CURRENT_BINARY_DIR}/gemmtune.pc" DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 install(FILES LICENSE DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/gemmtune)

@@ -17,6 +17,7 @@
 
 #include "commands.hpp"
 #include "cpu_blas.hpp"
+#include "deprecated.hpp"
 #include "file_output.hpp"
 #include "gemmtune/device_buffer.hpp"
 #include "gemmtune/error.hpp"
@@ -271,8 +272,15 @@ static void add_bench_command(CLI::App& app) {
   cmd->add_option("--file", o->file, "CSV of problems: m,n,k[,layout][,batch]");
   cmd->add_option("--layout", o->layout, "nn, nt, tn, tt or all")->capture_default_str();
   cmd->add_option("--db", o->db, db_option_help("Tuning database"));
-  cmd->add_option("--device", o->device, "CUDA device ordinal")->capture_default_str();
-  cmd->add_option("--json", o->json, "Also write the results to this JSON file (gemmtune report --bench draws it)");
+  add_old_spelling(
+      cmd, cmd->add_option("--gpu", o->device, "CUDA device ordinal")->capture_default_str(),
+      "--device", o->device);
+  add_old_spelling(
+      cmd,
+      cmd->add_option(
+          "--out", o->json,
+          "Also write the results to this JSON file (gemmtune report --bench draws it)"),
+      "--json", o->json);
   cmd->add_option("--precision", o->precision,
                   "The dispatcher's precision policy: ieee (FP32 FMA), fp32 (also 3xTF32 kernels as accurate as "
                   "FP32 FMA), tf32 (also 1xTF32)")

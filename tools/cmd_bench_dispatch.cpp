@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "deprecated.hpp"
 #include "gemmtune/choice.hpp"
 #include "gemmtune/db/database.hpp"
 #include "gemmtune/device_buffer.hpp"
@@ -191,7 +192,9 @@ void run_bench(const BenchOptions& o) {
 static void add_bench_dispatch_command(CLI::App& app) {
   auto o = std::make_shared<BenchOptions>();
   auto* cmd = app.add_subcommand("bench-dispatch", "Measure the dispatcher's overhead, first-call cost and throughput");
-  cmd->add_option("--device", o->device, "CUDA device ordinal")->capture_default_str();
+  add_old_spelling(
+      cmd, cmd->add_option("--gpu", o->device, "CUDA device ordinal")->capture_default_str(),
+      "--device", o->device);
   cmd->add_option("--calls", o->calls, "Hot calls to average over")->capture_default_str();
   cmd->add_option("--first-call-reps", o->first_call_reps, "Fresh-dispatcher repetitions")->capture_default_str();
   cmd->add_option("--hot-shape", o->hot_shape, "Small problem MxNxK for the hot path and first call")->capture_default_str();

@@ -4,6 +4,7 @@
 // kernel takes (registers, spills, shared memory), as ptxas reported it, without a GPU.
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <csignal>
 #include <cstdio>
@@ -158,13 +159,16 @@ static void add_compile_command(CLI::App& app) {
   c->plan.add_device_options(cmd, "The GPUs the sweep will run on");
   c->plan.add_shard_option(cmd);
   cmd->add_option("--db", c->db_path, db_option_help("Tuning database to store the cubins in"));
-  cmd->add_option("-j,--jobs", c->jobs, "Parallel compilations")
+  cmd->add_option("-j,--jobs", c->jobs, "Parallel compilations (0: one per core)")
       ->capture_default_str()
-      ->check(CLI::Range(1, 256));
+      ->check(CLI::Range(0, 256));
   cmd->add_flag("--resources", c->resources,
                 "Then show each config's registers, spilled bytes and shared memory per block "
                 "(ptxas's figures, from the binary cache)");
-  cmd->callback([c] { run(*c); });
+  cmd->callback([c] {
+    if (c->jobs == 0) c->jobs = int(std::max(1u, std::thread::hardware_concurrency()));
+    run(*c);
+  });
 }
 
 static const Registration kRegistration("compile", add_compile_command);

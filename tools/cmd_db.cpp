@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 
 #include "db_commands.hpp"
+#include "deprecated.hpp"
 #include "gemmtune/db/reports.hpp"
 #include "gemmtune/db_rows.hpp"
 #include "gemmtune/device.hpp"
@@ -34,8 +36,23 @@ void add_db_option(CLI::App* cmd, std::string& path) {
   cmd->add_option("--db", path, db_option_help("Tuning database file"));
 }
 
-void add_json_flag(CLI::App* cmd, bool& json) {
-  cmd->add_flag("--json", json, "Write the table's rows as a JSON array (numbers in ms, TFLOP/s, %, bytes)");
+void add_format_option(CLI::App* cmd, bool& json) {
+  CLI::Option* format = cmd->add_option_function<std::string>(
+                               "--format", [&json](const std::string& f) { json = f == "json"; },
+                               "table (the default), or json: the table's rows as a JSON array "
+                               "(numbers in ms, TFLOP/s, %, bytes)")
+                            ->check(CLI::IsMember({"table", "json"}));
+  cmd->add_flag_callback(
+         "--json",
+         [&json, format] {
+           if (format->count() > 0)
+             throw CLI::ValidationError("--json",
+                                        "the old spelling of --format json: give one of them");
+           note_deprecated("--json", "--format json");
+           json = true;
+         },
+         "The old spelling of --format json (goes in the next release)")
+      ->group(kDeprecatedGroup);
 }
 
 std::string database_path(const std::string& given) {
@@ -61,8 +78,12 @@ void require_database_file(const std::string& path, const std::string& action) {
 std::optional<db::Database> open_for_reading(const std::string& given) {
   const std::string path = database_path(given);
   if (!std::filesystem::exists(path)) {
-    if (given.empty()) return std::nullopt;  // no sweep yet: an empty report
-    throw usage_error("no tuning database at '" + path + "': check the path given with --db");
+    // One rule wherever the path came from (docs/cli.md, "A missing database").
+    const char* from = !given.empty()               ? "named by --db"
+                       : std::getenv("GEMMTUNE_DB") ? "named by $GEMMTUNE_DB"
+                                                    : "the default";
+    throw usage_error("no tuning database at '" + path + "' (" + from +
+                      "): run gemmtune sweep to make one, or name another file with --db");
   }
   return db::Database(path, db::OpenMode::read_only);
 }

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "db_commands.hpp"
+#include "deprecated.hpp"
 #include "gemmtune/db/reports.hpp"
 #include "gemmtune/db_rows.hpp"
 #include "table.hpp"
@@ -111,16 +112,25 @@ void add_db_best(CLI::App& db) {
   auto* cmd = db.add_subcommand(
       "best", "Per problem: the best config, its speed, cuBLAS's and the margins");
   cmd->footer(
-      "Columns: time (median), rate (FLOP/s), % of the FP32 peak (2 x 128 x SMs x clock), cuBLAS's median in\n"
-      "the same sweep, speedup (cuBLAS time / ours), spread ((max - min) / median of our timing) and\n"
-      "margin (how much slower the best other config is), the config's precision class and its relative\n"
-      "errors on the random and the wide-range verification inputs. A line under the table names the problems\n"
-      "whose best adds split-K parts atomically: its results may differ in the last bits from run to run, and a\n"
-      "deterministic dispatcher runs another config (--json: \"deterministic\" per row).");
+      "Columns: time (median), rate (FLOP/s), % of the FP32 peak (2 x 128 x SMs x clock), cuBLAS's "
+      "median in\n"
+      "the same sweep, speedup (cuBLAS time / ours), spread ((max - min) / median of our timing) "
+      "and\n"
+      "margin (how much slower the best other config is), the config's precision class and its "
+      "relative\n"
+      "errors on the random and the wide-range verification inputs. A line under the table names "
+      "the problems\n"
+      "whose best adds split-K parts atomically: its results may differ in the last bits from run "
+      "to run, and a\n"
+      "deterministic dispatcher runs another config (--format json: \"deterministic\" per row).");
   add_db_option(cmd, o->db);
-  cmd->add_option("--device", o->device, "Only this GPU model (its name, or a unique part of it, e.g. H200)");
+  add_old_spelling(
+      cmd,
+      cmd->add_option("--gpu-model", o->device,
+                      "Only this GPU model (its name, or a unique part of it, e.g. H200)"),
+      "--device", o->device);
   o->filter.add_options(cmd);
-  add_json_flag(cmd, o->json);
+  add_format_option(cmd, o->json);
   cmd->callback([o] { run_best(*o); });
 }
 

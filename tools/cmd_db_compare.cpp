@@ -5,6 +5,7 @@
 #include <map>
 
 #include "db_commands.hpp"
+#include "deprecated.hpp"
 #include "table.hpp"
 
 namespace gemmtune::cli {
@@ -32,7 +33,7 @@ Side side_of(db::Database& db, const db::GpuModelRow& g, const std::string& labe
   return s;
 }
 
-// The GPU model of a database file: --device, or the only one it holds.
+// The GPU model of a database file: --gpu-model, or the only one it holds.
 const db::GpuModelRow& gpu_of_file(const std::vector<db::GpuModelRow>& gpus, const std::string& device,
                                    const std::string& path) {
   if (!device.empty()) return find_gpu(gpus, device, path);
@@ -40,7 +41,7 @@ const db::GpuModelRow& gpu_of_file(const std::vector<db::GpuModelRow>& gpus, con
   if (gpus.empty()) throw usage_error("no results yet in " + path + ": run gemmtune sweep");
   std::string names;
   for (const auto& g : gpus) names += (names.empty() ? "" : ", ") + g.model.name;
-  throw usage_error(path + " holds several GPU models (" + names + "); pick one with --device");
+  throw usage_error(path + " holds several GPU models (" + names + "); pick one with --gpu-model");
 }
 
 bool is_file(const std::string& s) {
@@ -129,8 +130,12 @@ void add_db_compare(CLI::App& db) {
   cmd->add_option("A", o->a, "A GPU model (name or a unique part of it) or a database file")->required();
   cmd->add_option("B", o->b, "Another GPU model, or another database file")->required();
   add_db_option(cmd, o->db);
-  cmd->add_option("--device", o->device, "With two files: the GPU model to take from each (when they hold several)");
-  add_json_flag(cmd, o->json);
+  add_old_spelling(
+      cmd,
+      cmd->add_option("--gpu-model", o->device,
+                      "With two files: the GPU model to take from each (when they hold several)"),
+      "--device", o->device);
+  add_format_option(cmd, o->json);
   cmd->callback([o] { run_compare(*o); });
 }
 

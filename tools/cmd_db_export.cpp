@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "db_commands.hpp"
+#include "deprecated.hpp"
 #include "file_output.hpp"
 #include "gemmtune/db/export.hpp"
 #include "gemmtune/db/reports.hpp"
@@ -67,7 +68,10 @@ void add_db_export(CLI::App& db) {
   cmd->add_option(
       "--out", o->out,
       "Write to this file instead of stdout (replaced only once the export is complete)");
-  cmd->add_option("--device", o->device, "Only this GPU model (its name, or a unique part of it)");
+  add_old_spelling(cmd,
+                   cmd->add_option("--gpu-model", o->device,
+                                   "Only this GPU model (its name, or a unique part of it)"),
+                   "--device", o->device);
   cmd->callback([o] { run_export(*o); });
 }
 

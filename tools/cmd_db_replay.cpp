@@ -4,6 +4,7 @@
 // recorded, measurements the strategy made, simulated seconds, best found vs the recorded best,
 // and how well the cost model orders the recorded candidates (rank correlation).
 #include "db_commands.hpp"
+#include "deprecated.hpp"
 #include "gemmtune/tuner/replay.hpp"
 #include "table.hpp"
 
@@ -85,7 +86,7 @@ void run_replay(ReplayCliOptions& o) {
   }
   if (text.empty() && skipped > 0)
     throw usage_error("no GPU model in '" + db->path() + "' can be replayed");
-  if (text.empty()) throw usage_error("no recorded problem matches --problem/--layout");
+  if (text.empty()) throw usage_error("no recorded problem matches --shape/--layout");
   print(text);
 }
 
@@ -108,18 +109,21 @@ void add_db_replay(CLI::App& db) {
       "recorded best is\n"
       "the best the recording sweep found, not the space's.");
   add_db_option(cmd, o->db);
-  cmd->add_option("--device", o->device, "Only this GPU model (its name, or a unique part of it)");
+  add_old_spelling(cmd,
+                   cmd->add_option("--gpu-model", o->device,
+                                   "Only this GPU model (its name, or a unique part of it)"),
+                   "--device", o->device);
   cmd->add_option("--strategy", o->strategy, "model, halving, exhaustive or random")
       ->capture_default_str();
-  cmd->add_option("--problem", o->filter.shapes, "Only problems of this shape, MxNxK (repeatable)");
-  cmd->add_option("--layout", o->filter.layout, "Only this layout: nn, nt, tn, tt or all")
-      ->capture_default_str();
+  o->filter.add_options(cmd);
+  add_old_spelling(cmd, cmd->get_option("--shape"), "--problem", o->filter.shapes);
   cmd->add_option("--budget", o->budget, "Simulated seconds per problem (0: unlimited)")
       ->check(finite_number(0, false, 1e9, "a number of seconds, 0 or more (0: unlimited)"));
   cmd->add_option("--seed", o->seed, "Noise and sampling seed")->capture_default_str();
-  cmd->add_option("--first-round", o->first_round,
-                  "Measurements the budget always allows, as a sweep's first round of compiles (a sweep "
-                  "sets its compile threads; the model strategy times the best's variants after them)")
+  cmd->add_option(
+         "--first-round", o->first_round,
+         "Measurements the budget always allows, as a sweep's first round of compiles (a sweep "
+         "sets them with -j; the model strategy times the best's variants after them)")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   cmd->add_flag("--uncalibrated", o->uncalibrated,

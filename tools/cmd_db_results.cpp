@@ -1,10 +1,11 @@
-// `gemmtune db results SHAPE`: the ranked candidates for one problem (each config once, at its
-// fastest), with their resources; --failed lists the failures grouped by reason instead.
+// `gemmtune db results --shape MxNxK`: the ranked candidates for one problem (each config once, at
+// its fastest), with their resources; --failed lists the failures grouped by reason instead.
 #include <algorithm>
 #include <map>
 #include <set>
 
 #include "db_commands.hpp"
+#include "deprecated.hpp"
 #include "gemmtune/db/reports.hpp"
 #include "table.hpp"
 
@@ -147,6 +148,7 @@ std::string summary(const Section& s) {
 
 void run_results(ResultsOptions& o) {
   std::int64_t m, n, k;
+  require_shape(o.shape);
   parse_mnk(o.shape, m, n, k);
   ProblemFilter filter;
   filter.layout = o.layout;
@@ -189,14 +191,17 @@ void add_db_results(CLI::App& db) {
   auto o = std::make_shared<ResultsOptions>();
   auto* cmd = db.add_subcommand("results",
                                 "Ranked configs of one shape, with resources; --failed: failures by reason");
-  cmd->add_option("shape", o->shape, "Problem shape MxNxK, e.g. 4096x4096x4096")->required();
+  add_shape_option(cmd, o->shape, "Problem shape MxNxK, e.g. 4096x4096x4096");
   add_db_option(cmd, o->db);
   cmd->add_option("--layout", o->layout, "nn, nt, tn, tt or all")->capture_default_str();
-  cmd->add_option("--device", o->device, "Only this GPU model (its name, or a unique part of it)");
+  add_old_spelling(cmd,
+                   cmd->add_option("--gpu-model", o->device,
+                                   "Only this GPU model (its name, or a unique part of it)"),
+                   "--device", o->device);
   cmd->add_option("--top", o->top, "Show the fastest N configs (0: all)")->capture_default_str()->check(
       CLI::NonNegativeNumber);
   cmd->add_flag("--failed", o->failed, "List the failed configs, grouped by status and reason");
-  add_json_flag(cmd, o->json);
+  add_format_option(cmd, o->json);
   cmd->callback([o] { run_results(*o); });
 }
 

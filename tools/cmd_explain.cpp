@@ -1,9 +1,13 @@
-// `gemmtune explain MxNxK [--layout nt] [--batch N] [--alignment 4] [--deterministic] [--precision P] [--db PATH]
-// [--device N] [--arch sm_90 [--gpu-name NAME]]`: the kernel the dispatcher would choose and why. With --arch it
-// needs no GPU: the GPU model is --gpu-name, or the only one of that architecture in the database.
+// `gemmtune explain --shape MxNxK [--layout nt] [--batch N] [--alignment 4] [--deterministic]
+// [--precision P]
+// [--db PATH] [--gpu N] [--arch sm_90 [--gpu-model NAME]]`: the kernel the dispatcher would choose
+// and why. With
+// --arch it needs no GPU: the GPU model is --gpu-model, or the only one of that architecture in the
+// database.
 #include <cstdio>
 
 #include "commands.hpp"
+#include "deprecated.hpp"
 #include "gemmtune/choice.hpp"
 #include "gemmtune/db/database.hpp"
 #include "gemmtune/error.hpp"
@@ -26,6 +30,7 @@ struct ExplainOptions {
 };
 
 void run_explain(const ExplainOptions& o) {
+  require_shape(o.shape);
   tuner::Shape s = tuner::parse_shape(o.shape);
   if (o.batch < 1) throw Error(Status::kInvalidArgument, "--batch must be at least 1");
   if (o.alignment != 0 && o.alignment != 1 && o.alignment != 2 && o.alignment != 4)
@@ -75,7 +80,7 @@ void run_explain(const ExplainOptions& o) {
 static void add_explain_command(CLI::App& app) {
   auto o = std::make_shared<ExplainOptions>();
   auto* cmd = app.add_subcommand("explain", "Show the kernel the dispatcher chooses for a problem, and why");
-  cmd->add_option("shape", o->shape, "Problem MxNxK, e.g. 4096x4096x4096")->required();
+  add_shape_option(cmd, o->shape, "Problem MxNxK, e.g. 4096x4096x4096");
   cmd->add_option("--layout", o->layout, "nn, nt, tn, tt or all")->capture_default_str();
   cmd->add_option("--batch", o->batch, "Batch count")->capture_default_str();
   cmd->add_option("--alignment", o->alignment, "Alignment class of the data: 4, 2 or 1 floats (default: what the shape allows)");
@@ -86,11 +91,17 @@ static void add_explain_command(CLI::App& app) {
                   "FMA), tf32 (also 1xTF32)")
       ->capture_default_str();
   cmd->add_option("--db", o->db_path, db_option_help("Tuning database"));
-  cmd->add_option("--device", o->device, "CUDA device ordinal whose GPU model is looked up")->capture_default_str();
+  add_old_spelling(
+      cmd,
+      cmd->add_option("--gpu", o->device, "CUDA device ordinal whose GPU model is looked up")
+          ->capture_default_str(),
+      "--device", o->device);
   cmd->add_option("--arch", o->arch, "Work without a GPU: the architecture, e.g. sm_90");
-  cmd->add_option("--gpu-name", o->gpu_name,
-                  "GPU model name as the database stores it, e.g. \"NVIDIA H200\" (with --arch: default the only "
-                  "model of that architecture)");
+  auto* model = cmd->add_option(
+      "--gpu-model", o->gpu_name,
+      "GPU model name as the database stores it, e.g. \"NVIDIA H200\" (with --arch: default "
+      "the only model of that architecture)");
+  add_old_spelling(cmd, model, "--gpu-name", o->gpu_name);
   cmd->callback([o] { run_explain(*o); });
 }
 

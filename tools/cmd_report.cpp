@@ -12,6 +12,7 @@
 #include <filesystem>
 
 #include "db_commands.hpp"
+#include "deprecated.hpp"
 #include "table.hpp"
 
 extern char** environ;
@@ -127,14 +128,18 @@ void add_report_command(CLI::App& app) {
       "Draw the database: speedup over cuBLAS, heatmaps per problem class, roofline, CPU/GPU crossover, index.html");
   cmd->add_option("--out", o->out, "Directory to write the pictures and index.html to")->required();
   add_db_option(cmd, o->db);
-  cmd->add_option("--device", o->device, "Only this GPU model (its name, or a unique part of it)");
+  add_old_spelling(cmd,
+                   cmd->add_option("--gpu-model", o->device,
+                                   "Only this GPU model (its name, or a unique part of it)"),
+                   "--device", o->device);
   cmd->add_option("--shape", o->shape, "Problem of the single BM x BN heatmap, MxNxK (default: the largest)");
   cmd->add_option("--layout", o->layout, "Layout of that problem: nn, nt, tn, tt or all")
       ->capture_default_str()
       ->check(CLI::IsMember({"nn", "nt", "tn", "tt", "all"}));
-  cmd->add_option("--bench", o->bench,
-                  "A `gemmtune bench --json` file of the same GPU (repeatable): the dispatcher's times, the "
-                  "measured ceilings of the roofline, and with --cpu the CPU/GPU crossover")
+  cmd->add_option(
+         "--bench", o->bench,
+         "A `gemmtune bench --out` file of the same GPU (repeatable): the dispatcher's times, the "
+         "measured ceilings of the roofline, and with --cpu the CPU/GPU crossover")
       ->check(CLI::ExistingFile);
   cmd->add_option("--peak", o->peak_tflops, "FMA ceiling of the roofline in TFLOP/s (default: measured, from --bench)")
       ->check(CLI::PositiveNumber);

@@ -2,6 +2,7 @@
 // pruning, and with --compile their compiled resources. Needs no GPU.
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <thread>
 
@@ -81,13 +82,41 @@ void print_knobs() {
                 std::string(flag.name_prefix).c_str(), std::string(flag.meaning).c_str());
 }
 
+// Says on stderr, once a second, how far a walk through the space has got: a walk checks millions
+// of combinations for seconds, and a silent one looks hung.
+class WalkProgress {
+ public:
+  explicit WalkProgress(std::string what) : what_(std::move(what)) {}
+  // Counts one combination.
+  void visit() {
+    if (++seen_ % 65536 != 0) return;
+    const auto now = std::chrono::steady_clock::now();
+    if (now < next_) return;
+    next_ = now + std::chrono::seconds(1);
+    std::fprintf(stderr, "space: %s: %.1f million combinations checked\n", what_.c_str(),
+                 double(seen_) / 1e6);
+  }
+
+ private:
+  std::string what_;
+  std::size_t seen_ = 0;
+  std::chrono::steady_clock::time_point next_ =
+      std::chrono::steady_clock::now() + std::chrono::seconds(1);
+};
+
 void run_space(const SpaceOptions& o) {
   if (o.knobs) return print_knobs();
   DeviceLimits limits = DeviceLimits::for_arch(o.arch);
   auto layouts = tuner::parse_layouts(o.layout);
   std::vector<GemmConfig> configs;
   for (auto [a, b] : layouts) {
-    auto part = o.sample ? tuner::coverage_sample(limits, a, b) : tuner::valid_space(limits, a, b);
+    WalkProgress progress(o.arch + " " + op_char(a) + op_char(b));
+    const auto visit = [&progress](const GemmConfig&) {
+      progress.visit();
+      return true;
+    };
+    auto part = o.sample ? tuner::coverage_sample(limits, a, b, visit)
+                         : tuner::valid_space(limits, a, b, visit);
     configs.insert(configs.end(), part.begin(), part.end());
   }
   const bool capped = (o.list || o.compile) && o.max > 0 && int(configs.size()) > o.max;
@@ -124,8 +153,13 @@ static void add_space_command(CLI::App& app) {
   cmd->add_option("--max", o->max, "With --list or --compile: at most this many configs, evenly spread over the space (0 = all)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
-  cmd->add_option("-j,--jobs", o->jobs, "Parallel compilations")->capture_default_str()->check(CLI::Range(1, 256));
-  cmd->callback([o] { run_space(*o); });
+  cmd->add_option("-j,--jobs", o->jobs, "Parallel compilations (0: one per core)")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 256));
+  cmd->callback([o] {
+    if (o->jobs == 0) o->jobs = int(std::max(1u, std::thread::hardware_concurrency()));
+    run_space(*o);
+  });
 }
 
 static const Registration kRegistration("space", add_space_command);

@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "commands.hpp"
+#include "deprecated.hpp"
 #include "gemmtune/db/database.hpp"
 #include "gemmtune/error.hpp"
 #include "gemmtune/tuner/sweep.hpp"
@@ -65,14 +66,15 @@ std::vector<int> parse_devices(const std::string& text) {
       if (used != item.size() || d < 0) throw std::invalid_argument(item);
       out.push_back(d);
     } catch (const std::exception&) {
-      throw Error(Status::kInvalidArgument, "bad --devices '" + text + "': expected CUDA ordinals such as 0,1");
+      throw Error(Status::kInvalidArgument,
+                  "bad --gpus '" + text + "': expected CUDA ordinals such as 0,1");
     }
     if (std::count(out.begin(), out.end() - 1, out.back()) > 0)
       throw Error(Status::kInvalidArgument,
-                  "bad --devices '" + text + "': device " + std::to_string(out.back()) +
+                  "bad --gpus '" + text + "': GPU " + std::to_string(out.back()) +
                       " is listed twice; each worker needs a GPU of its own");
   }
-  if (out.empty()) throw Error(Status::kInvalidArgument, "--devices lists no device");
+  if (out.empty()) throw Error(Status::kInvalidArgument, "--gpus lists no GPU");
   return out;
 }
 
@@ -181,13 +183,16 @@ static void add_sweep_command(CLI::App& app) {
   cmd->add_option("--strategy", c->strategy, "exhaustive, random, halving or model")->capture_default_str();
   cmd->add_option("--budget", c->budget,
                   "Seconds per problem (0: no limit); every strategy honours it, after measuring "
-                  "the first round of compiles (one per compile thread)")
+                  "the first round of compiles (one per -j job)")
       ->capture_default_str()
       ->check(finite_number(0, false, 1e9, "a number of seconds, 0 or more (0: no limit)"));
   cmd->add_option("--max-configs", c->max_configs, "Random strategy: candidates to try per problem");
   cmd->add_flag("--force", c->force, "Re-measure configs already measured on this GPU model");
   c->plan.add_candidate_options(cmd);
-  cmd->add_option("--devices", c->devices, "CUDA ordinals, one worker each, e.g. 0,1")->capture_default_str();
+  add_old_spelling(cmd,
+                   cmd->add_option("--gpus", c->devices, "CUDA ordinals, one worker each, e.g. 0,1")
+                       ->capture_default_str(),
+                   "--devices", c->devices);
   cmd->add_flag("--dry-run", c->dry_run, "List the problems and candidate counts; needs no GPU");
   cmd->add_option("--hang-timeout", c->hang_timeout,
                   "Seconds before a verification run counts as hung")
@@ -196,9 +201,11 @@ static void add_sweep_command(CLI::App& app) {
                             "a number of seconds above 0, up to 86400 (a timeout is recorded, and "
                             "later sweeps skip the config: too short a wait would mark running "
                             "kernels hung)"));
-  cmd->add_option("--compile-threads", c->compile_threads, "NVRTC threads (0: one per core)")
-      ->capture_default_str()
-      ->check(CLI::Range(0, 256));
+  auto* jobs =
+      cmd->add_option("-j,--jobs", c->compile_threads, "Parallel compilations (0: one per core)")
+          ->capture_default_str()
+          ->check(CLI::Range(0, 256));
+  add_old_spelling(cmd, jobs, "--compile-threads", c->compile_threads)->check(CLI::Range(0, 256));
   cmd->add_option("--seed", c->seed, "Seed of the random data and sampling (0: random)")->capture_default_str();
   c->plan.add_device_options(cmd, "Planning without a GPU (--dry-run, and how --shard splits the work)");
   c->plan.add_shard_option(cmd);

@@ -15,6 +15,8 @@
 #include <random>
 
 #include "commands.hpp"
+#include "deprecated.hpp"
+#include "file_output.hpp"
 #include "gemmtune/db/database.hpp"
 #include "gemmtune/device_buffer.hpp"
 #include "gemmtune/error.hpp"
@@ -24,7 +26,6 @@
 #include "gemmtune/tuner/cublas_baseline.hpp"
 #include "gemmtune/tuner/shape.hpp"
 #include "gemmtune/tuner/timer.hpp"
-#include "file_output.hpp"
 #include "table.hpp"
 
 namespace gemmtune::cli {
@@ -234,15 +235,19 @@ static void add_try_command(CLI::App& app) {
   cmd->add_option("--batch", o->batch, "Batch count of every --shape problem (strided, packed matrices)")
       ->capture_default_str();
   cmd->add_option("--layout", o->layout, "nn, nt, tn, tt or all: runs every name in these layouts (default: each name in its own)");
-  cmd->add_option("--device", o->device, "CUDA device ordinal")->capture_default_str();
+  add_old_spelling(
+      cmd, cmd->add_option("--gpu", o->device, "CUDA device ordinal")->capture_default_str(),
+      "--device", o->device);
   cmd->add_option("--db", o->db,
                   db_option_help("Tuning database whose binary cache to use and add to, where the file exists"));
   cmd->add_option("-j,--jobs", o->jobs, "Parallel compilations (0: one per core)")
       ->capture_default_str()
       ->check(CLI::Range(0, 256));
-  cmd->add_option("--json", o->json,
-                  "Also write every row to this JSON file: problem, config, status (ok, wrong_result, invalid, "
-                  "cannot_run, compile_failed), times, speedup, error, registers");
+  auto* out = cmd->add_option(
+      "--out", o->json,
+      "Also write every row to this JSON file: problem, config, status (ok, wrong_result, "
+      "invalid, cannot_run, compile_failed), times, speedup, error, registers");
+  add_old_spelling(cmd, out, "--json", o->json);
   cmd->callback([o] { run_try(*o); });
 }
 

@@ -10,6 +10,12 @@
 #include <map>
 #include <string>
 
+#include "gemmtune/version.h"
+
+/// The version every command reports (--version, info, the records of bench and sweep): the
+/// library's, generated from the project version.
+#define GEMMTUNE_VERSION GEMMTUNE_VERSION_STRING
+
 namespace gemmtune::cli {
 
 /// The exit statuses of every command (README, "Exit status"). CLI11's own parse errors map

@@ -33,8 +33,8 @@ inline Error usage_error(const std::string& message) { return Error(Status::kInv
 
 /// Adds `--db PATH` (empty: the default database) to `cmd`.
 void add_db_option(CLI::App* cmd, std::string& path);
-/// Adds `--json` to `cmd`.
-void add_json_flag(CLI::App* cmd, bool& json);
+/// Adds `--format table|json` to `cmd` (json: `json` becomes true), and the older `--json`.
+void add_format_option(CLI::App* cmd, bool& json);
 
 /// The path `--db` names, or the default database's.
 std::string database_path(const std::string& given);
@@ -47,13 +47,13 @@ bool same_file(const std::string& a, const std::string& b);
 /// must not create one for a mistyped path: "no tuning database at '...': nothing to <action>".
 void require_database_file(const std::string& path, const std::string& action);
 
-/// Opens the database read-only for a read command. Empty when no path was given and the default
-/// database does not exist yet (an empty database, as far as the user is concerned); a named file
-/// that is missing or not a tuning database throws a one-line DatabaseError.
+/// Opens the database read-only for a read command (always engaged: the optional lets callers
+/// reset it early). A missing file is a usage error wherever its path came from (--db,
+/// $GEMMTUNE_DB or the default); a file that is not a tuning database throws a DatabaseError.
 std::optional<db::Database> open_for_reading(const std::string& given);
 
 /// True, after printing "no results yet: run gemmtune sweep" (to stderr, and "[]" to stdout with
-/// --json), when `db` is absent or holds no results; read commands then exit 0.
+/// --format json), when `db` is absent or holds no results; read commands then exit 0.
 bool report_if_empty(const std::optional<db::Database>& db, bool json);
 
 /// The GPU model whose name is `name` (case-insensitive), or whose name alone contains it;

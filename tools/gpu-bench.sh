@@ -37,7 +37,7 @@ else
   tail -30 "$out/sweep.log"
   echo "sweep: $(($(date +%s) - start)) s"
 fi
-"$gemmtune" bench --db "$db" --json "$out/bench.json" "$@" 2>&1 | tee "$out/bench.log"
+"$gemmtune" bench --db "$db" --out "$out/bench.json" "$@" 2>&1 | tee "$out/bench.log"
 status=${PIPESTATUS[0]}
 python3 - "$db" <<'EOF'
 import sqlite3, sys

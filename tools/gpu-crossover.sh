@@ -38,7 +38,7 @@ command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version,c
 { lscpu 2>/dev/null || cat /proc/cpuinfo; } > "$out/cpu.txt"
 echo "gpu-crossover: $(nproc) cores; ${#sizes[@]} sizes x 4 layouts"
 start=$(date +%s)
-"$build/tools/gemmtune" bench --cpu --layout all "${db_args[@]}" "${shapes[@]}" --json "$out/crossover.json" 2>&1 |
+"$build/tools/gemmtune" bench --cpu --layout all "${db_args[@]}" "${shapes[@]}" --out "$out/crossover.json" 2>&1 |
   tee "$out/crossover.log"
 status=${PIPESTATUS[0]}
 echo "gpu-crossover: $(($(date +%s) - start)) s, exit $status; results in $out"

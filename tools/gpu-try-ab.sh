@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# Compares two builds on named configs, on a machine with a GPU: `gemmtune try --json` of each in
+# Compares two builds on named configs, on a machine with a GPU: `gemmtune try --out` of each in
 # turns A B B A, then per problem and config each build's times, B / A, and every result that was
 # not right. For kernel changes: the same configs, the same shapes, one process per run.
 #   usage: tools/gpu-try-ab.sh CLI_A CLI_B TRY_ARGS...
 #     CLI_A, CLI_B  the two builds' gemmtune executables (a FILE.gz is unpacked first), e.g.
 #                   stripped and gzipped so that both travel to the GPU machine
 #     TRY_ARGS      config names and --shape options, as `gemmtune try` takes them
-#   Writes to $OUT (default ./gpu-try-ab): a1.json b1.json b2.json a2.json (try --json), their
+#   Writes to $OUT (default ./gpu-try-ab): a1.json b1.json b2.json a2.json (try --out), their
 #   logs, and compare.txt (the table printed). Exits 1 when either build gave a wrong result or
 #   a run failed.
 set -uo pipefail
@@ -42,7 +42,7 @@ status=0
 for run in a1 b1 b2 a2; do
   v=${run:0:1}
   start=$(date +%s)
-  "$work/$v" try "$@" --json "$out/$run.json" > "$out/$run.log" 2>&1
+  "$work/$v" try "$@" --out "$out/$run.json" > "$out/$run.log" 2>&1
   rc=$?
   echo "$run: status $rc, $(($(date +%s) - start)) s"
   # Status 1 with the file written: wrong results, listed below; anything else is a failed run.

@@ -31,8 +31,20 @@ ensure_packages setup cmake g++ make libsqlite3-dev sqlite3 libcli11-dev libgtes
 jobs=$(nproc)
 echo "setup: [2/3] configure and build into build/ ($jobs jobs)"
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build build -j"$jobs" 2>&1 | grep -E 'error|warning|Error' || true
-test -x build/tools/gemmtune || { echo "setup: build failed; run: cmake --build build" >&2; exit 1; }
+# The build takes minutes: a line at every tenth of it, the errors and warnings as they come, the
+# whole log in build/setup-build.log, and the build's own exit status when it fails.
+build_status=0
+cmake --build build -j"$jobs" 2>&1 | tee build/setup-build.log | awk '
+  /^\[ *[0-9]+%\]/ {
+    percent = $0; sub(/^\[ */, "", percent); sub(/%.*/, "", percent); percent += 0
+    if (percent >= shown + 10) { shown = percent - percent % 10; printf "setup:   %d%% built\n", shown; fflush() }
+    next
+  }
+  /error|warning|Error/ { print; fflush() }' || build_status=$?
+if [ "$build_status" -ne 0 ] || [ ! -x build/tools/gemmtune ]; then
+  echo "setup: the build failed (status $build_status); the full log is build/setup-build.log" >&2
+  exit $((build_status ? build_status : 1))
+fi
 
 case "$mode" in
   build) echo "setup: [3/3] done: build/tools/gemmtune" ;;
@@ -44,6 +56,6 @@ case "$mode" in
     ;;
   --tune)
     echo "setup: [3/3] tuning the quick preset on GPU 0"
-    exec build/tools/gemmtune sweep --preset quick --devices 0
+    exec build/tools/gemmtune sweep --preset quick --gpus 0
     ;;
 esac

@@ -34,16 +34,17 @@ enum class Align { left, right };
 /// One column: its header, its JSON key, and how it is laid out.
 struct Column {
   std::string header;      ///< shown above the column (carries the unit where cells do not)
-  std::string key;         ///< its key in --json output; "" spreads an object cell's fields into the row
+  std::string
+      key;  ///< its key in --format json output; "" spreads an object cell's fields into the row
   Align align = Align::right;
-  bool in_text = true;     ///< false: only in --json (e.g. the GPU a grouped table is for)
+  bool in_text = true;     ///< false: only in --format json (e.g. the GPU a grouped table is for)
   std::string note = {};   ///< printed under the table: what the column's cells mean
 };
 
-/// One cell: what the table shows and what --json writes.
+/// One cell: what the table shows and what --format json writes.
 struct Cell {
   std::string text;     ///< display text; "-" for nothing
-  nlohmann::ordered_json json;  ///< the value --json writes
+  nlohmann::ordered_json json;  ///< the value --format json writes
 
   /// A string.
   static Cell str(std::string_view s) { return {std::string(s), std::string(s)}; }

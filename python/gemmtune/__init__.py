@@ -15,7 +15,7 @@ own (configure(fallback="never") forces gemmtune). docs/python.md has the full g
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 from . import layout
 from ._library import library_path, ops_library_path

@@ -77,7 +77,8 @@ std::vector<GemmConfig> valid_space(const DeviceLimits& limits, Op op_a, Op op_b
   return out;
 }
 
-std::vector<GemmConfig> coverage_sample(const DeviceLimits& limits, Op op_a, Op op_b) {
+std::vector<GemmConfig> coverage_sample(const DeviceLimits& limits, Op op_a, Op op_b,
+                                        const std::function<void(const GemmConfig&)>& visit) {
   GemmConfig def;
   def.op_a = op_a, def.op_b = op_b;
   auto distance = [&](const GemmConfig& c) {
@@ -93,6 +94,7 @@ std::vector<GemmConfig> coverage_sample(const DeviceLimits& limits, Op op_a, Op 
   };
   std::vector<std::map<int, Closest>> closest(std::size(kSgemmKnobs));
   valid_space(limits, op_a, op_b, [&](const GemmConfig& c) {
+    if (visit) visit(c);
     if (c.validate(limits)) return false;  // not valid
     const int d = distance(c);
     for (std::size_t i = 0; i < std::size(kSgemmKnobs); ++i) {

@@ -268,4 +268,23 @@ const char* gemmtune_last_error(void);
 }
 #endif
 
+/* The version: the headers' in gemmtune/version.h (GEMMTUNE_VERSION_MAJOR, ..._STRING), the
+ * library's from the functions below. */
+#include "gemmtune/version.h"
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** The library's version, "MAJOR.MINOR.PATCH" (GEMMTUNE_VERSION_STRING as it was built); never
+ * NULL. It may differ from the headers' when a program loads another libgemmtune.so. */
+const char* gemmtune_version(void);
+
+/** The library's version as MAJOR * 10000 + MINOR * 100 + PATCH (GEMMTUNE_VERSION_NUMBER as it
+ * was built): compare it with the headers' to refuse a library older than they are. */
+int gemmtune_version_number(void);
+
+#ifdef __cplusplus
+}
+#endif
+
 #endif /* GEMMTUNE_GEMMTUNE_H */

@@ -23,6 +23,7 @@
 #include "gemmtune/log.hpp"
 #include "gemmtune/precision.hpp"
 #include "gemmtune/problem.hpp"
+#include "gemmtune/version.h"
 #include "gemmtune/workspace_allocator.hpp"
 
 namespace gemmtune {
@@ -213,5 +214,11 @@ class Dispatcher {
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
+
+/// The library's version, "MAJOR.MINOR.PATCH" (gemmtune_version(); the headers' is
+/// GEMMTUNE_VERSION_STRING in gemmtune/version.h).
+const char* version();
+/// The library's version as MAJOR * 10000 + MINOR * 100 + PATCH (gemmtune_version_number()).
+int version_number();
 
 }  // namespace gemmtune

@@ -35,7 +35,8 @@ class ExplainCli : public ::testing::Test {
 };
 
 TEST_F(ExplainCli, ExactWithoutAGpu) {
-  CliRun r = explain({"4096x4096x4096", "--layout", "nt", "--arch", "sm_90", "--db", path_});
+  CliRun r =
+      explain({"--shape", "4096x4096x4096", "--layout", "nt", "--arch", "sm_90", "--db", path_});
   EXPECT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("source   exact"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find(config_name(pool_[0])), std::string::npos) << r.out;
@@ -46,26 +47,26 @@ TEST_F(ExplainCli, ExactWithoutAGpu) {
 }
 
 TEST_F(ExplainCli, NearestAndBuiltin) {
-  CliRun r = explain({"600x500x500", "--layout", "nt", "--arch", "sm_90", "--gpu-name",
+  CliRun r = explain({"--shape", "600x500x500", "--layout", "nt", "--arch", "sm_90", "--gpu-model",
                       "NVIDIA H200", "--db", path_});
   EXPECT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("source   nearest"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("tuned    512x512x512 nt"), std::string::npos) << r.out;
 
-  r = explain({"600x500x500", "--layout", "tt", "--arch", "sm_90", "--db", path_});
+  r = explain({"--shape", "600x500x500", "--layout", "tt", "--arch", "sm_90", "--db", path_});
   EXPECT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("source   builtin"), std::string::npos) << r.out;
 }
 
 TEST_F(ExplainCli, MissingDatabaseStillAnswers) {
-  CliRun r = explain({"100x100x100", "--arch", "sm_80", "--db", path_ + ".missing"});
+  CliRun r = explain({"--shape", "100x100x100", "--arch", "sm_80", "--db", path_ + ".missing"});
   EXPECT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("source   builtin"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("does not exist"), std::string::npos) << r.out;
 }
 
 TEST_F(ExplainCli, BadShapeIsAnError) {
-  CliRun r = explain({"100x100", "--arch", "sm_90", "--db", path_});
+  CliRun r = explain({"--shape", "100x100", "--arch", "sm_90", "--db", path_});
   EXPECT_NE(r.status, 0) << r.out;
 }
 

@@ -62,9 +62,9 @@ TEST(HugeSizes, PredictedEfficiencyOfAHugeBatchIsAFraction) {
 
 TEST(HugeSizes, ExplainTheLargestK) {
   if (cli_path().empty()) GTEST_SKIP() << "the command line is not built";
-  CliRun r =
-      run_cli({"explain", "1x1x2147483647", "--arch", "sm_90", "--db", "/nonexistent/tuning.db"},
-              {.merge_stderr = true});
+  CliRun r = run_cli(
+      {"explain", "--shape", "1x1x2147483647", "--arch", "sm_90", "--db", "/nonexistent/tuning.db"},
+      {.merge_stderr = true});
   EXPECT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("1x1x2147483647"), std::string::npos) << r.out;
 }

@@ -28,7 +28,7 @@ TEST_F(DbCommands, DevicesListsEveryGpuWithCounts) {
   EXPECT_FALSE(line_with(r.out, "H100").empty()) << r.out;
   EXPECT_TRUE(fits_100_columns(r.out));
 
-  CliRun j = db_cmd({"devices", "--json"}, fixture());
+  CliRun j = db_cmd({"devices", "--format", "json"}, fixture());
   ASSERT_EQ(j.status, 0) << j.err;
   EXPECT_TRUE(json_parses(j.out)) << j.out;
   // 2 sweeps, 3 problems, 11 results of which 4 failed.
@@ -38,7 +38,7 @@ TEST_F(DbCommands, DevicesListsEveryGpuWithCounts) {
 }
 
 TEST_F(DbCommands, BestShowsTheWinnerWithSpeedupSpreadAndMargin) {
-  CliRun r = db_cmd({"best", "--device", "H200"}, fixture());
+  CliRun r = db_cmd({"best", "--gpu-model", "H200"}, fixture());
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(config_names_whole(r.out)) << r.out;
   EXPECT_TRUE(contains(r.out, "NVIDIA H200 (sm_90, 132 SMs, FP32 peak 66.9 TFLOP/s)")) << r.out;
@@ -62,7 +62,7 @@ TEST_F(DbCommands, BestShowsTheWinnerWithSpeedupSpreadAndMargin) {
 }
 
 TEST_F(DbCommands, BestFiltersByShapeAndLayoutAndWritesJson) {
-  CliRun r = db_cmd({"best", "--shape", "4096x4096x4096", "--json"}, fixture());
+  CliRun r = db_cmd({"best", "--shape", "4096x4096x4096", "--format", "json"}, fixture());
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(json_parses(r.out)) << r.out;
   EXPECT_EQ(line_count(r.out), 4) << r.out;  // [ + a row per GPU + ]
@@ -110,7 +110,7 @@ TEST_F(DbCommands, BestAndResultsShowThePrecisionClassAndBothErrors) {
   EXPECT_TRUE(std::regex_search(mid, std::regex(" 2e-07 +-$"))) << r.out;
   EXPECT_TRUE(contains(r.out, "class: ieee FP32 FMA, fp32 3xTF32, tf32 1xTF32")) << r.out;
 
-  CliRun j = db_cmd({"best", "--json"}, file);
+  CliRun j = db_cmd({"best", "--format", "json"}, file);
   ASSERT_EQ(j.status, 0) << j.err;
   EXPECT_TRUE(json_parses(j.out)) << j.out;
   const std::string big_json = line_with(j.out, "\"m\":4096"), mid_json = line_with(j.out, "\"m\":1024");
@@ -120,20 +120,21 @@ TEST_F(DbCommands, BestAndResultsShowThePrecisionClassAndBothErrors) {
   EXPECT_TRUE(contains(mid_json, "\"rel_error\":2e-07,\"wide_error\":null")) << j.out;
 
   // db results shows them for every ranked candidate.
-  CliRun res = db_cmd({"results", "4096x4096x4096"}, file);
+  CliRun res = db_cmd({"results", "--shape", "4096x4096x4096"}, file);
   ASSERT_EQ(res.status, 0) << res.err;
   const std::string row = line_with(res.out, "_m3");
   EXPECT_TRUE(std::regex_search(row, std::regex("_m3 +fp32 "))) << res.out;
   EXPECT_TRUE(std::regex_search(row, std::regex(" 3\\.1e-07 +2\\.9e-07 "))) << res.out;
   EXPECT_TRUE(contains(res.out, "class: ieee FP32 FMA")) << res.out;
-  CliRun res_json = db_cmd({"results", "1024x1024x2048", "--json"}, file);
+  CliRun res_json = db_cmd({"results", "--shape", "1024x1024x2048", "--format", "json"}, file);
   ASSERT_EQ(res_json.status, 0) << res_json.err;
   EXPECT_TRUE(contains(res_json.out, "\"precision_class\":\"ieee\"")) << res_json.out;
   EXPECT_TRUE(contains(res_json.out, "\"rel_error\":2e-07,\"wide_error\":null")) << res_json.out;
 }
 
 TEST_F(DbCommands, ResultsRanksCandidatesWithResources) {
-  CliRun r = db_cmd({"results", "4096x4096x4096", "--device", "NVIDIA H200"}, fixture());
+  CliRun r =
+      db_cmd({"results", "--shape", "4096x4096x4096", "--gpu-model", "NVIDIA H200"}, fixture());
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(config_names_whole(r.out)) << r.out;
   const auto first = line_with(r.out, "128x128x8_w64x32_t8x8_s2"),
@@ -145,18 +146,20 @@ TEST_F(DbCommands, ResultsRanksCandidatesWithResources) {
   EXPECT_TRUE(contains(first, "128")) << first;         // registers
   EXPECT_TRUE(contains(r.out, "4 configs ran; 4 failed: 1 compile_failed, 2 invalid, 1 wrong_result")) << r.out;
 
-  CliRun top = db_cmd({"results", "4096x4096x4096", "--device", "H200", "--top", "2"}, fixture());
+  CliRun top = db_cmd({"results", "--shape", "4096x4096x4096", "--gpu-model", "H200", "--top", "2"},
+                      fixture());
   ASSERT_EQ(top.status, 0) << top.err;
   EXPECT_TRUE(line_with(top.out, "64x64x8_w32x32_t4x4_s1").empty()) << top.out;
   EXPECT_TRUE(contains(top.out, "the fastest 2 of 4")) << top.out;
 
-  CliRun j = db_cmd({"results", "4096x4096x4096", "--json"}, fixture());
+  CliRun j = db_cmd({"results", "--shape", "4096x4096x4096", "--format", "json"}, fixture());
   ASSERT_EQ(j.status, 0) << j.err;
   EXPECT_TRUE(json_parses(j.out)) << j.out;
 }
 
 TEST_F(DbCommands, ResultsGroupsFailuresByReason) {
-  CliRun r = db_cmd({"results", "4096x4096x4096", "--device", "H200", "--failed"}, fixture());
+  CliRun r = db_cmd({"results", "--shape", "4096x4096x4096", "--gpu-model", "H200", "--failed"},
+                    fixture());
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(config_names_whole(r.out)) << r.out;
   const std::string invalid = line_with(r.out, "invalid   ");
@@ -165,7 +168,9 @@ TEST_F(DbCommands, ResultsGroupsFailuresByReason) {
   EXPECT_TRUE(contains(line_with(r.out, "compile_failed   "), "too much shared data")) << r.out;
   EXPECT_TRUE(contains(line_with(r.out, "wrong_result   "), "relative error")) << r.out;
 
-  CliRun j = db_cmd({"results", "4096x4096x4096", "--device", "H200", "--failed", "--json"}, fixture());
+  CliRun j = db_cmd({"results", "--shape", "4096x4096x4096", "--gpu-model", "H200", "--failed",
+                     "--format", "json"},
+                    fixture());
   ASSERT_EQ(j.status, 0) << j.err;
   EXPECT_TRUE(json_parses(j.out)) << j.out;
   EXPECT_EQ(line_count(j.out), 5) << j.out;  // three groups
@@ -183,7 +188,7 @@ TEST_F(DbCommands, CompareShowsCommonProblems) {
   EXPECT_TRUE(contains(r.out, "2 common problems")) << r.out;
   EXPECT_TRUE(contains(r.out, "only on A: 1, only on B: 1")) << r.out;
 
-  CliRun j = db_cmd({"compare", "H200", "H100", "--json"}, fixture());
+  CliRun j = db_cmd({"compare", "H200", "H100", "--format", "json"}, fixture());
   ASSERT_EQ(j.status, 0) << j.err;
   EXPECT_TRUE(json_parses(j.out)) << j.out;
 }
@@ -192,7 +197,7 @@ TEST_F(DbCommands, CompareTwoDatabaseFiles) {
   // Split the fixture into an H200-only and an H100-only file by pruning... simpler: export each
   // GPU's view by comparing the fixture with itself for one device.
   const fs::path a = copy_fixture("a.db"), b = copy_fixture("b.db");
-  CliRun r = cli({"db", "compare", a.string(), b.string(), "--device", "H100"});
+  CliRun r = cli({"db", "compare", a.string(), b.string(), "--gpu-model", "H100"});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(contains(r.out, "3 common problems")) << r.out;
   EXPECT_TRUE(contains(r.out, "(same)")) << r.out;
@@ -295,7 +300,7 @@ TEST_F(DbCommands, MergeTwiceAddsNothing) {
   CliRun second = cli({"db", "merge", fixture().string(), "--db", target.string()});
   ASSERT_EQ(second.status, 0) << second.err;
   EXPECT_TRUE(contains(second.out, "nothing new")) << second.out;
-  CliRun best = db_cmd({"best", "--device", "H200", "--shape", "4096x4096x4096"}, target);
+  CliRun best = db_cmd({"best", "--gpu-model", "H200", "--shape", "4096x4096x4096"}, target);
   EXPECT_TRUE(contains(best.out, "1.20x")) << best.out;
 
   CliRun self = cli({"db", "merge", target.string(), "--db", target.string()});
@@ -312,7 +317,7 @@ TEST_F(DbCommands, PruneRemovesOldSweeps) {
   CliRun r = cli({"db", "prune", "--older-than", "30", "--db", db.string()});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(contains(r.out, "1 sweeps, 1 results, 1 baselines")) << r.out;
-  CliRun devices = db_cmd({"devices", "--json"}, db);
+  CliRun devices = db_cmd({"devices", "--format", "json"}, db);
   EXPECT_TRUE(contains(line_with(devices.out, "H200"), "\"sweeps\":1")) << devices.out;
   CliRun again = cli({"db", "prune", "--older-than", "30", "--db", db.string()});
   EXPECT_TRUE(contains(again.out, "nothing to prune")) << again.out;
@@ -323,7 +328,7 @@ TEST_F(DbCommands, PruneStaleTemplatesKeepsCurrentOnes) {
   CliRun r = cli({"db", "prune", "--stale-templates", "--db", db.string()});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(contains(r.out, "1 sweeps")) << r.out;  // only the sweep with the stale hash
-  CliRun best = db_cmd({"best", "--device", "H200", "--shape", "4096x4096x4096"}, db);
+  CliRun best = db_cmd({"best", "--gpu-model", "H200", "--shape", "4096x4096x4096"}, db);
   EXPECT_TRUE(contains(best.out, "1.20x")) << best.out;
 }
 
@@ -538,7 +543,7 @@ TEST_F(DbCommands, MergeOfManyFilesGoesOnPastOneThatFails) {
   EXPECT_TRUE(contains(line_with(first.out, "merged " + fixture().string()), "15 results")) << first.out;
   EXPECT_TRUE(contains(first.out, "nothing new in " + empty.string())) << first.out;
   EXPECT_TRUE(contains(first.out, "2 of 3 files merged into " + target.string())) << first.out;
-  CliRun best = db_cmd({"best", "--device", "H200", "--shape", "4096x4096x4096"}, target);
+  CliRun best = db_cmd({"best", "--gpu-model", "H200", "--shape", "4096x4096x4096"}, target);
   EXPECT_TRUE(contains(best.out, "1.20x")) << best.out;
 
   CliRun again = cli(merge);
@@ -562,32 +567,32 @@ TEST_F(DbCommands, EmptyDatabaseSaysNoResultsYet) {
   const fs::path empty = dir_ / "empty.db";
   { Database d(empty.string(), OpenMode::read_write); }
   for (const auto& args : std::vector<std::vector<std::string>>{
-           {"best"}, {"devices"}, {"results", "64x64x64"}, {"compare", "A", "B"}}) {
+           {"best"}, {"devices"}, {"results", "--shape", "64x64x64"}, {"compare", "A", "B"}}) {
     CliRun r = db_cmd(args, empty);
     EXPECT_EQ(r.status, 0) << args[0] << ": " << r.err;
     EXPECT_TRUE(contains(r.out, "no results yet: run gemmtune sweep")) << args[0] << ": " << r.out;
   }
-  CliRun json = db_cmd({"best", "--json"}, empty);
+  CliRun json = db_cmd({"best", "--format", "json"}, empty);
   EXPECT_EQ(json.out, "[]\n");
-  // No database at the default path yet: the same, not an error.
+  // No database file at all: bad input (2) wherever its path came from, and a hint.
   CliRun fresh = cli({"db", "best"}, (dir_ / "nothing-here.db").string());
-  EXPECT_EQ(fresh.status, 0) << fresh.err;
-  EXPECT_TRUE(contains(fresh.out, "no results yet")) << fresh.out;
+  EXPECT_EQ(fresh.status, 2) << fresh.err;
+  EXPECT_TRUE(contains(fresh.err, "run gemmtune sweep")) << fresh.err;
   EXPECT_FALSE(fs::exists(dir_ / "nothing-here.db"));  // read commands create nothing
 }
 
 TEST_F(DbCommands, UnknownDeviceOrShapeIsOneClearLine) {
-  CliRun dev = db_cmd({"best", "--device", "RTX 9090"}, fixture());
+  CliRun dev = db_cmd({"best", "--gpu-model", "RTX 9090"}, fixture());
   EXPECT_NE(dev.status, 0);
   EXPECT_EQ(line_count(dev.err), 1) << dev.err;
   EXPECT_TRUE(contains(dev.err, "unknown GPU model 'RTX 9090'")) << dev.err;
   EXPECT_TRUE(contains(dev.err, "NVIDIA H200")) << dev.err;  // says what there is
 
-  CliRun ambiguous = db_cmd({"best", "--device", "NVIDIA"}, fixture());
+  CliRun ambiguous = db_cmd({"best", "--gpu-model", "NVIDIA"}, fixture());
   EXPECT_NE(ambiguous.status, 0);
   EXPECT_TRUE(contains(ambiguous.err, "matches several")) << ambiguous.err;
 
-  CliRun shape = db_cmd({"results", "4096x4096x1"}, fixture());
+  CliRun shape = db_cmd({"results", "--shape", "4096x4096x1"}, fixture());
   EXPECT_NE(shape.status, 0);
   EXPECT_EQ(line_count(shape.err), 1) << shape.err;
   EXPECT_TRUE(contains(shape.err, "no results for shape 4096x4096x1")) << shape.err;
@@ -597,7 +602,7 @@ TEST_F(DbCommands, UnknownDeviceOrShapeIsOneClearLine) {
   EXPECT_NE(best_shape.status, 0);
   EXPECT_EQ(line_count(best_shape.err), 1) << best_shape.err;
 
-  CliRun malformed = db_cmd({"results", "4096x4096"}, fixture());
+  CliRun malformed = db_cmd({"results", "--shape", "4096x4096"}, fixture());
   EXPECT_NE(malformed.status, 0);
   EXPECT_TRUE(contains(malformed.err, "not a shape")) << malformed.err;
 }

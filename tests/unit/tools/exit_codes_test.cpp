@@ -36,14 +36,21 @@ TEST_F(ExitCodes, HelpAndVersionAreZero) {
 
 TEST_F(ExitCodes, CommandLineErrorsAreTwo) {
   for (const std::vector<std::string>& args :
-       {std::vector<std::string>{}, {"--bogus"}, {"no-such-command"}, {"db", "best", "--bogus"},
-        {"db", "results"} /* a required argument missing */, {"explain", "64x64x64", "--batch", "x"},
-        {"explain", "64xfoo", "--arch", "sm_90"} /* bad input: a shape */,
-        {"explain", "64x64x64", "--arch", "sm_90", "--alignment", "3"}, {"db", "replay", "--first-round", "0"},
+       {std::vector<std::string>{},
+        {"--bogus"},
+        {"no-such-command"},
+        {"db", "best", "--bogus"},
+        {"db", "results"} /* a required argument missing */,
+        {"explain", "--shape", "64x64x64", "--batch", "x"},
+        {"explain", "--shape", "64xfoo", "--arch", "sm_90"} /* bad input: a shape */,
+        {"explain", "--shape", "64x64x64", "--arch", "sm_90", "--alignment", "3"},
+        {"db", "replay", "--first-round", "0"},
         // try checks its shapes and names before looking for a GPU
-        {"try", "sgemm_nn_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8", "--shape", "64x64x64", "--shape", "64xfoo"},
+        {"try", "sgemm_nn_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8", "--shape", "64x64x64", "--shape",
+         "64xfoo"},
         {"try", "--shape", "64x64x64", "sgemm_nn_no_such_config"},
-        {"try", "sgemm_nn_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8", "--shape", "64x64x64", "--batch", "0"}}) {
+        {"try", "sgemm_nn_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8", "--shape", "64x64x64", "--batch",
+         "0"}}) {
     CliRun r = cli(args);
     std::string line;
     for (const auto& a : args) line += a + " ";
@@ -53,9 +60,15 @@ TEST_F(ExitCodes, CommandLineErrorsAreTwo) {
 
 TEST_F(ExitCodes, AMissingDatabaseFileIsBadInputAndIsNotCreated) {
   const fs::path missing = dir_ / "missing.db";
-  for (const std::vector<std::string>& args :
-       {std::vector<std::string>{"devices"}, {"best"}, {"results", "64x64x64"}, {"export"}, {"check"},
-        {"replay"}, {"prune", "--older-than", "1"}, {"prune", "--older-than", "1", "--dry-run"}, {"migrate"}}) {
+  for (const std::vector<std::string>& args : {std::vector<std::string>{"devices"},
+                                               {"best"},
+                                               {"results", "--shape", "64x64x64"},
+                                               {"export"},
+                                               {"check"},
+                                               {"replay"},
+                                               {"prune", "--older-than", "1"},
+                                               {"prune", "--older-than", "1", "--dry-run"},
+                                               {"migrate"}}) {
     CliRun r = db_cmd(args, missing);
     EXPECT_EQ(r.status, 2) << args[0] << ": " << r.err;
     EXPECT_NE(r.err.find(missing.string()), std::string::npos) << args[0] << ": " << r.err;
@@ -66,18 +79,30 @@ TEST_F(ExitCodes, AMissingDatabaseFileIsBadInputAndIsNotCreated) {
   EXPECT_FALSE(fs::exists(dir_ / "target.db"));
 }
 
+// One rule for a missing database (docs/cli.md, "A missing database"): the db commands exit 2
+// whether the default path, $GEMMTUNE_DB or --db named it; explain runs untuned. None creates it.
 TEST_F(ExitCodes, ReadOnlyCommandsCreateNothingAtTheDefaultPath) {
   // No GEMMTUNE_DB: the default path under XDG_CACHE_HOME, which does not exist yet.
   const fs::path cache = dir_ / "cache";
   ::gemmtune::test::RunOptions options;
   options.unset_env = {"GEMMTUNE_DB"};
   options.set_env = {{"XDG_CACHE_HOME", cache.string()}, {"HOME", (dir_ / "home").string()}};
-  for (const std::vector<std::string>& args :
-       {std::vector<std::string>{"db", "devices"}, {"db", "best"}, {"db", "results", "64x64x64"}, {"db", "export"},
-        {"db", "replay"}, {"explain", "64x64x64", "--arch", "sm_90"}}) {
+  for (const std::vector<std::string>& args : {std::vector<std::string>{"db", "devices"},
+                                               {"db", "best"},
+                                               {"db", "results", "--shape", "64x64x64"},
+                                               {"db", "export"},
+                                               {"db", "replay"}}) {
     CliRun r = ::gemmtune::test::run_cli(args, options);
-    EXPECT_EQ(r.status, 0) << args[0] << " " << args[1] << ": " << r.err;
+    EXPECT_EQ(r.status, 2) << args[0] << " " << args[1] << ": " << r.err;
+    EXPECT_TRUE(contains(r.err, "(the default): run gemmtune sweep")) << args[1] << ": " << r.err;
+    CliRun named = cli(args, (dir_ / "named.db").string());  // $GEMMTUNE_DB: the same status
+    EXPECT_EQ(named.status, 2) << args[1] << ": " << named.err;
+    EXPECT_TRUE(contains(named.err, "(named by $GEMMTUNE_DB)")) << args[1] << ": " << named.err;
   }
+  CliRun explain =
+      ::gemmtune::test::run_cli({"explain", "--shape", "64x64x64", "--arch", "sm_90"}, options);
+  EXPECT_EQ(explain.status, 0) << explain.err;
+  EXPECT_FALSE(fs::exists(dir_ / "named.db"));
   EXPECT_EQ(files_under(cache), std::vector<std::string>{});
   EXPECT_EQ(files_under(dir_ / "home"), std::vector<std::string>{});
 }
@@ -111,10 +136,10 @@ TEST_F(ExitCodes, PruneDryRunSaysWhatWouldGoAndDeletesNothing) {
 // bests are split-K (not deterministic).
 TEST_F(ExitCodes, BestNamesTheSplitKWinners) {
   const fs::path db = copy_fixture();
-  CliRun plain = db_cmd({"best", "--device", "H200"}, db);
+  CliRun plain = db_cmd({"best", "--gpu-model", "H200"}, db);
   ASSERT_EQ(plain.status, 0) << plain.err;
   EXPECT_FALSE(contains(plain.out, "split-K")) << plain.out;
-  EXPECT_TRUE(contains(db_cmd({"best", "--json"}, db).out, "\"deterministic\":true"));
+  EXPECT_TRUE(contains(db_cmd({"best", "--format", "json"}, db).out, "\"deterministic\":true"));
   {
     Database d(db.string(), OpenMode::read_write);
     SweepInfo info;
@@ -127,13 +152,50 @@ TEST_F(ExitCodes, BestNamesTheSplitKWinners) {
     d.record_results(sweep, std::vector<Result>{ok(problem, config, 0.05, 2.0 * 64 * 64 * 65536)});
     d.finish_sweep(sweep);
   }
-  CliRun r = db_cmd({"best", "--device", "H200"}, db);
+  CliRun r = db_cmd({"best", "--gpu-model", "H200"}, db);
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(config_names_whole(r.out)) << r.out;
   EXPECT_EQ(first_line_with(r.out, "split-K, not deterministic"),
             "split-K, not deterministic (a deterministic dispatcher runs another config): 64x64x65536 nn")
       << r.out;
-  EXPECT_TRUE(contains(db_cmd({"best", "--json"}, db).out, "\"deterministic\":false"));
+  EXPECT_TRUE(contains(db_cmd({"best", "--format", "json"}, db).out, "\"deterministic\":false"));
+}
+
+// The spellings of 0.1 still work for one release, with a note on stderr, and give what the new
+// ones give; an old and a new spelling of one option together are a usage error.
+TEST_F(ExitCodes, OldSpellingsWorkWithANote) {
+  const std::string db = fixture().string();
+  struct Pair {
+    std::vector<std::string> old_args, new_args;
+    std::string note;
+  };
+  for (const Pair& p : std::vector<Pair>{
+           {{"db", "best", "--device", "H200", "--db", db},
+            {"db", "best", "--gpu-model", "H200", "--db", db},
+            "--device"},
+           {{"db", "best", "--json", "--db", db},
+            {"db", "best", "--format", "json", "--db", db},
+            "--json"},
+           {{"db", "results", "4096x4096x4096", "--db", db},
+            {"db", "results", "--shape", "4096x4096x4096", "--db", db},
+            "a shape without --shape"},
+           {{"explain", "64x64x64", "--arch", "sm_90", "--gpu-name", "NVIDIA H200", "--db", db},
+            {"explain", "--shape", "64x64x64", "--arch", "sm_90", "--gpu-model", "NVIDIA H200",
+             "--db", db},
+            "--gpu-name"},
+           {{"sweep", "--dry-run", "--devices", "0", "--compile-threads", "2", "--db", db},
+            {"sweep", "--dry-run", "--gpus", "0", "-j", "2", "--db", db},
+            "--compile-threads"}}) {
+    const CliRun old_run = cli(p.old_args), new_run = cli(p.new_args);
+    EXPECT_EQ(old_run.status, 0) << p.note << ": " << old_run.err;
+    EXPECT_EQ(old_run.out, new_run.out) << p.note;
+    EXPECT_TRUE(contains(old_run.err, p.note + " is deprecated")) << old_run.err;
+    EXPECT_FALSE(contains(new_run.err, "deprecated")) << new_run.err;
+  }
+  EXPECT_EQ(cli({"db", "best", "--device", "H200", "--gpu-model", "H200", "--db", db}).status, 2);
+  EXPECT_EQ(cli({"db", "best", "--json", "--format", "json", "--db", db}).status, 2);
+  EXPECT_EQ(
+      cli({"db", "results", "4096x4096x4096", "--shape", "4096x4096x4096", "--db", db}).status, 2);
 }
 
 }  // namespace

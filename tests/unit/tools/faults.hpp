@@ -47,7 +47,7 @@ inline std::vector<Command> db_commands(const std::string& file, const std::stri
       {"db export", Command::reads, {"db", "export", "--what", "results", "--format", "json", "--db", file}},
       {"db replay", Command::reads, {"db", "replay", "--db", file}},
       {"explain", Command::reads,
-       {"explain", "1024x1024x2048", "--arch", "sm_90", "--gpu-name", "NVIDIA H200", "--db", file}},
+       {"explain", "--shape", "1024x1024x2048", "--arch", "sm_90", "--gpu-model", "NVIDIA H200", "--db", file}},
       {"sweep --dry-run", Command::reads,
        {"sweep", "--dry-run", "--arch", "sm_90", "--shape", "100x100x100", "--db", file}},
       {"db merge (source)", Command::merges_from, {"db", "merge", file, "--db", target}},

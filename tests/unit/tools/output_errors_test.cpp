@@ -10,11 +10,11 @@ using OutputErrors = CliTest;
 TEST_F(OutputErrors, AFullStdoutIsAnErrorOfEveryCommand) {
   const std::string db = fixture().string();
   for (const auto& args :
-       std::vector<std::vector<std::string>>{{"db", "best", "--json", "--db", db},
+       std::vector<std::vector<std::string>>{{"db", "best", "--format", "json", "--db", db},
                                              {"db", "devices", "--db", db},
                                              {"db", "export", "--db", db},
                                              {"space", "--list", "--max", "3"},
-                                             {"explain", "64x64x64", "--arch", "sm_90"},
+                                             {"explain", "--shape", "64x64x64", "--arch", "sm_90"},
                                              {"sweep", "--dry-run", "--db", path("t.db")},
                                              {"--help"}}) {
     ::gemmtune::test::RunOptions options;
@@ -30,8 +30,8 @@ TEST_F(OutputErrors, AFullStdoutIsAnErrorOfEveryCommand) {
 TEST_F(OutputErrors, AShortOutputSaysWhyItFailed) {
   ::gemmtune::test::RunOptions options;
   options.stdout_file = "/dev/full";
-  CliRun r =
-      ::gemmtune::test::run_cli({"db", "best", "--json", "--db", fixture().string()}, options);
+  CliRun r = ::gemmtune::test::run_cli(
+      {"db", "best", "--format", "json", "--db", fixture().string()}, options);
   EXPECT_EQ(r.status, 1) << r.err;
   EXPECT_EQ(r.err, "gemmtune: cannot write the output: No space left on device\n");
 }

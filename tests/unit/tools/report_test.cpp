@@ -215,8 +215,8 @@ TEST_F(Report, WritesPicturesAndAnIndexPerGpu) {
 TEST_F(Report, SvgForOneDeviceAndShape) {
   SKIP_WITHOUT_MATPLOTLIB();
   const fs::path out = dir_ / "svg";
-  CliRun r = cli({"report", "--out", out.string(), "--db", fixture().string(), "--device", "H200", "--shape",
-                  "1024x1024x2048", "--format", "svg"});
+  CliRun r = cli({"report", "--out", out.string(), "--db", fixture().string(), "--gpu-model",
+                  "H200", "--shape", "1024x1024x2048", "--format", "svg"});
   ASSERT_EQ(r.status, 0) << r.out << r.err;
   EXPECT_GT(size_of(out / "heatmap_nvidia_h200.svg"), 0u);
   EXPECT_FALSE(fs::exists(out / "speedup_nvidia_h100_80gb_hbm3.svg"));
@@ -229,7 +229,8 @@ TEST_F(Report, ErrorsAreOneLine) {
   CliRun bad = cli({"report", "--out", (dir_ / "r").string(), "--db", text.string()});
   EXPECT_NE(bad.status, 0);
   EXPECT_EQ(line_count(bad.err), 1) << bad.err;
-  CliRun dev = cli({"report", "--out", (dir_ / "r").string(), "--db", fixture().string(), "--device", "A100"});
+  CliRun dev = cli({"report", "--out", (dir_ / "r").string(), "--db", fixture().string(),
+                    "--gpu-model", "A100"});
   EXPECT_NE(dev.status, 0);
   EXPECT_EQ(line_count(dev.err), 1) << dev.err;
   EXPECT_NE(dev.err.find("unknown GPU model"), std::string::npos) << dev.err;
@@ -247,7 +248,7 @@ TEST_F(Report, ReadsTheFileNamedWithAPercentSign) {
   SKIP_WITHOUT_MATPLOTLIB();
   const fs::path named = copy_fixture("x%41y.db"), decoy = copy_fixture("xAy.db");
   Connection(decoy.string(), OpenMode::read_write).exec("UPDATE gpu_models SET name = 'Decoy GPU ' || id");
-  CliRun r = cli({"report", "--out", (dir_ / "r").string(), "--db", named.string(), "--device", "H200"});
+  CliRun r = cli({"report", "--out", (dir_ / "r").string(), "--db", named.string(), "--gpu-model", "H200"});
   ASSERT_EQ(r.status, 0) << r.err;
   const std::string index = file_bytes(dir_ / "r" / "index.html");
   EXPECT_NE(index.find("NVIDIA H200"), std::string::npos);
@@ -267,7 +268,7 @@ TEST_F(Report, OddRecordedValuesDrawAReport) {
         "sm_count = 0, clock_khz = 0 WHERE name LIKE '%H200%'");
   }
   CliRun r =
-      cli({"report", "--out", (dir_ / "r").string(), "--db", db.string(), "--device", "H200"});
+      cli({"report", "--out", (dir_ / "r").string(), "--db", db.string(), "--gpu-model", "H200"});
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.err.find("Traceback"), std::string::npos) << r.err;
   const std::string index = file_bytes(dir_ / "r" / "index.html");
@@ -285,7 +286,7 @@ TEST_F(Report, WritesNoFileThroughALink) {
   fs::create_directory(out);
   const std::string elsewhere = write("elsewhere.png", "not the report's\n");
   fs::create_symlink(elsewhere, out / "speedup_nvidia_h200.png");  // the first file it writes
-  CliRun r = cli({"report", "--out", out.string(), "--db", fixture().string(), "--device", "H200"});
+  CliRun r = cli({"report", "--out", out.string(), "--db", fixture().string(), "--gpu-model", "H200"});
   EXPECT_EQ(r.status, 1) << r.err;
   EXPECT_EQ(line_count(r.err), 1) << r.err;
   EXPECT_NE(r.err.find("is a symbolic link"), std::string::npos) << r.err;

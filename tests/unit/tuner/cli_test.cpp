@@ -41,7 +41,7 @@ TEST_F(SweepCli, NoGpuIsOnePlainLineAndExitThree) {
 
 TEST_F(SweepCli, ExplainWithoutArchNeedsAGpu) {
   if (have_gpu()) GTEST_SKIP() << "this machine has a GPU";
-  CliRun r = gemmtune::test::run_cli({"explain", "64x64x64"}, {});
+  CliRun r = gemmtune::test::run_cli({"explain", "--shape", "64x64x64"}, {});
   EXPECT_EQ(r.status, 3) << r.err;
   EXPECT_NE(r.err.find("--arch"), std::string::npos) << r.err;
 }
@@ -57,13 +57,14 @@ TEST_F(SweepCli, TryTakesNamesAfterAShape) {
   EXPECT_NE((r.out + r.err).find("no CUDA device"), std::string::npos) << r.out << r.err;
 }
 
-// --json files are checked before any GPU work, and written only once the results are in: a run
+// --out files are checked before any GPU work, and written only once the results are in: a run
 // that fails leaves the file that was there as it was.
 TEST_F(SweepCli, JsonFilesAreCheckedFirstAndKeptWhenTheRunFails) {
   const std::string name = "sgemm_nn_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8";
   for (const std::vector<std::string>& args :
-       {std::vector<std::string>{"try", name, "--shape", "64x64x64", "--json"},
-        std::vector<std::string>{"bench", "--shape", "64x64x64", "--db", path("none.db"), "--json"}}) {
+       {std::vector<std::string>{"try", name, "--shape", "64x64x64", "--out"},
+        std::vector<std::string>{"bench", "--shape", "64x64x64", "--db", path("none.db"),
+                                 "--out"}}) {
     std::vector<std::string> missing_dir = args;
     missing_dir.push_back(path("no/such/dir/out.json"));
     CliRun r = gemmtune::test::run_cli(missing_dir, {});
@@ -77,9 +78,11 @@ TEST_F(SweepCli, JsonFilesAreCheckedFirstAndKeptWhenTheRunFails) {
   }
   if (have_gpu()) return;  // the rest needs a run that fails: no GPU
   // A device is written directly: it passes the check, and the run then fails for want of a GPU.
-  EXPECT_EQ(gemmtune::test::run_cli({"try", name, "--shape", "64x64x64", "--json", "/dev/null"}, {}).status, 3);
+  EXPECT_EQ(gemmtune::test::run_cli({"try", name, "--shape", "64x64x64", "--out", "/dev/null"}, {})
+                .status,
+            3);
   const std::string kept = write("kept.json", "{\"earlier\": true}\n");
-  CliRun r = gemmtune::test::run_cli({"try", name, "--shape", "64x64x64", "--json", kept}, {});
+  CliRun r = gemmtune::test::run_cli({"try", name, "--shape", "64x64x64", "--out", kept}, {});
   EXPECT_EQ(r.status, 3) << r.err;
   std::ifstream in(kept);
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -113,13 +116,15 @@ TEST_F(SweepCli, BadInputsAreNamed) {
   EXPECT_NE(r.out.find("--max-configs applies to --strategy random"), std::string::npos) << r.out;
 }
 
-TEST_F(SweepCli, CompileThreadsOutOfRangeAreRefused) {
+TEST_F(SweepCli, CompileJobsOutOfRangeAreRefused) {
   for (const char* threads : {"100000", "-1", "257"}) {
-    CliRun r = sweep({"--dry-run", "--compile-threads", threads, "--db", path("t.db")});
-    EXPECT_NE(r.status, 0) << threads << ": " << r.out;
-    EXPECT_NE(r.out.find("--compile-threads"), std::string::npos) << r.out;
+    for (const char* spelling : {"--jobs", "--compile-threads"}) {  // the new spelling and the old
+      CliRun r = sweep({"--dry-run", spelling, threads, "--db", path("t.db")});
+      EXPECT_NE(r.status, 0) << threads << ": " << r.out;
+      EXPECT_NE(r.out.find(spelling), std::string::npos) << r.out;
+    }
   }
-  CliRun r = sweep({"--dry-run", "--compile-threads", "0", "--db", path("t.db")});  // one per core
+  CliRun r = sweep({"--dry-run", "-j", "0", "--db", path("t.db")});  // one per core
   EXPECT_EQ(r.status, 0) << r.out;
 }
 
@@ -132,7 +137,7 @@ TEST_F(SweepCli, NumbersAndNamesItCannotUseAreRefused) {
   const std::vector<std::vector<std::string>> refused = {
       {"--budget", "nan"},        {"--budget", "-1"},        {"--budget", "inf"},
       {"--hang-timeout", "0"},    {"--hang-timeout", "-1"},  {"--hang-timeout", "nan"},
-      {"--devices", "0,0"},       {"--devices", "1,0,1"},    {"--config", "sgemm_nn_bogus"}};
+      {"--gpus", "0,0"},       {"--gpus", "1,0,1"},    {"--config", "sgemm_nn_bogus"}};
   for (const auto& option : refused) {
     std::vector<std::string> args = {"--dry-run", "--db", db};
     args.insert(args.end(), option.begin(), option.end());
@@ -146,7 +151,7 @@ TEST_F(SweepCli, NumbersAndNamesItCannotUseAreRefused) {
     EXPECT_EQ(r.status, 2) << budget << ": " << r.out;
     EXPECT_NE(r.out.find("--budget"), std::string::npos) << r.out;
   }
-  CliRun r = sweep({"--dry-run", "--db", db, "--budget", "0", "--hang-timeout", "0.5", "--devices", "0,1"});
+  CliRun r = sweep({"--dry-run", "--db", db, "--budget", "0", "--hang-timeout", "0.5", "--gpus", "0,1"});
   EXPECT_EQ(r.status, 0) << r.out;
 }
 

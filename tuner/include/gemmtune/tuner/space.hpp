@@ -22,7 +22,9 @@ std::vector<GemmConfig> valid_space(const DeviceLimits& limits, Op op_a, Op op_b
 
 /// A small deterministic sample of valid_space() that takes every value of every knob at least
 /// once, each time in the valid config closest to the default: for compile and correctness
-/// tests and `gemmtune space --sample`.
-std::vector<GemmConfig> coverage_sample(const DeviceLimits& limits, Op op_a, Op op_b);
+/// tests and `gemmtune space --sample`. `visit`, when given, sees every combination of the walk
+/// (`gemmtune space` counts them to show its progress).
+std::vector<GemmConfig> coverage_sample(const DeviceLimits& limits, Op op_a, Op op_b,
+                                        const std::function<void(const GemmConfig&)>& visit = {});
 
 }  // namespace gemmtune::tuner
