@@ -19,6 +19,7 @@ import gemmtune
 
 @pytest.fixture(autouse=True)
 def default_options():
+    gemmtune.ops_library_path()  # loads the operator library: torch.ops.gemmtune exists from here on
     yield
     gemmtune.configure()
 
