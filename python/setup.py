@@ -50,7 +50,9 @@ def find_gemmtune() -> tuple[list[str], Path]:
         lib = base / "runtime" / "libgemmtune.so"
         source = _source_dir_of_build(base)
         if lib.exists() and source is not None:
-            return [str(source / "runtime" / "include"), str(source / "templates" / "include")], lib.resolve()
+            # The build folder's generated headers (gemmtune/version.h) first, then the sources'.
+            generated = base / "runtime" / "include"
+            return [str(generated), str(source / "runtime" / "include")], lib.resolve()
     where = f"$GEMMTUNE_ROOT={root}" if root else f"{HERE.parent / 'build'} (the checkout's build folder)"
     raise GemmtuneNotFound(
         f"libgemmtune not found in {where}: build it (cmake --build build --target gemmtune_shared) or install it "
