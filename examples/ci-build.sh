@@ -18,6 +18,7 @@ cmake --build "$scratch/build" -j2
 test -x "$scratch/build/sgemm_example"
 test -x "$scratch/build/sgemm_example_c"
 test -x "$scratch/build/cublas_port"
+test -f "$scratch/build/libpublic_headers_checked.a"
 test -x "$scratch/build/sgemm_example_shared"
 test -x "$scratch/build/sgemm_example_own_cudart"
 # One static archive serves both static targets (an archive holds no CUDA runtime).
@@ -39,7 +40,7 @@ cmake --build "$scratch/shared-only/build"
 test -x "$scratch/shared-only/build/shared_only"
 # Only the public headers are installed.
 installed=$(cd "$scratch/prefix/include/gemmtune" && LC_ALL=C ls | tr '\n' ' ')
-expected="choice.hpp config.hpp device.hpp error.hpp gemmtune.h gemmtune.hpp knobs.hpp log.hpp problem.hpp version.h "
+expected="device.hpp error.hpp explanation.hpp gemmtune.h gemmtune.hpp log.hpp precision.hpp problem.hpp version.h workspace_allocator.hpp "
 if [ "$installed" != "$expected" ]; then
   echo "installed headers: $installed; expected: $expected" >&2
   exit 1

@@ -114,8 +114,8 @@ Row bench_one(const tuner::ProblemSpec& spec, Dispatcher& gemm, const tuner::Cub
   row.spec = spec;
   row.alignment = p.alignment();
   gemm.prepare(p);  // first-call compilation stays out of the timing
-  Choice choice = gemm.explain(p);
-  row.config = config_name(choice.config);
+  const Explanation choice = gemm.explain(p);
+  row.config = choice.config;
   row.source = choice_source_name(choice.source);
   GEMMTUNE_CUDA(cudaMemset(ours.get(), 0xff, c_n * sizeof(float)));  // NaN: every element must be written
   gemm.run(p);

@@ -12,6 +12,7 @@
 
 #include "commands.hpp"
 #include "deprecated.hpp"
+#include "gemmtune/choice.hpp"
 #include "gemmtune/db/database.hpp"
 #include "gemmtune/device_buffer.hpp"
 #include "gemmtune/gemmtune.hpp"
@@ -82,10 +83,10 @@ void hot_path(const BenchOptions& o, const std::string& scratch_db) {
   cudaStream_t stream;
   GEMMTUNE_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   d.run(p, stream);
-  Choice choice = d.explain(p);
-  CompileResult cr = compile_config(choice.config, d.device().limits.arch());
+  const GemmConfig config = explained_config(d.explain(p));
+  CompileResult cr = compile_config(config, d.device().limits.arch());
   if (!cr.ok) throw Error(Status::kCompileError, cr.log);
-  GemmKernel kernel(choice.config, cr.cubin, cr.lowered_name);
+  GemmKernel kernel(config, cr.cubin, cr.lowered_name);
   LaunchWorkspace workspace;
   double direct_us = host_us_per_call(o.calls, stream, [&] { kernel.launch(p, stream, &workspace); });
   double sgemm_us = host_us_per_call(o.calls, stream, [&] { d.run(p, stream); });
@@ -96,7 +97,7 @@ void hot_path(const BenchOptions& o, const std::string& scratch_db) {
   GEMMTUNE_CUDA(cudaStreamDestroy(stream));
   direct_us = std::min(direct_us, direct_us2);
   std::printf("\nHot path: %s nn, %d calls, host time per call (enqueue only, 256 calls between syncs)\n", o.hot_shape.c_str(), o.calls);
-  std::printf("  kernel %s\n", config_name(choice.config).c_str());
+  std::printf("  kernel %s\n", config_name(config).c_str());
   std::printf("  %-34s %8.3f us\n", "GemmKernel::launch (direct)", direct_us);
   std::printf("  %-34s %8.3f us  (+%.3f us)\n", "Dispatcher::run", sgemm_us, sgemm_us - direct_us);
   std::printf("  %-34s %8.3f us  (+%.3f us)\n", "Dispatcher::sgemm", sgemm_us2, sgemm_us2 - direct_us);
@@ -157,13 +158,14 @@ void throughput(const BenchOptions& o) {
   for (const auto& text : o.throughput_shapes) {
     Problem p = packed(text);
     Buffers buf(p);
-    Choice c = d.explain(p);
+    const Explanation c = d.explain(p);
     d.prepare(p);
     auto tg = timer.time([&](cudaStream_t s) { d.run(p, s); });
     auto tc = timer.time([&](cudaStream_t s) { cublas.run(p, s); });
     double ours = p.flops() / tg.median_ms / 1e9, theirs = p.flops() / tc.median_ms / 1e9;
     std::printf("  %-16s %-14s %13s %13s %8.3f  %s\n", text.c_str(), choice_source_name(c.source),
-                format_rate(ours).c_str(), format_rate(theirs).c_str(), ours / theirs, config_name(c.config).c_str());
+                format_rate(ours).c_str(), format_rate(theirs).c_str(), ours / theirs,
+                c.config.c_str());
   }
 }
 

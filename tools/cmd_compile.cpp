@@ -90,7 +90,7 @@ std::string resources_table(const std::vector<GemmConfig>& configs, const std::s
                 "shared memory: per block, the tile buffers and the kernel's static arrays"}});
   for (const GemmConfig& config : configs) {
     const std::optional<db::Binary> b = db.get_binary(binary_key(config, arch)).binary;
-    if (!b) {  // not compiled: it failed, or the run was stopped
+    if (!b || !from_binary(config, arch, *b)) {  // not compiled: it failed, or the run was stopped
       table.add_row({Cell::str(config_name(config))});
       continue;
     }
@@ -117,8 +117,13 @@ void run(const CompileCliOptions& c) {
   const std::string path = c.db_path.empty() ? db::default_database_path() : c.db_path;
   db::Database db(path, db::OpenMode::read_write);
   std::vector<GemmConfig> missing;
-  for (const GemmConfig& config : mine)
-    if (!db.get_binary(binary_key(config, c.plan.arch)).binary) missing.push_back(config);
+  for (const GemmConfig& config : mine) {
+    // What a program would load counts as cached (checked as the dispatcher checks it); anything
+    // else under the key (damaged, another config's, GEMMTUNE_NO_CACHED_BINARIES) is compiled
+    // again.
+    const std::optional<db::Binary> b = db.get_binary(binary_key(config, c.plan.arch)).binary;
+    if (!b || !from_binary(config, c.plan.arch, *b)) missing.push_back(config);
+  }
   std::printf(
       "%s%zu of the %zu configs a sweep of %zu problem%s could compile for %s (%d SMs), NVRTC %s: "
       "%zu in the binary cache of %s, %zu to compile\n",

@@ -1,8 +1,10 @@
 // `gemmtune db check`: SQLite's integrity and foreign-key checks, the schema version, and every
-// cached binary re-hashed. Exit 1 when anything is wrong.
+// cached binary re-hashed and checked against its config. Exit 1 when anything is wrong.
 #include "db_commands.hpp"
+#include "gemmtune/compiler.hpp"
 #include "gemmtune/db/reports.hpp"
 #include "gemmtune/db/schema.hpp"
+#include "gemmtune/db_rows.hpp"
 #include "table.hpp"
 
 namespace gemmtune::cli {
@@ -12,11 +14,38 @@ struct CheckOptions {
   std::string db;
 };
 
+// Cached binaries whose bytes hash right but that no gemmtune would load (from_binary): a config
+// name that is none, an entry point that is not the config's kernel (another config's cubin
+// planted under its name), a cubin without that entry point.
+void check_binaries(const db::Database& db, std::vector<std::string>& problems) {
+  for (const std::string& key : db.binary_keys()) {
+    const db::BinaryLookup hit = db.get_binary(key);
+    if (!hit.binary) continue;  // damage is reported already; an older hash is a miss, no damage
+    const db::Binary& b = *hit.binary;
+    const std::optional<GemmConfig> config = parse_config_name(b.config_name);
+    std::string why;
+    if (!config) {
+      why = "'" + b.config_name.substr(0, 200) + "' is not a config name";
+    } else if (!is_entry_of(*config, b.lowered_name)) {
+      why = "its entry point '" + b.lowered_name.substr(0, 200) + "' is not the config's kernel";
+    } else {
+      const std::vector<char> cubin(reinterpret_cast<const char*>(b.cubin.data()),
+                                    reinterpret_cast<const char*>(b.cubin.data()) + b.cubin.size());
+      if (cubin_resources(cubin, b.lowered_name).registers < 0)
+        why = "its cubin has no such entry point";
+    }
+    if (!why.empty())
+      problems.push_back("cached binary '" + key + "' (config " + b.config_name.substr(0, 200) +
+                         ") is never loaded: " + why);
+  }
+}
+
 void run_check(const CheckOptions& o) {
   const std::string path = database_path(o.db);
   require_database_file(path, "check");
   db::Database db(path, db::OpenMode::read_only);
-  const db::CheckReport report = db.check();
+  db::CheckReport report = db.check();
+  check_binaries(db, report.problems);
   std::string out = path + "\n";
   out += format("  schema version %d (this build: %d%s)\n", report.schema_version, db::kSchemaVersion,
                 report.schema_version < db::kSchemaVersion ? "; read as it; `gemmtune db migrate` updates it" : "");
@@ -26,7 +55,7 @@ void run_check(const CheckOptions& o) {
       (long long)rows.gpu_models, (long long)rows.sweeps, (long long)rows.problems,
       (long long)rows.configs, (long long)rows.results, (long long)rows.binaries);
   if (report.ok()) {
-    out += "  ok: integrity, foreign keys and binary hashes\n";
+    out += "  ok: integrity, constraints, foreign keys and cached binaries\n";
     print(out);
     return;
   }

@@ -42,6 +42,7 @@ void run_replay(ReplayCliOptions& o) {
   if (report_if_empty(db, false)) return;
   const auto gpus = db->gpu_models();
   std::string text;
+  int skipped = 0;
   for (const auto* g : select_gpus(gpus, o.device, db->path())) {
     tuner::ReplayOptions ro;
     ro.strategy.kind = kind;
@@ -49,7 +50,13 @@ void run_replay(ReplayCliOptions& o) {
     ro.strategy.seed = o.seed;
     ro.strategy.min_measurements = o.first_round;
     ro.seed = o.seed;
-    ro.gpu = tuner::ceilings_of(g->model);
+    try {
+      ro.gpu = tuner::ceilings_of(g->model);
+    } catch (const Error& e) {  // one odd GPU row: the others are still replayed
+      std::fprintf(stderr, "gemmtune: skipping: %s\n", e.what());
+      ++skipped;
+      continue;
+    }
     if (!o.uncalibrated) ro.tuned = tuner::tuned_neighbours(*db, g->id);
     Table table(replay_columns());
     std::size_t candidates = 0, measurements = 0, problems = 0;
@@ -77,6 +84,8 @@ void run_replay(ReplayCliOptions& o) {
                 "worst ratio %.3f, mean model rho %.2f\n",
                 problems, measurements, candidates, simulated, worst, rho_sum / double(problems));
   }
+  if (text.empty() && skipped > 0)
+    throw usage_error("no GPU model in '" + db->path() + "' can be replayed");
   if (text.empty()) throw usage_error("no recorded problem matches --shape/--layout");
   print(text);
 }
@@ -108,7 +117,8 @@ void add_db_replay(CLI::App& db) {
       ->capture_default_str();
   o->filter.add_options(cmd);
   add_old_spelling(cmd, cmd->get_option("--shape"), "--problem", o->filter.shapes);
-  cmd->add_option("--budget", o->budget, "Simulated seconds per problem (0: unlimited)");
+  cmd->add_option("--budget", o->budget, "Simulated seconds per problem (0: unlimited)")
+      ->check(finite_number(0, false, 1e9, "a number of seconds, 0 or more (0: unlimited)"));
   cmd->add_option("--seed", o->seed, "Noise and sampling seed")->capture_default_str();
   cmd->add_option(
          "--first-round", o->first_round,

@@ -2,6 +2,7 @@
 // tuning database. docs/sweep.md is the user guide.
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <csignal>
@@ -68,6 +69,10 @@ std::vector<int> parse_devices(const std::string& text) {
       throw Error(Status::kInvalidArgument,
                   "bad --gpus '" + text + "': expected CUDA ordinals such as 0,1");
     }
+    if (std::count(out.begin(), out.end() - 1, out.back()) > 0)
+      throw Error(Status::kInvalidArgument,
+                  "bad --gpus '" + text + "': device " + std::to_string(out.back()) +
+                      " is listed twice; each worker needs a GPU of its own");
   }
   if (out.empty()) throw Error(Status::kInvalidArgument, "--gpus lists no GPU");
   return out;
@@ -179,7 +184,8 @@ static void add_sweep_command(CLI::App& app) {
   cmd->add_option("--budget", c->budget,
                   "Seconds per problem (0: no limit); every strategy honours it, after measuring "
                   "the first round of compiles (one per -j job)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(finite_number(0, false, 1e9, "a number of seconds, 0 or more (0: no limit)"));
   cmd->add_option("--max-configs", c->max_configs, "Random strategy: candidates to try per problem");
   cmd->add_flag("--force", c->force, "Re-measure configs already measured on this GPU model");
   c->plan.add_candidate_options(cmd);
@@ -188,8 +194,13 @@ static void add_sweep_command(CLI::App& app) {
                        ->capture_default_str(),
                    "--devices", c->devices);
   cmd->add_flag("--dry-run", c->dry_run, "List the problems and candidate counts; needs no GPU");
-  cmd->add_option("--hang-timeout", c->hang_timeout, "Seconds before a verification run counts as hung")
-      ->capture_default_str();
+  cmd->add_option("--hang-timeout", c->hang_timeout,
+                  "Seconds before a verification run counts as hung")
+      ->capture_default_str()
+      ->check(finite_number(0, true, 86400,
+                            "a number of seconds above 0, up to 86400 (a timeout is recorded, and "
+                            "later sweeps skip the config: too short a wait would mark running "
+                            "kernels hung)"));
   auto* jobs =
       cmd->add_option("-j,--jobs", c->compile_threads, "Parallel compilations (0: one per core)")
           ->capture_default_str()

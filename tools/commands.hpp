@@ -4,6 +4,8 @@
 // main.cpp adds every registered command to the root app, in name order.
 #include <CLI/CLI.hpp>
 
+#include <charconv>
+#include <cmath>
 #include <functional>
 #include <map>
 #include <string>
@@ -34,6 +36,22 @@ inline int& exit_status() {
 /// by default (db/src/database.cpp), in the same words for every command.
 inline std::string db_option_help(const std::string& what) {
   return what + " (default: $GEMMTUNE_DB, else ${XDG_CACHE_HOME:-~/.cache}/gemmtune/tuning.db)";
+}
+
+/// The check of a number option: a finite number from `min` (above it when `above`) to `max`.
+/// CLI11's own NonNegativeNumber and PositiveNumber take nan (and nan compares false to all).
+/// `what` says what to give, e.g. "a number of seconds, 0 or more (0: no limit)".
+inline CLI::Validator finite_number(double min, bool above, double max, const std::string& what) {
+  return CLI::Validator(
+      [=](std::string& text) -> std::string {
+        double v = 0;
+        const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+        if (ec == std::errc() && end == text.data() + text.size() && std::isfinite(v) &&
+            (above ? v > min : v >= min) && v <= max)
+          return "";
+        return "'" + text + "' is not " + what;
+      },
+      "NUMBER", "finite number");
 }
 
 /// Function that adds one subcommand (with its options and callback) to the root app.

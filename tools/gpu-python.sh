@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The Python package on a GPU machine (python3 with PyTorch; nothing installed: PYTHONPATH=python):
+# The Python package on a GPU machine (python3 with PyTorch; nothing installed: the wheel that
+# tools/python-wheel.sh built on the build machine, unpacked into a scratch folder):
 #   tests    python/tests, the `gpu` ones included (mm/bmm against float64, torch.compile, ...)
 #   example  examples/python/transformer_block.py end to end: capture its products, tune them with
 #            `gemmtune sweep` into a fresh database, then time and check gemmtune against
@@ -10,8 +11,10 @@
 #            a database tuned by an earlier run is reused), then run the benchmark with
 #            $GEMMTUNE_BENCH_ARGS (default: --quick --skip-compile); tables and JSON to $OUT
 #   usage: tools/gpu-python.sh BUILD_DIR [tests|example|bench|all]   (default: all = tests and example)
-# BUILD_DIR is a build folder or a copy of its parts: lib/libgemmtune.so (or runtime/) and
-# tools/gemmtune. Logs and the example's table go to $OUT (else BUILD_DIR/gpu-python).
+# BUILD_DIR is a build folder or a copy of its parts: python/gemmtune-*.whl (the operator library
+# built against the same PyTorch version, with libgemmtune.so inside) and tools/gemmtune. Without a
+# wheel there it builds one here (needs a C++ compiler and the CUDA headers), from BUILD_DIR's
+# runtime/libgemmtune.so. Logs and the example's table go to $OUT (else BUILD_DIR/gpu-python).
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 usage="usage: tools/gpu-python.sh BUILD_DIR [tests|example|bench|all]"
@@ -23,11 +26,6 @@ case "$py" in */*) py="$(cd "$(dirname "$py")" && pwd)/$(basename "$py")" ;; esa
 log_dir=${OUT:-$build/gpu-python}
 mkdir -p "$log_dir"
 
-lib=""
-for candidate in "$build/lib/libgemmtune.so" "$build/runtime/libgemmtune.so" "$build"/lib/libgemmtune.so.* "$build"/runtime/libgemmtune.so.*; do
-  [ -f "$candidate" ] && { lib=$candidate; break; }
-done
-[ -n "$lib" ] || { echo "gpu-python: no libgemmtune.so under $build/lib or $build/runtime" >&2; exit 1; }
 cli="$build/tools/gemmtune"
 [ -x "$cli" ] || { echo "gpu-python: no $cli" >&2; exit 1; }
 
@@ -36,10 +34,18 @@ cli="$build/tools/gemmtune"
 source "$(dirname "$0")/cuda-libs.sh"
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
+wheel=$(ls "$build"/python/gemmtune-*.whl 2>/dev/null | head -1)
+if [ -z "$wheel" ]; then
+  echo "gpu-python: no prebuilt wheel in $build/python: building one here (tools/python-wheel.sh)"
+  GEMMTUNE_PYTHON="$py" "$repo/tools/python-wheel.sh" "$build" || exit 1
+  wheel=$(ls "$build"/python/gemmtune-*.whl | head -1)
+fi
+echo "gpu-python: $wheel"
+"$py" -m zipfile -e "$wheel" "$scratch/site" || exit 1
 # The tests run the CLI through this, so that only the CLI sees the toolkit's library path.
 printf '#!/bin/sh\nLD_LIBRARY_PATH="%s${LD_LIBRARY_PATH:-}" exec "%s" "$@"\n' "$cuda_libs" "$cli" > "$scratch/gemmtune"
 chmod +x "$scratch/gemmtune"
-export GEMMTUNE_LIBRARY="$lib" GEMMTUNE_CLI="$scratch/gemmtune" PYTHONPATH="$repo/python${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1
+export GEMMTUNE_CLI="$scratch/gemmtune" PYTHONPATH="$scratch/site${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1
 export GEMMTUNE_DB="$scratch/tests.db"  # never the user's database
 command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
 "$py" -m gemmtune info || exit 1

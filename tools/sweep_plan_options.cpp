@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "gemmtune/config.hpp"
 #include "gemmtune/error.hpp"
 #include "gemmtune/tuner/problems.hpp"
 
@@ -74,6 +75,11 @@ void SweepPlanOptions::fill(tuner::SweepOptions& o) const {
   o.problems = tuner::unique_problems(o.problems);
   // The full space is hundreds of thousands of configs per problem: only on request.
   o.space = space == "auto" ? tuner::SpaceKind::reduced : tuner::parse_space(space);
+  for (const std::string& name : configs)  // a typo fails here, for a sweep as for a compile
+    if (!parse_config_name(name))
+      throw Error(Status::kInvalidArgument,
+                  "--config '" + name + "' is not a config name (gemmtune space --list --arch " +
+                      arch + " lists them)");
   o.only_configs = configs;
   auto parsed = parse_precision(precision);
   if (!parsed) throw Error(Status::kInvalidArgument, "bad --precision '" + precision + "': use ieee, fp32 or tf32");

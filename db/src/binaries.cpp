@@ -1,4 +1,6 @@
-// The compiled-kernel cache. Every read re-hashes the bytes: a damaged cubin must never be loaded.
+// The compiled-kernel cache. Every read re-hashes the bytes (SHA-256): a damaged cubin must never
+// be loaded. What the bytes are for (the config, its entry point) the runtime checks
+// (from_binary, runtime/src/db_rows.cpp): this layer knows nothing of kernels.
 #include "gemmtune/db/database.hpp"
 
 namespace gemmtune::db {
@@ -18,7 +20,7 @@ void Database::put_binary(const Binary& b) {
                 "created_at = excluded.created_at");
   ins.bind_text(1, b.key).bind_text(2, b.arch).bind_text(3, b.nvrtc_version);
   ins.bind_text(4, b.config_name).bind_text(5, b.lowered_name).bind_blob(6, b.cubin);
-  ins.bind_text(7, content_hash(b.cubin)).bind_int(8, b.registers);
+  ins.bind_text(7, sha256_hex(b.cubin)).bind_int(8, b.registers);
   ins.bind_int(9, b.spill_bytes).bind_int(10, b.smem_bytes).run();
   tx.commit();
 }
@@ -30,6 +32,13 @@ std::int64_t Database::clear_binaries() {
   const std::int64_t dropped = conn_.changes();
   tx.commit();
   return dropped;
+}
+
+std::vector<std::string> Database::binary_keys() const {
+  Statement st(conn_, "SELECT key FROM binaries ORDER BY id");
+  std::vector<std::string> keys;
+  while (st.step()) keys.push_back(st.get_text(0));
+  return keys;
 }
 
 BinaryLookup Database::get_binary(const std::string& key) const {
@@ -50,7 +59,10 @@ BinaryLookup Database::get_binary(const std::string& key) const {
   b.registers = st.get_opt_int(6);
   b.spill_bytes = st.get_opt_int(7);
   b.smem_bytes = st.get_opt_int(8);
-  const std::string actual = content_hash(b.cubin);
+  // A 16-digit hash is FNV-1a, as gemmtune stored it before 2026-12-02: anyone can forge one, so
+  // such an entry is a miss (recompiled, and replaced where the file is writable), not damage.
+  if (stored.size() == 16 && stored == content_hash(b.cubin)) return out;
+  const std::string actual = sha256_hex(b.cubin);
   if (actual != stored) {
     out.corrupt = "tuning database '" + conn_.path() + "': cached binary '" + key + "' (config " +
                   b.config_name + ") is corrupt: stored hash " + stored + ", bytes hash " + actual +

@@ -131,7 +131,7 @@ std::string merge_failure(Connection& conn, const std::string& other, const std:
 
 // Copies what the attached "src" has and "main" lacks, matched by natural keys (in the caller's
 // transaction).
-MergeStats copy_new_rows(Connection& conn) {
+MergeStats copy_new_rows(Connection& conn, ForeignBinaries binaries) {
   MergeStats n;
   n.gpu_models =
       run(conn,
@@ -190,6 +190,15 @@ MergeStats copy_new_rows(Connection& conn) {
                     "max_ms, tflops, recorded_at) SELECT ms.id, mp.id, r.library, r.median_ms, "
                     "r.min_ms, r.max_ms, r.tflops, r.recorded_at" +
                         from("src.baselines") + " WHERE true ORDER BY r.id ON CONFLICT DO NOTHING");
+  // Cached binaries are code that every process reading this file may load: only copied when
+  // the caller vouches for the other file (docs/database.md, "Trust").
+  if (binaries == ForeignBinaries::drop) {
+    Statement st(
+        conn, "SELECT count(*) FROM src.binaries WHERE key NOT IN (SELECT key FROM main.binaries)");
+    st.step();
+    n.binaries_dropped = st.get_int(0);
+    return n;
+  }
   n.binaries =
       run(conn,
           "INSERT INTO main.binaries (key, arch, nvrtc_version, config_name, lowered_name, "
@@ -202,7 +211,7 @@ MergeStats copy_new_rows(Connection& conn) {
 
 }  // namespace
 
-MergeStats Database::merge_from(const std::string& other) {
+MergeStats Database::merge_from(const std::string& other, ForeignBinaries binaries) {
   require_writable("merge");
   {
     // Opening it alone first gives the usual clear errors (missing, not a database, newer).
@@ -220,7 +229,7 @@ MergeStats Database::merge_from(const std::string& other) {
   try {
     conflict = config_conflict(conn_);
     if (!conflict) {
-      n = copy_new_rows(conn_);
+      n = copy_new_rows(conn_, binaries);
       tx.commit();
     }
   } catch (const DatabaseError& e) {

@@ -1,6 +1,7 @@
 #include "gemmtune/db/sqlite.hpp"
 
 #include <sqlite3.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstring>
@@ -140,6 +141,7 @@ void Connection::finish_open(int flags) {
     close();
     const std::string abs = std::filesystem::absolute(path_).string();
     open_handle(detail::file_uri(abs, "immutable=1"), flags);
+    immutable_ = true;
     GEMMTUNE_DB_CHECK(
         *this, sqlite3_exec(db_, "SELECT count(*) FROM sqlite_master", nullptr, nullptr, nullptr));
   } else if (rc != SQLITE_OK) {
@@ -167,6 +169,40 @@ void Connection::open_handle(const std::string& filename, int flags) {
   }
 }
 
+namespace {
+
+// Whether the main file of `db` is in WAL mode.
+bool in_wal_mode(sqlite3* db) noexcept {
+  std::string mode;
+  sqlite3_exec(
+      db, "PRAGMA main.journal_mode",
+      [](void* out, int, char** values, char**) {
+        *static_cast<std::string*>(out) = values[0] ? values[0] : "";
+        return 0;
+      },
+      &mode, nullptr);
+  return mode == "wal";
+}
+
+// Switches the file at `path` back to a rollback journal (checkpointing the WAL into it) when no
+// other connection has it open and this process may write it and its directory; else leaves it.
+void leave_wal_mode(const std::string& path) noexcept {
+  std::error_code ec;
+  std::filesystem::path dir = std::filesystem::path(path).parent_path();
+  if (dir.empty()) dir = ".";
+  if (::access(path.c_str(), W_OK) != 0 || ::access(dir.c_str(), W_OK) != 0) return;
+  const std::string filename = path.rfind("file:", 0) == 0 ? "./" + path : path;
+  sqlite3* db = nullptr;
+  if (sqlite3_open_v2(filename.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX,
+                      nullptr) == SQLITE_OK) {
+    sqlite3_busy_timeout(db, 0);  // another connection holds it: that one's close does this
+    sqlite3_exec(db, "PRAGMA journal_mode = DELETE", nullptr, nullptr, nullptr);
+  }
+  sqlite3_close_v2(db);
+}
+
+}  // namespace
+
 void Connection::close() noexcept {
   if (!db_) return;
   if (wal_) {
@@ -174,10 +210,14 @@ void Connection::close() noexcept {
     sqlite3_busy_timeout(db_, 0);
     sqlite3_exec(db_, "PRAGMA journal_mode = DELETE", nullptr, nullptr, nullptr);
   }
+  // A writer that closed while this reader was open could not switch the file back.
+  const bool restore = mode_ == OpenMode::read_only && !immutable_ && in_wal_mode(db_);
   check_sqlite_noexcept(sqlite3_close_v2(db_), nullptr, path_, "sqlite3_close_v2", __FILE__,
                         __LINE__);
   db_ = nullptr;
   wal_ = false;
+  immutable_ = false;
+  if (restore) leave_wal_mode(path_);
 }
 
 Connection::~Connection() {
@@ -188,7 +228,8 @@ Connection::Connection(Connection&& other) noexcept
     : db_(std::exchange(other.db_, nullptr)),
       path_(std::move(other.path_)),
       mode_(other.mode_),
-      wal_(std::exchange(other.wal_, false)) {}
+      wal_(std::exchange(other.wal_, false)),
+      immutable_(std::exchange(other.immutable_, false)) {}
 
 Connection& Connection::operator=(Connection&& other) noexcept {
   if (this != &other) {
@@ -197,6 +238,7 @@ Connection& Connection::operator=(Connection&& other) noexcept {
     path_ = std::move(other.path_);
     mode_ = other.mode_;
     wal_ = std::exchange(other.wal_, false);
+    immutable_ = std::exchange(other.immutable_, false);
   }
   return *this;
 }

@@ -6,9 +6,11 @@
     gemmtune.nn.swap_linear(model)        # the model's nn.Linear layers run on gemmtune
     gemmtune.capture(model, inputs, "shapes.csv")   # then: gemmtune sweep --file shapes.csv
 
-The library is loaded on first use ($GEMMTUNE_LIBRARY, next to the package, the checkout's build
-tree, the dynamic linker's path); its dispatchers read the tuning database ($GEMMTUNE_DB, else the
-user's cache; gemmtune.configure(db_path=...) overrides). docs/python.md has the full guide.
+The operators are C++ (an operator library built by `pip install ./python` against the installed
+PyTorch, with libgemmtune.so beside it), loaded on first use; their dispatchers read the tuning
+database ($GEMMTUNE_DB, else the user's cache; gemmtune.configure(db_path=...) overrides). A
+product runs on gemmtune where its tuned kernel measured faster than cuBLAS, else on PyTorch's
+own (configure(fallback="never") forces gemmtune). docs/python.md has the full guide.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from __future__ import annotations
 __version__ = "0.2.0"
 
 from . import layout
-from ._library import library_path
+from ._library import library_path, ops_library_path
 from .capture import CaptureMode, capture
 from .errors import GemmtuneError, InvalidArgumentError, LibraryNotFoundError, NoDeviceError, NotPreparedError
 from .ops import bmm, mm
@@ -33,6 +35,7 @@ __all__ = [
     "configure",
     "explain",
     "library_path",
+    "ops_library_path",
     "layout",
     "GemmtuneError",
     "InvalidArgumentError",

@@ -83,6 +83,7 @@ def _info(args: argparse.Namespace) -> int:
     print(f"gemmtune (Python) {gemmtune.__version__}, Python {sys.version.split()[0]}")
     print(f"PyTorch   {torch.__version__} (CUDA {torch.version.cuda or 'none'})")
     try:
+        print(f"operators {gemmtune.ops_library_path()}")
         print(f"library   {gemmtune.library_path()}")
     except gemmtune.LibraryNotFoundError as error:
         print(f"library   not found: {error}")
@@ -90,7 +91,7 @@ def _info(args: argparse.Namespace) -> int:
     if torch.cuda.device_count() == 0:
         print("database  the library's default: $GEMMTUNE_DB, else $XDG_CACHE_HOME/gemmtune/tuning.db, else ~/.cache/gemmtune/tuning.db")
         try:  # the library's own word on it
-            gemmtune.runtime.handle(0)
+            gemmtune.explain(1, 1, 1)
         except gemmtune.NoDeviceError as error:
             print(f"GPUs      none: {error}")
             return EXIT_OK

@@ -1,19 +1,20 @@
-"""Finding and loading libgemmtune.so, and the ctypes prototypes of its C API (gemmtune.h).
+"""Finding and loading the operator library (gemmtune/_C.abi3.so, built by setup.py), which
+registers the `gemmtune` operators with PyTorch and calls libgemmtune's C++ dispatcher.
 
-ctypes rather than a compiled extension: the package holds no binary of its own, so one install
-works with every Python 3.9+ and every PyTorch whose CUDA major version matches the library's.
+The operator library has no Python bindings (torch.ops.load_library loads it), so it works with
+every Python version; it is tied to the PyTorch it was built against. It finds libgemmtune.so
+next to itself (gemmtune/lib/, an $ORIGIN run path).
 
-Where the library is looked for, in order:
-  1. $GEMMTUNE_LIBRARY (a file; when set, nothing else is tried),
-  2. next to the package: gemmtune/libgemmtune.so, gemmtune/lib/libgemmtune.so,
-  3. the build tree of the checkout the package runs from: build/runtime/, build/lib/,
-  4. the dynamic linker's search (LD_LIBRARY_PATH, ldconfig: e.g. an installed /usr/local/lib).
+Where the operator library is looked for, in order:
+  1. $GEMMTUNE_OPS_LIBRARY (a file; when set, nothing else is tried),
+  2. next to the package: gemmtune/_C*.so (pip install, or setup.py build_ext --inplace).
+$GEMMTUNE_LIBRARY, when set, names a libgemmtune.so loaded first, in place of the copy beside the
+operator library (same soname).
 """
 
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import importlib
 import os
 import re
@@ -21,52 +22,11 @@ import sys
 import threading
 from pathlib import Path
 
-from .errors import STATUS_CLASSES, GemmtuneError, LibraryNotFoundError
+from .errors import LibraryNotFoundError
 
+ENV_OPS = "GEMMTUNE_OPS_LIBRARY"
 ENV_LIBRARY = "GEMMTUNE_LIBRARY"
 LIBRARY_NAME = "libgemmtune.so"
-
-# gemmtune.h's enum values.
-ROW_MAJOR = 101
-OP = {"n": 0, "t": 1}
-DB_ACCESS = {"automatic": 0, "read_only": 1, "read_write": 2, "none": 3}
-
-
-class Options(ctypes.Structure):
-    """gemmtune_options."""
-
-    _fields_ = [
-        ("db_path", ctypes.c_char_p),
-        ("device", ctypes.c_int),
-        ("db_access", ctypes.c_int),
-        ("verbose", ctypes.c_int),
-        ("deterministic", ctypes.c_int),
-        ("precision", ctypes.c_int),
-    ]
-
-
-_i = ctypes.c_int
-_i64 = ctypes.c_int64
-_f = ctypes.c_float
-_p = ctypes.c_void_p
-_PROTOTYPES = {
-    "gemmtune_options_init": (None, [ctypes.POINTER(Options)]),
-    "gemmtune_create": (_i, [ctypes.POINTER(_p), ctypes.POINTER(Options)]),
-    "gemmtune_destroy": (_i, [_p]),
-    # handle, layout, op_a, op_b, m, n, k, alpha, a, lda, stride_a, b, ldb, stride_b, beta, c, ldc,
-    # stride_c, batch, stream
-    "gemmtune_sgemm_strided_batched": (
-        _i,
-        [_p, _i, _i, _i, _i, _i, _i, _f, _p, _i64, _i64, _p, _i64, _i64, _f, _p, _i64, _i64, _i, _p],
-    ),
-    # handle, layout, op_a, op_b, m, n, k, batch, alignment, buffer, size, length
-    "gemmtune_explain": (
-        _i,
-        [_p, _i, _i, _i, _i, _i, _i, _i, _i, ctypes.c_char_p, ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)],
-    ),
-    "gemmtune_status_string": (ctypes.c_char_p, [_i]),
-    "gemmtune_last_error": (ctypes.c_char_p, []),
-}
 
 # Where a library that libgemmtune.so needs (the CUDA runtime, NVRTC) may be when the dynamic
 # linker does not know it: PyTorch's CUDA wheels (site-packages/nvidia/*/lib) and the toolkit.
@@ -78,19 +38,12 @@ def _package_dir() -> Path:
 
 
 def candidates() -> list[tuple[str, str]]:
-    """(where, path) of every place looked at, in order; `path` may be a bare name for the dynamic
-    linker's own search."""
-    env = os.environ.get(ENV_LIBRARY)
+    """(where, path) of every operator library looked at, in order."""
+    env = os.environ.get(ENV_OPS)
     if env:
-        return [("$" + ENV_LIBRARY, env)]
-    here = _package_dir()
-    found = [("next to the package", str(here / LIBRARY_NAME)), ("next to the package", str(here / "lib" / LIBRARY_NAME))]
-    checkout = here.parent.parent  # python/gemmtune -> the repository, when run from a checkout
-    if (checkout / "runtime" / "include" / "gemmtune" / "gemmtune.h").is_file():
-        for sub in ("build/runtime", "build/lib"):
-            found.append(("the checkout's build tree", str(checkout / sub / LIBRARY_NAME)))
-    found.append(("the dynamic linker's search path", ctypes.util.find_library("gemmtune") or LIBRARY_NAME))
-    return found
+        return [("$" + ENV_OPS, env)]
+    found = sorted(_package_dir().glob("_C*.so"))
+    return [("next to the package", str(p)) for p in found] or [("next to the package", str(_package_dir() / "_C.abi3.so"))]
 
 
 def _dependency_dirs() -> list[Path]:
@@ -130,61 +83,86 @@ def _load(path: str) -> ctypes.CDLL:
             preloaded.add(name)
 
 
-def _declare(lib: ctypes.CDLL) -> None:
-    for name, (restype, argtypes) in _PROTOTYPES.items():
-        fn = getattr(lib, name)
-        fn.restype = restype
-        fn.argtypes = argtypes
+class Ops:
+    """The operators of the loaded library (torch.ops.gemmtune.*.default)."""
+
+    def __init__(self, path: str):
+        import torch
+
+        self.path = path
+        namespace = torch.ops.gemmtune
+        self.mm = namespace.mm.default
+        self.bmm = namespace.bmm.default
+        self.mm_out = namespace.mm_out.default
+        self.bmm_out = namespace.bmm_out.default
+        self.linear = namespace.linear.default
+        self.configure = namespace.configure.default
+        self.explain = namespace.explain.default
+        self.plan = namespace.plan.default
 
 
 _lock = threading.Lock()
-_lib: ctypes.CDLL | None = None
-_lib_path: str | None = None
+_ops: Ops | None = None
 
 
-def library() -> ctypes.CDLL:
-    """The loaded libgemmtune.so (loaded on first use); LibraryNotFoundError says what was searched."""
-    global _lib, _lib_path
+def ops() -> Ops:
+    """The operators, loading the operator library on first use; LibraryNotFoundError says what was
+    searched and what to do."""
+    if _ops is not None:
+        return _ops
+    return _load_ops()
+
+
+def _load_ops() -> Ops:
+    global _ops
     with _lock:
-        if _lib is not None:
-            return _lib
-        # PyTorch first: its CUDA runtime is then the one libgemmtune.so binds to (same soname).
-        importlib.import_module("torch")
-
+        if _ops is not None:
+            return _ops
+        torch = importlib.import_module("torch")  # first: its CUDA runtime is the one libgemmtune.so binds to
+        override = os.environ.get(ENV_LIBRARY)
+        if override:
+            if not os.path.exists(override):
+                raise LibraryNotFoundError(f"${ENV_LIBRARY}={override}: no such file")
+            try:
+                _load(override)
+            except OSError as error:
+                raise LibraryNotFoundError(f"${ENV_LIBRARY}={override} could not be loaded: {error}") from error
         tried = []
         for where, path in candidates():
-            is_name = os.sep not in path
-            if not is_name and not os.path.exists(path):
+            if not os.path.exists(path):
                 tried.append(f"{path} ({where}: no such file)")
                 continue
             try:
-                lib = _load(path)
+                _load(path)  # finds what libgemmtune.so needs (NVRTC) where the linker does not
+                torch.ops.load_library(path)
             except LibraryNotFoundError:
                 raise
             except OSError as error:
-                if where.startswith("$"):
-                    raise LibraryNotFoundError(f"${ENV_LIBRARY}={path} could not be loaded: {error}") from error
-                tried.append(f"{path} ({where}: {error})")
-                continue
+                hint = (
+                    f" (built against another PyTorch than {torch.__version__}? reinstall the package: pip install "
+                    "--no-build-isolation ./python)"
+                    if "undefined symbol" in str(error)
+                    else ""
+                )
+                raise LibraryNotFoundError(f"{path} ({where}) could not be loaded: {error}{hint}") from error
             try:
-                _declare(lib)
-            except AttributeError as error:
-                raise LibraryNotFoundError(f"{path} is not libgemmtune's C API ({error})") from error
-            _lib, _lib_path = lib, (path if not is_name else _loaded_path(lib) or path)
-            return lib
+                _ops = Ops(path)
+            except (AttributeError, RuntimeError) as error:
+                raise LibraryNotFoundError(f"{path} is not gemmtune's operator library ({error})") from error
+            return _ops
         raise LibraryNotFoundError(
-            "libgemmtune.so not found. Looked at:\n  " + "\n  ".join(tried) + "\nBuild it "
-            "(cmake --build build --target gemmtune_shared) and set " + ENV_LIBRARY + "=/path/to/libgemmtune.so, "
-            "copy it next to the package, or install it (cmake --install build)."
+            "gemmtune's operator library not found. Looked at:\n  " + "\n  ".join(tried) + "\nInstall the package "
+            "(pip install ./python, which builds it against this PyTorch; docs/python.md), or build it in place "
+            "(cd python && python setup.py build_ext --inplace), or set " + ENV_OPS + "=/path/to/_C.abi3.so."
         )
 
 
-def _loaded_path(lib: ctypes.CDLL) -> str | None:
-    """The file the dynamic linker chose for `lib` (from /proc/self/maps)."""
+def _loaded_path(name: str) -> str | None:
+    """The file of the loaded library whose name starts with `name` (from /proc/self/maps)."""
     try:
         with open("/proc/self/maps") as maps:
             for line in maps:
-                if LIBRARY_NAME in line and "/" in line:
+                if "/" in line and os.path.basename(line.strip()).startswith(name):
                     return line[line.index("/") :].strip()
     except OSError:
         pass
@@ -192,21 +170,14 @@ def _loaded_path(lib: ctypes.CDLL) -> str | None:
 
 
 def library_path() -> str:
-    """The path of the loaded libgemmtune.so (loading it if need be)."""
-    library()
-    assert _lib_path is not None
-    return _lib_path
+    """The path of the libgemmtune.so the operators use (loading the operator library if need be)."""
+    ops()
+    found = _loaded_path(LIBRARY_NAME)
+    if found is None:
+        raise LibraryNotFoundError(f"{LIBRARY_NAME} is not among the loaded libraries")
+    return found
 
 
-def status_name(status: int) -> str:
-    return library().gemmtune_status_string(status).decode()
-
-
-def check(status: int, what: str) -> None:
-    """Raises the exception of a failed call's status, with the library's message."""
-    if status == 0:
-        return
-    lib = library()
-    message = (lib.gemmtune_last_error() or b"").decode(errors="replace") or status_name(status)
-    cls = STATUS_CLASSES.get(status, GemmtuneError)
-    raise cls(f"{what}: {message}", status, status_name(status))
+def ops_library_path() -> str:
+    """The path of the loaded operator library."""
+    return ops().path

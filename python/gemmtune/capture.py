@@ -11,6 +11,7 @@ dispatcher will look up. Shapes need no GPU: run the model on CPU (or wherever i
 from __future__ import annotations
 
 import os
+import tempfile
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Tuple
 
@@ -35,6 +36,9 @@ def _operands(func, args, result) -> Optional[Tuple[torch.Tensor, torch.Tensor, 
         return x.reshape(-1, x.shape[-1]), weight.t(), result.reshape(-1, result.shape[-1])
     if func.namespace == "gemmtune" and packet.__name__ in ("mm", "bmm"):
         return args[0], args[1], result
+    if func.namespace == "gemmtune" and packet.__name__ == "linear":
+        x, weight = args[0], args[1]
+        return x.reshape(-1, x.shape[-1]), weight.t(), result.reshape(-1, result.shape[-1])
     if func.namespace == "gemmtune" and packet.__name__ in ("mm_out", "bmm_out"):
         return args[0], args[1], args[2]
     return None
@@ -143,11 +147,34 @@ def capture(model, example_inputs: Any, path: Optional[str] = None, *, backward:
             + (f"; skipped: {mode.skipped}" if mode.skipped else "")
         )
     if path is not None:
-        directory = os.path.dirname(os.fspath(path))
+        # Written through a temporary file made exclusively beside it (mkstemp: never a file or link
+        # someone else put there) and renamed over it once complete, keeping an existing file's
+        # permission bits. A symbolic link at `path` is refused: writing through it would replace
+        # a file someone else may have chosen.
+        path = os.fspath(path)
+        directory = os.path.dirname(path)
         if directory:
             os.makedirs(directory, exist_ok=True)
-        with open(path, "w") as f:
-            f.write(mode.csv(title))
+        if os.path.islink(path):
+            raise ValueError(f"capture: {path} is a symbolic link: write the problem file to a plain path")
+        try:
+            file_mode = os.stat(path).st_mode & 0o7777
+        except FileNotFoundError:
+            umask = os.umask(0)
+            os.umask(umask)
+            file_mode = 0o666 & ~umask
+        fd, temp = tempfile.mkstemp(dir=directory or ".", prefix=".gemmtune-capture-")
+        try:
+            with os.fdopen(fd, "w") as f:
+                os.fchmod(f.fileno(), file_mode)
+                f.write(mode.csv(title))
+            os.replace(temp, path)
+        except BaseException:
+            try:
+                os.unlink(temp)
+            except OSError:
+                pass
+            raise
     return mode
 
 

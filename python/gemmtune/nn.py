@@ -7,29 +7,21 @@ from typing import Callable, Optional
 
 import torch
 
-from .ops import mm
+from . import errors
+from ._library import ops
 
 
 def linear(x: torch.Tensor, weight: torch.Tensor, bias: Optional[torch.Tensor] = None) -> torch.Tensor:
-    """torch.nn.functional.linear (x @ weight^T + bias) with the product run by gemmtune.mm when x
-    and weight are float32 CUDA tensors outside of CUDA autocast; anything else (CPU, another
-    dtype, autocast's lower precision) goes to PyTorch's own.
-    x (..., in) is flattened to (tokens, in): one row-major x transposed-weight product, the "nt"
-    problem that `gemmtune.capture` records for PyTorch's own linear layers."""
-    runs_here = (
-        x.device.type == "cuda"
-        and weight.device == x.device
-        and x.dtype == torch.float32
-        and weight.dtype == torch.float32
-        and not torch.is_autocast_enabled("cuda")
-    )
-    if not runs_here or (bias is not None and (bias.device != x.device or bias.dtype != torch.float32)):
-        return torch.nn.functional.linear(x, weight, bias)
-    lead = x.shape[:-1]
-    y = mm(x.reshape(-1, x.shape[-1]), weight.t())
-    if bias is not None:
-        y = y + bias
-    return y.reshape(*lead, weight.shape[0])
+    """torch.nn.functional.linear (x @ weight^T + bias) through the gemmtune::linear operator: float32
+    CUDA tensors outside of CUDA autocast run the product on gemmtune (where it measured faster
+    than cuBLAS, else PyTorch's; configure(fallback=...)) and add the bias after it; anything else
+    (CPU, another dtype, autocast's lower precision) runs PyTorch's own linear.
+    x (..., in) is flattened to (tokens, in): one row-major x times transposed-weight product, the
+    "nt" problem that `gemmtune.capture` records for PyTorch's own linear layers."""
+    try:
+        return ops().linear(x, weight, bias)
+    except (RuntimeError, ValueError) as error:
+        raise errors.from_torch(error) or error from None
 
 
 class Linear(torch.nn.Linear):

@@ -35,26 +35,51 @@ def _python(code: str, **env) -> subprocess.CompletedProcess:
     )
 
 
-def test_a_bad_library_path_says_what_was_searched():
-    run = _python("import gemmtune; gemmtune.library_path()", GEMMTUNE_LIBRARY="/nonexistent/libgemmtune.so")
+def test_a_bad_operator_library_path_says_what_was_searched():
+    run = _python("import gemmtune; gemmtune.library_path()", GEMMTUNE_OPS_LIBRARY="/nonexistent/_C.abi3.so")
     assert run.returncode != 0
-    assert "gemmtune.errors.LibraryNotFoundError: libgemmtune.so not found. Looked at:" in run.stderr
-    assert "/nonexistent/libgemmtune.so ($GEMMTUNE_LIBRARY: no such file)" in run.stderr
-    assert "GEMMTUNE_LIBRARY=/path/to/libgemmtune.so" in run.stderr
+    assert "gemmtune.errors.LibraryNotFoundError: gemmtune's operator library not found. Looked at:" in run.stderr
+    assert "/nonexistent/_C.abi3.so ($GEMMTUNE_OPS_LIBRARY: no such file)" in run.stderr
+    assert "pip install ./python" in run.stderr
+    run = _python("import gemmtune; gemmtune.library_path()", GEMMTUNE_LIBRARY="/nonexistent/libgemmtune.so")
+    assert "$GEMMTUNE_LIBRARY=/nonexistent/libgemmtune.so: no such file" in run.stderr
 
 
 def test_a_file_that_is_not_the_library_is_refused(tmp_path):
-    bogus = tmp_path / "libgemmtune.so"
+    bogus = tmp_path / "_C.abi3.so"
     bogus.write_text("not a library")
-    run = _python("import gemmtune; gemmtune.library_path()", GEMMTUNE_LIBRARY=str(bogus))
+    run = _python("import gemmtune; gemmtune.library_path()", GEMMTUNE_OPS_LIBRARY=str(bogus))
     assert run.returncode != 0
-    assert f"$GEMMTUNE_LIBRARY={bogus} could not be loaded" in run.stderr
+    assert f"{bogus} ($GEMMTUNE_OPS_LIBRARY) could not be loaded" in run.stderr
 
 
 def test_import_needs_no_library():
-    run = _python("import gemmtune, torch; print(gemmtune.__version__)", GEMMTUNE_LIBRARY="/nonexistent/libgemmtune.so")
+    run = _python("import gemmtune, torch; print(gemmtune.__version__)", GEMMTUNE_OPS_LIBRARY="/nonexistent/_C.abi3.so")
     assert run.returncode == 0, run.stderr
     assert run.stdout.strip() == gemmtune.__version__
+
+
+def test_the_operator_library_loads_alone_in_a_fresh_interpreter():
+    # No gemmtune package, no Python bindings: torch.ops.load_library registers the operators,
+    # their Meta kernels trace shapes and the layout mapping answers.
+    code = (
+        "import sys, torch; torch.ops.load_library(sys.argv[1]); "
+        "print(torch.ops.gemmtune.mm.default._schema); "
+        "print(tuple(torch.ops.gemmtune.linear(torch.empty(2, 3, 5, device='meta'), torch.empty(7, 5, device='meta')).shape)); "
+        "print(torch.ops.gemmtune.plan([5, 7], [1, 5], [7, 9], [9, 1], [5, 9], [9, 1]))"
+    )
+    run = subprocess.run([sys.executable, "-c", code, gemmtune.ops_library_path()], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    lines = run.stdout.splitlines()
+    assert lines[0] == "gemmtune::mm(Tensor a, Tensor b, float alpha=1.) -> Tensor"
+    assert lines[1] == "(2, 3, 7)"
+    assert lines[2] == "[5, 9, 7, 1, 1, 0, 5, 9, 9, 0, 0, 45, 0, 0, 0, 0]"  # "tn": a column-major A, lda 5
+
+
+def test_the_installed_operator_library_carries_libgemmtune():
+    if os.environ.get("GEMMTUNE_EXPECT_INSTALLED") != "1":
+        pytest.skip("run from the source tree")
+    assert Path(gemmtune.library_path()).parent == Path(gemmtune.ops_library_path()).parent / "lib"
 
 
 @needs_no_gpu
@@ -62,17 +87,25 @@ def test_without_a_gpu_the_library_says_no_cuda_device():
     with pytest.raises(gemmtune.NoDeviceError, match="no CUDA device") as error:
         gemmtune.explain(64, 64, 64)
     assert error.value.status == 2 and error.value.status_name == "no CUDA device"
+    assert not str(error.value).startswith("[gemmtune status")
+    # The operator's own error carries the status, which the Python layer maps.
+    with pytest.raises(RuntimeError, match=r"^\[gemmtune status 2: no CUDA device\] gemmtune.explain") as raw:
+        torch.ops.gemmtune.explain(64, 64, 64)
+    assert type(gemmtune.errors.from_torch(raw.value)) is gemmtune.NoDeviceError
+    assert gemmtune.errors.from_torch(RuntimeError("something else")) is None
     run = subprocess.run([sys.executable, "-m", "gemmtune", "info"], capture_output=True, text=True,
                          env=dict(os.environ, PYTHONPATH=str(Path(gemmtune.__file__).parents[1])))
     assert run.returncode == 0, run.stderr
     assert f"library   {gemmtune.library_path()}" in run.stdout
-    assert "GPUs      none: gemmtune_create (device 0): no CUDA device" in run.stdout
+    assert re.search(r"GPUs      none: gemmtune.explain \(device 0, .*\): no CUDA device", run.stdout), run.stdout
 
 
 def test_cpu_tensors_are_refused_naming_the_missing_device():
-    hint = "" if torch.cuda.is_available() else r" \(this machine has no CUDA device"
-    with pytest.raises(ValueError, match=r"a is on cpu; gemmtune runs on CUDA tensors" + hint):
+    hint = "" if torch.cuda.is_available() else r" \(this machine has no CUDA device\)"
+    with pytest.raises(ValueError, match=r"gemmtune.mm: a is on cpu; gemmtune runs on CUDA tensors" + hint):
         gemmtune.mm(torch.randn(3, 4), torch.randn(4, 5))
+    with pytest.raises(ValueError, match=r"gemmtune.bmm: a is on cpu"):
+        gemmtune.bmm(torch.randn(2, 3, 4), torch.randn(2, 4, 5), out=torch.empty(2, 3, 5))
 
 
 def _compile(tmp_path, name, source, *flags):
@@ -105,28 +138,18 @@ def test_a_library_the_linker_cannot_find_is_taken_from_a_cuda_wheel_folder(tmp_
         _library._load(str(tmp_path / "libgtorphan.so"))
 
 
-def test_the_library_checks_arguments_and_its_message_becomes_the_exception():
-    # Arguments are checked before the handle, so the C API answers without a GPU: lda 3 < K 4.
-    lib = _library.library()
-    status = lib.gemmtune_sgemm_strided_batched(
-        None, _library.ROW_MAJOR, 0, 0, 2, 5, 4, 1.0, 8, 3, 0, 8, 5, 0, 0.0, 8, 5, 10, 1, None
-    )
-    with pytest.raises(gemmtune.InvalidArgumentError, match=r"lda = 3 is smaller than a row of A") as error:
-        _library.check(status, "sgemm")
-    assert isinstance(error.value, ValueError) and error.value.status_name == "invalid argument"
-
-
 def test_bad_arguments_are_exceptions_before_anything_runs():
     with FakeTensorMode():  # CUDA tensors without a GPU: shapes, dtypes and devices only
         a, b = torch.empty(5, 7, device="cuda"), torch.empty(7, 9, device="cuda")
         cases = [
             (lambda: gemmtune.mm(a, a), ValueError, r"cannot be multiplied \(K 7 != 5\)"),
-            (lambda: gemmtune.mm(a.double(), b), TypeError, "a is torch.float64; gemmtune runs float32 only"),
-            (lambda: gemmtune.mm(a, b[None]), ValueError, "b must be 2-D, got shape"),
-            (lambda: gemmtune.mm(a, "b"), TypeError, "b must be a torch.Tensor, not str"),
+            (lambda: gemmtune.mm(a.double(), b), TypeError, "a is Double; gemmtune runs float32 only"),
+            (lambda: gemmtune.mm(a, b[None]), ValueError, r"b must be 2-D, got shape \[1, 7, 9\]"),
+            (lambda: gemmtune.mm(a, "b"), RuntimeError, "Expected a value of type 'Tensor' for argument 'b'"),
             (lambda: gemmtune.mm(a, b, beta=1.0), ValueError, "beta = 1.0 needs out="),
-            (lambda: gemmtune.mm(a, b, alpha="2"), TypeError, "alpha must be a real number"),
-            (lambda: gemmtune.mm(a, b, out=torch.empty(5, 8, device="cuda")), ValueError, r"out has shape \(5, 8\)"),
+            (lambda: gemmtune.mm(a, b, alpha="2"), RuntimeError, "Expected a value of type 'float' for argument 'alpha'"),
+            (lambda: gemmtune.mm(a, b, out=torch.empty(5, 8, device="cuda")), ValueError, r"out has shape \[5, 8\], the product's is \[5, 9\]"),
+            (lambda: gemmtune.nn.linear(a, b), ValueError, r"x \[5, 7\] and weight \[7, 9\] do not fit"),
             (lambda: gemmtune.bmm(a[None].expand(2, 5, 7), b[None]), ValueError, "batch sizes differ"),
             (lambda: gemmtune.bmm(a, b), ValueError, "a must be 3-D"),
         ]
@@ -137,6 +160,10 @@ def test_bad_arguments_are_exceptions_before_anything_runs():
         gemmtune.configure(db_access="sometimes")
     with pytest.raises(ValueError, match="precision = 'fp16'"):
         gemmtune.configure(precision="fp16")
+    with pytest.raises(ValueError, match="fallback = 'sometimes'"):
+        gemmtune.configure(fallback="sometimes")
+    with pytest.raises(ValueError, match="fallback = 'sometimes'"):  # the operator checks too
+        torch.ops.gemmtune.configure(fallback="sometimes")
 
 
 def test_the_operators_trace_as_single_graph_nodes():
@@ -149,7 +176,7 @@ def test_the_operators_trace_as_single_graph_nodes():
         args = (torch.empty(5, 7, device="cuda"), torch.empty(9, 7, device="cuda"), torch.empty(3, 9, device="cuda"))
     program = torch.export.export(Model(), args)
     targets = [str(node.target) for node in program.graph.nodes if node.op == "call_function"]
-    assert targets.count("gemmtune.mm.default") == 2 and targets.count("gemmtune.bmm.default") == 1, targets
+    assert [targets.count(f"gemmtune.{op}.default") for op in ("mm", "bmm", "linear")] == [1, 1, 1], targets
     out = [node for node in program.graph.nodes if node.op == "output"][0]
     assert tuple(out.args[0][0].meta["val"].shape) == (5, 3)
 
@@ -173,20 +200,65 @@ def test_linear_on_cpu_is_pytorchs_and_swap_shares_parameters():
     assert type(only_first[1]) is torch.nn.Linear
 
 
-def test_ctypes_prototypes_match_the_header():
-    # Every declared function exists in the library and has the header's parameter count; the
-    # options struct has the header's fields in order.
-    header = Path(__file__).resolve().parents[2] / "runtime" / "include" / "gemmtune" / "gemmtune.h"
-    if not header.is_file():
-        pytest.skip("not run from a checkout")
-    text = header.read_text()
-    lib = _library.library()
-    for name, (_, argtypes) in _library._PROTOTYPES.items():
-        assert getattr(lib, name) is not None
-        found = re.search(r"^(?:void|gemmtune_status_t|const char\*)\s+" + name + r"\(([^;]*)\);", text, re.M)
-        assert found, f"{name} is not declared in gemmtune.h"
-        parameters = 0 if found.group(1).strip() == "void" else found.group(1).count(",") + 1
-        assert parameters == len(argtypes), f"{name}: the header has {parameters} parameters, ctypes {len(argtypes)}"
-    struct = re.search(r"typedef struct gemmtune_options \{(.*?)\} gemmtune_options;", text, re.S).group(1)
-    fields = re.findall(r"^\s*[\w ]+?[\s*]+(\w+);", struct, re.M)
-    assert fields == [name for name, _ in _library.Options._fields_]
+def test_opcheck_on_meta_tensors():
+    # The registrations (schemas, Meta kernels, autograd) as torch.library.opcheck checks them,
+    # without a GPU: on meta tensors only the Meta kernels run.
+    a, b = torch.empty(5, 7, device="meta"), torch.empty(7, 9, device="meta")
+    w, bias = torch.empty(11, 7, device="meta"), torch.empty(11, device="meta")
+    cases = [
+        (torch.ops.gemmtune.mm.default, (a, b, 1.5)),
+        (torch.ops.gemmtune.bmm.default, (a[None].expand(3, 5, 7), b[None].expand(3, 7, 9), 0.5)),
+        (torch.ops.gemmtune.mm_out.default, (a, b, torch.empty(5, 9, device="meta"), 1.0, 0.0)),
+        (torch.ops.gemmtune.bmm_out.default, (a[None], b[None], torch.empty(1, 5, 9, device="meta"), 2.0, 0.5)),
+        (torch.ops.gemmtune.linear.default, (torch.empty(2, 3, 7, device="meta"), w, bias)),
+        (torch.ops.gemmtune.linear.default, (a, w, None)),
+    ]
+    for op, args in cases:
+        torch.library.opcheck(op, args, test_utils=("test_schema", "test_faketensor", "test_aot_dispatch_dynamic"))
+
+
+def test_linear_outside_gemmtune_is_pytorchs_with_autograd():
+    # CPU, float64: PyTorch's own linear, with PyTorch's autograd.
+    torch.manual_seed(1)
+    x = torch.randn(2, 3, 7, dtype=torch.float64, requires_grad=True)
+    w = torch.randn(5, 7, dtype=torch.float64, requires_grad=True)
+    bias = torch.randn(5, dtype=torch.float64, requires_grad=True)
+    y = gemmtune.nn.linear(x, w, bias)
+    assert torch.equal(y, torch.nn.functional.linear(x, w, bias))
+    y.sum().backward()
+    assert torch.allclose(w.grad, x.detach().reshape(-1, 7).sum(0).expand(5, 7))
+
+
+def test_linear_under_torch_compile_fullgraph_on_cpu():
+    # Dynamo through the Python wrapper and AOT autograd through the C++ autograd and Meta kernels
+    # (aot_eager: no code generation); on CPU the operator runs PyTorch's linear.
+    torch.manual_seed(2)
+    x = torch.randn(3, 5, 7, requires_grad=True)
+    w = torch.randn(11, 7, requires_grad=True)
+    bias = torch.randn(11, requires_grad=True)
+    compiled = torch.compile(lambda x, w, b: gemmtune.nn.linear(x, w, b).relu(), fullgraph=True, backend="aot_eager")
+    y = compiled(x, w, bias)
+    torch.testing.assert_close(y, torch.nn.functional.linear(x, w, bias).relu())
+    y.sum().backward()
+    assert x.grad is not None and w.grad is not None and bias.grad is not None
+
+
+def test_autograd_of_the_operators_on_fake_cuda_tensors():
+    # The C++ autograd (its nodes, their backward through the operators' Meta kernels), without a
+    # GPU. The nodes are called directly: the autograd engine wants a CUDA device for CUDA tensors.
+    with FakeTensorMode():
+        x = torch.empty(2, 3, 7, device="cuda", requires_grad=True)
+        w = torch.empty(5, 7, device="cuda", requires_grad=True)
+        bias = torch.empty(5, device="cuda", requires_grad=True)
+        y = gemmtune.nn.linear(x, w, bias)
+        assert y.shape == (2, 3, 5) and "LinearFunction" in y.grad_fn.name(), y.grad_fn.name()
+        grads = y.grad_fn(torch.empty(2, 3, 5, device="cuda"))
+        assert [g.shape for g in grads] == [x.shape, w.shape, bias.shape]
+        assert len(gemmtune.nn.linear(x, w).grad_fn(torch.empty(2, 3, 5, device="cuda"))) == 2  # no bias, no edge
+        z = gemmtune.bmm(x[:1], w.t()[None], alpha=2.0)
+        assert "ProductFunction" in z.grad_fn.name(), z.grad_fn.name()
+        assert [g.shape for g in z.grad_fn(torch.empty(1, 3, 5, device="cuda"))] == [(1, 3, 7), (1, 7, 5)]
+        with torch.no_grad():  # nothing recorded: straight to the kernels
+            assert gemmtune.mm(x[0], w.t()).grad_fn is None
+        with pytest.raises(RuntimeError, match="out= does not support autograd"):
+            gemmtune.mm(x[0], w.t(), out=torch.empty(3, 5, device="cuda"))

@@ -171,4 +171,21 @@ def test_gemmtunes_own_operators_are_recorded_as_they_run():
             gemmtune.mm(a, b.t(), out=torch.empty(9, 5, device="cuda").t())  # column-major out
             gemmtune.nn.linear(a[None], b)
     assert rows(mode) == [(5, 9, 7, "nt", 1, 2), (5, 9, 7, "nt", 3, 1), (9, 5, 7, "nt", 1, 1)]
-    assert [p.ops for p in mode.problems] == [["mm"], ["bmm"], ["mm_out"]]
+    assert [p.ops for p in mode.problems] == [["mm", "linear"], ["bmm"], ["mm_out"]]
+
+
+def test_capture_writes_no_file_through_a_link_and_keeps_permissions(tmp_path):
+    elsewhere = tmp_path / "elsewhere.csv"
+    elsewhere.write_text("not the capture's\n")
+    link = tmp_path / "out.csv"
+    link.symlink_to(elsewhere)
+    with pytest.raises(ValueError, match="symbolic link"):
+        gemmtune.capture(torch.nn.Linear(4, 5), torch.randn(2, 4), link)
+    assert elsewhere.read_text() == "not the capture's\n"
+    kept = tmp_path / "kept.csv"
+    kept.write_text("an earlier capture\n")
+    kept.chmod(0o640)
+    gemmtune.capture(torch.nn.Linear(4, 5), torch.randn(2, 4), kept)
+    assert kept.stat().st_mode & 0o777 == 0o640
+    assert "an earlier capture" not in kept.read_text()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["elsewhere.csv", "kept.csv", "out.csv"]

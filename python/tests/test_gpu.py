@@ -6,6 +6,7 @@ Marked `gpu`: skipped without a CUDA device (tools/gpu-python.sh runs them on th
 from __future__ import annotations
 
 import itertools
+import subprocess
 
 import pytest
 import torch
@@ -14,6 +15,14 @@ import gemmtune
 
 pytestmark = pytest.mark.gpu
 EPS32 = 2.0**-23
+
+
+@pytest.fixture(autouse=True)
+def gemmtune_always():
+    """Every product on gemmtune (the tests' database is empty: fallback="torch" would run PyTorch)."""
+    gemmtune.configure(fallback="never")
+    yield
+    gemmtune.configure()
 
 
 @pytest.fixture(autouse=True)
@@ -161,6 +170,7 @@ def test_opcheck_and_autograd_match_pytorch():
         (torch.ops.gemmtune.mm.default, (a, b, 1.5)),
         (torch.ops.gemmtune.bmm.default, (a[None].repeat(3, 1, 1), b[None].repeat(3, 1, 1), 0.5)),
         (torch.ops.gemmtune.mm_out.default, (a, b, torch.empty(37, 29, device="cuda"), 1.0, 0.0)),
+        (torch.ops.gemmtune.linear.default, (a[None].repeat(2, 1, 1), b.t().contiguous(), torch.rand(29, device="cuda"))),
     ]:
         torch.library.opcheck(op, args, test_utils=("test_schema", "test_faketensor", "test_aot_dispatch_dynamic"))
     x = a.clone().requires_grad_()
@@ -243,7 +253,7 @@ def test_capture_of_a_swapped_model_on_the_gpu_records_what_runs(tmp_path):
     gemmtune.nn.swap_linear(model)
     on_gpu = gemmtune.capture(model, (x.cuda(),)).problems
     assert [(p.m, p.n, p.k, p.layout, p.batch) for p in on_gpu] == [(p.m, p.n, p.k, p.layout, p.batch) for p in on_cpu]
-    assert all(p.ops == ["mm"] for p in on_gpu)  # gemmtune::mm, not aten's
+    assert all(p.ops == ["linear"] for p in on_gpu)  # gemmtune::linear, not aten's
 
 
 def test_explain_and_configure(tmp_path):
@@ -251,9 +261,131 @@ def test_explain_and_configure(tmp_path):
         gemmtune.configure(db_path=str(tmp_path / "none.db"), db_access="none")
         text = gemmtune.explain(1000, 50257, 999, layout="nt")
         assert "kernel   sgemm_nt_" in text and "source   builtin" in text, text
+        assert "runs     PyTorch: no tuned result" in text, text  # configure's default fallback
         a, b = torch.rand(5, 7, device="cuda"), torch.rand(7, 3, device="cuda")
         assert_matches(gemmtune.mm(a, b), a, b)
     finally:
         gemmtune.configure()
     with pytest.raises(ValueError, match="layout = 'nx'"):
         gemmtune.explain(8, 8, 8, layout="nx")
+
+
+@pytest.mark.parametrize("shape", [(37,), (3, 37), (2, 5, 37)])
+def test_linear_with_and_without_bias_and_its_gradients(shape):
+    g = generator(9)
+    x = (torch.rand(*shape[:-1], 257, generator=g, device="cuda") * 2 - 1).requires_grad_()
+    w = (torch.rand(129, 257, generator=g, device="cuda") * 2 - 1).requires_grad_()
+    bias = (torch.rand(129, generator=g, device="cuda") * 2 - 1).requires_grad_()
+    for b in (bias, None):
+        y = gemmtune.nn.linear(x, w, b)
+        assert y.shape == (*shape[:-1], 129)
+        x2 = x.detach().reshape(-1, 257)
+        expected = x2.double() @ w.detach().double().t() + (b.detach().double() if b is not None else 0)
+        assert_close_norm(y.reshape(-1, 129), expected, 1e-5)
+        grad = torch.rand_like(y)
+        y.backward(grad)
+        g2 = grad.reshape(-1, 129).double()
+        assert_close_norm(x.grad.reshape(-1, 257), g2 @ w.detach().double(), 1e-5)
+        assert_close_norm(w.grad, g2.t() @ x2.double(), 1e-5)
+        if b is not None:
+            assert_close_norm(bias.grad, g2.sum(0), 1e-5)
+        x.grad = w.grad = bias.grad = None
+
+
+def test_out_forms_refuse_autograd_and_bump_the_version():
+    a = torch.rand(8, 8, device="cuda", requires_grad=True)
+    with pytest.raises(RuntimeError, match="out= does not support autograd"):
+        gemmtune.mm(a, a.detach(), out=torch.empty(8, 8, device="cuda"))
+    out = torch.empty(8, 8, device="cuda")
+    before = out._version
+    gemmtune.mm(a.detach(), a.detach(), out=out)
+    assert out._version > before
+
+
+def test_fallback_runs_pytorch_where_gemmtune_has_no_tuned_result(tmp_path):
+    # An empty database: nothing is tuned, so under the default fallback every product is
+    # PyTorch's own, and explain says so; "never" runs gemmtune.
+    g = generator(10)
+    a, b = matrix(67, 129, "row", generator=g), matrix(129, 33, "col", generator=g)
+    try:
+        gemmtune.configure(db_path=str(tmp_path / "empty.db"), db_access="none")
+        text = gemmtune.explain(67, 33, 129, layout="nt")
+        assert "runs     PyTorch: no tuned result" in text, text
+        out = torch.full((67, 33), float("nan"), device="cuda")
+        with gemmtune.CaptureMode() as mode:  # PyTorch's product runs inside the operator
+            gemmtune.mm(a, b, out=out, alpha=0.5)
+        assert_matches(out, a, b, 0.5)
+        assert [p.ops for p in mode.problems] == [["mm_out"]]
+        assert_matches(gemmtune.bmm(a[None], b[None])[0], a, b)
+        gemmtune.configure(db_path=str(tmp_path / "empty.db"), db_access="none", fallback="never")
+        assert "runs     gemmtune" in gemmtune.explain(67, 33, 129, layout="nt")
+        assert_matches(gemmtune.mm(a, b), a, b)
+    finally:
+        gemmtune.configure(fallback="never")
+
+
+def test_cuda_graph_of_a_swapped_model_and_compiled_model():
+    torch.manual_seed(11)
+    model = torch.nn.Sequential(torch.nn.Linear(257, 509), torch.nn.GELU(), torch.nn.Linear(509, 127)).cuda()
+    x = torch.randn(7, 257, device="cuda")
+    expected = model(x).detach()
+    gemmtune.nn.swap_linear(model)
+    compiled = torch.compile(model, fullgraph=True)
+    # Training: AOT autograd traces the C++ autograd of gemmtune::linear.
+    compiled(x).square().sum().backward()
+    grads = [p.grad.clone() for p in model.parameters()]
+    model.zero_grad()
+    model(x).square().sum().backward()
+    for got, want in zip(grads, [p.grad for p in model.parameters()]):
+        assert_close_norm(got, want)
+    with torch.no_grad():
+        assert_close_norm(compiled(x), expected)
+        stream = torch.cuda.Stream()
+        stream.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(stream):
+            model(x)  # loads the kernels on the capture stream
+        stream.synchronize()
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph, stream=stream):
+            y = model(x)
+        x.mul_(-1)
+        graph.replay()
+        torch.cuda.synchronize()
+        assert_close_norm(y, model(x))
+
+
+def test_a_tuned_split_k_kernel_takes_its_workspace_from_pytorchs_allocator(tmp_path, cli):
+    # A database whose only result for 128x128x16384 nn is a split-K config (8 splits, whose tile
+    # counters live in a workspace), tuned by the real `gemmtune sweep` next to cuBLAS.
+    db = tmp_path / "split_k.db"
+    name = "sgemm_nn_64x64x8_w32x32_t4x8_s2_v4_p4_k8_r8"
+    sweep = subprocess.run([cli, "sweep", "--shape", "128x128x16384", "--config", name, "--db", str(db)],
+                           capture_output=True, text=True, timeout=600)
+    assert sweep.returncode == 0, sweep.stdout + sweep.stderr
+    g = generator(12)
+    a, b = matrix(128, 16384, "row", generator=g), matrix(16384, 128, "row", generator=g)
+    try:
+        # The default fallback: gemmtune where the tuned kernel beat cuBLAS, else PyTorch; either
+        # way the explanation says which, and the result is right.
+        gemmtune.configure(db_path=str(db))
+        text = gemmtune.explain(128, 128, 16384)
+        assert "source   exact" in text and name in text, text
+        runs = [line for line in text.splitlines() if line.startswith("runs     ")]
+        assert len(runs) == 1 and runs[0].startswith(
+            ("runs     gemmtune: tuned ", "runs     PyTorch: the tuned kernel was not faster than cuBLAS")
+        ), text
+        assert_matches(gemmtune.mm(a, b), a, b)
+        # Forced onto gemmtune: its workspace comes from PyTorch's caching allocator, and goes back
+        # when the dispatcher is dropped.
+        gemmtune.configure(db_path=str(db), fallback="never")
+        out = torch.full((128, 128), float("nan"), device="cuda")
+        torch.cuda.synchronize()
+        before = torch.cuda.memory_allocated()
+        gemmtune.mm(a, b, out=out)
+        torch.cuda.synchronize()
+        assert torch.cuda.memory_allocated() > before, "the split-K workspace is not PyTorch's memory"
+        assert_matches(out, a, b)
+        gemmtune.configure()
+        assert torch.cuda.memory_allocated() == before
+    finally:
+        gemmtune.configure(fallback="never")

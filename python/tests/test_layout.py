@@ -113,11 +113,21 @@ def test_views_that_no_leading_dimension_describes_are_planned_as_copies():
     assert p.copy_c and (p.ldc, p.stride_c) == (9, 45)
 
 
-def test_operand_prefers_row_major_for_vectors_and_ignores_strides_of_size_one_dimensions():
-    assert layout.operand(1, 7, 123, 1) == layout.Operand("n", 7)
-    assert layout.operand(7, 1, 1, 99) == layout.Operand("n", 1)
-    assert layout.operand(1, 1, 0, 0) == layout.Operand("n", 1)
-    assert layout.operand(7, 5, 1, 7) == layout.Operand("t", 7)
-    assert layout.operand(7, 5, 0, 1) is None  # rows overlap (an expanded row)
-    assert layout.operand(7, 5, 3, 1) is None  # rows overlap (ld below the row)
-    assert layout.operand(0, 5, 0, 0) == layout.Operand("n", 5)  # empty: nothing is read
+def _plan(a_shape, a_strides, b_shape, b_strides):
+    m, n = a_shape[0], b_shape[1]
+    return layout.plan(a_shape, a_strides, b_shape, b_strides, (m, n), (max(n, 1), 1))
+
+
+def test_vectors_read_row_major_and_strides_of_size_one_dimensions_constrain_nothing():
+    # (op, ld) of A as the call reads it; B packed.
+    def read_a(rows, cols, row_stride, col_stride):
+        p = _plan((rows, cols), (row_stride, col_stride), (cols, 3), (3, 1))
+        return None if p.copy_a else (p.op_a, p.lda)
+
+    assert read_a(1, 7, 123, 1) == ("n", 7)
+    assert read_a(7, 1, 1, 99) == ("n", 1)
+    assert read_a(1, 1, 0, 0) == ("n", 1)
+    assert read_a(7, 5, 1, 7) == ("t", 7)
+    assert read_a(7, 5, 0, 1) is None  # rows overlap (an expanded row): copied
+    assert read_a(7, 5, 3, 1) is None  # rows overlap (ld below the row): copied
+    assert read_a(0, 5, 0, 0) == ("n", 5)  # empty: nothing is read

@@ -1,6 +1,8 @@
 #include "gemmtune/db_rows.hpp"
 
 #include <algorithm>
+#include <cstdlib>
+#include <string_view>
 
 namespace gemmtune {
 
@@ -65,14 +67,96 @@ db::Binary to_binary(const GemmConfig& config, const std::string& arch, const st
   return b;
 }
 
-CompiledKernel from_binary(const GemmConfig& config, const db::Binary& row) {
+namespace {
+
+// The start of the mangled name (Itanium C++ ABI) of the kernel instance that `expression`
+// ("ns::name<1,true,...>", GemmConfig::name_expression) names: "_ZN2ns4nameI" and each argument
+// it gives ("Li1E", "Lb1E"), up to the ones it leaves to their defaults.
+std::string mangled_prefix(std::string_view expression) {
+  const std::size_t open = expression.find('<');
+  if (open == std::string_view::npos || expression.back() != '>') return "";
+  std::string out = "_ZN";
+  for (std::string_view name = expression.substr(0, open);;) {
+    const std::size_t end = name.find("::");
+    const std::string_view part = name.substr(0, end);
+    out += std::to_string(part.size()) + std::string(part);
+    if (end == std::string_view::npos) break;
+    name.remove_prefix(end + 2);
+  }
+  out += 'I';
+  std::string_view args = expression.substr(open + 1, expression.size() - open - 2);
+  while (!args.empty()) {
+    const std::size_t comma = args.find(',');
+    const std::string_view arg = args.substr(0, comma);
+    if (arg == "true" || arg == "false")
+      out += arg == "true" ? "Lb1E" : "Lb0E";
+    else
+      out +=
+          "Li" + (arg.front() == '-' ? "n" + std::string(arg.substr(1)) : std::string(arg)) + "E";
+    if (comma == std::string_view::npos) break;
+    args.remove_prefix(comma + 1);
+  }
+  return out;
+}
+
+}  // namespace
+
+bool cached_binaries_disabled() {
+  const char* v = std::getenv("GEMMTUNE_NO_CACHED_BINARIES");
+  return v && *v && std::string_view(v) != "0";
+}
+
+std::string entry_name_prefix(const GemmConfig& config) {
+  return mangled_prefix(config.name_expression());
+}
+
+bool is_entry_of(const GemmConfig& config, std::string_view lowered_name) {
+  const std::string prefix = entry_name_prefix(config);
+  if (prefix.empty() || lowered_name.substr(0, prefix.size()) != prefix) return false;
+  lowered_name.remove_prefix(prefix.size());
+  // The flags the expression leaves out default to false.
+  while (lowered_name.substr(0, 4) == "Lb0E") lowered_name.remove_prefix(4);
+  return lowered_name.substr(0, 3) == "EEv";  // the arguments end, the name ends; it returns void
+}
+
+std::optional<CompiledKernel> from_binary(const GemmConfig& config, const std::string& arch,
+                                          const db::Binary& row, std::string* why) {
+  if (cached_binaries_disabled()) return std::nullopt;
+  const std::string name = config_name(config);
+  std::string reason;
+  if (row.config_name != name)
+    reason = "it was stored for config " + row.config_name;
+  else if (row.arch != arch)
+    reason = "it was compiled for " + row.arch + ", not " + arch;
+  else if (row.nvrtc_version != nvrtc_version_string())
+    reason = "it was compiled by NVRTC " + row.nvrtc_version + ", not " + nvrtc_version_string();
+  else if (!is_entry_of(config, row.lowered_name))
+    reason = "its entry point '" + row.lowered_name.substr(0, 200) + "' is not the config's kernel";
   CompiledKernel k;
-  k.cubin.resize(row.cubin.size());
-  std::transform(row.cubin.begin(), row.cubin.end(), k.cubin.begin(), [](std::byte x) { return char(x); });
-  k.lowered_name = row.lowered_name;
-  k.resources.registers = static_cast<int>(row.registers.value_or(-1));
-  k.resources.spill_stores = static_cast<int>(row.spill_bytes.value_or(0));
-  k.resources.static_smem = static_cast<int>(row.smem_bytes.value_or(config.smem_bytes()) - config.smem_bytes());
+  if (reason.empty()) {
+    k.cubin.resize(row.cubin.size());
+    std::transform(row.cubin.begin(), row.cubin.end(), k.cubin.begin(),
+                   [](std::byte x) { return char(x); });
+    k.lowered_name = row.lowered_name;
+    // Registers and the stack frame are read from the cubin itself, never from the row.
+    k.resources = cubin_resources(k.cubin, k.lowered_name);
+    k.resources.static_smem =
+        static_cast<int>(std::max<std::int64_t>(0, row.smem_bytes.value_or(config.smem_bytes()) -
+                                                       config.smem_bytes()));  // a figure to record
+    if (k.resources.registers < 0)
+      reason = "its cubin has no entry point '" + row.lowered_name + "'";
+  }
+  if (!reason.empty()) {
+    if (why)
+      *why = "cached binary '" + row.key + "' for " + name + " is not loaded: " + reason +
+             "; compiling it";
+    return std::nullopt;
+  }
+  // Spills cannot exceed the stack frame: the row's figure (from ptxas) bounded by the cubin's.
+  const int stack = k.resources.stack_bytes;
+  const int spills =
+      static_cast<int>(std::clamp<std::int64_t>(row.spill_bytes.value_or(stack), 0, stack));
+  k.resources.spill_stores = k.resources.spill_loads = spills;
   return k;
 }
 

@@ -84,6 +84,12 @@ class ChildProcess {
   void send(int signal) const {
     if (started_) ::kill(pid_, signal);
   }
+  /// Whether the program is still running (its status is left for wait()).
+  bool running() const {
+    if (!started_) return false;
+    siginfo_t info{};
+    return waitid(P_PID, pid_, &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == 0;
+  }
   /// Waits for the program to end (once) and returns what it printed and returned.
   CliRun wait() {
     if (reader_.joinable()) reader_.join();

@@ -148,10 +148,15 @@ def main():
         os.makedirs(args.out, exist_ok=True)
     except OSError as e:
         fail("cannot create %s: %s" % (args.out, e.strerror))
-    sections = [s for s in (draw_gpu(draw, html, conn, g, benches, args) for g in gpus) if s]
-    if not sections:
-        fail("no results yet: run gemmtune sweep")
-    html.write_index(args.out, os.path.abspath(args.db), sections, args.version)
+    try:
+        sections = [s for s in (draw_gpu(draw, html, conn, g, benches, args) for g in gpus) if s]
+        if not sections:
+            fail("no results yet: run gemmtune sweep")
+        html.write_index(args.out, os.path.abspath(args.db), sections, args.version)
+    except data.DataError as e:
+        fail(str(e))
+    except OSError as e:  # a full disk, a file it may not replace
+        fail("cannot write %s: %s" % (e.filename or args.out, e.strerror or e))
     for s in sections:
         for f, _ in s["files"]:
             print(os.path.join(args.out, f))

@@ -3,11 +3,14 @@
 Everything here is plain data (dicts and lists); report_draw.py draws it and report_html.py
 writes the pages. No matplotlib here, so the numbers can be checked without it.
 """
+import hashlib
 import json
 import math
 import os
 import re
 import sqlite3
+import stat
+import tempfile
 
 # Memory bandwidth (GB/s) from the datasheets of the GPUs we know by name: used only when no
 # measured figure is given (a bench file's measured_copy_gbs, or --bandwidth).
@@ -82,7 +85,39 @@ def key_of(p):
 
 
 def slug(name):
-    return re.sub(r"[^A-Za-z0-9]+", "_", name).strip("_").lower() or "gpu"
+    """A file-name part for `name`: letters and digits; a long name is cut, and a hash of the
+    whole keeps two long names apart (file names stay well under 255 bytes)."""
+    s = re.sub(r"[^A-Za-z0-9]+", "_", name).strip("_").lower() or "gpu"
+    if len(s) > 60:
+        s = s[:51] + "_" + hashlib.sha256(name.encode("utf-8", "surrogateescape")).hexdigest()[:8]
+    return s
+
+
+def write_replacing(path, data):
+    """Writes `data` (bytes) to `path` through a temporary file created exclusively beside it
+    (tempfile.mkstemp: O_EXCL, so never a file or link someone else put there), renamed over `path`
+    once complete; an existing file keeps its permission bits. A symbolic link at `path` is
+    refused (DataError): writing through it would replace a file someone else may have chosen."""
+    if os.path.islink(path):
+        raise DataError("%s is a symbolic link: the report writes no file through links; remove it" % path)
+    try:
+        mode = stat.S_IMODE(os.stat(path).st_mode)
+    except FileNotFoundError:
+        umask = os.umask(0)
+        os.umask(umask)
+        mode = 0o666 & ~umask
+    fd, temp = tempfile.mkstemp(dir=os.path.dirname(path) or ".", prefix=".gemmtune-report-")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            os.fchmod(f.fileno(), mode)
+            f.write(data)
+        os.replace(temp, path)
+    except BaseException:
+        try:
+            os.unlink(temp)
+        except OSError:
+            pass
+        raise
 
 
 def geomean(values):
@@ -95,7 +130,8 @@ def geomean(values):
 def open_db(path):
     if not os.path.isfile(path):
         raise DataError("no database at %s" % path)
-    uri = "file:%s?mode=ro" % path.replace("?", "%3f").replace("#", "%23")
+    # In a URI '%' starts an escape: it is escaped first, then what would end the path.
+    uri = "file:%s?mode=ro" % path.replace("%", "%25").replace("?", "%3f").replace("#", "%23")
     try:
         conn = sqlite3.connect(uri, uri=True)
         conn.row_factory = sqlite3.Row
@@ -258,6 +294,8 @@ def ceilings(gpu, benches, peak_tflops, bandwidth_gbs):
     measured = [b for b in benches if b.get("measured_fp32_tflops") and b.get("measured_copy_gbs")]
     source = "datasheet"
     peak = 2.0 * 128.0 * gpu["sm_count"] * gpu["clock_khz"] * 1e3 / 1e12
+    if not peak > 0:  # an SM count or clock of 0 (or less) recorded: no datasheet peak
+        peak, source = None, "unknown: the database records %s SMs at %s kHz" % (gpu["sm_count"], gpu["clock_khz"])
     bandwidth = next((bw for key, bw in DATASHEET_BANDWIDTH_GBS if key in gpu["name"].upper()), None)
     if measured:
         peak, bandwidth = measured[-1]["measured_fp32_tflops"], measured[-1]["measured_copy_gbs"]

@@ -3,18 +3,21 @@
 Log axes are labelled with plain numbers ("0.001", "0.01", "10"), never rounded to one decimal;
 point labels are problem numbers placed where they overlap nothing drawn before them.
 """
+import io
 import math
+import os
 
 import matplotlib
 
 matplotlib.use("Agg")
 matplotlib.rcParams["svg.fonttype"] = "none"  # SVG text stays text: searchable, smaller
+matplotlib.rcParams["text.parse_math"] = False  # a "$" in a GPU or CPU name is a dollar sign, not math
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.colors import ListedColormap  # noqa: E402
 from matplotlib.patches import Patch  # noqa: E402
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter  # noqa: E402
 
-from report_data import blank_reason, crossover_size, intensity, tick_time  # noqa: E402
+from report_data import blank_reason, crossover_size, intensity, tick_time, write_replacing  # noqa: E402
 
 OURS = "#1f77b4"
 DISPATCH = "#ff7f0e"
@@ -45,8 +48,10 @@ def log_axis(axis, subs_labelled=False):
 
 
 def save(fig, path):
-    fig.savefig(path, dpi=DPI)
+    data = io.BytesIO()
+    fig.savefig(data, dpi=DPI, format=os.path.splitext(path)[1][1:])
     plt.close(fig)
+    write_replacing(path, data.getvalue())
 
 
 # ---- speedup -----------------------------------------------------------------------------------
@@ -256,12 +261,14 @@ def draw_roofline(gpu, bests, ceil, path):
     fig, ax = plt.subplots(figsize=(9, 6.2))
     ais = [intensity(p) for p in bests]
     peak, bandwidth = ceil["peak"], ceil["bandwidth"]
-    ridge = peak * 1e3 / bandwidth if bandwidth else None
+    ridge = peak * 1e3 / bandwidth if bandwidth and peak else None
     lo = min(ais + [1.0]) / 2
     hi = max(ais + [ridge or 1.0]) * 2
     xs = [lo * (hi / lo) ** (i / 200.0) for i in range(201)]
     kind = "measured" if ceil["source"].startswith("measured") else ceil["source"].split(" ")[0]
-    if bandwidth:
+    if not peak:
+        pass  # no ceiling to draw (ceilings() says why in the index)
+    elif bandwidth:
         ax.plot(xs, [min(peak, x * bandwidth / 1e3) for x in xs], color="#d62728", linewidth=1.5,
                 label="%s ceilings: %.1f TFLOP/s FMA, %.0f GB/s" % (kind, peak, bandwidth))
         ax.axvline(ridge, color="#d62728", linewidth=0.6, linestyle=":")
@@ -277,11 +284,11 @@ def draw_roofline(gpu, bests, ceil, path):
     ax.set_yscale("log")
     ax.set_xlim(lo, hi)
     bottom = min(ys + [t for _, t in cu]) / 3
-    ax.set_ylim(bottom, peak * 2)
+    ax.set_ylim(bottom, (peak or max(ys + [t for _, t in cu])) * 2)
     log_axis(ax.xaxis)
     log_axis(ax.yaxis)
     obstacles = []
-    if bandwidth:  # at the foot of the ridge line, where no point is
+    if ridge:  # at the foot of the ridge line, where no point is
         ridge_text = ax.annotate("ridge %.1f FLOP/byte" % ridge, (ridge, bottom), xytext=(3, 4),
                                  textcoords="offset points", fontsize=7, color="#d62728", rotation=90)
         fig.canvas.draw()

@@ -4,7 +4,7 @@ import datetime
 import html
 import os
 
-from report_data import crossover_size, format_error, format_rate, format_time
+from report_data import crossover_size, format_error, format_rate, format_time, write_replacing
 
 E = html.escape
 STYLE = ("body{font-family:sans-serif;max-width:1150px;margin:auto;padding:0 1em}"
@@ -52,8 +52,7 @@ def write_index(out_dir, db_path, sections, version):
     for name, meaning in COLUMNS:
         parts.append("<dt>%s</dt><dd>%s</dd>" % (E(name), E(meaning)))
     parts.append("</dl></body></html>\n")
-    with open(os.path.join(out_dir, "index.html"), "w", encoding="utf-8") as f:
-        f.write("\n".join(parts))
+    write_replacing(os.path.join(out_dir, "index.html"), "\n".join(parts).encode("utf-8", "surrogateescape"))
 
 
 def distinct(values):
@@ -76,8 +75,9 @@ def environment(s):
          (len(sweeps), distinct(w["strategy"] for w in sweeps), min(started) if started else "-",
           max(finished) if finished else "not finished", distinct(w["hostname"] for w in sweeps),
           distinct(w["gemmtune_version"] for w in sweeps))),
-        ("ceilings", "FMA %.1f TFLOP/s, memory %s (%s)" %
-         (ceil["peak"], "%.0f GB/s" % ceil["bandwidth"] if ceil["bandwidth"] else "unknown", ceil["source"])),
+        ("ceilings", "FMA %s, memory %s (%s)" %
+         ("%.1f TFLOP/s" % ceil["peak"] if ceil["peak"] else "unknown",
+          "%.0f GB/s" % ceil["bandwidth"] if ceil["bandwidth"] else "unknown", ceil["source"])),
     ]
     for b in s["benches"]:
         rows.append(("bench file", "%s: %d problems%s" % (os.path.basename(b["path"]), len(b["rows"]),
@@ -111,7 +111,7 @@ def gpu_section(s):
             "<td class=n>%s</td><td class=n>%s</td><td class=n>%s</td><td class=n>%s</td></tr>" %
             (p["number"], E(p["page"]), p["number"], E(p["label"]), E(p["class"]), E(p["config_name"]),
              E(p["precision"]), format_time(p["median_ms"]), format_rate(p["tflops"]),
-             percent(100.0 * p["tflops"] / s["ceilings"]["peak"]),
+             percent(100.0 * p["tflops"] / s["ceilings"]["peak"]) if s["ceilings"]["peak"] else "-",
              format_time(p["cublas_median_ms"]), "%.2fx" % p["speedup"] if p["speedup"] else "-",
              "%s, %.2fx" % (format_time(d[0]), d[1] / d[0]) if d else "-",
              format_error(p["rel_error"]), format_error(p["wide_error"])))
@@ -173,5 +173,4 @@ def write_problem_page(out_dir, s, p, candidates, counts, limit):
                       "%d B" % c["smem_bytes"] if c["smem_bytes"] is not None else "-",
                       format_error(c["rel_error"]), format_error(c["wide_error"])))
     parts.append("</table></body></html>\n")
-    with open(os.path.join(out_dir, p["page"]), "w", encoding="utf-8") as f:
-        f.write("\n".join(parts))
+    write_replacing(os.path.join(out_dir, p["page"]), "\n".join(parts).encode("utf-8", "surrogateescape"))

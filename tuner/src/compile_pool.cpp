@@ -57,13 +57,14 @@ std::shared_ptr<CompiledCandidate> CompilePool::build(const GemmConfig& config, 
   if (auto* db = static_cast<db::Database*>(cache)) {
     try {
       db::BinaryLookup hit = db->get_binary(out->cache_key);
-      if (hit.binary && !hit.binary->cubin.empty()) {
-        CompiledKernel k = from_binary(config, *hit.binary);
+      std::optional<CompiledKernel> k;
+      if (hit.binary) k = from_binary(config, arch_, *hit.binary);  // checked; else compiled
+      if (k) {
         out->ok = true;
         out->from_cache = true;
-        out->cubin = std::move(k.cubin);
-        out->lowered_name = std::move(k.lowered_name);
-        out->resources = k.resources;
+        out->cubin = std::move(k->cubin);
+        out->lowered_name = std::move(k->lowered_name);
+        out->resources = k->resources;
         return out;
       }
     } catch (const std::exception&) {

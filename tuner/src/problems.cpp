@@ -55,13 +55,50 @@ static bool is_header(const std::vector<std::string>& cols) {
   return true;
 }
 
+// A piece of a problem file as an error message shows it: at most `limit` bytes, control
+// characters, backslashes and bytes beyond ASCII as \xNN (a terminal shows them, never acts on
+// them).
+static std::string shown(const std::string& text, std::size_t limit = 80) {
+  std::string out;
+  for (unsigned char c : text.substr(0, limit)) {
+    if (c < 0x20 || c >= 0x7f || c == '\\') {
+      static constexpr char kHex[] = "0123456789abcdef";
+      out += {'\\', 'x', kHex[c >> 4], kHex[c & 15]};
+    } else {
+      out += char(c);
+    }
+  }
+  if (text.size() > limit) out += "... (" + std::to_string(text.size()) + " bytes)";
+  return out;
+}
+
+// The longest line a problem file may have (a row is a few dozen bytes), and the most problems:
+// a file without line ends (/dev/zero) or without end (a pipe of `yes`) is refused, not read
+// until memory runs out.
+static constexpr std::size_t kMaxLineBytes = 4096;
+static constexpr std::size_t kMaxProblems = 1'000'000;
+
+// The next line of `in` into `line` (without its '\n'); false at the end.
+static bool read_line(std::istream& in, std::string& line, const std::string& where) {
+  line.clear();
+  for (int c; (c = in.get()) != std::char_traits<char>::eof();) {
+    if (c == '\n') return true;
+    if (line.size() == kMaxLineBytes)
+      throw Error(Status::kInvalidArgument,
+                  where + "a line longer than " + std::to_string(kMaxLineBytes) +
+                      " bytes: not a problem file of " + kRowFormat + " rows");
+    line += char(c);
+  }
+  return !line.empty();
+}
+
 static int parse_positive(const std::string& text, const char* column, const std::string& where) {
   int v = 0;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
   if (ec != std::errc() || end != text.data() + text.size() || v < 1)
-    throw Error(
-        Status::kInvalidArgument,
-        where + column + " '" + text + "' is not a positive integer (columns: " + kRowFormat + ")");
+    throw Error(Status::kInvalidArgument,
+                where + column + " '" + shown(text) +
+                    "' is not a positive integer (columns: " + kRowFormat + ")");
   return v;
 }
 
@@ -81,8 +118,10 @@ std::vector<ProblemSpec> problems_from_csv(std::istream& in, const std::string& 
   std::vector<ProblemSpec> out;
   std::string line;
   bool first_row = true;
-  for (int number = 1; std::getline(in, line); ++number) {
+  for (int number = 1; read_line(in, line, path + ":" + std::to_string(number) + ": "); ++number) {
     std::string where = path + ":" + std::to_string(number) + ": ";
+    if (number == 1 && line.rfind("\xEF\xBB\xBF", 0) == 0)
+      line.erase(0, 3);  // a UTF-8 byte order mark
     if (auto hash = line.find('#'); hash != std::string::npos) line.erase(hash);
     line = trim(line);
     if (line.empty()) continue;
@@ -95,13 +134,13 @@ std::vector<ProblemSpec> problems_from_csv(std::istream& in, const std::string& 
     if (std::exchange(first_row, false) && named) {
       if (is_header(cols)) continue;
       throw Error(Status::kInvalidArgument,
-                  where + "'" + line + "' is not the header " + kRowFormat +
+                  where + "'" + shown(line) + "' is not the header " + kRowFormat +
                       " nor a problem row (M, N, K are numbers), e.g. 4096,4096,4096,nn");
     }
     if (cols.size() < 3 || cols.size() > 5)
       throw Error(Status::kInvalidArgument, where + "expected " + kRowFormat + ", got " +
-                                                std::to_string(cols.size()) + " columns: '" + line +
-                                                "'");
+                                                std::to_string(cols.size()) + " columns: '" +
+                                                shown(line) + "'");
     int m = parse_positive(cols[0], "m", where), n = parse_positive(cols[1], "n", where),
         k = parse_positive(cols[2], "k", where);
     std::string layout = cols.size() > 3 && !cols[3].empty() ? cols[3] : default_layout;
@@ -111,9 +150,12 @@ std::vector<ProblemSpec> problems_from_csv(std::istream& in, const std::string& 
     try {
       layouts = parse_layouts(layout);
     } catch (const Error& e) {
-      throw Error(Status::kInvalidArgument, where + e.what());
+      throw Error(Status::kInvalidArgument, where + shown(e.what(), 300));
     }
     for (auto [oa, ob] : layouts) out.push_back({oa, ob, m, n, k, batch});
+    if (out.size() > kMaxProblems)
+      throw Error(Status::kInvalidArgument, where + "more than " + std::to_string(kMaxProblems) +
+                                                " problems: split the file");
   }
   if (in.bad())
     throw Error(Status::kInvalidArgument, "cannot read problem file '" + path + "': a read failed");

@@ -3,11 +3,20 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <random>
+
+#include "gemmtune/error.hpp"
 
 namespace gemmtune::tuner {
 
 GpuCeilings ceilings_of(const db::GpuModel& gpu, double dram_gbs) {
+  // A file may record any numbers: the cost model divides by these.
+  if (gpu.sm_count < 1 || gpu.clock_khz < 1)
+    throw Error(Status::kInvalidArgument, "GPU model '" + gpu.name + "' records " +
+                                              std::to_string(gpu.sm_count) + " SMs at " +
+                                              std::to_string(gpu.clock_khz) +
+                                              " kHz: the cost model cannot model it");
   GpuCeilings g;
   g.sm_count = gpu.sm_count;
   g.fp32_tflops = fp32_peak_tflops(gpu.sm_count, gpu.clock_khz);
@@ -19,6 +28,17 @@ GpuCeilings ceilings_of(const db::GpuModel& gpu, double dram_gbs) {
 
 std::vector<RecordedProblem> load_recorded(const db::Database& db, db::Id gpu_model_id) {
   std::vector<RecordedProblem> out;
+  // A recorded config is replayed only if it is valid on the GPU model: a file may hold any name
+  // that parses (tiles of 999999999), which the cost model must never see.
+  std::optional<DeviceLimits> limits;
+  for (const db::GpuModelRow& g : db.gpu_models()) {
+    if (g.id != gpu_model_id) continue;
+    try {
+      limits = ceilings_of(g.model).limits;
+    } catch (const Error&) {  // an architecture this build does not know: nothing to replay
+    }
+  }
+  if (!limits) return out;
   for (const db::BestRow& b : db.bests(gpu_model_id)) {
     RecordedProblem r{b.problem, {}, {}};
     std::map<std::string, bool>
@@ -27,7 +47,7 @@ std::vector<RecordedProblem> load_recorded(const db::Database& db, db::Id gpu_mo
       if (row.result.status != db::Status::ok || !row.result.median_ms || seen[row.config.name])
         continue;
       seen[row.config.name] = true;
-      if (auto c = parse_config_name(row.config.name)) {
+      if (auto c = parse_config_name(row.config.name); c && !c->validate(*limits)) {
         r.configs.push_back(*c);
         r.median_ms.push_back(*row.result.median_ms);
       }

@@ -99,6 +99,15 @@ typedef struct gemmtune_options {
                                        split-K, whose atomic sums depend on the order blocks finish);
                                        default 0: the measured fastest config */
   gemmtune_precision_t precision; /**< default GEMMTUNE_PRECISION_IEEE */
+  /** Workspace memory (split-K counters, repacked operands) from the caller's allocator, as
+   * cublasSetWorkspace does for cuBLAS: both NULL (the default) for cudaMalloc/cudaFree, else both
+   * set. workspace_alloc returns `bytes` of memory of the handle's device (current when called),
+   * 256-byte aligned, usable in the order of `stream`, or NULL when out of memory; workspace_free
+   * gets it back, with its size and stream, once no launch of the handle can use it. Never called
+   * during CUDA Graph capture, nor from two threads at once. */
+  void* (*workspace_alloc)(size_t bytes, cudaStream_t stream, void* user_data);
+  void (*workspace_free)(void* ptr, size_t bytes, cudaStream_t stream, void* user_data);
+  void* workspace_user_data; /**< passed to both */
 } gemmtune_options;
 
 /** A dispatcher for one device. Thread-safe: any number of threads may call it at once. */

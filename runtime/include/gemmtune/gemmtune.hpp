@@ -17,12 +17,14 @@
 #include <string>
 #include <vector>
 
-#include "gemmtune/choice.hpp"
 #include "gemmtune/device.hpp"
 #include "gemmtune/error.hpp"
+#include "gemmtune/explanation.hpp"
 #include "gemmtune/log.hpp"
+#include "gemmtune/precision.hpp"
 #include "gemmtune/problem.hpp"
 #include "gemmtune/version.h"
+#include "gemmtune/workspace_allocator.hpp"
 
 namespace gemmtune {
 
@@ -50,6 +52,8 @@ struct DispatcherOptions {
   /// 3xTF32 tensor-core kernels measured as accurate as FP32 FMA), tf32 (also 1xTF32: ~1e-3
   /// relative error, fastest). See Precision and docs/precision.md.
   Precision precision = Precision::ieee;
+  /// Workspace memory from the caller's allocator (see WorkspaceAllocator); default cudaMalloc.
+  WorkspaceAllocator workspace_allocator;
 };
 
 /// Where a kernel binary came from when a problem was first seen.
@@ -186,8 +190,11 @@ class Dispatcher {
   /// anything. Call it outside of any capture.
   void prepare(const std::vector<Problem>& problems, cudaStream_t stream);
 
-  /// The kernel this dispatcher chooses for row-major `p` and why (see choice.hpp). Needs no data.
-  Choice explain(const Problem& p) const;
+  /// The kernel this dispatcher chooses for row-major `p` and why (see explanation.hpp): its
+  /// config name, the step of the fallback chain that chose it, the tuned figures behind it.
+  /// Needs no data (shape_only_problem() makes a problem of a shape). Throws
+  /// Error(kInvalidArgument) when M, N, K or batch is below 1.
+  Explanation explain(const Problem& p) const;
 
   /// Whether this dispatcher runs only deterministic configs (DispatcherOptions::deterministic).
   bool deterministic() const;

@@ -109,4 +109,13 @@ Problem as_row_major(Layout layout, const Problem& p);
 /// database holds the problem that runs.
 Problem kernel_form(const Problem& p);
 
+/// A problem without data, for explaining (Dispatcher::explain, prepare): packed leading
+/// dimensions and batch strides, and placeholder (never dereferenced) addresses that give it
+/// alignment class min(`alignment`, what the packed shape allows). `alignment` 0 means what the
+/// shape allows. With `pointer_arrays` (the device-array batched call) the placeholders are
+/// pointer arrays, whose entries count as aligned: the leading dimensions are padded to carry the
+/// class instead.
+Problem shape_only_problem(Op op_a, Op op_b, int m, int n, int k, int batch = 1, int alignment = 0,
+                           bool pointer_arrays = false);
+
 }  // namespace gemmtune

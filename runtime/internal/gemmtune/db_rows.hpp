@@ -3,6 +3,7 @@
 // dispatcher both read and write the database through these.
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "gemmtune/compiler.hpp"
@@ -39,7 +40,27 @@ struct CompiledKernel {
 db::Binary to_binary(const GemmConfig& config, const std::string& arch, const std::string& key,
                      const CompiledKernel& kernel);
 
-/// The compiled kernel a binary-cache row holds (the inverse of to_binary).
-CompiledKernel from_binary(const GemmConfig& config, const db::Binary& row);
+/// Whether the environment variable GEMMTUNE_NO_CACHED_BINARIES is set (to anything but "" or
+/// "0"): then no cached binary is loaded, every kernel is compiled (docs/database.md, "Trust").
+bool cached_binaries_disabled();
+
+/// The start of the mangled name (Itanium C++ ABI) of `config`'s kernel instance: its qualified
+/// name and the template arguments its name expression gives, e.g.
+/// "_ZN8gemmtune5sgemmILi128E...Lb1E".
+std::string entry_name_prefix(const GemmConfig& config);
+
+/// Whether `lowered_name` is the mangled name of `config`'s kernel instance: entry_name_prefix,
+/// then only defaulted (false) flags, then the end of the name. Derived from the config, never
+/// taken on a row's word.
+bool is_entry_of(const GemmConfig& config, std::string_view lowered_name);
+
+/// The compiled kernel a binary-cache row holds (the inverse of to_binary), once checked: the
+/// row is `config`'s, compiled for `arch` by this NVRTC, its entry point is the config's kernel
+/// (is_entry_of) and is in the cubin, whose registers and stack frame are read from it (spills
+/// are the row's figure bounded by that frame).
+/// Otherwise nullopt, with `why` saying why (left empty when cached_binaries_disabled()). The
+/// bytes' SHA-256 was checked when the row was read (Database::get_binary).
+std::optional<CompiledKernel> from_binary(const GemmConfig& config, const std::string& arch,
+                                          const db::Binary& row, std::string* why = nullptr);
 
 }  // namespace gemmtune

@@ -16,6 +16,7 @@
 
 #include "gemmtune/config.hpp"
 #include "gemmtune/problem.hpp"
+#include "gemmtune/workspace_allocator.hpp"
 
 namespace gemmtune {
 
@@ -48,10 +49,11 @@ struct LaunchBuffers {
 /// Workspace for the launches of one stream. Launches that share a workspace must be ordered
 /// (one stream): two at once would mix up their tiles' counters and overwrite each other's packed
 /// operands. Grows to the largest launch seen, never shrinks; growing waits for the stream's
-/// earlier work. Not thread-safe. Needs a GPU.
+/// earlier work. Not thread-safe. Needs a GPU. Its memory comes from cudaMalloc, or from the
+// caller's allocator (WorkspaceAllocator, both callbacks set).
 class LaunchWorkspace {
  public:
-  LaunchWorkspace() = default;
+  explicit LaunchWorkspace(WorkspaceAllocator allocator = {}) : allocator_(allocator) {}
   /// Frees the memory after waiting for the device (like destroying a BLAS handle).
   ~LaunchWorkspace();
   LaunchWorkspace(const LaunchWorkspace&) = delete;
@@ -83,7 +85,11 @@ class LaunchWorkspace {
 
  private:
   void release();
+  void* allocate(size_t bytes, cudaStream_t stream);
+  void free(void* ptr, size_t bytes);  // once no launch can use it: waits for the device
 
+  WorkspaceAllocator allocator_;
+  cudaStream_t stream_ = nullptr;  // the stream the memory was allocated for (the allocator's)
   int* counters_ = nullptr;
   size_t counter_capacity_ = 0;  // 4-byte words (counter_words)
   float* packed_ = nullptr;      // A's copy, then B's

@@ -180,6 +180,9 @@ void gemmtune_options_init(gemmtune_options* options) {
   options->verbose = 0;
   options->deterministic = 0;
   options->precision = GEMMTUNE_PRECISION_IEEE;
+  options->workspace_alloc = nullptr;
+  options->workspace_free = nullptr;
+  options->workspace_user_data = nullptr;
 }
 
 gemmtune_status_t gemmtune_create(gemmtune_handle_t* handle, const gemmtune_options* options) {
@@ -201,6 +204,9 @@ gemmtune_status_t gemmtune_create(gemmtune_handle_t* handle, const gemmtune_opti
                             "options.precision " + std::to_string(int(o.precision)) +
                                 " is not a gemmtune_precision_t (GEMMTUNE_PRECISION_IEEE, _FP32 or _TF32)");
     cpp.precision = static_cast<gemmtune::Precision>(o.precision);
+    cpp.workspace_allocator.allocate = o.workspace_alloc;
+    cpp.workspace_allocator.free = o.workspace_free;
+    cpp.workspace_allocator.user_data = o.workspace_user_data;
     *handle = new gemmtune_handle{gemmtune::Dispatcher(cpp)};
   });
 }

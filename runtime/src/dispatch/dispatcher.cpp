@@ -64,7 +64,8 @@ struct Dispatcher::Impl {
         device(device_info(o.device)),
         store(o.db_path, o.db_access, o.verbose),
         chooser(device.limits, store.snapshot(identity_of(device)), o.deterministic, o.precision),
-        kernels(store, device.limits.arch()) {
+        kernels(store, device.limits.arch()),
+        workspaces(o.workspace_allocator) {
     if (o.verbose) {
       const TuningSnapshot& s = chooser.snapshot();
       detail::log(LogLevel::info,
@@ -143,7 +144,17 @@ struct Dispatcher::Impl {
   }
 };
 
-Dispatcher::Dispatcher(const DispatcherOptions& options) : impl_(std::make_unique<Impl>(options)) {}
+namespace {
+const DispatcherOptions& checked(const DispatcherOptions& options) {
+  const WorkspaceAllocator& a = options.workspace_allocator;
+  if (!a.allocate != !a.free)
+    throw Error(Status::kInvalidArgument,
+                "workspace_allocator: set both allocate and free, or neither (for cudaMalloc and cudaFree)");
+  return options;
+}
+}  // namespace
+
+Dispatcher::Dispatcher(const DispatcherOptions& options) : impl_(std::make_unique<Impl>(checked(options))) {}
 Dispatcher::~Dispatcher() = default;
 Dispatcher::Dispatcher(Dispatcher&&) noexcept = default;
 Dispatcher& Dispatcher::operator=(Dispatcher&&) noexcept = default;
@@ -180,13 +191,13 @@ void Dispatcher::prepare(const std::vector<Problem>& problems, cudaStream_t stre
   }
 }
 
-Choice Dispatcher::explain(const Problem& p) const {
+Explanation Dispatcher::explain(const Problem& p) const {
   if (p.m < 1 || p.n < 1 || p.k < 1 || p.batch < 1)
     throw Error(Status::kInvalidArgument, "explain: M, N, K and batch must be at least 1");
   const Problem runs = kernel_form(p);
   Choice choice = impl_->chooser.choose(runs);
   if (runs.m != p.m) choice.runs_as = runs.label();
-  return choice;
+  return explanation_of(choice);
 }
 
 bool Dispatcher::deterministic() const { return impl_->options.deterministic; }

@@ -1,8 +1,10 @@
-// Kernel binaries: memory -> database binary cache -> NVRTC (stored when writable).
+// Kernel binaries: memory -> database binary cache (checked: from_binary; never with
+// GEMMTUNE_NO_CACHED_BINARIES set) -> NVRTC (stored when writable).
 #include "kernels.hpp"
 #include "gemmtune/compiler.hpp"
 #include "gemmtune/db_rows.hpp"
 #include "gemmtune/error.hpp"
+#include "gemmtune/logging.hpp"
 
 namespace gemmtune::detail {
 
@@ -15,9 +17,16 @@ const GemmKernel& KernelCache::get(const GemmConfig& config, KernelOrigin* origi
   }
   const std::string key = binary_key(config, arch_);
   std::unique_ptr<GemmKernel> kernel;
-  if (std::optional<db::Binary> cached = store_.get_binary(key)) {
-    CompiledKernel k = from_binary(config, *cached);
-    kernel = std::make_unique<GemmKernel>(config, k.cubin, k.lowered_name);
+  std::optional<CompiledKernel> cached;
+  if (!cached_binaries_disabled()) {
+    if (std::optional<db::Binary> row = store_.get_binary(key)) {
+      std::string why;
+      cached = from_binary(config, arch_, *row, &why);
+      if (!why.empty()) log(LogLevel::warning, why);
+    }
+  }
+  if (cached) {
+    kernel = std::make_unique<GemmKernel>(config, cached->cubin, cached->lowered_name);
     if (origin) *origin = KernelOrigin::database;
   } else {
     CompileResult r = compile_config(config, arch_);

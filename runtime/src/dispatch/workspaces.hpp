@@ -15,6 +15,9 @@ namespace gemmtune::detail {
 
 class WorkspacePool {
  public:
+  /// Workspaces whose memory comes from `allocator` (both callbacks null: cudaMalloc).
+  explicit WorkspacePool(WorkspaceAllocator allocator = {}) : allocator_(allocator) {}
+
   /// Launches `kernel` on `p` with `stream`'s workspace. Holds the pool's lock for the launch
   /// (host-side microseconds), so that threads sharing a stream do not grow its workspace at once.
   /// A workspace too small for `p` is not grown while `stream` is being captured: Error(kNotPrepared).
@@ -37,10 +40,11 @@ class WorkspacePool {
     // cudaStreamPerThread names a different stream in every thread.
     std::thread::id owner = stream == cudaStreamPerThread ? std::this_thread::get_id() : std::thread::id();
     std::unique_ptr<LaunchWorkspace>& ws = workspaces_[{stream, owner}];
-    if (!ws) ws = std::make_unique<LaunchWorkspace>();
+    if (!ws) ws = std::make_unique<LaunchWorkspace>(allocator_);
     return *ws;
   }
 
+  WorkspaceAllocator allocator_;
   std::mutex mutex_;
   std::map<std::pair<cudaStream_t, std::thread::id>, std::unique_ptr<LaunchWorkspace>> workspaces_;
 };

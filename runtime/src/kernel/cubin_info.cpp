@@ -1,6 +1,7 @@
 // Resource figures read from a cubin's ELF image. NVRTC's compile cache can skip ptxas, and then
 // the "-v" report is missing from the log; the cubin always carries the figures: the global
 // .nv.info section holds (symbol index, value) records per kernel.
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <string_view>
@@ -15,9 +16,11 @@ constexpr std::uint8_t kAttrFrameSize = 0x12;  // EIATTR_FRAME_SIZE: stack frame
 constexpr std::uint8_t kAttrRegCount = 0x2f;   // EIATTR_REGCOUNT: registers per thread
 constexpr std::uint8_t kFormatSizedValue = 0x04;
 
+// The image may come from a database anyone could have written (the binary cache): every offset
+// and size in it is checked against the image, without overflow, and no loop runs past its end.
 template <typename T>
-bool read(const std::vector<char>& elf, std::size_t offset, T& out) {
-  if (offset + sizeof(T) > elf.size()) return false;
+bool read(const std::vector<char>& elf, std::uint64_t offset, T& out) {
+  if (offset > elf.size() || elf.size() - offset < sizeof(T)) return false;
   std::memcpy(&out, elf.data() + offset, sizeof(T));
   return true;
 }
@@ -59,14 +62,16 @@ KernelResources cubin_resources(const std::vector<char>& elf, std::string_view k
   for (const Section& s : sections) {
     if (section_name(s) == ".nv.info") info = &s;
     if (s.type != 2 /* SHT_SYMTAB */ || s.link >= shnum) continue;
-    for (std::uint64_t at = 0; at + 24 <= s.size; at += 24) {
+    for (std::uint64_t at = 0; at + 24 <= s.size && at + 24 <= elf.size(); at += 24) {
       std::uint32_t name = 0;
       read(elf, s.offset + at, name);
       if (c_string(elf, sections[s.link].offset + name) == kernel_name) symbol = std::int64_t(at / 24);
     }
   }
   if (symbol < 0 || !info) return r;
-  for (std::uint64_t at = info->offset; at + 4 <= info->offset + info->size;) {
+  const std::uint64_t info_end = std::min<std::uint64_t>(
+      elf.size(), info->offset + std::min<std::uint64_t>(info->size, elf.size()));
+  for (std::uint64_t at = info->offset; at < info_end && info_end - at >= 4;) {
     std::uint8_t format = std::uint8_t(elf[at]), attr = std::uint8_t(elf[at + 1]);
     std::uint16_t size = 0;
     read(elf, at + 2, size);

@@ -76,4 +76,39 @@ int Problem::alignment() const { return std::min({a_alignment(), b_alignment(), 
 
 std::string Problem::layout() const { return {op_char(op_a), op_char(op_b)}; }
 
+namespace {
+// The smallest leading dimension from `cols` on that allows `want` floats per access and no more
+// (`want` divides cols: it is at most what the packed shape allows).
+long long ld_of_class(long long cols, int want) {
+  long long ld = std::max(cols, 1LL);
+  while (ld % want != 0 || (want < 4 && cols % (2 * want) == 0 && ld % (2 * want) == 0)) ++ld;
+  return ld;
+}
+}  // namespace
+
+Problem shape_only_problem(Op op_a, Op op_b, int m, int n, int k, int batch, int alignment,
+                           bool pointer_arrays) {
+  Problem p = Problem::packed(op_a, op_b, m, n, k, batch);
+  const int want = alignment <= 0 ? 4 : std::min(alignment, p.alignment());
+  if (pointer_arrays) {
+    p.pointer_arrays = true;
+    p.lda = ld_of_class(p.a_cols(), want), p.ldb = ld_of_class(p.b_cols(), want),
+    p.ldc = ld_of_class(p.n, want);
+    p.stride_a = p.stride_b = p.stride_c = 0;
+    const auto array = std::uintptr_t(16);  // placeholder, never dereferenced
+    p.a_array = reinterpret_cast<const float* const*>(array);
+    p.b_array = reinterpret_cast<const float* const*>(array);
+    p.c_array = reinterpret_cast<float* const*>(array);
+    return p;
+  }
+  // Placeholder addresses, never dereferenced: 16 bytes allow vec 4, 8 bytes vec 2, 4 bytes vec 1.
+  // Without a requested class the pointers are aligned and the shape alone decides (for each
+  // operand: tiles that stream B ignore a misaligned A).
+  auto address = std::uintptr_t(want == 4 ? 16 : want == 2 ? 8 : 4);
+  p.a = reinterpret_cast<const float*>(address);
+  p.b = reinterpret_cast<const float*>(address);
+  p.c = reinterpret_cast<float*>(address);
+  return p;
+}
+
 }  // namespace gemmtune

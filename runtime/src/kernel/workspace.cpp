@@ -1,5 +1,8 @@
 #include "gemmtune/workspace.hpp"
 
+#include <cstdint>
+#include <string>
+
 #include "gemmtune/error.hpp"
 #include "gemmtune/kernel_args.h"
 
@@ -8,14 +11,14 @@ namespace gemmtune {
 namespace {
 long long round_up_4(long long v) { return (v + 3) / 4 * 4; }
 
-// Frees `ptr` on `device` once no launch can still use it.
-void free_on(int device, void* ptr) {
-  if (!ptr) return;
+// Runs `f` with `device` current, once no launch on it can still use the memory it frees.
+template <typename F>
+void after_device_work(int device, F f) {
   int current = device;
   GEMMTUNE_CUDA_NOTHROW(cudaGetDevice(&current));
   if (current != device) GEMMTUNE_CUDA_NOTHROW(cudaSetDevice(device));
   GEMMTUNE_CUDA_NOTHROW(cudaDeviceSynchronize());
-  GEMMTUNE_CUDA_NOTHROW(cudaFree(ptr));
+  f();
   if (current != device) GEMMTUNE_CUDA_NOTHROW(cudaSetDevice(current));
 }
 }  // namespace
@@ -74,9 +77,9 @@ LaunchBuffers LaunchWorkspace::prepare(const GemmConfig& config, const Problem& 
     GEMMTUNE_CUDA(cudaGetDevice(&device_));
   }
   if (words > counter_capacity_) {
-    free_on(device_, counters_);
+    free(counters_, counter_capacity_ * sizeof(int));
     counters_ = nullptr, counter_capacity_ = 0;
-    GEMMTUNE_CUDA(cudaMalloc(reinterpret_cast<void**>(&counters_), words * sizeof(int)));
+    counters_ = static_cast<int*>(allocate(words * sizeof(int), stream));
     counter_capacity_ = words;
     // In stream order: a plain cudaMemset may still be running when a kernel on a non-blocking
     // stream starts. (Ordered splits zero their sums as they read them, so the whole buffer is
@@ -84,9 +87,9 @@ LaunchBuffers LaunchWorkspace::prepare(const GemmConfig& config, const Problem& 
     GEMMTUNE_CUDA(cudaMemsetAsync(counters_, 0, words * sizeof(int), stream));
   }
   if (floats > packed_capacity_) {
-    free_on(device_, packed_);
+    free(packed_, packed_capacity_ * sizeof(float));
     packed_ = nullptr, packed_capacity_ = 0;
-    GEMMTUNE_CUDA(cudaMalloc(reinterpret_cast<void**>(&packed_), floats * sizeof(float)));
+    packed_ = static_cast<float*>(allocate(floats * sizeof(float), stream));
     packed_capacity_ = floats;  // written whole by every launch that packs: no clearing
   }
   LaunchBuffers out;
@@ -98,9 +101,38 @@ LaunchBuffers LaunchWorkspace::prepare(const GemmConfig& config, const Problem& 
   return out;
 }
 
+void* LaunchWorkspace::allocate(size_t bytes, cudaStream_t stream) {
+  void* ptr = nullptr;
+  if (!allocator_.allocate) {
+    GEMMTUNE_CUDA(cudaMalloc(&ptr, bytes));
+    return ptr;
+  }
+  stream_ = stream;
+  ptr = allocator_.allocate(bytes, stream, allocator_.user_data);
+  if (!ptr)
+    throw Error(Status::kCudaError, "the workspace allocator returned no memory for " + std::to_string(bytes) +
+                                        " bytes of launch workspace");
+  if (reinterpret_cast<std::uintptr_t>(ptr) % 256 != 0) {
+    allocator_.free(ptr, bytes, stream, allocator_.user_data);
+    throw Error(Status::kInvalidArgument, "the workspace allocator returned memory not aligned to 256 bytes");
+  }
+  return ptr;
+}
+
+void LaunchWorkspace::free(void* ptr, size_t bytes) {
+  if (!ptr) return;
+  after_device_work(device_, [&] {
+    if (allocator_.free) {
+      allocator_.free(ptr, bytes, stream_, allocator_.user_data);
+    } else {
+      GEMMTUNE_CUDA_NOTHROW(cudaFree(ptr));
+    }
+  });
+}
+
 void LaunchWorkspace::release() {
-  free_on(device_, counters_);
-  free_on(device_, packed_);
+  free(counters_, counter_capacity_ * sizeof(int));
+  free(packed_, packed_capacity_ * sizeof(float));
   counters_ = nullptr, counter_capacity_ = 0, packed_ = nullptr, packed_capacity_ = 0;
 }
 

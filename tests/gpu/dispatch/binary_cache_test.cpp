@@ -1,7 +1,11 @@
 // The dispatcher and the tuner share the database's binary cache: a kernel either one compiled
-// and stored reads back in the other with the same resources (shared memory with its static share).
+// and stored reads back in the other with the same resources (shared memory with its static share);
+// a row that is not the config's kernel, or GEMMTUNE_NO_CACHED_BINARIES, means a compile.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+
+#include "gemmtune/choice.hpp"
 #include "gemmtune/db/database.hpp"
 #include "gemmtune/db_rows.hpp"
 #include "gemmtune/gemmtune.hpp"
@@ -31,7 +35,7 @@ TEST_F(BinaryCache, TheTunerReadsWhatTheDispatcherStored) {
   GemmConfig config;
   {
     Dispatcher dispatcher(options_);
-    config = dispatcher.explain(p).config;
+    config = explained_config(dispatcher.explain(p));
     ASSERT_EQ(dispatcher.prepare(p), KernelOrigin::compiled);
   }
   const std::string arch = device_.limits.arch();
@@ -56,7 +60,7 @@ TEST_F(BinaryCache, TheDispatcherRunsWhatTheTunerStored) {
   GemmConfig config;
   {
     Dispatcher dispatcher(options_);  // creates the file; its choice for an untuned problem
-    config = dispatcher.explain(p).config;
+    config = explained_config(dispatcher.explain(p));
   }
   tuner::CompilePool pool(arch, "", 1);  // no cache: compiles
   auto compiled = pool.take(config);
@@ -72,6 +76,41 @@ TEST_F(BinaryCache, TheDispatcherRunsWhatTheTunerStored) {
   auto back = reader.take(config);
   EXPECT_TRUE(back->from_cache);
   EXPECT_EQ(back->resources.static_smem, compiled->resources.static_smem);
+}
+
+// A cached binary is loaded only as its config's kernel (docs/database.md, "Trust"): another
+// config's real cubin planted under this config's key, its SHA-256 recomputed as a hostile writer
+// would, is compiled again and replaced; GEMMTUNE_NO_CACHED_BINARIES compiles even a good one.
+TEST_F(BinaryCache, APlantedBinaryOrTheOptOutIsCompiledAgain) {
+  const Problem p = shape_only_problem(Op::N, Op::N, 256, 256, 256);
+  const std::string arch = device_.limits.arch();
+  GemmConfig config;
+  {
+    Dispatcher dispatcher(options_);
+    config = dispatcher.explain(p).config;
+    ASSERT_EQ(dispatcher.prepare(p), KernelOrigin::compiled);
+  }
+  ASSERT_EQ(Dispatcher(options_).prepare(p), KernelOrigin::database);
+  setenv("GEMMTUNE_NO_CACHED_BINARIES", "1", 1);
+  EXPECT_EQ(Dispatcher(options_).prepare(p), KernelOrigin::compiled);
+  unsetenv("GEMMTUNE_NO_CACHED_BINARIES");
+
+  GemmConfig other;
+  other.op_a = config.op_a == Op::N ? Op::T : Op::N;  // another instance: another entry point
+  ASSERT_NE(config_name(other), config_name(config));
+  const CompileResult planted = compile_config(other, arch);
+  ASSERT_TRUE(planted.ok) << planted.log;
+  {
+    db::Database db(options_.db_path, db::OpenMode::read_write);
+    db::Binary row = db.get_binary(binary_key(config, arch)).binary.value();
+    row.cubin.assign(
+        reinterpret_cast<const std::byte*>(planted.cubin.data()),
+        reinterpret_cast<const std::byte*>(planted.cubin.data()) + planted.cubin.size());
+    row.lowered_name = planted.lowered_name;
+    db.put_binary(row);  // hashed again by put_binary
+  }
+  EXPECT_EQ(Dispatcher(options_).prepare(p), KernelOrigin::compiled);
+  EXPECT_EQ(Dispatcher(options_).prepare(p), KernelOrigin::database);  // the compile replaced it
 }
 
 }  // namespace

@@ -55,10 +55,10 @@ class DispatchCorrectness : public ::testing::Test {
   void check(Problem p, int ld_pad, int ptr_offset, ChoiceSource expected) {
     std::mt19937_64 rng(std::hash<std::string>{}(describe(p)) + ld_pad * 31 + ptr_offset);
     ProblemData data(p, ld_pad, ptr_offset, rng);
-    Choice c = dispatcher_->explain(data.p);
+    const Explanation c = dispatcher_->explain(data.p);
     EXPECT_EQ(c.source, expected) << describe(data.p) << "\n" << c.to_string();
     double err = dispatch_error(*dispatcher_, data, *reference_);
-    EXPECT_LE(err, fp32_tolerance(p.k)) << describe(data.p) << " with " << config_name(c.config);
+    EXPECT_LE(err, fp32_tolerance(p.k)) << describe(data.p) << " with " << c.config;
   }
 
   static inline DeviceInfo device_;
@@ -112,10 +112,10 @@ TEST_F(DispatchCorrectness, MatrixTransposedTimesVectorRunsTransposed) {
       Problem p = shape(Op::T, ob, m, 1, k, batch, 1.25f, beta);
       std::mt19937_64 rng(m * 7 + k + batch);
       ProblemData data(p, ld_pad, offset, rng);
-      const Choice c = dispatcher_->explain(data.p);
+      const Explanation c = dispatcher_->explain(data.p);
       EXPECT_EQ(!c.runs_as.empty(), data.p.ldc == 1) << describe(data.p) << "\n" << c.to_string();
       const double err = dispatch_error(*dispatcher_, data, *reference_);
-      EXPECT_LE(err, fp32_tolerance(k)) << describe(data.p) << " with " << config_name(c.config);
+      EXPECT_LE(err, fp32_tolerance(k)) << describe(data.p) << " with " << c.config;
     }
 }
 
@@ -217,11 +217,12 @@ TEST(DispatchRepack, TunedRepackConfigsComputeRight) {
     for (const Case& k : cases) {
       std::mt19937_64 rng(std::hash<int>{}(k.m * 7 + k.k) + int(oa) * 2 + int(ob));
       ProblemData data(shape(oa, ob, k.m, k.n, k.k, k.batch, 1.25f, k.beta), k.ld_pad, k.ptr_offset, rng);
-      const Choice c = d.explain(data.p);
-      SCOPED_TRACE(describe(data.p) + " with " + config_name(c.config));
+      const Explanation c = d.explain(data.p);
+      const GemmConfig config = explained_config(c);
+      SCOPED_TRACE(describe(data.p) + " with " + c.config);
       EXPECT_EQ(c.source, ChoiceSource::exact) << c.to_string();
-      packed += c.config.repack;
-      EXPECT_EQ(c.config.repack, c.config.packs_a(data.p) || c.config.packs_b(data.p));
+      packed += config.repack;
+      EXPECT_EQ(config.repack, config.packs_a(data.p) || config.packs_b(data.p));
       EXPECT_LE(dispatch_error(d, data, reference), fp32_tolerance(k.k));
     }
   EXPECT_GE(packed, 12);
@@ -247,12 +248,12 @@ TEST(DispatchPlans, SameShapeWithAnotherOperandMisalignedGetsItsOwnKernel) {
   const Problem misaligned = data.p;
   data.p.a = data.a.get(), data.p.c = data.c.get();  // only B misaligned
   data.reset_c();
-  EXPECT_EQ(d.explain(data.p).config.width_a(), 4);
+  EXPECT_EQ(explained_config(d.explain(data.p)).width_a(), 4);
   EXPECT_LE(dispatch_error(d, data, reference), fp32_tolerance(64));
   data.p = misaligned;
   data.p.b = data.b.get(), data.p.c = data.c.get();  // only A misaligned: A read one float at a time
   data.reset_c();
-  EXPECT_EQ(d.explain(data.p).config.width_a(), 1);
+  EXPECT_EQ(explained_config(d.explain(data.p)).width_a(), 1);
   EXPECT_LE(dispatch_error(d, data, reference), fp32_tolerance(64));
 }
 

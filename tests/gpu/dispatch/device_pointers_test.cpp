@@ -11,6 +11,7 @@
 #include <numeric>
 #include <random>
 
+#include "gemmtune/choice.hpp"
 #include "gpu/dispatch/beside_cublas.hpp"
 #include "unit/dispatch/tuning_db.hpp"
 
@@ -420,9 +421,10 @@ TEST_F(DevicePointers, SplitKWithPointerArraysAndDeviceScalars) {
     std::mt19937_64 rng(34);
     ScatteredBatch data(Layout::row_major, Op::N, Op::N, 96, 96, 2048, 3, 0, rng);
     const Problem& p = data.p;
-    const Choice choice = d.explain(shape_only_problem(Op::N, Op::N, 96, 96, 2048, 3, 0, true));
-    ASSERT_GT(choice.config.split_k, 1) << choice.to_string();
-    ASSERT_EQ(choice.config.prescale_c, prescale) << choice.to_string();
+    const Explanation choice =
+        d.explain(shape_only_problem(Op::N, Op::N, 96, 96, 2048, 3, 0, true));
+    ASSERT_GT(explained_config(choice).split_k, 1) << choice.to_string();
+    ASSERT_EQ(explained_config(choice).prescale_c, prescale) << choice.to_string();
 
     set_scalars(1.5f, -0.75f);
     const auto refs = data.references(*reference_, 1.5f, -0.75f);
@@ -460,13 +462,13 @@ TEST_F(DevicePointers, RepackConfigsRunNarrowedOnPointerArrays) {
   o.db_path = path;
   o.db_access = DbAccess::read_only;
   Dispatcher d(o);
-  const Choice strided = d.explain(shape_only_problem(Op::N, Op::N, 61, 67, 71, 3));
+  const Explanation strided = d.explain(shape_only_problem(Op::N, Op::N, 61, 67, 71, 3));
   EXPECT_EQ(strided.source, ChoiceSource::exact) << strided.to_string();
-  EXPECT_TRUE(strided.config.repack) << strided.to_string();
-  const Choice arrays = d.explain(shape_only_problem(Op::N, Op::N, 61, 67, 71, 3, 0, true));
+  EXPECT_TRUE(explained_config(strided).repack) << strided.to_string();
+  const Explanation arrays = d.explain(shape_only_problem(Op::N, Op::N, 61, 67, 71, 3, 0, true));
   EXPECT_EQ(arrays.source, ChoiceSource::exact) << arrays.to_string();
-  EXPECT_FALSE(arrays.config.repack) << arrays.to_string();
-  EXPECT_EQ(arrays.config.width_a(), 1) << arrays.to_string();
+  EXPECT_FALSE(explained_config(arrays).repack) << arrays.to_string();
+  EXPECT_EQ(explained_config(arrays).width_a(), 1) << arrays.to_string();
 
   std::mt19937_64 rng(35);
   ScatteredBatch data(Layout::row_major, Op::N, Op::N, 61, 67, 71, 3, 0, rng);

@@ -3,6 +3,7 @@
 // measuring it against the float64 reference.
 #include <gtest/gtest.h>
 
+#include "gemmtune/choice.hpp"
 #include "gemmtune/gemmtune.hpp"
 #include "gemmtune/reference.hpp"
 #include "support/gpu_buffers.hpp"

@@ -61,13 +61,15 @@ TEST_F(GraphAndDeterminism, DeterministicModeGivesTheSameBitsEveryRun) {
   std::mt19937_64 rng(21);
   ProblemData data(shape(Op::N, Op::N, 96, 96, 2048), 0, 0, rng);
   Dispatcher fastest(options(false));
-  const Choice split = fastest.explain(data.p);
-  EXPECT_GT(split.config.split_k, 1) << "the test database should make split-K the fastest:\n" << split.to_string();
+  const Explanation split = fastest.explain(data.p);
+  EXPECT_GT(explained_config(split).split_k, 1)
+      << "the test database should make split-K the fastest:\n"
+      << split.to_string();
 
   Dispatcher same_bits(options(true));
   EXPECT_TRUE(same_bits.deterministic());
-  const Choice choice = same_bits.explain(data.p);
-  EXPECT_EQ(choice.config.split_k, 1) << choice.to_string();
+  const Explanation choice = same_bits.explain(data.p);
+  EXPECT_EQ(explained_config(choice).split_k, 1) << choice.to_string();
   EXPECT_EQ(choice.source, ChoiceSource::exact) << choice.to_string();  // the tuned non-split config
   const std::vector<float> first = run(same_bits, data);
   for (int i = 0; i < 5; ++i) EXPECT_EQ(run(same_bits, data), first) << "run " << i + 2;

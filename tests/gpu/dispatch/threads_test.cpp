@@ -76,7 +76,7 @@ TEST(DispatchThreads, EightThreadsOwnStreams) {
           << "thread " << t << " " << describe(p);
     }
   EXPECT_GE(d.plan_count(), 4u);
-  EXPECT_EQ(d.explain(shapes[3]).config.split_k, 8);
+  EXPECT_EQ(explained_config(d.explain(shapes[3])).split_k, 8);
 }
 
 }  // namespace

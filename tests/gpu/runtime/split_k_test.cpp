@@ -5,6 +5,8 @@
 // right; the workspace grows for a larger problem.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <memory>
 #include <vector>
 
@@ -178,4 +180,52 @@ TEST(SplitK, LaunchWithoutWorkspaceIsAnError) {
     EXPECT_EQ(e.status(), Status::kInvalidArgument);
     EXPECT_NE(std::string(e.what()).find("LaunchWorkspace"), std::string::npos) << e.what();
   }
+}
+
+// A caller's allocator (WorkspaceAllocator, as PyTorch's caching allocator is passed): every
+// allocation comes from it with the launch's stream, 256-byte aligned; growing gives the old
+// memory back, with its size, and so does the workspace's end; the results stay right.
+namespace {
+struct CountingAllocator {
+  std::vector<std::pair<void*, std::size_t>> live;
+  int allocations = 0, frees = 0;
+  cudaStream_t last_stream = nullptr;
+  static void* allocate(std::size_t bytes, cudaStream_t stream, void* self) {
+    auto* a = static_cast<CountingAllocator*>(self);
+    void* ptr = nullptr;
+    if (cudaMalloc(&ptr, bytes) != cudaSuccess) return nullptr;
+    a->live.emplace_back(ptr, bytes), ++a->allocations, a->last_stream = stream;
+    return ptr;
+  }
+  static void free(void* ptr, std::size_t bytes, cudaStream_t, void* self) {
+    auto* a = static_cast<CountingAllocator*>(self);
+    auto found = std::find(a->live.begin(), a->live.end(), std::make_pair(ptr, bytes));
+    EXPECT_NE(found, a->live.end()) << "freed memory it did not allocate, or with another size";
+    if (found != a->live.end()) a->live.erase(found);
+    ++a->frees;
+    cudaFree(ptr);
+  }
+};
+}  // namespace
+
+TEST(SplitK, WorkspaceFromTheCallersAllocator) {
+  GEMMTUNE_REQUIRE_GPU();
+  ReferenceSetup setup;
+  auto kernel = kernel_named("sgemm_nn_32x64x8_w32x32_t4x8_s3_v1_p4_k16_r8", setup);
+  ASSERT_TRUE(kernel);
+  CountingAllocator counting;
+  {
+    LaunchWorkspace workspace(WorkspaceAllocator{CountingAllocator::allocate, CountingAllocator::free, &counting});
+    // Small, then large (grows: the small one is given back), then small again (reuses).
+    const Case cases[] = {{37, 61, 1009, 1, 1.5f, -0.5f}, {131, 259, 2003, 2, -0.75f, 0.25f}, {37, 61, 125, 1, 1.f, 0.f}};
+    for (const Case& c : cases) EXPECT_EQ(run_case(*kernel, c, 2, workspace, setup).size(), 2u);
+    EXPECT_EQ(counting.allocations, 2);
+    EXPECT_EQ(counting.frees, 1);
+    ASSERT_EQ(counting.live.size(), 1u);
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(counting.live[0].first) % 256, 0u);
+    EXPECT_EQ(counting.live[0].second, workspace.bytes());
+    EXPECT_EQ(counting.last_stream, nullptr);  // run_case launches on the default stream
+  }
+  EXPECT_TRUE(counting.live.empty()) << "the workspace's end did not give its memory back";
+  EXPECT_EQ(counting.frees, 2);
 }

@@ -1,4 +1,5 @@
 // The binary cache: round trip, and a corrupted blob is a reported miss, never returned.
+#include "support/sha256.hpp"
 #include "unit/db/db_fixture.hpp"
 
 namespace gemmtune::db::test {
@@ -27,6 +28,42 @@ TEST_F(Binaries, ContentHashIsFnv1a64) {
   std::vector<std::byte> bytes;
   for (char c : a) bytes.push_back(static_cast<std::byte>(c));
   EXPECT_EQ(content_hash(bytes), "af63dc4c8601ec8c");
+}
+
+// FIPS 180-4's examples, and every length across the padding's block boundaries against the
+// tests' own implementation (support/sha256.hpp).
+TEST_F(Binaries, Sha256IsFips180) {
+  EXPECT_EQ(sha256_hex(std::string_view()),
+            "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  EXPECT_EQ(sha256_hex(std::string_view("abc")),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  EXPECT_EQ(
+      sha256_hex(std::string_view("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq")),
+      "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+  std::string text;
+  for (int n = 0; n <= 200; ++n, text += char(n * 37 + 11))
+    ASSERT_EQ(sha256_hex(std::string_view(text)), ::gemmtune::test::sha256(text)) << n << " bytes";
+}
+
+// The stored hash is SHA-256; a row with a 16-digit FNV-1a hash (stored before 2026-12-02, and
+// forgeable) is a plain miss, not damage, and storing the kernel again replaces it.
+TEST_F(Binaries, StoredHashIsSha256AndAnFnvRowIsAMiss) {
+  Database db(path("tuning.db"), OpenMode::read_write);
+  const Binary b = sample_binary("key-1");
+  db.put_binary(b);
+  Connection raw(db.path(), OpenMode::read_only);
+  Statement st(raw, "SELECT content_hash FROM binaries WHERE key = 'key-1'");
+  ASSERT_TRUE(st.step());
+  EXPECT_EQ(st.get_text(0), sha256_hex(b.cubin));
+
+  exec_raw(db.path(), "UPDATE binaries SET content_hash = '" + content_hash(b.cubin) +
+                          "' WHERE key = 'key-1'");
+  const BinaryLookup old = db.get_binary("key-1");
+  EXPECT_FALSE(old.binary);
+  EXPECT_TRUE(old.corrupt.empty()) << old.corrupt;
+  EXPECT_TRUE(db.check().ok());
+  db.put_binary(b);
+  EXPECT_TRUE(db.get_binary("key-1").binary);
 }
 
 TEST_F(Binaries, RoundTripAndMiss) {

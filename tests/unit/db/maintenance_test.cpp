@@ -85,7 +85,9 @@ TEST_F(Maintenance, MergeTwiceAddsNothing) {
   EXPECT_EQ(first.problems, 2 + 2);  // 10, 11 and 4, 5
   EXPECT_EQ(first.results, 18);
   EXPECT_EQ(first.baselines, 6);
-  EXPECT_EQ(first.binaries, 1);
+  EXPECT_EQ(first.binaries, 0);  // cached binaries are code: left out unless asked for
+  EXPECT_EQ(first.binaries_dropped, 1);
+  EXPECT_EQ(after.binaries, before.binaries);
   EXPECT_EQ(after.results, before.results + 18);
   EXPECT_EQ(after.gpu_models, before.gpu_models + 1);
 
@@ -95,6 +97,10 @@ TEST_F(Maintenance, MergeTwiceAddsNothing) {
                 second.baselines + second.binaries,
             0);
   EXPECT_TRUE(a.check().ok());
+  const MergeStats with_binaries = a.merge_from(path("b.db"), ForeignBinaries::copy);
+  EXPECT_EQ(with_binaries.binaries, 1);
+  EXPECT_EQ(with_binaries.binaries_dropped, 0);
+  EXPECT_EQ(a.merge_from(path("b.db"), ForeignBinaries::copy).binaries, 0);
 
   // The merged rows mean the same thing: b's best for the A100 is a's best now.
   const Id a100 = a.find_gpu_model(sample_gpu("NVIDIA A100", 108)).value();

@@ -1,4 +1,5 @@
 // Schema versions: a fresh file, migration from every older version, and the config column list.
+#include <optional>
 #include <set>
 
 #include "gemmtune/db/schema.hpp"
@@ -35,6 +36,26 @@ TEST_F(Schema, FreshFileIsAtCurrentVersionInWalMode) {
   ASSERT_TRUE(st.step());
   EXPECT_EQ(st.get_text(0), "wal");
   EXPECT_TRUE(db.check().ok());
+}
+
+// A reader open while the last writer closes keeps the file in WAL mode (the writer cannot switch
+// it back, and its last rows stay in the -wal file); the reader, closing last, switches it back:
+// the .db file alone, copied, then holds every row (docs/database.md, "At rest").
+TEST_F(Schema, TheLastReaderToCloseLeavesTheFileSelfContained) {
+  const std::string file = path("tuning.db");
+  std::optional<Database> writer(std::in_place, file, OpenMode::read_write);
+  writer->upsert_gpu_model(sample_gpu("NVIDIA H200"));
+  std::optional<Database> reader(std::in_place, file, OpenMode::read_only);
+  writer->upsert_gpu_model(sample_gpu("NVIDIA H100"));
+  writer.reset();
+  EXPECT_TRUE(fs::exists(file + "-wal"))
+      << "the writer switched the file back while a reader had it open";
+  reader.reset();
+  EXPECT_FALSE(fs::exists(file + "-wal"));
+  EXPECT_FALSE(fs::exists(file + "-shm"));
+  EXPECT_EQ(file_bytes(file).substr(18, 2), std::string("\x01\x01", 2)) << "still in WAL mode";
+  fs::copy_file(file, path("copy.db"));
+  EXPECT_EQ(Database(path("copy.db"), OpenMode::read_only).gpu_models().size(), 2u);
 }
 
 TEST_F(Schema, ConfigsTableHasEveryParameterColumn) {

@@ -206,6 +206,30 @@ TEST(CApi, LastErrorIsPerThread) {
   EXPECT_EQ(there, "");
 }
 
+void* no_allocation(std::size_t, cudaStream_t, void*) { return nullptr; }
+
+TEST(CApi, AWorkspaceAllocatorNeedsBothCallbacks) {
+  // Checked before the device is looked for: the same answer with or without a GPU.
+  gemmtune_options o;
+  gemmtune_options_init(&o);
+  EXPECT_EQ(o.workspace_alloc, nullptr);
+  EXPECT_EQ(o.workspace_free, nullptr);
+  EXPECT_EQ(o.workspace_user_data, nullptr);
+  o.workspace_alloc = no_allocation;
+  gemmtune_handle_t h = nullptr;
+  EXPECT_EQ(gemmtune_create(&h, &o), GEMMTUNE_STATUS_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(gemmtune_last_error()).find("set both allocate and free"), std::string::npos)
+      << gemmtune_last_error();
+  DispatcherOptions options;
+  options.workspace_allocator.allocate = no_allocation;
+  try {
+    Dispatcher d(options);
+    ADD_FAILURE() << "created a dispatcher with half an allocator";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.status(), Status::kInvalidArgument) << e.what();
+  }
+}
+
 TEST(Dispatcher, CreationWithoutAGpuIsNoDevice) {
   if (has_gpu()) GTEST_SKIP() << "this machine has a GPU";
   try {

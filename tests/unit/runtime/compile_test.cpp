@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "gemmtune/compiler.hpp"
+#include "gemmtune/db_rows.hpp"
 #include "gemmtune/kernel.hpp"
 #include "gemmtune/tuner/space.hpp"
 #include "support/compile_all.hpp"
@@ -193,6 +194,12 @@ TEST(Compile, EachCubinHoldsTheKernelsItsLaunchesRunFirstAndNoOthers) {
     CompileResult r = compile_config(e.config, "sm_90");
     ASSERT_TRUE(r.ok) << r.log;
     EXPECT_GT(cubin_resources(r.cubin, r.lowered_name).registers, 0);
+    // The entry name the binary cache derives from the config is NVRTC's; another config's is not.
+    EXPECT_TRUE(is_entry_of(e.config, r.lowered_name)) << r.lowered_name << "\n"
+                                                       << entry_name_prefix(e.config);
+    GemmConfig other = e.config;
+    other.stages += 1;
+    EXPECT_FALSE(is_entry_of(other, r.lowered_name)) << r.lowered_name;
     const KernelResources pack = cubin_resources(r.cubin, "gemmtune_pack_operand");
     EXPECT_EQ(pack.registers > 0, e.pack);
     if (e.pack) EXPECT_EQ(pack.stack_bytes, 0);

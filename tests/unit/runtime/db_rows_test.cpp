@@ -1,8 +1,14 @@
 // The runtime <-> database rows module: what the tuner and the dispatcher store reads back the same.
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+
+#include "gemmtune/compiler.hpp"
 #include "gemmtune/db_rows.hpp"
 #include "gemmtune/tuner/space.hpp"
+#include "support/fake_cubin.hpp"
 
 using namespace gemmtune;
 
@@ -31,12 +37,18 @@ TEST(DbRows, RowsOfAnotherFamilyOrLayoutAreNotConfigs) {
   EXPECT_FALSE(from_db(row));
 }
 
+// A name as NVRTC lowers `c`'s instance (compile_test.cpp checks the prefix against NVRTC).
+std::string entry_of(const GemmConfig& c) {
+  return entry_name_prefix(c) + "EEvN8gemmtune8GemmArgsE";
+}
+
 // The binary cache's smem_bytes holds all of a block's shared memory (dynamic + static), whoever
 // stored it: a kernel cached by the dispatcher reads back in the tuner with its static share.
+// Registers and the stack frame come from the cubin, spills are bounded by that frame.
 TEST(DbRows, BinariesKeepTheirResources) {
   GemmConfig c;
   c.stages = 3, c.bk = 16;
-  CompiledKernel k{{'\x7f', 'E', 'L', 'F'}, "_Z5sgemm", {}};
+  CompiledKernel k{gemmtune::test::fake_cubin(entry_of(c), 128, 16), entry_of(c), {}};
   k.resources.registers = 128;
   k.resources.spill_stores = 8;
   k.resources.static_smem = 4;
@@ -44,16 +56,107 @@ TEST(DbRows, BinariesKeepTheirResources) {
   EXPECT_EQ(row.smem_bytes, c.smem_bytes() + 4);
   EXPECT_EQ(row.registers, 128);
   EXPECT_EQ(row.config_name, config_name(c));
-  CompiledKernel back = from_binary(c, row);
-  EXPECT_EQ(back.cubin, k.cubin);
-  EXPECT_EQ(back.lowered_name, k.lowered_name);
-  EXPECT_EQ(back.resources.registers, 128);
-  EXPECT_EQ(back.resources.spill_stores, 8);
-  EXPECT_EQ(back.resources.static_smem, 4);
+  std::optional<CompiledKernel> back = from_binary(c, "sm_90", row);
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back->cubin, k.cubin);
+  EXPECT_EQ(back->lowered_name, k.lowered_name);
+  EXPECT_EQ(back->resources.registers, 128);
+  EXPECT_EQ(back->resources.spill_stores, 8);
+  EXPECT_EQ(back->resources.static_smem, 4);
 
-  k.resources.registers = -1;  // unknown: stored as NULL, read back as unknown
-  EXPECT_FALSE(to_binary(c, "sm_90", "key", k).registers);
-  EXPECT_EQ(from_binary(c, to_binary(c, "sm_90", "key", k)).resources.registers, -1);
+  row.registers = 1, row.spill_bytes = 4096;  // the row's word is not taken
+  back = from_binary(c, "sm_90", row);
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back->resources.registers, 128);
+  EXPECT_EQ(back->resources.spill_stores, 16);
+}
+
+// A cached binary is loaded only as what its config derives: the config's row, for this arch and
+// NVRTC, with the config's entry point, which the cubin holds. Anything else is a miss that says
+// why; GEMMTUNE_NO_CACHED_BINARIES turns every row into a silent miss.
+TEST(DbRows, ACachedBinaryIsLoadedOnlyAsItsConfigsKernel) {
+  GemmConfig c, other;
+  other.stages = 3, other.bk = 16;
+  ASSERT_NE(config_name(c), config_name(other));
+  const CompiledKernel k{gemmtune::test::fake_cubin(entry_of(c)), entry_of(c), {}};
+  const db::Binary good = to_binary(c, "sm_90", "key", k);
+  std::string why;
+  ASSERT_TRUE(from_binary(c, "sm_90", good, &why)) << why;
+
+  struct Tampered {
+    const char* what;
+    db::Binary row;
+    const char* says;
+  };
+  std::vector<Tampered> cases;
+  cases.push_back(
+      {"another config's row", to_binary(other, "sm_90", "key", k), "stored for config"});
+  db::Binary arch = good;
+  arch.arch = "sm_80";
+  cases.push_back({"another arch", arch, "compiled for sm_80"});
+  db::Binary nvrtc = good;
+  nvrtc.nvrtc_version = "0.1";
+  cases.push_back({"another NVRTC", nvrtc, "NVRTC 0.1"});
+  db::Binary entry = good;  // another config's kernel, named in the row and present in the cubin
+  entry.lowered_name = entry_of(other);
+  const std::vector<char> planted = gemmtune::test::fake_cubin(entry_of(other));
+  entry.cubin.assign(reinterpret_cast<const std::byte*>(planted.data()),
+                     reinterpret_cast<const std::byte*>(planted.data()) + planted.size());
+  cases.push_back({"another config's entry point", entry, "is not the config's kernel"});
+  db::Binary missing = good;  // the right name, a cubin without it
+  missing.cubin = entry.cubin;
+  cases.push_back({"a cubin without the entry point", missing, "has no entry point"});
+  for (const Tampered& t : cases) {
+    why.clear();
+    EXPECT_FALSE(from_binary(c, "sm_90", t.row, &why)) << t.what;
+    EXPECT_NE(why.find(t.says), std::string::npos) << t.what << ": " << why;
+    EXPECT_NE(why.find("not loaded"), std::string::npos) << why;
+  }
+
+  setenv("GEMMTUNE_NO_CACHED_BINARIES", "1", 1);
+  why.clear();
+  EXPECT_FALSE(from_binary(c, "sm_90", good, &why));
+  EXPECT_EQ(why, "");
+  setenv("GEMMTUNE_NO_CACHED_BINARIES", "0", 1);
+  EXPECT_TRUE(from_binary(c, "sm_90", good));
+  unsetenv("GEMMTUNE_NO_CACHED_BINARIES");
+}
+
+// A cubin comes from a file anyone could have written: offsets and sizes beyond the image are read
+// as nothing (no read past its end, no loop over a size of 2^62).
+TEST(DbRows, ACubinWithSizesBeyondItsImageIsReadSafely) {
+  const std::string entry = "_Z6kernel";
+  const std::vector<char> good = gemmtune::test::fake_cubin(entry, 40);
+  ASSERT_EQ(cubin_resources(good, entry).registers, 40);
+  auto patched = [&](std::uint64_t at, std::uint64_t value) {
+    std::vector<char> elf = good;
+    std::memcpy(elf.data() + at, &value, sizeof value);
+    return elf;
+  };
+  std::uint64_t shoff = 0;
+  std::memcpy(&shoff, good.data() + 0x28, sizeof shoff);
+  const std::uint64_t symtab = shoff + 3 * 64, info = shoff + 4 * 64;  // fake_cubin's sections
+  EXPECT_EQ(cubin_resources(patched(symtab + 0x20, 1ull << 62), entry).registers,
+            40);  // size: bounded
+  EXPECT_EQ(cubin_resources(patched(info + 0x18, good.size() - 2), entry).registers, -1);
+  EXPECT_EQ(cubin_resources(patched(info + 0x18, ~0ull - 7), entry).registers, -1);
+  EXPECT_EQ(cubin_resources(patched(info + 0x20, ~0ull), entry).registers, 40);
+  EXPECT_EQ(cubin_resources(patched(0x28, ~0ull - 15), entry).registers, -1);  // section headers
+}
+
+TEST(DbRows, EntryNamesAreDerivedFromTheConfig) {
+  GemmConfig c;
+  const std::string prefix = entry_name_prefix(c);
+  EXPECT_EQ(prefix.rfind("_ZN8gemmtune5sgemmILi", 0), 0u) << prefix;
+  EXPECT_TRUE(is_entry_of(c, prefix + "EEvN8gemmtune8GemmArgsE"));
+  EXPECT_TRUE(is_entry_of(c, prefix + "Lb0ELb0EEEvN8gemmtune8GemmArgsE"));  // defaulted flags
+  EXPECT_FALSE(is_entry_of(c, prefix + "Lb1EEEvN8gemmtune8GemmArgsE"));     // a flag set
+  EXPECT_FALSE(is_entry_of(c, prefix));
+  EXPECT_FALSE(is_entry_of(c, ""));
+  EXPECT_FALSE(is_entry_of(c, "_Z5sgemm"));
+  GemmConfig other = c;
+  other.bm *= 2;
+  EXPECT_FALSE(is_entry_of(other, prefix + "EEvN8gemmtune8GemmArgsE"));
 }
 
 // Repack has no column (nor do the access widths): the name carries it, and from_db reads it

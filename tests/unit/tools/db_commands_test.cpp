@@ -263,6 +263,35 @@ TEST_F(DbCommands, FailedExportLeavesTheOutputFileAlone) {
     EXPECT_TRUE(name == "bests.csv" || name.rfind("copy.db", 0) == 0) << name;
 }
 
+// --out never writes through a symbolic link (refused, the file it points to untouched), keeps an
+// existing file's permissions, and fails with status 1 (not 2, a usage error) when the write
+// itself fails.
+TEST_F(DbCommands, ExportWritesNoFileThroughALinkAndKeepsPermissions) {
+  const std::string elsewhere = write("elsewhere.csv", "not for the export\n");
+  const fs::path link = dir_ / "out.csv";
+  fs::create_symlink(elsewhere, link);
+  CliRun through = db_cmd({"export", "--out", link.string()}, fixture());
+  EXPECT_EQ(through.status, 2) << through.err;
+  EXPECT_TRUE(contains(through.err, "is a symbolic link")) << through.err;
+  EXPECT_EQ(file_bytes(elsewhere), "not for the export\n");
+  EXPECT_TRUE(fs::is_symlink(link));
+
+  const std::string kept = write("kept.csv", "an earlier export\n");
+  fs::permissions(kept, fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read);
+  CliRun r = db_cmd({"export", "--out", kept}, fixture());
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(contains(file_bytes(kept), "ptxas error"));
+  EXPECT_EQ(fs::status(kept).permissions() & fs::perms::all,
+            fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read);
+  for (const std::string& name : ::gemmtune::test::list_dir(dir_))  // no temporary file left behind
+    EXPECT_TRUE(name == "elsewhere.csv" || name == "out.csv" || name == "kept.csv") << name;
+
+  CliRun full = db_cmd({"export", "--out", "/dev/full"}, fixture());
+  EXPECT_EQ(full.status, 1) << full.err;
+  EXPECT_TRUE(contains(full.err, "writing '/dev/full' failed: No space left on device"))
+      << full.err;
+}
+
 TEST_F(DbCommands, MergeTwiceAddsNothing) {
   const fs::path target = dir_ / "merged.db";
   CliRun first = cli({"db", "merge", fixture().string(), "--db", target.string()});
@@ -378,6 +407,75 @@ TEST_F(DbCommands, CheckPassesAGoodDatabaseAndReportsACorruptBinary) {
   CliRun bad = db_cmd({"check"}, db);
   EXPECT_EQ(bad.status, 1) << bad.out << bad.err;
   EXPECT_TRUE(contains(bad.out, "fixture-binary")) << bad.out;
+}
+
+// A cached binary planted as a hostile writer would (another config's kernel under this one's
+// key, its SHA-256 recomputed) hashes right, but is not the config's kernel: `db check` says so.
+TEST_F(DbCommands, CheckReportsABinaryThatIsNotItsConfigsKernel) {
+  const fs::path db = copy_fixture();
+  {
+    Database d(db.string(), OpenMode::read_write);
+    Binary b = d.get_binary("fixture-binary").binary.value();
+    b.lowered_name = fixture_entry_name(cfg_second());
+    const std::vector<char> cubin = ::gemmtune::test::fake_cubin(b.lowered_name);
+    b.cubin.assign(reinterpret_cast<const std::byte*>(cubin.data()),
+                   reinterpret_cast<const std::byte*>(cubin.data()) + cubin.size());
+    d.put_binary(b);
+  }
+  CliRun r = db_cmd({"check"}, db);
+  EXPECT_EQ(r.status, 1) << r.out << r.err;
+  EXPECT_TRUE(contains(r.out, "cached binary 'fixture-binary' (config " + cfg_best().name +
+                                  ") is never loaded: "
+                                  "its entry point"))
+      << r.out;
+  EXPECT_TRUE(contains(r.out, "is not the config's kernel")) << r.out;
+}
+
+// Rows that break the schema's CHECK constraints (written with them switched off) are damage that
+// other commands refuse; SQLite leaves those constraints out of a read-only integrity check, and
+// `db check` reads the file read-only: it checks them on a copy.
+TEST_F(DbCommands, CheckReportsRowsThatBreakTheSchemasConstraints) {
+  for (const auto& [table, change] : std::vector<std::pair<std::string, std::string>>{
+           {"results",
+            "UPDATE results SET status = 'unheard_of' WHERE id = (SELECT min(id) FROM results)"},
+           {"problems", "UPDATE problems SET m = -1 WHERE id = (SELECT min(id) FROM problems)"}}) {
+    const fs::path db = copy_fixture();
+    {
+      Connection c(db.string(), OpenMode::read_write);
+      c.exec("PRAGMA ignore_check_constraints = 1");
+      c.exec(change);
+    }
+    const std::string before = file_bytes(db);
+    CliRun r = db_cmd({"check"}, db);
+    EXPECT_EQ(r.status, 1) << table << ": " << r.out << r.err;
+    EXPECT_TRUE(contains(r.out, "constraint: CHECK constraint failed in " + table)) << r.out;
+    EXPECT_TRUE(file_bytes(db) == before) << "db check changed the file";
+  }
+}
+
+// `db replay` models only what it can: a GPU row with 0 or -1 SMs or a clock of 0 is skipped with
+// a line that says why, and a recorded config that is not valid on the GPU (tiles of 999999999,
+// which parse) is not replayed; never a crash.
+TEST_F(DbCommands, ReplaySkipsWhatItCannotModel) {
+  for (const char* change :
+       {"UPDATE gpu_models SET sm_count = 0", "UPDATE gpu_models SET sm_count = -1",
+        "UPDATE gpu_models SET clock_khz = 0"}) {
+    const fs::path db = copy_fixture();
+    Connection(db.string(), OpenMode::read_write).exec(change);
+    CliRun r = db_cmd({"replay"}, db);
+    EXPECT_EQ(r.status, 2) << change << ": " << r.err;
+    EXPECT_TRUE(contains(r.err, "gemmtune: skipping: GPU model 'NVIDIA H200' records ")) << r.err;
+    EXPECT_TRUE(contains(r.err, "can be replayed")) << r.err;
+  }
+  const fs::path db = copy_fixture();
+  Connection(db.string(), OpenMode::read_write)
+      .exec(
+          "UPDATE configs SET name = 'sgemm_nn_999999999x999999999x8_w64x32_t8x8_s2_v4_p4_k1_r8', "
+          "bm = 999999999, bn = 999999999 WHERE name = '" +
+          cfg_best().name + "'");
+  CliRun r = db_cmd({"replay"}, db);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_FALSE(contains(r.out, "999999999")) << r.out;
 }
 
 TEST_F(DbCommands, MigrateIsWhatTheHintOfAnOlderDatabaseSays) {

@@ -1,7 +1,7 @@
-// kill -9 during `gemmtune db merge`: a large source merged into the real sweep's database, the
-// merge killed at random moments. The target then holds the merge fully or not at all (its row
-// counts are those before or after a whole merge, and `db check` passes), the source keeps its
-// SHA-256, and merging again completes it.
+// kill -9 during `gemmtune db merge`, and merges that race: a large source merged into the real
+// sweep's database, the merge killed at random moments. The target then holds the merge fully or
+// not at all (its row counts are those before or after a whole merge, and `db check` passes), the
+// source keeps its SHA-256, and merging again completes it.
 #include <signal.h>
 
 #include <chrono>
@@ -75,6 +75,43 @@ TEST_F(MergeKill, AKilledMergeLeavesAllOrNothing) {
             << " kills (seed " << seed << "): " << killed << " before the end (" << mid_write
             << " while it wrote), " << finished << " after it\n";
   EXPECT_GE(killed, kills / 2) << "too few kills landed during the merge to test anything";
+}
+
+// A merge that fails never removes the target when another process created and filled it
+// meanwhile (two jobs merging into one new file, a retried array task). The failing merge's only
+// source holds, as its last result, a status no tuning database allows: it fails only after
+// copying the other 14,999 results. While it runs, this process merges a healthy file into the
+// same new target.
+TEST_F(MergeKill, AFailedMergeKeepsATargetAnotherMergeFilled) {
+  const fs::path bad = dir_ / "bad.db", target = dir_ / "target.db";
+  make_large_source(bad, kProblems / 3);
+  {
+    db::Connection c(bad.string(), db::OpenMode::read_write);
+    c.exec("PRAGMA ignore_check_constraints = 1");
+    c.exec("UPDATE results SET status = 'unheard_of' WHERE id = (SELECT max(id) FROM results)");
+  }
+  ::gemmtune::test::ChildProcess failing(
+      ::gemmtune::test::cli_argv({"db", "merge", bad.string(), "--db", target.string()}));
+  // Once the target is there (when the failing merge made it in place), or the merge has ended.
+  const auto deadline = Clock::now() + std::chrono::seconds(20);
+  while (!fs::exists(target) && failing.running() && Clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  db::MergeStats merged;
+  {
+    db::Database other(target.string(), db::OpenMode::read_write);
+    merged = other.merge_from(intact_database().string());  // waits for the failing merge's lock
+  }
+  const CliRun r = failing.wait();
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_NE(r.err.find("cannot merge '" + bad.string() + "' into tuning database '" +
+                       target.string() + "'"),
+            std::string::npos)
+      << r.err;
+  EXPECT_GT(merged.results, 0);
+  ASSERT_TRUE(fs::exists(target)) << "the failed merge removed the file another merge filled";
+  EXPECT_EQ(checked_counts(target), checked_counts(intact_database()));
+  for (const std::string& name : ::gemmtune::test::list_dir(dir_))  // no temporary file left behind
+    EXPECT_TRUE(name == "bad.db" || name == "target.db") << name;
 }
 
 }  // namespace

@@ -242,6 +242,57 @@ TEST_F(Report, ErrorsAreOneLine) {
   }
 }
 
+// The file named is the file read, whatever its name: a '%' in it is no URI escape (x%41y.db is
+// not xAy.db, which holds another GPU here).
+TEST_F(Report, ReadsTheFileNamedWithAPercentSign) {
+  SKIP_WITHOUT_MATPLOTLIB();
+  const fs::path named = copy_fixture("x%41y.db"), decoy = copy_fixture("xAy.db");
+  Connection(decoy.string(), OpenMode::read_write).exec("UPDATE gpu_models SET name = 'Decoy GPU ' || id");
+  CliRun r = cli({"report", "--out", (dir_ / "r").string(), "--db", named.string(), "--gpu-model", "H200"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::string index = file_bytes(dir_ / "r" / "index.html");
+  EXPECT_NE(index.find("NVIDIA H200"), std::string::npos);
+  EXPECT_EQ(index.find("Decoy GPU"), std::string::npos) << "the report read xAy.db";
+}
+
+// What a database may record draws a report, never a traceback: a GPU name with '$' (matplotlib
+// math otherwise), one of 300 characters (a file name too long otherwise), 0 SMs, a clock of 0.
+TEST_F(Report, OddRecordedValuesDrawAReport) {
+  SKIP_WITHOUT_MATPLOTLIB();
+  const fs::path db = copy_fixture();
+  {
+    Connection c(db.string(), OpenMode::read_write);
+    c.exec(
+        "UPDATE gpu_models SET name = '$x^2$ and $y ' || name || ' ' || "
+        "replace(hex(zeroblob(150)), '0', 'N'), "
+        "sm_count = 0, clock_khz = 0 WHERE name LIKE '%H200%'");
+  }
+  CliRun r =
+      cli({"report", "--out", (dir_ / "r").string(), "--db", db.string(), "--gpu-model", "H200"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.err.find("Traceback"), std::string::npos) << r.err;
+  const std::string index = file_bytes(dir_ / "r" / "index.html");
+  EXPECT_NE(index.find("$x^2$ and $y NVIDIA H200 NNNN"), std::string::npos);
+  EXPECT_NE(index.find("FMA unknown"), std::string::npos);
+  for (const std::string& name : ::gemmtune::test::list_dir(dir_ / "r"))
+    EXPECT_LE(name.size(), 100u) << name;
+}
+
+// The report writes no file through a symbolic link someone left in its folder: one line, the
+// file it points to untouched.
+TEST_F(Report, WritesNoFileThroughALink) {
+  SKIP_WITHOUT_MATPLOTLIB();
+  const fs::path out = dir_ / "r";
+  fs::create_directory(out);
+  const std::string elsewhere = write("elsewhere.png", "not the report's\n");
+  fs::create_symlink(elsewhere, out / "speedup_nvidia_h200.png");  // the first file it writes
+  CliRun r = cli({"report", "--out", out.string(), "--db", fixture().string(), "--gpu-model", "H200"});
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_EQ(line_count(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("is a symbolic link"), std::string::npos) << r.err;
+  EXPECT_EQ(file_bytes(elsewhere), "not the report's\n");
+}
+
 TEST_F(Report, SaysWhatToInstallWithoutMatplotlib) {
   ::gemmtune::test::RunOptions options;
   options.set_env = {{"GEMMTUNE_PYTHON", (dir_ / "no-such-python").string()}};

@@ -13,8 +13,10 @@
 
 #include "gemmtune/db/database.hpp"
 #include "gemmtune/db/sqlite.hpp"
+#include "gemmtune/db_rows.hpp"
 #include "gemmtune/kernel.hpp"
 #include "support/cli.hpp"
+#include "support/fake_cubin.hpp"
 #include "support/scratch.hpp"
 
 namespace gemmtune::tools_test {
@@ -23,6 +25,12 @@ namespace fs = std::filesystem;
 using namespace gemmtune::db;
 using ::gemmtune::test::CliRun;
 using ::gemmtune::test::file_bytes;
+
+/// The entry point NVRTC names `config`'s kernel by (its prefix is checked against NVRTC in
+/// compile_test.cpp).
+inline std::string fixture_entry_name(const KernelConfig& config) {
+  return entry_name_prefix(from_db(config).value()) + "EEvNS_8GemmArgsE";
+}
 
 /// The template hash the CLI considers current (what a sweep stores).
 inline std::string current_template_hash() { return gemmtune::template_hash(); }
@@ -163,8 +171,10 @@ inline void build_fixture(const fs::path& path) {
   bin.arch = "sm_90";
   bin.nvrtc_version = "13.0";
   bin.config_name = cfg_best().name;
-  bin.lowered_name = "_Z5sgemm";
-  bin.cubin.assign(256, std::byte{0x5a});
+  bin.lowered_name = fixture_entry_name(cfg_best());
+  const std::vector<char> cubin = ::gemmtune::test::fake_cubin(bin.lowered_name, 128);
+  bin.cubin.assign(reinterpret_cast<const std::byte*>(cubin.data()),
+                   reinterpret_cast<const std::byte*>(cubin.data()) + cubin.size());
   db.put_binary(bin);
 }
 

@@ -128,6 +128,33 @@ TEST_F(SweepCli, CompileJobsOutOfRangeAreRefused) {
   EXPECT_EQ(r.status, 0) << r.out;
 }
 
+// Numbers a sweep or a replay cannot use are refused before anything runs, in one line: a budget
+// of nan ("no limit" before), inf or below 0; a hang timeout of 0 (running kernels recorded as
+// timeouts that later sweeps skip), below 0 or nan; a GPU listed twice; a config name that is
+// none (compile refused it, a dry run did not).
+TEST_F(SweepCli, NumbersAndNamesItCannotUseAreRefused) {
+  const std::string db = path("t.db");
+  const std::vector<std::vector<std::string>> refused = {
+      {"--budget", "nan"},        {"--budget", "-1"},        {"--budget", "inf"},
+      {"--hang-timeout", "0"},    {"--hang-timeout", "-1"},  {"--hang-timeout", "nan"},
+      {"--gpus", "0,0"},          {"--gpus", "1,0,1"},    {"--config", "sgemm_nn_bogus"}};
+  for (const auto& option : refused) {
+    std::vector<std::string> args = {"--dry-run", "--db", db};
+    args.insert(args.end(), option.begin(), option.end());
+    CliRun r = sweep(args);
+    EXPECT_EQ(r.status, 2) << option[0] << " " << option[1] << ": " << r.out;
+    EXPECT_NE(r.out.find(option[0]), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find("dry run"), std::string::npos) << r.out;
+  }
+  for (const char* budget : {"nan", "-1"}) {
+    CliRun r = gemmtune::test::run_cli({"db", "replay", "--db", db, "--budget", budget}, {.merge_stderr = true});
+    EXPECT_EQ(r.status, 2) << budget << ": " << r.out;
+    EXPECT_NE(r.out.find("--budget"), std::string::npos) << r.out;
+  }
+  CliRun r = sweep({"--dry-run", "--db", db, "--budget", "0", "--hang-timeout", "0.5", "--gpus", "0,1"});
+  EXPECT_EQ(r.status, 0) << r.out;
+}
+
 TEST_F(SweepCli, AProblemFileWithoutProblemsIsRefused) {
   const std::string f = write("empty.csv", "# shapes to come\n");
   CliRun r = sweep({"--dry-run", "--file", f, "--db", path("t.db")});

@@ -74,7 +74,7 @@ TEST_F(CompileCli, StoresWhatTheSweepLooksUpAndARerunCompilesNothing) {
                                        "sgemm_nn_no_such_config", "--db", path("none.db")},
                                       {});
   EXPECT_EQ(none.status, 2) << none.err;
-  EXPECT_TRUE(has(none.err, "no config to compile")) << none.err;
+  EXPECT_TRUE(has(none.err, "'sgemm_nn_no_such_config' is not a config name")) << none.err;
 }
 
 TEST_F(CompileCli, CtrlCStopsWithStatus130KeepingWhatIsStored) {

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <set>
+#include <sstream>
 
 #include "gemmtune/error.hpp"
 #include "gemmtune/tuner/problems.hpp"
@@ -68,6 +69,33 @@ TEST_F(ProblemFile, ErrorsNameFileAndLine) {
   f = write("header_late.csv", "1,2,3\nm,n,k\n");
   EXPECT_NE(error_of([&] { problems_from_csv(f); }).find(f + ":2:"), std::string::npos);
   EXPECT_NE(error_of([&] { problems_from_csv(path("missing.csv")); }).find("missing.csv"), std::string::npos);
+}
+
+// A file saved with a UTF-8 byte order mark reads as without it.
+TEST_F(ProblemFile, AByteOrderMarkIsSkipped) {
+  const std::string f = write("bom.csv", "\xEF\xBB\xBFm,n,k\n64,64,64\n");
+  ASSERT_EQ(problems_from_csv(f).size(), 1u);
+  EXPECT_EQ(problems_from_csv(write("bom2.csv", "\xEF\xBB\xBF" "32,32,32\n")).front().m, 32);
+}
+
+// An error shows a bad line cut short and escaped (no terminal control, not all of a long line);
+// a line past 4096 bytes (/dev/zero has no line end) is refused as soon as it is that long.
+TEST_F(ProblemFile, ErrorsShowLinesShortAndEscaped) {
+  const std::string line = "1,2,3,4,5,6,\x1b[31m" + std::string(1000, 'x');
+  const std::string f = write("escape.csv", line + "\n");
+  const std::string e = error_of([&] { problems_from_csv(f); });
+  EXPECT_NE(e.find(f + ":1: expected m,n,k"), std::string::npos) << e;
+  EXPECT_LT(e.size(), 400u) << e;
+  EXPECT_EQ(e.find('\x1b'), std::string::npos) << e;
+  EXPECT_NE(e.find("\\x1b[31m"), std::string::npos) << e;
+  EXPECT_NE(e.find("(" + std::to_string(line.size()) + " bytes)"), std::string::npos) << e;
+  const std::string layout = write("layout.csv", "1,2,3,n\x07\n");
+  const std::string le = error_of([&] { problems_from_csv(layout); });
+  EXPECT_EQ(le.find('\x07'), std::string::npos) << le;
+
+  std::istringstream zeros(std::string(1 << 20, '\0'));
+  const std::string z = error_of([&] { problems_from_csv(zeros, "/dev/zero"); });
+  EXPECT_NE(z.find("/dev/zero:1: a line longer than 4096 bytes"), std::string::npos) << z;
 }
 
 TEST_F(ProblemFile, AFileWithoutProblemsIsAnError) {

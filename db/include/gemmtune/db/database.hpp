@@ -32,7 +32,14 @@ struct GpuModelRow {
 struct MergeStats {
   std::int64_t gpu_models = 0, sweeps = 0, problems = 0, configs = 0, results = 0, baselines = 0,
                binaries = 0;
+  /// Cached binaries the other file has and this one lacks, left out (ForeignBinaries::drop).
+  std::int64_t binaries_dropped = 0;
 };
+
+/// What merge_from() does with the other file's cached binaries. They are code that every
+/// process reading the database may load onto its GPU: only copy them from a file you trust as
+/// you trust a shared library. Dropped ones are compiled again where they are used.
+enum class ForeignBinaries { drop, copy };
 
 /// A sweep with no end time may still be running: prune() drops one only on request, and only
 /// once it started more than this many days ago.
@@ -139,12 +146,16 @@ class Database {
   /// The cached binary for `key`; a stored entry whose bytes fail the hash check is a miss,
   /// described in BinaryLookup::corrupt.
   BinaryLookup get_binary(const std::string& key) const;
+  /// The key of every cached binary, oldest first.
+  std::vector<std::string> binary_keys() const;
 
   // ---- maintenance ----
 
   /// Copies everything from the tuning database at `other_path` that this one lacks, in one
-  /// transaction. Rows are matched by natural keys, so merging twice adds nothing.
-  MergeStats merge_from(const std::string& other_path);
+  /// transaction; its cached binaries only with ForeignBinaries::copy. Rows are matched by
+  /// natural keys, so merging twice adds nothing.
+  MergeStats merge_from(const std::string& other_path,
+                        ForeignBinaries binaries = ForeignBinaries::drop);
   /// Drops the sweeps `options` selects, with their results and baselines.
   PruneStats prune(const PruneOptions& options);
   /// Runs SQLite's integrity and foreign-key checks and re-hashes every cached binary.

@@ -156,9 +156,18 @@ struct BinaryLookup {
   std::string corrupt;           ///< non-empty when a corrupt entry was found: log it
 };
 
-/// 64-bit FNV-1a of `bytes`, as 16 lowercase hex digits: the stored content hash of a cubin.
+/// 64-bit FNV-1a of `bytes`, as 16 lowercase hex digits: the binary-cache key of source + options
+/// + arch, the template hash, and the content hash of binaries stored by gemmtune before
+/// 2026-12-02 (get_binary() treats those as misses). Not a cryptographic hash: anyone can make
+/// bytes with a given value.
 std::string content_hash(const std::vector<std::byte>& bytes);
-/// The same hash of any bytes: also the binary-cache key of source + options + arch.
+/// The same hash of any bytes.
 std::string content_hash(std::string_view bytes);
+
+/// SHA-256 of `bytes` (FIPS 180-4), as 64 lowercase hex digits: the content hash of a cached
+/// binary, checked on every read.
+std::string sha256_hex(std::string_view bytes);
+/// The same hash of a blob.
+std::string sha256_hex(const std::vector<std::byte>& bytes);
 
 }  // namespace gemmtune::db

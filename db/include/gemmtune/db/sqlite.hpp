@@ -57,6 +57,8 @@ class Connection {
   /// Switches the file to WAL, so that several processes can write while others read. The last
   /// connection to close switches it back, so that a file at rest is one self-contained file that
   /// a read-only open (even in a read-only directory) can read without creating -wal/-shm files.
+  /// A read-only connection that closes last does it too, where it may write the file and its
+  /// directory (a reader open while the last writer closed kept the file in WAL mode).
   void enable_wal();
   /// Rowid of the last INSERT on this connection.
   std::int64_t last_insert_id() const;
@@ -72,6 +74,7 @@ class Connection {
   std::string path_;
   OpenMode mode_ = OpenMode::read_only;
   bool wal_ = false;
+  bool immutable_ = false;  // read as immutable (finish_open): no locks, no journal of its own
 };
 
 /// A prepared statement. Parameters and columns are numbered as SQLite does: bind from 1, read from

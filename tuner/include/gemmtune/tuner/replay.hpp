@@ -59,9 +59,12 @@ struct ReplayOutcome {
 };
 
 /// The ceilings of a recorded GPU model: SMs, FMA peak from its clock, its architecture's limits.
+/// Throws Error (invalid argument) for a model with fewer than 1 SM or a clock below 1 kHz, or of
+/// an architecture this build does not know.
 GpuCeilings ceilings_of(const db::GpuModel& gpu, double dram_gbs = 4200);
 
-/// Every problem with ok results on `gpu_model_id`, with each config's best median.
+/// Every problem with ok results on `gpu_model_id`, with each config's best median; only the
+/// configs valid on that GPU model (none when ceilings_of() refuses it).
 std::vector<RecordedProblem> load_recorded(const db::Database& db, db::Id gpu_model_id);
 
 /// Spearman's rank correlation of `a` and `b` (the same length): the Pearson correlation of

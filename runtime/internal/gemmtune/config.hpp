@@ -9,23 +9,10 @@
 
 #include "gemmtune/device.hpp"
 #include "gemmtune/knobs.hpp"
+#include "gemmtune/precision.hpp"
 #include "gemmtune/problem.hpp"
 
 namespace gemmtune {
-
-/// How a dispatcher may compute an FP32 GEMM (DispatcherOptions::precision), and the precision
-/// class of a config (precision_of): ordered, each admitting the classes before it.
-///   ieee  FP32 FMA only (math 0): today's results, the default
-///   fp32  also the 3xTF32 tensor-core variants (math 2-4), where their measured relative error
-///         on both verification inputs (random and wide-range) is no worse than the FP32 FMA
-///         kernel's of the same problem (the chooser checks the database's figures)
-///   tf32  also 1xTF32 (math 1): TF32 accuracy (~1e-3 relative), the fastest
-enum class Precision { ieee = 0, fp32 = 1, tf32 = 2 };
-
-/// "ieee", "fp32" or "tf32".
-const char* precision_name(Precision p);
-/// The inverse of precision_name(); nullopt for anything else.
-std::optional<Precision> parse_precision(const std::string& text);
 
 /// One kernel instance: the family's knob values (templates/include/gemmtune/knobs.hpp, where
 /// kSgemmKnobs says what each means) for one layout. The defaults are a sound general-purpose kernel.

@@ -27,15 +27,10 @@
 
 #include "gemmtune/config.hpp"
 #include "gemmtune/device.hpp"
+#include "gemmtune/explanation.hpp"
 #include "gemmtune/problem.hpp"
 
 namespace gemmtune {
-
-/// Where a choice came from; the order of the fallback chain.
-enum class ChoiceSource { exact, nearest, model_default, builtin };
-
-/// "exact", "nearest", "model_default" or "builtin".
-const char* choice_source_name(ChoiceSource source);
 
 /// Shape classes that tend to want different kernels; nearest-shape lookup prefers the same one.
 enum class Regime {
@@ -121,9 +116,17 @@ struct Choice {
   std::string runs_as;                      ///< Dispatcher::explain: the label of kernel_form(p) where
                                             ///< that differs from p (a transposed matrix-vector product)
   std::vector<std::string> trail;           ///< each step passed over and why, in order
-  /// Several lines for people: the kernel, the source, the tuned figures and the trail.
+  /// explanation_of(*this).to_string().
   std::string to_string() const;
 };
+
+/// The public form of a choice (what Dispatcher::explain returns): the config by name, the
+/// tuned figures without the database's keys.
+Explanation explanation_of(const Choice& choice);
+
+/// The config an explanation names (Explanation::config parsed). Throws Error(kInternal) when it
+/// does not parse, which a name the library wrote always does.
+GemmConfig explained_config(const Explanation& e);
 
 /// The 3xTF32 (precision class fp32) configs of a snapshot that the fp32 policy may run. A config
 /// is as accurate on a tuned problem when its relative errors there on both inputs (random and
@@ -172,13 +175,5 @@ class Chooser {
   TuningSnapshot snapshot_;
   Fp32Qualified fp32_qualified_;  // the 3xTF32 configs the fp32 policy may run, and where
 };
-
-/// A problem without data, for explaining: packed leading dimensions and batch strides, and
-/// placeholder (never dereferenced) addresses that give it alignment class
-/// min(`alignment`, what the packed shape allows). `alignment` 0 means what the shape allows.
-/// With `pointer_arrays` (the device-array batched call) the placeholders are pointer arrays,
-/// whose entries count as aligned: the leading dimensions are padded to carry the class instead.
-Problem shape_only_problem(Op op_a, Op op_b, int m, int n, int k, int batch = 1, int alignment = 0,
-                           bool pointer_arrays = false);
 
 }  // namespace gemmtune
