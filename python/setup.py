@@ -9,7 +9,7 @@ Where libgemmtune and its headers are taken from, in order:
   1. $GEMMTUNE_ROOT: an install prefix (include/gemmtune/, lib/libgemmtune.so) or a CMake build
      folder of gemmtune (runtime/libgemmtune.so; the headers of the sources it was built from),
   2. the build/ folder of the checkout this file is in.
-Needs a C++20 compiler, the CUDA toolkit's headers (cuda_runtime_api.h) and PyTorch's headers
+Needs a C++17 compiler, the CUDA toolkit's headers (cuda_runtime_api.h) and PyTorch's headers
 (part of the torch wheel).
 """
 
@@ -85,7 +85,7 @@ def extensions():
             include_dirs=includes,
             library_dirs=[str(lib.parent)],
             libraries=[f":{soname(lib)}"] if (lib.parent / soname(lib)).exists() else ["gemmtune"],
-            extra_compile_args={"cxx": ["-std=c++20", "-O2", "-g0"]},
+            extra_compile_args={"cxx": ["-std=c++17", "-O2", "-g0"]},
             extra_link_args=["-Wl,-rpath,$ORIGIN/lib"],
             py_limited_api=True,
         )

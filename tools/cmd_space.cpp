@@ -63,7 +63,8 @@ void compile_all(const std::vector<GemmConfig>& configs, const SpaceOptions& o) 
   if (failed) exit_status() = 1;
 }
 
-// The knob table: what each knob means, its default and the values the space takes.
+// The knob table: what each knob means, its default and the values the space takes; then the
+// flags, with the suffix a name ends in when one is set.
 void print_knobs() {
   std::printf("%-10s %7s  %-38s %s\n", "knob", "default", "values", "meaning");
   for (const Knob& knob : kSgemmKnobs) {
@@ -75,6 +76,10 @@ void print_knobs() {
     std::printf("%-10s %7d  %-38s %s\n", std::string(knob.name).c_str(), knob.default_value(), values.c_str(),
                 std::string(knob.meaning).c_str());
   }
+  std::printf("\n%-18s %-6s  %s\n", "flag", "suffix", "meaning");
+  for (const Knob& flag : kSgemmFlags)
+    std::printf("%-18s %-6s  %s\n", std::string(flag.name).c_str(),
+                std::string(flag.name_prefix).c_str(), std::string(flag.meaning).c_str());
 }
 
 // Says on stderr, once a second, how far a walk through the space has got: a walk checks millions

@@ -71,7 +71,7 @@ std::vector<int> parse_devices(const std::string& text) {
     }
     if (std::count(out.begin(), out.end() - 1, out.back()) > 0)
       throw Error(Status::kInvalidArgument,
-                  "bad --gpus '" + text + "': device " + std::to_string(out.back()) +
+                  "bad --gpus '" + text + "': GPU " + std::to_string(out.back()) +
                       " is listed twice; each worker needs a GPU of its own");
   }
   if (out.empty()) throw Error(Status::kInvalidArgument, "--gpus lists no GPU");

@@ -62,6 +62,12 @@ at::Tensor pytorch_linear(const at::Tensor& x, const at::Tensor& weight,
 
 void configure_op(std::optional<std::string> db_path, std::string db_access, bool deterministic,
                   bool verbose, std::string precision, std::string fallback) {
+  if (db_path) {
+    TORCH_CHECK_VALUE(!db_path->empty(),
+                      "configure: db_path is empty: pass a file path, or None for the default");
+    TORCH_CHECK_VALUE(db_path->find('\0') == std::string::npos, "configure: db_path holds a NUL ",
+                      "byte, which no file name can: pass the path without it");
+  }
   Settings s;
   s.db_path = std::move(db_path);
   s.db_access = std::move(db_access);
@@ -76,9 +82,16 @@ std::string explain_op(int64_t m, int64_t n, int64_t k, std::string layout, int6
   TORCH_CHECK_VALUE(layout.size() == 2 && (layout[0] == 'n' || layout[0] == 't') &&
                         (layout[1] == 'n' || layout[1] == 't'),
                     "layout = '", layout, "': use nn, nt, tn or tt");
-  for (int64_t v : {m, n, k, batch})
-    TORCH_CHECK_VALUE(v >= 1 && v <= INT_MAX, "explain: M, N, K and batch must be in 1 .. ",
-                      INT_MAX, ", got ", v);
+  const std::pair<const char*, int64_t> sizes[] = {{"m", m}, {"n", n}, {"k", k}, {"batch", batch}};
+  for (const auto& [name, v] : sizes)
+    TORCH_CHECK_VALUE(v >= 1 && v <= INT_MAX, "explain: ", name, " = ", v,
+                      " is out of range: M, N, K and batch run from 1 to ", INT_MAX,
+                      " (the library's int)");
+  TORCH_CHECK_VALUE(alignment == 0 || alignment == 1 || alignment == 2 || alignment == 4,
+                    "explain: alignment = ", alignment,
+                    ": use 4, 2 or 1 (floats), or 0 for what packed matrices allow");
+  TORCH_CHECK_VALUE(device >= 0 && device <= INT_MAX, "explain: device = ", device,
+                    ": pass a CUDA device ordinal (0, 1, ...)");
   const gemmtune::Problem p =
       gemmtune::shape_only_problem(layout[0] == 't' ? gemmtune::Op::T : gemmtune::Op::N,
                                    layout[1] == 't' ? gemmtune::Op::T : gemmtune::Op::N, int(m),
@@ -87,6 +100,24 @@ std::string explain_op(int64_t m, int64_t n, int64_t k, std::string layout, int6
   library_call([&] { text = explain(int(device), p); }, "explain",
                [&] { return "device " + std::to_string(device) + ", " + p.label(); });
   return text;
+}
+
+// Whether a tensor of `shape` and `strides` can exist: no negative size or stride, and an element
+// count (sizes of 0 counted as 1, as a packed copy's strides are) and a last element's offset
+// that fit int64 (the mapping computes with both).
+void check_tensor(const char* name, c10::IntArrayRef shape, c10::IntArrayRef strides) {
+  int64_t count = 1, last = 0;
+  bool fits = true;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    TORCH_CHECK_VALUE(shape[d] >= 0 && strides[d] >= 0, "plan: ", name, " has shape ", shape,
+                      " and strides ", strides, ": sizes and strides must not be negative");
+    int64_t step = 0;
+    fits = fits && !__builtin_mul_overflow(count, std::max<int64_t>(shape[d], 1), &count) &&
+           !__builtin_mul_overflow(std::max<int64_t>(shape[d] - 1, 0), strides[d], &step) &&
+           !__builtin_add_overflow(last, step, &last);
+  }
+  TORCH_CHECK_VALUE(fits, "plan: ", name, " has shape ", shape, " and strides ", strides,
+                    ": no tensor this large can exist (its size or extent exceeds int64)");
 }
 
 // The row-major call of a product of tensors with these shapes and strides (2-D or 3-D), as the
@@ -100,6 +131,17 @@ std::vector<int64_t> plan_op(c10::IntArrayRef a_shape, c10::IntArrayRef a_stride
                         b_shape.size() == dims && b_strides.size() == dims &&
                         c_shape.size() == dims && c_strides.size() == dims,
                     "plan: shapes and strides must all have 2 or 3 entries");
+  check_tensor("a", a_shape, a_strides);
+  check_tensor("b", b_shape, b_strides);
+  check_tensor("c", c_shape, c_strides);
+  const size_t r = dims - 2;  // the rows' index
+  TORCH_CHECK_VALUE(a_shape[r + 1] == b_shape[r], "plan: a ", a_shape, " and b ", b_shape,
+                    " cannot be multiplied (K ", a_shape[r + 1], " != ", b_shape[r], ")");
+  TORCH_CHECK_VALUE(dims == 2 || (a_shape[0] == b_shape[0] && c_shape[0] == a_shape[0]),
+                    "plan: batch sizes differ: a ", a_shape, ", b ", b_shape, ", c ", c_shape);
+  TORCH_CHECK_VALUE(c_shape[r] == a_shape[r] && c_shape[r + 1] == b_shape[r + 1],
+                    "plan: c has shape ", c_shape, ", the product of a ", a_shape, " and b ",
+                    b_shape, " does not");
   const auto view = [&](c10::IntArrayRef shape, c10::IntArrayRef strides) {
     return MatrixView::of(int(dims), shape.data(), strides.data());
   };

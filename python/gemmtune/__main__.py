@@ -58,6 +58,9 @@ def _capture(args: argparse.Namespace) -> int:
     model, inputs = built
     try:
         mode = gemmtune.capture(model, inputs, args.output, backward=args.backward, title=args.entry_point)
+    except TypeError as error:  # what the entry point returned is not a model
+        print(f"gemmtune capture: {args.entry_point}: {error}", file=sys.stderr)
+        return EXIT_USAGE
     except ValueError as error:
         print(f"gemmtune capture: {error}", file=sys.stderr)
         return EXIT_FAILED

@@ -18,6 +18,7 @@ from typing import Any, Dict, List, Optional, Tuple
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
+from . import _arguments as arguments
 from . import layout
 
 aten = torch.ops.aten
@@ -103,7 +104,9 @@ class CaptureMode(TorchDispatchMode):
             problem.ops.append(op)
 
     def csv(self, title: str = "") -> str:
-        """The problem file: comment lines, the header m,n,k,layout,batch, one row per problem."""
+        """The problem file: comment lines, the header m,n,k,layout,batch, one row per problem.
+        `title` (one line) goes into the first comment line."""
+        arguments.text("CaptureMode.csv", "title", title, one_line=True)
         calls = sum(p.calls for p in self._problems.values())
         lines = [
             f"# gemmtune capture{': ' + title if title else ''}: {len(self._problems)} problems from {calls} float32 matrix products",
@@ -129,7 +132,18 @@ def capture(model, example_inputs: Any, path: Optional[str] = None, *, backward:
     keyword arguments, or a single argument) and records its float32 matrix products. With
     `backward`, also the backward pass (gradients of ones for the outputs that require grad),
     whose products have other layouts. Writes the problem file to `path` when given. Returns the
-    CaptureMode: `.problems`, `.skipped`, `.csv()`."""
+    CaptureMode: `.problems`, `.skipped`, `.csv()`. Its arguments are checked before the model
+    runs: TypeError for a model that is not callable, a path, `backward` or `title` of another
+    kind; ValueError for an empty path, a NUL byte in it, a folder there, a title with a line
+    break (it is a comment line of the file). A symbolic link at `path` is refused when writing."""
+    if not callable(model):
+        raise TypeError(f"gemmtune.capture: model is {type(model).__name__}, which cannot be called: pass the model (a torch.nn.Module or a function)")
+    arguments.flag("capture", "backward", backward)
+    arguments.text("capture", "title", title, one_line=True)
+    if path is not None:
+        path = arguments.path("capture", "path", path)
+        if os.path.isdir(path):
+            raise ValueError(f"gemmtune.capture: path {path} is a folder: pass the problem file's path")
     mode = CaptureMode()
     with torch.set_grad_enabled(backward):
         with mode:
@@ -151,7 +165,6 @@ def capture(model, example_inputs: Any, path: Optional[str] = None, *, backward:
         # someone else put there) and renamed over it once complete, keeping an existing file's
         # permission bits. A symbolic link at `path` is refused: writing through it would replace
         # a file someone else may have chosen.
-        path = os.fspath(path)
         directory = os.path.dirname(path)
         if directory:
             os.makedirs(directory, exist_ok=True)

@@ -66,9 +66,18 @@ Shape = Sequence[int]
 
 def plan(a_shape: Shape, a_strides: Shape, b_shape: Shape, b_strides: Shape, c_shape: Shape, c_strides: Shape) -> Plan:
     """The row-major call for C = A B (2-D: M x K times K x N; 3-D: batch x M x K times
-    batch x K x N), as the operators run it. Shapes must already agree (checked by the caller)."""
+    batch x K x N), as the operators run it. Shapes and strides are sequences of ints (torch.Size,
+    tensor.stride()); TypeError for another kind, ValueError where they describe no product (a
+    negative size or stride, sizes that do not agree, a tensor too large for int64)."""
+    from . import _arguments as arguments
+    from . import errors
     from ._library import ops
 
-    v = ops().plan(list(a_shape), list(a_strides), list(b_shape), list(b_strides), list(c_shape), list(c_strides))
+    given = {"a_shape": a_shape, "a_strides": a_strides, "b_shape": b_shape, "b_strides": b_strides, "c_shape": c_shape, "c_strides": c_strides}
+    lists = [arguments.integers("layout.plan", name, value) for name, value in given.items()]
+    try:
+        v = ops().plan(*lists)
+    except (RuntimeError, ValueError) as error:
+        raise errors.from_torch(error) or error from None
     op = ("n", "t")
     return Plan(v[0], v[1], v[2], v[3], op[v[4]], op[v[5]], *v[6:12], *(bool(x) for x in v[12:16]))

@@ -7,7 +7,7 @@ from typing import Callable, Optional
 
 import torch
 
-from . import errors
+from ._arguments import operator_failure
 from ._library import ops
 
 
@@ -20,8 +20,8 @@ def linear(x: torch.Tensor, weight: torch.Tensor, bias: Optional[torch.Tensor] =
     "nt" problem that `gemmtune.capture` records for PyTorch's own linear layers."""
     try:
         return ops().linear(x, weight, bias)
-    except (RuntimeError, ValueError) as error:
-        raise errors.from_torch(error) or error from None
+    except (RuntimeError, ValueError, TypeError) as error:
+        raise operator_failure("nn.linear", error, tensors={"x": x, "weight": weight, "bias": bias}) from None
 
 
 class Linear(torch.nn.Linear):
@@ -35,6 +35,8 @@ class Linear(torch.nn.Linear):
     def from_linear(cls, layer: torch.nn.Linear) -> "Linear":
         """A gemmtune Linear sharing `layer`'s parameters (no copy: an optimizer holding them
         still updates this one) and training mode."""
+        if not isinstance(layer, torch.nn.Linear):
+            raise TypeError(f"gemmtune.nn.Linear.from_linear: layer is {type(layer).__name__}, not a torch.nn.Linear: pass a Linear layer")
         new = cls(layer.in_features, layer.out_features, bias=layer.bias is not None, device="meta")
         new.weight = layer.weight
         new.bias = layer.bias
@@ -47,6 +49,10 @@ def swap_linear(module: torch.nn.Module, *, where: Optional[Callable[[str, torch
     with their own forward are left alone) by a gemmtune.nn.Linear sharing its parameters.
     `where(name, layer)`, when given, chooses which (name as in named_modules()). Returns how many
     were replaced. `module` itself cannot be replaced in place: use Linear.from_linear on it."""
+    if not isinstance(module, torch.nn.Module):
+        raise TypeError(f"gemmtune.nn.swap_linear: module is {type(module).__name__}, not a torch.nn.Module: pass the model")
+    if where is not None and not callable(where):
+        raise TypeError(f"gemmtune.nn.swap_linear: where is {type(where).__name__}: pass a function where(name, layer) -> bool, or None")
     if type(module) is torch.nn.Linear:
         raise TypeError("swap_linear replaces the layers inside a module; for a lone Linear use gemmtune.nn.Linear.from_linear(layer)")
     swapped = 0

@@ -17,13 +17,12 @@ from typing import Optional
 
 import torch
 
-from . import errors
+from ._arguments import operator_failure, real_type_error
 from ._library import ops
 
 
-def _library_error(error: Exception) -> Exception:
-    """The exception to raise for an operator's error: gemmtune's class for a library failure."""
-    return errors.from_torch(error) or error
+def _beta_needs_out(function: str, beta) -> Exception:
+    return real_type_error(function, "beta", beta) or ValueError(f"gemmtune.{function}: beta = {beta} needs out= (the C that beta scales)")
 
 
 def mm(a: torch.Tensor, b: torch.Tensor, out: Optional[torch.Tensor] = None, *, alpha: float = 1.0, beta: float = 0.0) -> torch.Tensor:
@@ -39,12 +38,12 @@ def mm(a: torch.Tensor, b: torch.Tensor, out: Optional[torch.Tensor] = None, *, 
     try:
         if out is None:
             if beta != 0.0:
-                raise ValueError(f"gemmtune.mm: beta = {beta} needs out= (the C that beta scales)")
+                raise _beta_needs_out("mm", beta)
             return ops().mm(a, b, alpha)
         ops().mm_out(a, b, out, alpha, beta)
         return out
-    except (RuntimeError, ValueError) as error:
-        raise _library_error(error) from None
+    except (RuntimeError, ValueError, TypeError) as error:
+        raise operator_failure("mm", error, tensors={"a": a, "b": b, "out": out}, reals={"alpha": alpha, "beta": beta}) from None
 
 
 def bmm(a: torch.Tensor, b: torch.Tensor, out: Optional[torch.Tensor] = None, *, alpha: float = 1.0, beta: float = 0.0) -> torch.Tensor:
@@ -54,9 +53,9 @@ def bmm(a: torch.Tensor, b: torch.Tensor, out: Optional[torch.Tensor] = None, *,
     try:
         if out is None:
             if beta != 0.0:
-                raise ValueError(f"gemmtune.bmm: beta = {beta} needs out= (the C that beta scales)")
+                raise _beta_needs_out("bmm", beta)
             return ops().bmm(a, b, alpha)
         ops().bmm_out(a, b, out, alpha, beta)
         return out
-    except (RuntimeError, ValueError) as error:
-        raise _library_error(error) from None
+    except (RuntimeError, ValueError, TypeError) as error:
+        raise operator_failure("bmm", error, tensors={"a": a, "b": b, "out": out}, reals={"alpha": alpha, "beta": beta}) from None

@@ -4,19 +4,21 @@ first use) and `explain`."""
 from __future__ import annotations
 
 import os
-from typing import Optional
+from typing import Optional, Union
 
+from . import _arguments as arguments
 from . import errors
 from ._library import ops
 
 DB_ACCESS = ("automatic", "read_only", "read_write", "none")
 PRECISIONS = ("ieee", "fp32", "tf32")
 FALLBACKS = ("torch", "never")
+LAYOUTS = ("nn", "nt", "tn", "tt")
 
 
 def configure(
     *,
-    db_path: Optional[str] = None,
+    db_path: Union[str, bytes, os.PathLike, None] = None,
     db_access: str = "automatic",
     deterministic: bool = False,
     verbose: bool = False,
@@ -39,12 +41,13 @@ def configure(
     Call it before capturing gemmtune calls into a CUDA Graph, never while one that holds them
     may still run (destroying a dispatcher unloads its kernels)."""
     for name, value, allowed in (("db_access", db_access, DB_ACCESS), ("precision", precision, PRECISIONS), ("fallback", fallback, FALLBACKS)):
-        if value not in allowed:
-            raise ValueError(f"{name} = {value!r}: use one of {', '.join(allowed)}")
+        arguments.choice("configure", name, value, allowed)
     if db_path is not None:
-        db_path = os.fspath(db_path)
+        db_path = arguments.path("configure", "db_path", db_path, utf8=True)
+    deterministic = arguments.flag("configure", "deterministic", deterministic)
+    verbose = arguments.flag("configure", "verbose", verbose)
     try:
-        ops().configure(db_path, db_access, bool(deterministic), bool(verbose), precision, fallback)
+        ops().configure(db_path, db_access, deterministic, verbose, precision, fallback)
     except RuntimeError as error:
         raise errors.from_torch(error) or error from None
 
@@ -54,10 +57,13 @@ def explain(m: int, n: int, k: int, *, layout: str = "nn", batch: int = 1, align
     "tt") and `batch` runs where it runs on `device`, as `gemmtune explain` prints it (the kernel,
     where it came from: exact, nearest, model_default, builtin; the database), then a `runs` line:
     gemmtune or PyTorch, and why (configure's fallback). `alignment` (4, 2 or 1 floats; 0: what
-    packed matrices allow) is the data's alignment class."""
-    if len(layout) != 2 or any(c not in "nt" for c in layout):
-        raise ValueError(f"layout = {layout!r}: use nn, nt, tn or tt")
+    packed matrices allow) is the data's alignment class. M, N, K and batch run from 1 to 2^31 - 1
+    (the library's int)."""
+    arguments.choice("explain", "layout", layout, LAYOUTS)
+    sizes = [arguments.integer("explain", name, value) for name, value in (("m", m), ("n", n), ("k", k), ("batch", batch))]
+    alignment = arguments.integer("explain", "alignment", alignment)
+    device = arguments.integer("explain", "device", device)
     try:
-        return ops().explain(m, n, k, layout, batch, alignment, device)
+        return ops().explain(*sizes[:3], layout, sizes[3], alignment, device)
     except (RuntimeError, ValueError) as error:
         raise errors.from_torch(error) or error from None

@@ -12,3 +12,7 @@ def mlp():
 
 def not_a_pair():
     return torch.nn.Linear(2, 2)
+
+
+def not_a_model():
+    return "model", (torch.ones(2),)

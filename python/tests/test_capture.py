@@ -152,6 +152,7 @@ def test_python_m_gemmtune_capture_writes_the_file(tmp_path):
         ("/nonexistent/model.py:build", "no file /nonexistent/model.py"),
         (f"{HERE / 'models.py'}:missing", "has no missing"),
         (f"{HERE / 'models.py'}:not_a_pair", "must return (model, example_inputs)"),
+        (f"{HERE / 'models.py'}:not_a_model", "not_a_model: gemmtune.capture: model is str, which cannot be called"),
     ],
 )
 def test_python_m_gemmtune_capture_says_what_is_wrong_with_the_entry_point(entry, message, capsys):

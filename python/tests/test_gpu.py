@@ -6,6 +6,7 @@ Marked `gpu`: skipped without a CUDA device (tools/gpu-python.sh runs them on th
 from __future__ import annotations
 
 import itertools
+import os
 import subprocess
 
 import pytest
@@ -268,6 +269,17 @@ def test_explain_and_configure(tmp_path):
         gemmtune.configure()
     with pytest.raises(ValueError, match="layout = 'nx'"):
         gemmtune.explain(8, 8, 8, layout="nx")
+
+
+def test_configure_takes_a_bytes_or_path_like_database_path(tmp_path):
+    # bytes were accepted and failed later (issue 55); now decoded as the file system does.
+    for given in (os.fsencode(tmp_path / "bytes.db"), tmp_path / "path.db"):
+        try:
+            gemmtune.configure(db_path=given, db_access="read_write")
+            text = gemmtune.explain(64, 64, 64)
+        finally:
+            gemmtune.configure()
+        assert f"database {os.fsdecode(given)}" in text, text
 
 
 @pytest.mark.parametrize("shape", [(37,), (3, 37), (2, 5, 37)])

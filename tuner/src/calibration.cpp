@@ -159,8 +159,8 @@ ModelRanking rank_candidates(const std::vector<GemmConfig>& candidates, const Pr
   std::map<std::string, std::size_t> families, variants;
   for (const GemmConfig& c : candidates) {
     GemmConfig way = c;
-    way.stage_c = way.window_c = way.repack = way.plain_narrow_runs = way.cluster_splits = way.early_barrier =
-        false;
+    for (const Knob& f : kSgemmFlags)
+      if (f.model_variant) f.set_flag(way, false);
     way.align_a = way.align_b = 0;
     // Streamed B in one register set or two: the model cannot tell which keeps more loads in
     // flight (1x4096x4096 on an H200: 1x256x16 k32 24.9 us with two sets, 24.2 with one).
@@ -180,8 +180,8 @@ ModelRanking rank_candidates(const std::vector<GemmConfig>& candidates, const Pr
     // timed that family's prescaled head never reached it, and took 6.4 us).
     GemmConfig key = c;
     key.wm = key.wn = key.occupancy = 0;
-    key.stage_c = key.window_c = key.ordered_splits = key.prescale_c = key.repack = key.plain_narrow_runs =
-        key.early_barrier = false;
+    for (const Knob& f : kSgemmFlags)
+      if (f.model_family) f.set_flag(key, false);
     key.align_a = key.align_b = 0;
     if (c.streams_b()) key.stages = 0;
     r.family.push_back(families.emplace(config_name(key), families.size()).first->second);

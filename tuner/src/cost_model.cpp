@@ -7,11 +7,13 @@
 
 namespace gemmtune::tuner {
 
-GpuCeilings GpuCeilings::of(const DeviceInfo& device, double dram_gbs) {
+GpuCeilings GpuCeilings::of(const DeviceInfo& device, const DeviceReport& report) {
   GpuCeilings g;
   g.sm_count = device.sm_count;
   g.fp32_tflops = device.fp32_peak_tflops();
-  g.dram_gbs = dram_gbs;
+  if (report.dram_peak_gbs() > 0) g.dram_gbs = report.dram_peak_gbs() * kCopyShareOfDramPeak;
+  if (report.max_threads_per_sm > 0) g.max_threads_per_sm = report.max_threads_per_sm;
+  if (report.max_blocks_per_sm > 0) g.max_blocks_per_sm = report.max_blocks_per_sm;
   g.limits = device.limits;
   return g;
 }

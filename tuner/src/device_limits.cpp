@@ -27,6 +27,19 @@ constexpr int kThreads = 256, kIterations = 4096;
 
 }  // namespace
 
+DeviceReport query_device_report(int index) {
+  DeviceReport r;
+  int memory_clock_khz = 0;
+  GEMMTUNE_CUDA(cudaDeviceGetAttribute(&memory_clock_khz, cudaDevAttrMemoryClockRate, index));
+  r.memory_clock_khz = memory_clock_khz;
+  GEMMTUNE_CUDA(cudaDeviceGetAttribute(&r.memory_bus_bits, cudaDevAttrGlobalMemoryBusWidth, index));
+  GEMMTUNE_CUDA(
+      cudaDeviceGetAttribute(&r.max_threads_per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, index));
+  GEMMTUNE_CUDA(
+      cudaDeviceGetAttribute(&r.max_blocks_per_sm, cudaDevAttrMaxBlocksPerMultiprocessor, index));
+  return r;
+}
+
 MeasuredCeilings measure_ceilings(const GpuTimer& timer) {
   int dev = 0;
   GEMMTUNE_CUDA(cudaGetDevice(&dev));

@@ -19,6 +19,7 @@
 #include "gemmtune/db_rows.hpp"
 #include "gemmtune/kernel.hpp"
 #include "gemmtune/tuner/calibration.hpp"
+#include "gemmtune/tuner/device_limits.hpp"
 #include "gemmtune/tuner/progress.hpp"
 #include "gemmtune/tuner/resume.hpp"
 #include "gemmtune/tuner/space.hpp"
@@ -342,7 +343,8 @@ class DeviceWorker {
 
   // The model strategy's order: the cost model, calibrated with the GPU model's tuned problems.
   ModelRanking rank_by_model(const db::Database& db, const Problem& p, const ResumeState& rs) {
-    return rank_candidates(rs.candidates, p, GpuCeilings::of(dev_), tuned_neighbours(db, gpu_id_));
+    return rank_candidates(rs.candidates, p, GpuCeilings::of(dev_, query_device_report(dev_.index)),
+                           tuned_neighbours(db, gpu_id_));
   }
 
   // A problem with nothing new to measure: its best from earlier sweeps.

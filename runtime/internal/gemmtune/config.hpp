@@ -14,9 +14,10 @@
 
 namespace gemmtune {
 
-/// One kernel instance: the family's knob values (templates/include/gemmtune/knobs.hpp, where
-/// kSgemmKnobs says what each means) for one layout. The defaults are a sound general-purpose kernel.
-struct GemmConfig : SgemmKnobs {
+/// One kernel instance: the family's knob values and variant flags (templates/include/gemmtune/
+/// knobs.hpp, where kSgemmTable says what each means) for one layout and data alignment. The
+/// defaults are a sound general-purpose kernel.
+struct GemmConfig : SgemmKnobs, SgemmFlags {
   Op op_a = Op::N;  ///< op(A): the kernel instance is specialised for the layout
   Op op_b = Op::N;  ///< op(B)
   /// The alignment (4, 2 or 1 floats) of the data the instance is built for, per operand: global
@@ -25,73 +26,6 @@ struct GemmConfig : SgemmKnobs {
   /// memory as wide as ever). Not knobs: they follow from the data (fitted_to()). 4 means "does
   /// not narrow"; the name shows them only when one narrows ("_g4x1x1").
   int align_a = 4, align_b = 4, align_c = 4;
-  /// Whether a launch first copies A and B, where their data would narrow the accesses, into the
-  /// workspace with rows padded to a multiple of 4 floats (packs_a/packs_b), and runs the kernel on
-  /// the copies at full width. Not a knob either: the kernel binary is the aligned instance's; the
-  /// name ends in "_q". fitted_to() clears it where nothing needs packing.
-  bool repack = false;
-  /// Whether the epilogue writes a narrowed C (an odd ldc) through shared memory, 32 adjacent
-  /// floats per store instruction, instead of straight from the thread tiles, whose stores hit
-  /// each 32-byte sector in several partial pieces. Which is faster depends on the problem, so
-  /// the tuner times both. Not a knob: a template flag; the name ends in "_e" (before "_q").
-  /// fitted_to() clears it where C is not narrowed (narrows_c_chunks()) or can_stage_c() fails.
-  bool stage_c = false;
-  /// Whether the epilogue writes a narrowed C as the aligned windows its rows span, each put
-  /// together from two neighbouring thread chunks by a warp shuffle and stored as one vector
-  /// (templates/sgemm/epilogue.cuh, Epilogue::windowed), instead of one float at a time. Not a
-  /// knob: a template flag the tuner times beside the direct and staged writes (which wins
-  /// depends on the config's registers); the name ends in "_c" (after "_e", which excludes it).
-  /// fitted_to() clears it where C is not narrowed or can_window_c() fails.
-  bool window_c = false;
-  /// Whether a split reduction (split_k > 1, k_lanes or k_warps > 1) ends with each split
-  /// storing its sums in the workspace and the last split adding them in split order
-  /// (templates/sgemm/epilogue.cuh, Epilogue::last_split_sums): the same bits on every run,
-  /// instead of every split adding to C atomically (after the first to start scaled C by beta).
-  /// Slower on an H200 by 0.3-0.6 us a dot product (K = 1e5, 1e7; measured against the earlier
-  /// atomic protocol), but what a deterministic dispatcher can run
-  /// where a reduction must split. Not a knob: a template flag the tuner times beside the atomic
-  /// protocol; the name ends in "_d" (after "_c").
-  bool ordered_splits = false;
-  /// Whether a split launch first scales C by beta in a kernel of its own (gemmtune_prescale_c,
-  /// templates/sgemm/pack.cuh) and the splits then only add to C atomically, with no tile
-  /// counters, where the protocol of split-K in one launch has every split take a ticket first.
-  /// On sm_90 and newer the split kernel starts while that one runs (programmatic dependent
-  /// launch) and waits for it only before its first add. Which is faster depends on the problem
-  /// (on an H200 it wins on x^T B, not on a dot product), so the tuner times both. Not a knob: a
-  /// template flag; the name ends in "_z" (after "_d", which excludes it).
-  bool prescale_c = false;
-  /// Whether a reduction reads the narrowed runs of the operand only its block reads (the
-  /// matrix of a matrix-vector product whose leading dimension is odd) with plain loads instead
-  /// of evict-first in L2. Which is faster depends on the problem (H200: evict-first 8% faster
-  /// on 1x4095x4095 nt, plain 2-4% faster on 1x12289x4097 and 1x8191x8193 nt), so the tuner
-  /// times both. Not a knob: a template flag; the name ends in "_n" (after "_z"). fitted_to()
-  /// clears it where it would change nothing (narrows_read_once_runs()).
-  bool plain_narrow_runs = false;
-  /// Whether a split reduction's splits are the blocks of one thread-block cluster (sm_90 and
-  /// newer, split_k 2 to 16) that add their sums through distributed shared memory, the first
-  /// block in split order, and write C once (templates/sgemm/epilogue.cuh,
-  /// Epilogue::cluster_split_sums): no workspace, no atomics, the same bits on every run. On an
-  /// H200 it beat the atomic protocol on short dot products (1e4: 5.6 against 6.1 us) and lost
-  /// on long ones and on x^T B, where 16 blocks draw too little bandwidth (docs/PERFORMANCE.md,
-  /// twenty-first session); the deterministic protocol it replaces there (ordered_splits) is the
-  /// slowest of the three. Not a knob: a template flag the tuner times as a variant of the
-  /// atomic split (the model cannot tell them apart); the name ends in "_x" (after "_n").
-  bool cluster_splits = false;
-  /// Whether split_k splits only the tiles past the last whole round of one tile per SM: the
-  /// tiles of the whole rounds run unsplit, one block each, and the few left over split K, so
-  /// that every SM gets about the same work instead of a few SMs a whole tile more (1531^3 has
-  /// 144 tiles of 128x128 for 132 SMs). The kernel tells the two apart from its grid size. Not a
-  /// knob: a template flag the tuner times as a twin of split configs; the name ends in "_h".
-  bool split_tail = false;
-  /// Whether the two-stage FMA loop (stages 2, math 0, shared-memory tiles) stores the next slice
-  /// and passes the barrier before the slice's last k-step, whose FMAs then run while the last
-  /// warps arrive (templates/sgemm/mainloops.cuh, RegisterPrefetchMainloop), instead of storing
-  /// it after all of them. Which is faster depends on the tile and the problem (H200: 64x64x16
-  /// t8x8 nn 1.5x faster on 1000^3, 128x128x8 t8x8 nn 16% slower; 128x256x8 t16x8 nt 11% slower
-  /// on 4096^3 and 12% faster on 4097^3), so the tuner times both. Only where a thread may have
-  /// 255 registers (threads x occupancy at most 256): at 128 the order spills. Not a knob: a
-  /// template flag; the name ends in "_b" (after "_h").
-  bool early_barrier = false;
 
   /// Whether the block tiles hold whole `v`-float vectors along each operand's contiguous
   /// dimension (a tile that streams B reads A one float at a time).

@@ -328,11 +328,13 @@ std::string GemmConfig::name_expression() const {
   out += op_a == Op::T ? "true," : "false,";
   out += op_b == Op::T ? "true," : "false,";
   out += std::to_string(width_a()) + "," + std::to_string(width_b()) + "," + std::to_string(width_c());
-  // The flags after them, up to the last one set (the template defaults the rest to false).
-  const bool flags[] = {stage_c, split_tail, window_c, ordered_splits, prescale_c, plain_narrow_runs, cluster_splits, early_barrier};
+  // The template's flags after them, in its order, up to the last one set (the template
+  // defaults the rest to false, so that adding a flag changes no other instance's name).
+  bool flags[std::size(kSgemmFlags)] = {};
   int count = 0;
-  for (int i = 0; i < int(std::size(flags)); ++i)
-    if (flags[i]) count = i + 1;
+  for (const Knob& f : kSgemmFlags)
+    if (f.template_flag >= 0 && f.is_set(*this))
+      flags[f.template_flag] = true, count = std::max(count, f.template_flag + 1);
   for (int i = 0; i < count; ++i) out += flags[i] ? ",true" : ",false";
   return out + ">";
 }
@@ -343,19 +345,6 @@ long long GemmConfig::blocks_for(long long tiles, long long sms) const {
   return whole + (tiles - whole) * split_k;
 }
 
-namespace {
-// The flags that are no knobs, as a name carries them after its access widths, in this order.
-struct NameFlag {
-  std::string_view suffix;
-  bool GemmConfig::*flag;
-};
-const NameFlag kNameFlags[] = {{"_e", &GemmConfig::stage_c},           {"_c", &GemmConfig::window_c},
-                               {"_d", &GemmConfig::ordered_splits},    {"_z", &GemmConfig::prescale_c},
-                               {"_n", &GemmConfig::plain_narrow_runs}, {"_x", &GemmConfig::cluster_splits},
-                               {"_q", &GemmConfig::repack},            {"_h", &GemmConfig::split_tail},
-                               {"_b", &GemmConfig::early_barrier}};
-}  // namespace
-
 std::string config_name(const GemmConfig& c) {
   std::string out = std::string("sgemm_") + op_char(c.op_a) + op_char(c.op_b);
   for (const Knob& knob : kSgemmKnobs) {
@@ -364,8 +353,8 @@ std::string config_name(const GemmConfig& c) {
   }
   if (c.width_a() < c.vec || c.width_b() < c.vec || c.width_c() < c.vec)
     out += "_g" + std::to_string(c.width_a()) + "x" + std::to_string(c.width_b()) + "x" + std::to_string(c.width_c());
-  for (const NameFlag& f : kNameFlags)
-    if (c.*f.flag) out += f.suffix;
+  for (const Knob& f : kSgemmFlags)
+    if (f.is_set(c)) out += f.name_prefix;
   return out;
 }
 
@@ -413,10 +402,10 @@ std::optional<GemmConfig> parse_config_name(const std::string& name) {
       *aligns[i] = narrowing(c.vec, width);
     }
   }
-  for (const NameFlag& f : kNameFlags)
-    if (rest.starts_with(f.suffix)) {
-      rest.remove_prefix(f.suffix.size());
-      c.*f.flag = true;
+  for (const Knob& f : kSgemmFlags)
+    if (rest.starts_with(f.name_prefix)) {
+      rest.remove_prefix(f.name_prefix.size());
+      f.set_flag(c, true);
     }
   if (!rest.empty() || config_name(c) != name) return std::nullopt;  // rejects leading zeros, "_o1"
   return c;

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <optional>
 
 #include "gemmtune/choice.hpp"
 #include "gemmtune/db/database.hpp"
@@ -87,7 +88,9 @@ TEST_F(BinaryCache, APlantedBinaryOrTheOptOutIsCompiledAgain) {
   GemmConfig config;
   {
     Dispatcher dispatcher(options_);
-    config = dispatcher.explain(p).config;
+    const std::optional<GemmConfig> chosen = parse_config_name(dispatcher.explain(p).config);
+    ASSERT_TRUE(chosen.has_value());
+    config = *chosen;
     ASSERT_EQ(dispatcher.prepare(p), KernelOrigin::compiled);
   }
   ASSERT_EQ(Dispatcher(options_).prepare(p), KernelOrigin::database);

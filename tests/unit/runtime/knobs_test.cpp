@@ -2,14 +2,25 @@
 // must agree with it.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <regex>
+#include <string>
+#include <vector>
 
 #include "gemmtune/config.hpp"
 #include "gemmtune/knobs.hpp"
 #include "gemmtune/templates.hpp"
 
 using namespace gemmtune;
+
+namespace {
+std::string upper_case(std::string_view name) {
+  std::string upper(name);
+  for (char& ch : upper) ch = char(std::toupper(static_cast<unsigned char>(ch)));
+  return upper;
+}
+}  // namespace
 
 TEST(Knobs, RowsFollowTheStructsFieldOrder) {
   SgemmKnobs k;
@@ -45,22 +56,16 @@ TEST(Knobs, TemplateParametersAreTheKnobsInTableOrder) {
   };
   const std::vector<std::string> params = params_of("sgemm");
   std::vector<std::string> expected;
-  for (const Knob& knob : kSgemmKnobs) {
-    std::string upper(knob.name);
-    for (char& ch : upper) ch = char(std::toupper(static_cast<unsigned char>(ch)));
-    expected.push_back(upper);
-  }
+  for (const Knob& knob : kSgemmKnobs) expected.push_back(upper_case(knob.name));
   expected.push_back("TA");
   expected.push_back("TB");
   for (const char* width : {"GA", "GB", "GC"}) expected.push_back(width);  // fitted to the data, not knobs
-  expected.push_back("STAGE_C");     // GemmConfig::stage_c, defaulted: unstaged names omit it
-  expected.push_back("SPLIT_TAIL");  // GemmConfig::split_tail, defaulted the same way
-  expected.push_back("WINDOW_C");    // GemmConfig::window_c, likewise
-  expected.push_back("ORDERED_SPLITS");  // GemmConfig::ordered_splits, likewise
-  expected.push_back("PRESCALE_C");      // GemmConfig::prescale_c, likewise
-  expected.push_back("PLAIN_NARROW_RUNS");  // GemmConfig::plain_narrow_runs, likewise
-  expected.push_back("CLUSTER_SPLITS");     // GemmConfig::cluster_splits, likewise
-  expected.push_back("EARLY_BARRIER");      // GemmConfig::early_barrier, likewise
+  // Then the flags in their template order (defaulted: names without them omit them).
+  std::vector<std::string> flags(std::size(kSgemmFlags));
+  for (const Knob& flag : kSgemmFlags)
+    if (flag.template_flag >= 0) flags.at(flag.template_flag) = upper_case(flag.name);
+  for (const std::string& flag : flags)
+    if (!flag.empty()) expected.push_back(flag);
   EXPECT_EQ(params, expected);
   EXPECT_EQ(params_of("sgemm_wgmma"), expected);
 }
@@ -196,4 +201,60 @@ TEST(Knobs, KnobsNamedOnlyAwayFromTheirDefaultRoundTrip) {
       EXPECT_EQ(knob.get(*back), v) << name;
     }
   }
+}
+
+// Each flag has one place among the template's flag parameters (repack has none: its kernel is
+// the aligned instance), and every place is taken.
+TEST(Knobs, FlagsTakeEachTemplatePlaceOnce) {
+  std::vector<int> places;
+  for (const Knob& flag : kSgemmFlags) {
+    EXPECT_EQ(flag.kind, KnobKind::flag);
+    EXPECT_GT(flag.meaning.size(), 10u) << flag.name;
+    if (flag.template_flag >= 0) places.push_back(flag.template_flag);
+  }
+  std::sort(places.begin(), places.end());
+  for (std::size_t i = 0; i < places.size(); ++i) EXPECT_EQ(places[i], int(i));
+  EXPECT_EQ(places.size() + 1, std::size(kSgemmFlags))
+      << "every flag but repack is a template parameter";
+}
+
+// A flag set alone is named by its suffix, at the end of the name, and parsed back.
+TEST(Knobs, EachFlagIsNamedBySuffixAndParsedBack) {
+  for (const Knob& flag : kSgemmFlags) {
+    GemmConfig c;
+    flag.set_flag(c, true);
+    const std::string name = config_name(c);
+    EXPECT_TRUE(name.ends_with(flag.name_prefix)) << name;
+    const auto back = parse_config_name(name);
+    ASSERT_TRUE(back) << name;
+    EXPECT_TRUE(flag.is_set(*back)) << name;
+    EXPECT_EQ(*back, c) << name;
+  }
+}
+
+// The table refuses prefixes and suffixes a name could not be parsed back with.
+TEST(Knobs, ClashingSuffixesAreRefused) {
+  EXPECT_TRUE(names_parse_back(kSgemmTable));
+  auto with = [](const Knob& row) {
+    std::vector<Knob> rows(std::begin(kSgemmTable), std::end(kSgemmTable));
+    rows.push_back(row);
+    return names_parse_back(rows);
+  };
+  using knob_rows::Twin;
+  // A new knob named only away from its default: "_z" would take prescale_c's suffix.
+  EXPECT_FALSE(with(knob_rows::value("swizzle", &SgemmKnobs::wgmma, "_z", false,
+                                     knob_values::kWgmma, "a clash")));
+  EXPECT_TRUE(with(knob_rows::value("swizzle", &SgemmKnobs::wgmma, "_sw", false,
+                                    knob_values::kWgmma, "no clash")));
+  // A new flag: a suffix taken already, one that begins with a knob's prefix or with "_g".
+  EXPECT_FALSE(
+      with(knob_rows::flag("again", &SgemmFlags::stage_c, "_e", 8, Twin::distinct, "a clash")));
+  EXPECT_FALSE(
+      with(knob_rows::flag("again", &SgemmFlags::stage_c, "_o", 8, Twin::distinct, "a clash")));
+  EXPECT_FALSE(
+      with(knob_rows::flag("again", &SgemmFlags::stage_c, "_gx", 8, Twin::distinct, "a clash")));
+  EXPECT_FALSE(
+      with(knob_rows::flag("again", &SgemmFlags::stage_c, "", 8, Twin::distinct, "no suffix")));
+  EXPECT_TRUE(
+      with(knob_rows::flag("again", &SgemmFlags::stage_c, "_y", 8, Twin::distinct, "no clash")));
 }

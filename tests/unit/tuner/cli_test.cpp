@@ -137,7 +137,7 @@ TEST_F(SweepCli, NumbersAndNamesItCannotUseAreRefused) {
   const std::vector<std::vector<std::string>> refused = {
       {"--budget", "nan"},        {"--budget", "-1"},        {"--budget", "inf"},
       {"--hang-timeout", "0"},    {"--hang-timeout", "-1"},  {"--hang-timeout", "nan"},
-      {"--gpus", "0,0"},          {"--gpus", "1,0,1"},    {"--config", "sgemm_nn_bogus"}};
+      {"--gpus", "0,0"},       {"--gpus", "1,0,1"},    {"--config", "sgemm_nn_bogus"}};
   for (const auto& option : refused) {
     std::vector<std::string> args = {"--dry-run", "--db", db};
     args.insert(args.end(), option.begin(), option.end());

@@ -195,3 +195,44 @@ TEST(CostModel, ALoneWarpPerSchedulerLeavesIssueSlotsForASecondBlock) {
   EXPECT_GT(two, 1.5 * one);
   EXPECT_LT(two, 1.9 * one);
 }
+
+// A sweep models the GPU it runs on from what the runtime reports. An H200's report gives the
+// model's defaults (fitted there), so its rankings are unchanged; another GPU gets its own.
+TEST(CostModel, CeilingsComeFromTheDevicesReport) {
+  DeviceInfo h200_info;
+  h200_info.sm_count = 132;
+  h200_info.clock_khz = 1980000;
+  h200_info.limits = DeviceLimits::for_arch("sm_90");
+  const DeviceReport h200_report{3201000, 6016, 2048, 32};  // cudaDeviceGetAttribute on an H200
+  const GpuCeilings g = GpuCeilings::of(h200_info, h200_report);
+  EXPECT_NEAR(g.dram_gbs, h200().dram_gbs, 1e-9);
+  EXPECT_NEAR(g.fp32_tflops, h200().fp32_tflops, 0.01);
+  EXPECT_EQ(g.sm_count, h200().sm_count);
+  EXPECT_EQ(g.max_threads_per_sm, h200().max_threads_per_sm);
+  EXPECT_EQ(g.max_blocks_per_sm, h200().max_blocks_per_sm);
+  // The same ranking as the defaults on shapes of every regime.
+  const std::vector<GemmConfig> configs = {
+      tile(128, 128, 8, 64, 32, 8, 8),   tile(64, 64, 16, 32, 32, 4, 8),
+      tile(32, 32, 8, 16, 8, 2, 2),      tile(64, 64, 8, 32, 32, 4, 8, 8),
+      tile(128, 64, 8, 64, 32, 8, 4, 4), tile(16, 64, 16, 16, 32, 2, 4, 16)};
+  for (const Problem& p :
+       {Problem::packed(Op::N, Op::N, 4096, 4096, 4096),
+        Problem::packed(Op::N, Op::T, 64, 64, 65536), Problem::packed(Op::T, Op::N, 33, 2000, 1000),
+        Problem::packed(Op::N, Op::N, 1000, 1000, 1000)}) {
+    std::vector<double> mine, defaults;
+    for (const GemmConfig& c : configs) {
+      GemmConfig fitted = c;
+      fitted.op_a = p.op_a, fitted.op_b = p.op_b;
+      mine.push_back(predict(fitted, p, g).ms);
+      defaults.push_back(predict(fitted, p, h200()).ms);
+    }
+    EXPECT_EQ(rank_by_time(mine), rank_by_time(defaults)) << p.label();
+  }
+  // An A100 (80 GB): its own bandwidth and per-SM limits.
+  DeviceInfo a100 = h200_info;
+  a100.sm_count = 108, a100.clock_khz = 1410000, a100.limits = DeviceLimits::for_arch("sm_80");
+  const GpuCeilings ga = GpuCeilings::of(a100, DeviceReport{1593000, 5120, 2048, 32});
+  EXPECT_NEAR(ga.dram_gbs, 2039 * kCopyShareOfDramPeak, 1);
+  EXPECT_EQ(ga.sm_count, 108);
+  EXPECT_LT(ga.fp32_tflops, g.fp32_tflops);
+}

@@ -13,7 +13,26 @@
 
 namespace gemmtune::tuner {
 
-/// What the model knows of a GPU: its ceilings and its per-SM limits.
+/// What the CUDA runtime reports of a GPU's memory and multiprocessors (query_device_report).
+struct DeviceReport {
+  long long memory_clock_khz = 0;  ///< peak memory clock
+  int memory_bus_bits = 0;         ///< global memory bus width
+  int max_threads_per_sm = 0;
+  int max_blocks_per_sm = 0;
+
+  /// The DRAM's peak bandwidth these give (two transfers a clock), GB/s.
+  double dram_peak_gbs() const {
+    return 2.0 * double(memory_clock_khz) * 1e3 * memory_bus_bits / 8 / 1e9;
+  }
+};
+
+/// The share of the DRAM peak a device-to-device copy reaches: on an H200, 4.2 TB/s measured
+/// (docs/PERFORMANCE.md) of the 4814 GB/s its memory clock (3201 MHz) and bus (6016 bits) give
+/// (2026-12-02), so that the H200's ceilings are the model's figures as fitted there.
+inline constexpr double kCopyShareOfDramPeak = 4200.0 / (2.0 * 3201000e3 * 6016 / 8 / 1e9);
+
+/// What the model knows of a GPU: its ceilings and its per-SM limits. The defaults are an
+/// H200's, for work without a GPU; a sweep takes the GPU's own (GpuCeilings::of).
 struct GpuCeilings {
   int sm_count = 132;
   double fp32_tflops = 66.9;  ///< FMA peak (2 FLOP per FMA)
@@ -27,8 +46,9 @@ struct GpuCeilings {
   double launch_us = 3.0;  ///< one kernel launch
   DeviceLimits limits;     ///< registers and shared memory per SM
 
-  /// The ceilings of `device`; dram_gbs is given, since the CUDA runtime does not report it.
-  static GpuCeilings of(const DeviceInfo& device, double dram_gbs = 4200);
+  /// The ceilings of `device`: its SMs, its FMA peak (from its clock) and limits, and from
+  /// `report` its per-SM limits and its copy bandwidth (the DRAM peak times kCopyShareOfDramPeak).
+  static GpuCeilings of(const DeviceInfo& device, const DeviceReport& report);
 };
 
 /// The model's verdict on one (config, problem), with the terms it came from.
