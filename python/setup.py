@@ -61,7 +61,7 @@ def find_gemmtune() -> tuple[list[str], Path]:
 
 
 def soname(lib: Path) -> str:
-    """libgemmtune.so.0.1.0 -> libgemmtune.so.0.1 (the SOVERSION the op library records)."""
+    """libgemmtune.so.0.2.0 -> libgemmtune.so.0.2 (the SOVERSION the op library records)."""
     return re.sub(r"^(libgemmtune\.so\.\d+\.\d+)\..*$", r"\1", lib.name)
 
 

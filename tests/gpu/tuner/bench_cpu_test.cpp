@@ -19,8 +19,9 @@ using BenchCpu = ::gemmtune::test::ScratchDirTest;
 TEST_F(BenchCpu, TimesTheCpuAndTheGpuWithTransfersInEveryLayout) {
   GEMMTUNE_REQUIRE_GPU();
   const std::string json = path("crossover.json");
-  const auto r = ::gemmtune::test::run_cli({"bench", "--cpu", "--layout", "all", "--shape", "64x64x64", "--shape",
-                                           "512x512x512", "--db", path("none.db"), "--json", json});
+  const auto r =
+      ::gemmtune::test::run_cli({"bench", "--cpu", "--layout", "all", "--shape", "64x64x64",
+                                 "--shape", "512x512x512", "--db", path("none.db"), "--out", json});
   if (r.status != 0 && r.err.find("built without OpenBLAS") != std::string::npos)
     GTEST_SKIP() << "this build has no OpenBLAS: " << r.err;
   ASSERT_EQ(r.status, 0) << r.out << r.err;

@@ -1,4 +1,4 @@
-// `gemmtune try --json` (the CLI in a child process) on an odd shape: a config that runs gives a
+// `gemmtune try --out` (the CLI in a child process) on an odd shape: a config that runs gives a
 // row verified against the float64 reference, timed next to cuBLAS, with its registers; one that
 // cannot run on the shape says why; the exit status is 0 when nothing is wrong. Its compiles go
 // through a tuning database's binary cache where that file exists.
@@ -23,8 +23,8 @@ TEST_F(TryCli, JsonRowsSayWhatRanAndWhatCouldNot) {
   const std::string json = path("try.json");
   const std::string runs = "sgemm_nt_64x64x16_w32x32_t4x8_s3_v4_p4_k1_r8";
   const std::string too_many_splits = "sgemm_nt_64x64x16_w32x32_t4x8_s3_v4_p4_k512_r8";  // K 67: 5 slices
-  const auto r = ::gemmtune::test::run_cli(
-      {"try", runs, too_many_splits, "--shape", "127x129x67", "--json", json, "--db", path("absent.db")});
+  const auto r = ::gemmtune::test::run_cli({"try", runs, too_many_splits, "--shape", "127x129x67",
+                                            "--out", json, "--db", path("absent.db")});
   ASSERT_EQ(r.status, 0) << r.out << r.err;
   EXPECT_EQ(r.out.find("WRONG"), std::string::npos) << r.out;
   std::ifstream in(json);
@@ -50,9 +50,9 @@ TEST_F(TryCli, JsonRowsSayWhatRanAndWhatCouldNot) {
 TEST_F(TryCli, BatchedShapesAreVerifiedOverEveryMatrix) {
   GEMMTUNE_REQUIRE_GPU();
   const std::string json = path("try.json");
-  const auto r = ::gemmtune::test::run_cli({"try", "sgemm_nt_32x32x8_w16x16_t2x4_s2_v4_p4_k1_r8", "--shape",
-                                            "33x35x17", "--batch", "3", "--json", json, "--db",
-                                            path("absent.db")});
+  const auto r = ::gemmtune::test::run_cli({"try", "sgemm_nt_32x32x8_w16x16_t2x4_s2_v4_p4_k1_r8",
+                                            "--shape", "33x35x17", "--batch", "3", "--out", json,
+                                            "--db", path("absent.db")});
   ASSERT_EQ(r.status, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("33x35x17 b3 nt"), std::string::npos) << r.out;
   std::ifstream in(json);
