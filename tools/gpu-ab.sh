@@ -3,7 +3,7 @@
 # fresh database and benchmarks them against cuBLAS (a tools/gpu-bench.sh run each), the two taking
 # turns (A B, then B A, ...) after a short warm-up sweep whose results are dropped. Run once
 # each, the build that went first on a freshly started machine measured fewer configs in the
-# same budget (H200 and H100, docs/PERFORMANCE.md, sixteenth and eighteenth sessions).
+# same budget (H200 and H100, docs/PERFORMANCE.md, entries of 2026-11-25 and 2026-11-28).
 #   usage: tools/gpu-ab.sh [--rounds N] BUDGET_S CLI_A CLI_B PROBLEM_ARGS...
 #     BUDGET_S      sweep seconds per problem
 #     CLI_A, CLI_B  the two builds' gemmtune executables (a FILE.gz is unpacked first), e.g.

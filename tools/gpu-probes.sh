@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds and runs the standalone probes of tools/probes on a machine with a GPU: lean kernels and
 # copies, each checked against a reference and timed with the tuner's protocol beside cuBLAS
-# (what they measured: docs/PERFORMANCE.md, twenty-sixth session). Not part of the library.
+# (what they measured: docs/PERFORMANCE.md, entry of 2026-11-29). Not part of the library.
 #   usage: tools/gpu-probes.sh [PROBE...]           build into $OUT (default ./gpu-probes) and run
 #                                                  them: repack_copy, dot, xta (default: all three)
 #          tools/gpu-probes.sh --compile-only DIR  only build them into DIR (no GPU needed; the

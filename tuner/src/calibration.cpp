@@ -96,7 +96,7 @@ static int kernel_path(const GemmConfig& c) {
 }
 
 // Predicted times this close the model cannot tell apart: on an H200 corpus of twelve problems
-// (docs/PERFORMANCE.md, eleventh session) its measured / predicted ratio spread by a factor of
+// (docs/PERFORMANCE.md, entry of 2026-11-24) its measured / predicted ratio spread by a factor of
 // about 1.2 within a problem.
 constexpr double kModelTie = 0.05;
 

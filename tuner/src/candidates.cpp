@@ -36,7 +36,7 @@ bool in_reduced_space(const GemmConfig& c) {
     // was slower), bk 16-32, warp tiles of 64x32 or 32x64 (64x64 for math 1: the others keep a
     // second set of accumulators), 128-256 threads. No math 2: its error (all three
     // products in the instruction's accumulators) kept it out of the fp32 policy on every problem
-    // of the eighth session's sweeps, where it took fp32 budget and left the FMA kernel to run.
+    // of the sweeps of 2026-11-24, where it took fp32 budget and left the FMA kernel to run.
     const bool warp_ok = (c.wm == 64 && c.wn == 32) || (c.wm == 32 && c.wn == 64) ||
                          (c.wm == 64 && c.wn == 64 && c.math == 1);
     return c.math != 2 && c.stages >= 3 && among(c.bk, {16, 32}) && warp_ok && among(c.threads(), {128, 256}) &&
@@ -50,7 +50,7 @@ bool in_reduced_space(const GemmConfig& c) {
     // (16 warps of 32 lanes) with the register budget of two blocks an SM: 1x1x100000 on an
     // H200 in 16 such blocks of one cluster 5.6-5.9 us with 56 registers, 6.5-6.7 with the 64 of
     // occupancy 1, 6.0-6.1 in 1024-thread blocks and 6.3-7.3 in 256 (docs/PERFORMANCE.md,
-    // twenty-seventh session). Up to 16 splits (one cluster's): with 64-512 splits the model
+    // entry of 2026-11-29). Up to 16 splits (one cluster's): with 64-512 splits the model
     // ranked such blocks first on dots of 1e6 and more, and 3 s sweeps there came out 4-5% slower.
     const bool dot_block =
         c.bm * c.bn == 1 && c.k_lanes == 32 && c.k_warps == 16 && c.occupancy == 2 && c.split_k <= 16;

@@ -101,11 +101,11 @@ std::pair<double, double> reduction_run_costs(const GemmConfig& c) {
 }
 
 // The share of a scheduler's issue slots one warp fills in a tile's K loop. Fitted on recorded
-// H200 timings (docs/PERFORMANCE.md, twenty-fourth session): the model's rank correlation with
+// H200 timings (docs/PERFORMANCE.md, entry of 2026-11-28): the model's rank correlation with
 // the measured times of five recordings is 0.20/0.35/0.30/0.34/0.62 with 1 (a lone warp issues
 // every cycle), 0.22/0.41/0.36/0.36/0.64 with 0.9; 0.6 correlates better still, but then a
 // split tail no longer beats the unsplit tile on 1536^3, as it did measured (182 against 274 us).
-// Measured against 1 (3 s sweeps, two rounds, H200, twenty-fifth session): 2500^3 nt +22%,
+// Measured against 1 (3 s sweeps, two rounds, H200, entry of 2026-11-29): 2500^3 nt +22%,
 // 3333x777x2047 tt +10%, 4097^3 nt -5%, the rest within 3%; geomean +2-4%.
 constexpr double kLoneWarpIssue = 0.9;
 

@@ -231,7 +231,7 @@ const std::map<std::string, std::vector<PresetShape>>& presets() {
         {16, 16, 500000, 1, "nn"},      {512, 512, 64, 64, "nt"},      {512, 64, 512, 64, "nn"},
         {65536, 64, 64, 1, "nn"},       {64, 65536, 64, 1, "nn"},      {8192, 17, 8191, 1, "nn"},
         {7, 9, 13, 1, "tn"}}},
-      // A fourth check of the held-out kind, 40 shapes first run in the twenty-fourth session (H200,
+      // A fourth check of the held-out kind, 40 shapes first run on 2026-11-28 (H200,
       // a 3 s sweep each: docs/PERFORMANCE.md): odd medium and large tiles in every layout,
       // language-model heads (vocabularies 151936 and 49408), odd matrix-vector forms, dots of
       // 31337 to 2e6, deep K of 2e5 to 1M, batched (7 to 50000 matrices, a batched matrix-vector
@@ -267,7 +267,7 @@ const std::map<std::string, std::vector<PresetShape>>& presets() {
       // A second check of the same kind, one or more shapes per class: odd medium squares, odd
       // deep K, odd matrix-vector forms, tiny, batched small matrices, attention, tall and wide,
       // deep K. Its first run found that narrowed loads cost registers (docs/PERFORMANCE.md,
-      // seventh session), so it is no longer unseen; `holdout` still is.
+      // entry of 2026-11-23), so it is no longer unseen; `holdout` still is.
       {"classes",
        {{1531, 1531, 1531, 1, "nn"}, {2047, 2049, 2051, 1, "nt"}, {3000, 3000, 3000, 1, "tn"},
         {6144, 6144, 1024, 1, "tt"}, {511, 513, 4093, 1, "nn"},  {1, 1, 3, 1, "nn"},
@@ -278,7 +278,7 @@ const std::map<std::string, std::vector<PresetShape>>& presets() {
         {64, 50000, 64, 1, "nt"},    {256, 256, 100000, 1, "nn"}, {10, 10, 500000, 1, "tn"},
         {2, 2048, 2048, 1, "nn"},    {3, 50000, 512, 1, "nt"},    {7, 7, 7, 1, "nn"},
         {4096, 3, 4096, 1, "nn"},    {1000, 1000, 10, 1, "nn"},   {12345, 678, 91, 1, "tn"}}},
-      // A third check of the held-out kind, 41 shapes first run in the twentieth session (H200, a
+      // A third check of the held-out kind, 41 shapes first run on 2026-11-28 (H200, a
       // 3 s sweep each: docs/PERFORMANCE.md): odd and aligned medium to huge tiles, language-model
       // heads (odd and 2-float aligned vocabularies), every matrix-vector form large and small,
       // few rows or columns, dots of 100 to 3e6, deep K with small and medium outputs, batched

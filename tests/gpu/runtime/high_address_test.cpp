@@ -1,7 +1,7 @@
 // Operands at addresses whose low 32 bits have bit 31 set. A kernel that takes an address's
 // alignment or offset through a 32-bit int sees such an address as negative; cudaMalloc's
 // small buffers rarely land there, so the other tests would pass such a kernel (as they did a
-// loader tried in the twenty-second session, docs/PERFORMANCE.md). Here A, B and C lie inside
+// loader tried in the entry of 2026-11-28, docs/PERFORMANCE.md). Here A, B and C lie inside
 // one arena at such addresses, one float past alignment (narrowed accesses) and aligned, against
 // the float64 reference with C poisoned where beta is 0.
 #include <gtest/gtest.h>

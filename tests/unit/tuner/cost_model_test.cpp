@@ -183,7 +183,7 @@ TEST(CostModel, ALastTileRowOfOneRowReadsAllOfB) {
 // One 4-warp block per SM leaves each scheduler a lone warp, which stalls on its fragment loads
 // with no other warp to issue: a second block per SM costs less than a second round (the model
 // had a lone warp issue every cycle, and ranked split tails of 2500^3 20% ahead of unsplit tiles
-// that measured the same on an H200; docs/PERFORMANCE.md, twenty-fourth and -fifth sessions).
+// that measured the same on an H200; docs/PERFORMANCE.md, entries of 2026-11-28 and 2026-11-29).
 TEST(CostModel, ALoneWarpPerSchedulerLeavesIssueSlotsForASecondBlock) {
   const GemmConfig c = tile(128, 128, 8, 32, 128, 8, 16);
   ASSERT_EQ(c.threads(), 128);
