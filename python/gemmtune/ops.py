@@ -25,6 +25,21 @@ def _beta_needs_out(function: str, beta) -> Exception:
     return real_type_error(function, "beta", beta) or ValueError(f"gemmtune.{function}: beta = {beta} needs out= (the C that beta scales)")
 
 
+
+def _product(name: str, a, b, out, alpha, beta) -> torch.Tensor:
+    """The operator `name` (mm or bmm), or its out= form; a refused call becomes the package's
+    clear TypeError/ValueError or GemmtuneError (the checks run only once the operator refused)."""
+    library = ops()
+    try:
+        if out is None:
+            if beta != 0.0:
+                raise _beta_needs_out(name, beta)
+            return getattr(library, name)(a, b, alpha)
+        getattr(library, name + "_out")(a, b, out, alpha, beta)
+        return out
+    except (RuntimeError, ValueError, TypeError) as error:
+        raise operator_failure(name, error, tensors={"a": a, "b": b, "out": out}, reals={"alpha": alpha, "beta": beta}) from None
+
 def mm(a: torch.Tensor, b: torch.Tensor, out: Optional[torch.Tensor] = None, *, alpha: float = 1.0, beta: float = 0.0) -> torch.Tensor:
     """alpha a @ b (+ beta out) for float32 CUDA matrices a (M x K) and b (K x N), on the current
     CUDA stream. Any strides: row-major tensors and transposed views (`.t()`, `.mT`) run as they
@@ -35,27 +50,11 @@ def mm(a: torch.Tensor, b: torch.Tensor, out: Optional[torch.Tensor] = None, *, 
     measured faster than cuBLAS, else on PyTorch's own product (gemmtune.configure(fallback=...)).
     Errors: TypeError/ValueError for bad arguments, gemmtune.GemmtuneError (and subclasses)
     with the library's message."""
-    try:
-        if out is None:
-            if beta != 0.0:
-                raise _beta_needs_out("mm", beta)
-            return ops().mm(a, b, alpha)
-        ops().mm_out(a, b, out, alpha, beta)
-        return out
-    except (RuntimeError, ValueError, TypeError) as error:
-        raise operator_failure("mm", error, tensors={"a": a, "b": b, "out": out}, reals={"alpha": alpha, "beta": beta}) from None
+    return _product("mm", a, b, out, alpha, beta)
 
 
 def bmm(a: torch.Tensor, b: torch.Tensor, out: Optional[torch.Tensor] = None, *, alpha: float = 1.0, beta: float = 0.0) -> torch.Tensor:
     """gemmtune.mm for batches: a (batch x M x K), b (batch x K x N), out (batch x M x N), run as one
     strided-batched launch. A batch stride of 0 (an `.expand()`ed operand) reuses one matrix;
     out's matrices must not overlap."""
-    try:
-        if out is None:
-            if beta != 0.0:
-                raise _beta_needs_out("bmm", beta)
-            return ops().bmm(a, b, alpha)
-        ops().bmm_out(a, b, out, alpha, beta)
-        return out
-    except (RuntimeError, ValueError, TypeError) as error:
-        raise operator_failure("bmm", error, tensors={"a": a, "b": b, "out": out}, reals={"alpha": alpha, "beta": beta}) from None
+    return _product("bmm", a, b, out, alpha, beta)
