@@ -15,15 +15,18 @@
 
 namespace gemmtune::tuner {
 
-std::string problem_label(const ProblemSpec& p) { return gemmtune::problem_label(p.op_a, p.op_b, p.m, p.n, p.k, p.batch); }
+std::string problem_label(const ProblemSpec& p) {
+  return gemmtune::problem_label(p.op_a, p.op_b, p.m, p.n, p.k, p.batch);
+}
 
 static void check_batch(int batch, const std::string& where) {
   if (batch < 1 || batch > 65535)
-    throw Error(Status::kInvalidArgument, where + "batch " + std::to_string(batch) + " must be 1 to 65535");
+    throw Error(Status::kInvalidArgument,
+                where + "batch " + std::to_string(batch) + " must be 1 to 65535");
 }
 
-std::vector<ProblemSpec> problems_from_shapes(const std::vector<std::string>& shapes, const std::string& layout,
-                                              int batch) {
+std::vector<ProblemSpec> problems_from_shapes(const std::vector<std::string>& shapes,
+                                              const std::string& layout, int batch) {
   check_batch(batch, "");
   auto layouts = parse_layouts(layout);
   std::vector<ProblemSpec> out;
@@ -102,14 +105,17 @@ static int parse_positive(const std::string& text, const char* column, const std
   return v;
 }
 
-std::vector<ProblemSpec> problems_from_csv(const std::string& path, const std::string& default_layout) {
+std::vector<ProblemSpec> problems_from_csv(const std::string& path,
+                                           const std::string& default_layout) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec))
     throw Error(
         Status::kInvalidArgument,
         "problem file '" + path + "' is a directory: give a CSV file of " + kRowFormat + " rows");
   std::ifstream in(path);
-  if (!in) throw Error(Status::kInvalidArgument, "cannot read problem file '" + path + "': check the path");
+  if (!in)
+    throw Error(Status::kInvalidArgument,
+                "cannot read problem file '" + path + "': check the path");
   return problems_from_csv(in, path, default_layout);
 }
 
@@ -180,8 +186,13 @@ const std::map<std::string, std::vector<PresetShape>>& presets() {
       // The README's quick start: a few minutes on an H100 with the reduced space.
       {"quick", {{1024, 1024, 1024}, {1024, 1024, 2048}, {127, 257, 1023}, {4096, 4096, 4096}}},
       {"squares",
-       {{256, 256, 256}, {512, 512, 512}, {1024, 1024, 1024}, {2048, 2048, 2048}, {3000, 3000, 3000},
-        {4096, 4096, 4096}, {8192, 8192, 8192}}},
+       {{256, 256, 256},
+        {512, 512, 512},
+        {1024, 1024, 1024},
+        {2048, 2048, 2048},
+        {3000, 3000, 3000},
+        {4096, 4096, 4096},
+        {8192, 8192, 8192}}},
       // LLM layers, tokens (batch x sequence) as M: QKV/out projections (4096 -> 4096), MLP up
       // (4096 -> 11008) and down (11008 -> 4096), at prefill (2048 tokens), small batch decode
       // (16, 128 tokens), and one attention score product per head (batched).
@@ -197,7 +208,8 @@ const std::map<std::string, std::vector<PresetShape>>& presets() {
         {128, 11008, 4096},
         {128, 4096, 11008},
         {2048, 2048, 128, 32}}},
-      // The benchmark suite (README, docs/PERFORMANCE.md): squares, skinny, deep-K and wide-N shapes.
+      // The benchmark suite (README, docs/PERFORMANCE.md): squares, skinny, deep-K and wide-N
+      // shapes.
       {"suite",
        {{1024, 1024, 2048},
         {512, 512, 512},
@@ -219,17 +231,17 @@ const std::map<std::string, std::vector<PresetShape>>& presets() {
       // every matrix-vector form, dot products from 1e3 to 1e7, deep K, batched attention-like
       // products, tall-skinny and short-wide, tiny.
       {"users",
-       {{1024, 32000, 4096, 1, "nn"},   {1024, 32001, 4096, 1, "nn"},  {1024, 50256, 768, 1, "nt"},
-        {1024, 50257, 768, 1, "nt"},    {3000, 3000, 2000, 1, "nn"},   {2999, 3001, 2003, 1, "nn"},
-        {4096, 4096, 1024, 1, "tn"},    {4095, 4097, 1023, 1, "tn"},   {32, 4096, 4096, 1, "nn"},
-        {33, 4097, 4095, 1, "nn"},      {2048, 2048, 2048, 1, "nt"},   {2048, 2048, 2048, 1, "tn"},
-        {2048, 2048, 2048, 1, "tt"},    {1, 4096, 4096, 1, "nn"},      {1, 4096, 4096, 1, "nt"},
-        {1, 4096, 4096, 1, "tn"},       {1, 4096, 4096, 1, "tt"},      {4096, 1, 4096, 1, "nn"},
-        {4096, 1, 4096, 1, "nt"},       {4096, 1, 4096, 1, "tn"},      {4096, 1, 4096, 1, "tt"},
-        {1, 4095, 4095, 1, "nt"},       {4095, 1, 4095, 1, "nn"},      {1, 1, 1000, 1, "nn"},
-        {1, 1, 100000, 1, "nn"},        {1, 1, 10000000, 1, "nn"},     {64, 64, 262144, 1, "nn"},
-        {16, 16, 500000, 1, "nn"},      {512, 512, 64, 64, "nt"},      {512, 64, 512, 64, "nn"},
-        {65536, 64, 64, 1, "nn"},       {64, 65536, 64, 1, "nn"},      {8192, 17, 8191, 1, "nn"},
+       {{1024, 32000, 4096, 1, "nn"}, {1024, 32001, 4096, 1, "nn"}, {1024, 50256, 768, 1, "nt"},
+        {1024, 50257, 768, 1, "nt"},  {3000, 3000, 2000, 1, "nn"},  {2999, 3001, 2003, 1, "nn"},
+        {4096, 4096, 1024, 1, "tn"},  {4095, 4097, 1023, 1, "tn"},  {32, 4096, 4096, 1, "nn"},
+        {33, 4097, 4095, 1, "nn"},    {2048, 2048, 2048, 1, "nt"},  {2048, 2048, 2048, 1, "tn"},
+        {2048, 2048, 2048, 1, "tt"},  {1, 4096, 4096, 1, "nn"},     {1, 4096, 4096, 1, "nt"},
+        {1, 4096, 4096, 1, "tn"},     {1, 4096, 4096, 1, "tt"},     {4096, 1, 4096, 1, "nn"},
+        {4096, 1, 4096, 1, "nt"},     {4096, 1, 4096, 1, "tn"},     {4096, 1, 4096, 1, "tt"},
+        {1, 4095, 4095, 1, "nt"},     {4095, 1, 4095, 1, "nn"},     {1, 1, 1000, 1, "nn"},
+        {1, 1, 100000, 1, "nn"},      {1, 1, 10000000, 1, "nn"},    {64, 64, 262144, 1, "nn"},
+        {16, 16, 500000, 1, "nn"},    {512, 512, 64, 64, "nt"},     {512, 64, 512, 64, "nn"},
+        {65536, 64, 64, 1, "nn"},     {64, 65536, 64, 1, "nn"},     {8192, 17, 8191, 1, "nn"},
         {7, 9, 13, 1, "tn"}}},
       // A fourth check of the held-out kind, 40 shapes first run on 2026-11-28 (H200,
       // a 3 s sweep each: docs/PERFORMANCE.md): odd medium and large tiles in every layout,
@@ -237,40 +249,39 @@ const std::map<std::string, std::vector<PresetShape>>& presets() {
       // 31337 to 2e6, deep K of 2e5 to 1M, batched (7 to 50000 matrices, a batched matrix-vector
       // product), tall-skinny and short-wide, tiny, K of 1 and 16.
       {"broad",
-       {
-        {1777, 2333, 1111, 1, "nn"}, {3333, 777, 2047, 1, "tt"}, {2500, 2500, 2500, 1, "nt"},
+       {{1777, 2333, 1111, 1, "nn"}, {3333, 777, 2047, 1, "tt"},  {2500, 2500, 2500, 1, "nt"},
         {4999, 4999, 4999, 1, "tn"}, {6144, 4096, 8192, 1, "nn"}, {16, 151936, 4096, 1, "nt"},
-        {77, 49408, 512, 1, "nt"}, {1, 151936, 4096, 1, "nt"}, {7001, 1, 513, 1, "tn"},
-        {1, 5003, 7919, 1, "nn"}, {2049, 1, 2049, 1, "nt"}, {1, 777, 333, 1, "tt"},
-        {3, 3001, 4001, 1, "nt"}, {4001, 6, 3001, 1, "tn"}, {1, 1, 31337, 1, "tt"},
-        {1, 1, 777777, 1, "nn"}, {1, 1, 2000000, 1, "nt"}, {96, 80, 200000, 1, "nt"},
-        {8, 8, 1048576, 1, "nn"}, {512, 512, 32768, 1, "tn"}, {128, 128, 96, 48, "nn"},
-        {333, 333, 333, 7, "nt"}, {31, 31, 31, 256, "tt"}, {1, 64, 64, 1024, "nn"},
-        {1024, 1024, 64, 16, "nt"}, {100000, 32, 256, 1, "nn"}, {250000, 4, 4, 1, "tn"},
-        {24, 65536, 1024, 1, "nt"}, {3, 100003, 64, 1, "nn"}, {1, 1, 1, 1, "nn"},
-        {5, 5, 5, 1, "tt"}, {2, 100, 3, 1, "nt"}, {8191, 8191, 16, 1, "nn"},
-        {2000, 3000, 1, 1, "tn"}, {1536, 1536, 1536, 1, "tt"}, {2047, 1023, 4095, 1, "tn"},
-        {640, 640, 640, 1, "nn"}, {12, 12, 12, 50000, "nt"}, {4096, 1024, 1023, 1, "nn"},
+        {77, 49408, 512, 1, "nt"},   {1, 151936, 4096, 1, "nt"},  {7001, 1, 513, 1, "tn"},
+        {1, 5003, 7919, 1, "nn"},    {2049, 1, 2049, 1, "nt"},    {1, 777, 333, 1, "tt"},
+        {3, 3001, 4001, 1, "nt"},    {4001, 6, 3001, 1, "tn"},    {1, 1, 31337, 1, "tt"},
+        {1, 1, 777777, 1, "nn"},     {1, 1, 2000000, 1, "nt"},    {96, 80, 200000, 1, "nt"},
+        {8, 8, 1048576, 1, "nn"},    {512, 512, 32768, 1, "tn"},  {128, 128, 96, 48, "nn"},
+        {333, 333, 333, 7, "nt"},    {31, 31, 31, 256, "tt"},     {1, 64, 64, 1024, "nn"},
+        {1024, 1024, 64, 16, "nt"},  {100000, 32, 256, 1, "nn"},  {250000, 4, 4, 1, "tn"},
+        {24, 65536, 1024, 1, "nt"},  {3, 100003, 64, 1, "nn"},    {1, 1, 1, 1, "nn"},
+        {5, 5, 5, 1, "tt"},          {2, 100, 3, 1, "nt"},        {8191, 8191, 16, 1, "nn"},
+        {2000, 3000, 1, 1, "tn"},    {1536, 1536, 1536, 1, "tt"}, {2047, 1023, 4095, 1, "tn"},
+        {640, 640, 640, 1, "nn"},    {12, 12, 12, 50000, "nt"},   {4096, 1024, 1023, 1, "nn"},
         {1023, 4096, 1024, 1, "nt"}}},
       // Shapes kept out of every design and tuning decision, to check that what the other presets
       // showed carries over: outer products and K of 3, convolutions as GEMMs (im2col), vision
       // transformers' attention, decode-time language-model layers, point transforms, many tiny
       // matrices, odd squares in the transposed layouts, deep odd K.
       {"holdout",
-       {{4096, 4096, 1, 1, "nn"},     {1000, 1000, 1, 1, "nt"},      {1024, 1024, 3, 1, "nt"},
-        {12544, 64, 147, 1, "nn"},    {3136, 64, 576, 1, "nn"},      {784, 128, 1152, 1, "tn"},
-        {197, 197, 64, 12, "nt"},     {197, 64, 197, 12, "nn"},      {77, 77, 64, 96, "nt"},
-        {1, 50257, 768, 1, "nt"},     {1, 11008, 4096, 1, "nt"},     {8, 4096, 11008, 1, "nt"},
-        {1000000, 3, 3, 1, "nn"},     {100000, 16, 16, 1, "tn"},     {16, 100000, 16, 1, "nt"},
-        {8, 8, 8, 20000, "nn"},       {32, 32, 32, 4096, "tt"},      {1023, 1025, 1027, 1, "tt"},
-        {768, 768, 768, 1, "tn"},     {7, 13, 1000003, 1, "nn"},     {2730, 1024, 4096, 1, "nn"}}},
+       {{4096, 4096, 1, 1, "nn"},  {1000, 1000, 1, 1, "nt"},  {1024, 1024, 3, 1, "nt"},
+        {12544, 64, 147, 1, "nn"}, {3136, 64, 576, 1, "nn"},  {784, 128, 1152, 1, "tn"},
+        {197, 197, 64, 12, "nt"},  {197, 64, 197, 12, "nn"},  {77, 77, 64, 96, "nt"},
+        {1, 50257, 768, 1, "nt"},  {1, 11008, 4096, 1, "nt"}, {8, 4096, 11008, 1, "nt"},
+        {1000000, 3, 3, 1, "nn"},  {100000, 16, 16, 1, "tn"}, {16, 100000, 16, 1, "nt"},
+        {8, 8, 8, 20000, "nn"},    {32, 32, 32, 4096, "tt"},  {1023, 1025, 1027, 1, "tt"},
+        {768, 768, 768, 1, "tn"},  {7, 13, 1000003, 1, "nn"}, {2730, 1024, 4096, 1, "nn"}}},
       // A second check of the same kind, one or more shapes per class: odd medium squares, odd
       // deep K, odd matrix-vector forms, tiny, batched small matrices, attention, tall and wide,
       // deep K. Its first run found that narrowed loads cost registers (docs/PERFORMANCE.md,
       // entry of 2026-11-23), so it is no longer unseen; `holdout` still is.
       {"classes",
        {{1531, 1531, 1531, 1, "nn"}, {2047, 2049, 2051, 1, "nt"}, {3000, 3000, 3000, 1, "tn"},
-        {6144, 6144, 1024, 1, "tt"}, {511, 513, 4093, 1, "nn"},  {1, 1, 3, 1, "nn"},
+        {6144, 6144, 1024, 1, "tt"}, {511, 513, 4093, 1, "nn"},   {1, 1, 3, 1, "nn"},
         {1, 1, 1000000, 1, "tn"},    {1, 4093, 4099, 1, "nn"},    {4099, 1, 4093, 1, "tt"},
         {3, 3, 3, 1, "nn"},          {64, 64, 64, 1000, "nn"},    {128, 128, 128, 256, "tn"},
         {100, 100, 100, 500, "nt"},  {16, 16, 16, 10000, "tt"},   {512, 512, 64, 96, "nt"},
@@ -284,20 +295,20 @@ const std::map<std::string, std::vector<PresetShape>>& presets() {
       // few rows or columns, dots of 100 to 3e6, deep K with small and medium outputs, batched
       // (odd counts, matrix-vector), tall and short, K of 2 and 8, tiny.
       {"wide",
-       {{999, 999, 999, 1, "nn"},      {1000, 1000, 1000, 1, "tt"},   {4097, 4097, 4097, 1, "nt"},
-        {5000, 3000, 2500, 1, "tn"},   {6001, 1000, 3001, 1, "nn"},   {8192, 8191, 512, 1, "nt"},
-        {2048, 30522, 768, 1, "nt"},   {512, 50257, 1024, 1, "nt"},   {1, 128256, 2048, 1, "nt"},
-        {1, 12289, 4097, 1, "nt"},     {12289, 1, 4097, 1, "nn"},     {1, 8192, 8192, 1, "nn"},
-        {1, 3001, 2999, 1, "tn"},      {8191, 1, 1023, 1, "tt"},      {1, 1000, 1000, 1, "nt"},
-        {1000, 1, 100, 1, "nn"},       {2, 8191, 8193, 1, "nn"},      {4, 4096, 4096, 1, "nt"},
-        {5, 11007, 4095, 1, "tn"},     {4096, 7, 4096, 1, "nn"},      {8192, 2, 8192, 1, "tt"},
-        {1, 1, 12345, 1, "nt"},        {1, 1, 3000001, 1, "tn"},      {1, 1, 100, 1, "nn"},
-        {128, 128, 131071, 1, "nn"},   {32, 48, 999999, 1, "tn"},     {300, 300, 50000, 1, "nt"},
-        {128, 128, 64, 333, "nt"},     {33, 65, 127, 100, "nn"},      {1, 1024, 1024, 32, "nn"},
-        {96, 96, 96, 1000, "tn"},      {256, 1, 256, 128, "nn"},      {200003, 8, 64, 1, "nn"},
-        {1024, 1024, 8, 1, "nn"},      {4096, 4096, 2, 1, "tn"},      {3, 3, 3000, 1, "nn"},
-        {2, 3, 5, 1, "tt"},            {31, 29, 37, 1, "nt"},         {17, 17, 17, 1, "nn"},
-        {8192, 8192, 4096, 1, "tn"},   {16384, 4096, 4096, 1, "nt"}}},
+       {{999, 999, 999, 1, "nn"},    {1000, 1000, 1000, 1, "tt"}, {4097, 4097, 4097, 1, "nt"},
+        {5000, 3000, 2500, 1, "tn"}, {6001, 1000, 3001, 1, "nn"}, {8192, 8191, 512, 1, "nt"},
+        {2048, 30522, 768, 1, "nt"}, {512, 50257, 1024, 1, "nt"}, {1, 128256, 2048, 1, "nt"},
+        {1, 12289, 4097, 1, "nt"},   {12289, 1, 4097, 1, "nn"},   {1, 8192, 8192, 1, "nn"},
+        {1, 3001, 2999, 1, "tn"},    {8191, 1, 1023, 1, "tt"},    {1, 1000, 1000, 1, "nt"},
+        {1000, 1, 100, 1, "nn"},     {2, 8191, 8193, 1, "nn"},    {4, 4096, 4096, 1, "nt"},
+        {5, 11007, 4095, 1, "tn"},   {4096, 7, 4096, 1, "nn"},    {8192, 2, 8192, 1, "tt"},
+        {1, 1, 12345, 1, "nt"},      {1, 1, 3000001, 1, "tn"},    {1, 1, 100, 1, "nn"},
+        {128, 128, 131071, 1, "nn"}, {32, 48, 999999, 1, "tn"},   {300, 300, 50000, 1, "nt"},
+        {128, 128, 64, 333, "nt"},   {33, 65, 127, 100, "nn"},    {1, 1024, 1024, 32, "nn"},
+        {96, 96, 96, 1000, "tn"},    {256, 1, 256, 128, "nn"},    {200003, 8, 64, 1, "nn"},
+        {1024, 1024, 8, 1, "nn"},    {4096, 4096, 2, 1, "tn"},    {3, 3, 3000, 1, "nn"},
+        {2, 3, 5, 1, "tt"},          {31, 29, 37, 1, "nt"},       {17, 17, 17, 1, "nn"},
+        {8192, 8192, 4096, 1, "tn"}, {16384, 4096, 4096, 1, "nt"}}},
   };
   return table;
 }
@@ -318,11 +329,13 @@ std::string preset_list() {
 std::vector<ProblemSpec> preset_problems(const std::string& name, const std::string& layout) {
   auto it = presets().find(name);
   if (it == presets().end())
-    throw Error(Status::kInvalidArgument, "unknown preset '" + name + "': use one of " + preset_list());
+    throw Error(Status::kInvalidArgument,
+                "unknown preset '" + name + "': use one of " + preset_list());
   auto layouts = parse_layouts(layout);
   std::vector<ProblemSpec> out;
   for (const auto& s : it->second)
-    for (auto [oa, ob] : s.layout ? parse_layouts(s.layout) : layouts) out.push_back({oa, ob, s.m, s.n, s.k, s.batch});
+    for (auto [oa, ob] : s.layout ? parse_layouts(s.layout) : layouts)
+      out.push_back({oa, ob, s.m, s.n, s.k, s.batch});
   return out;
 }
 
