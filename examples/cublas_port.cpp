@@ -1,12 +1,14 @@
 // A cuBLAS program ported to gemmtune by renaming. The original call site:
 //
-//   cublasHandle_t handle;          cublasCreate(&handle);          cublasSetStream(handle, stream);
-//   cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_T, m, n, k, &alpha, A, lda, B, ldb, &beta, C, ldc);
+//   cublasHandle_t handle;          cublasCreate(&handle);          cublasSetStream(handle,
+//   stream); cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_T, m, n, k, &alpha, A, lda, B, ldb, &beta,
+//   C, ldc);
 //
 // becomes, with the same arguments (column-major, alpha and beta by host pointer):
 //
-//   gemmtune_handle_t handle;       gemmtune_create(&handle, NULL); gemmtune_set_stream(handle, stream);
-//   gemmtune_cublasSgemm(handle, GEMMTUNE_OP_N, GEMMTUNE_OP_T, m, n, k, &alpha, A, lda, B, ldb, &beta, C, ldc);
+//   gemmtune_handle_t handle;       gemmtune_create(&handle, NULL); gemmtune_set_stream(handle,
+//   stream); gemmtune_cublasSgemm(handle, GEMMTUNE_OP_N, GEMMTUNE_OP_T, m, n, k, &alpha, A, lda, B,
+//   ldb, &beta, C, ldc);
 //
 // and a batch whose pointers live in device arrays, cublasSgemmBatched(handle, ..., Aarray, ...),
 // becomes gemmtune_cublasSgemmBatched(handle, ..., Aarray, ...) (every pointer in the arrays
@@ -38,15 +40,16 @@ bool agree(const char* what, const std::vector<float>& got, const std::vector<fl
     scale = std::fmax(scale, std::fabs(double(want[i])));
   }
   const double tolerance = 1e-6 * std::sqrt(double(k)) * 4;
-  std::printf("gemmtune vs cuBLAS, %s: max relative difference %.2e (tolerance %.1e): %s\n", what, diff / scale,
-              tolerance, diff / scale <= tolerance ? "OK" : "DIFFERENT");
+  std::printf("gemmtune vs cuBLAS, %s: max relative difference %.2e (tolerance %.1e): %s\n", what,
+              diff / scale, tolerance, diff / scale <= tolerance ? "OK" : "DIFFERENT");
   return diff / scale <= tolerance;
 }
 
 }  // namespace
 
 int main() {
-  const int m = 300, n = 200, k = 129, lda = m, ldb = n, ldc = m;  // A m x k, B n x k (used as B^T), C m x n
+  const int m = 300, n = 200, k = 129, lda = m, ldb = n,
+            ldc = m;  // A m x k, B n x k (used as B^T), C m x n
   const float alpha = 1.f, beta = 0.5f;
   std::mt19937 rng(1);
   std::uniform_real_distribution<float> dist(-1.f, 1.f);
@@ -79,7 +82,8 @@ int main() {
   cudaMemcpy(want.data(), dc, c.size() * sizeof(float), cudaMemcpyDeviceToHost);
 
   cudaMemcpy(dc, c.data(), c.size() * sizeof(float), cudaMemcpyHostToDevice);
-  s = gemmtune_cublasSgemm(handle, GEMMTUNE_OP_N, GEMMTUNE_OP_T, m, n, k, &alpha, da, lda, db, ldb, &beta, dc, ldc);
+  s = gemmtune_cublasSgemm(handle, GEMMTUNE_OP_N, GEMMTUNE_OP_T, m, n, k, &alpha, da, lda, db, ldb,
+                           &beta, dc, ldc);
   if (s != GEMMTUNE_STATUS_SUCCESS) return fail("gemmtune_cublasSgemm", gemmtune_last_error());
   cudaMemcpy(got.data(), dc, c.size() * sizeof(float), cudaMemcpyDeviceToHost);
   bool ok = agree("cublasSgemm, column-major 300x200x129 nt", got, want, k);
@@ -105,20 +109,25 @@ int main() {
   cudaMemcpy(c_array, dcs, sizeof dcs, cudaMemcpyHostToDevice);
   std::vector<float> want_batch(c.size() * batch), got_batch(c.size() * batch);
   for (int use_gemmtune = 0; use_gemmtune < 2; ++use_gemmtune) {
-    for (float* ci : dcs) cudaMemcpy(ci, c.data(), c.size() * sizeof(float), cudaMemcpyHostToDevice);
+    for (float* ci : dcs)
+      cudaMemcpy(ci, c.data(), c.size() * sizeof(float), cudaMemcpyHostToDevice);
     if (use_gemmtune) {
-      s = gemmtune_cublasSgemmBatched(handle, GEMMTUNE_OP_N, GEMMTUNE_OP_T, m, n, k, &alpha, a_array, lda, b_array, ldb,
-                                      &beta, c_array, ldc, batch);
-      if (s != GEMMTUNE_STATUS_SUCCESS) return fail("gemmtune_cublasSgemmBatched", gemmtune_last_error());
+      s = gemmtune_cublasSgemmBatched(handle, GEMMTUNE_OP_N, GEMMTUNE_OP_T, m, n, k, &alpha,
+                                      a_array, lda, b_array, ldb, &beta, c_array, ldc, batch);
+      if (s != GEMMTUNE_STATUS_SUCCESS)
+        return fail("gemmtune_cublasSgemmBatched", gemmtune_last_error());
     } else {
-      cublasSgemmBatched(cublas, CUBLAS_OP_N, CUBLAS_OP_T, m, n, k, &alpha, a_array, lda, b_array, ldb, &beta,
-                         c_array, ldc, batch);
+      cublasSgemmBatched(cublas, CUBLAS_OP_N, CUBLAS_OP_T, m, n, k, &alpha, a_array, lda, b_array,
+                         ldb, &beta, c_array, ldc, batch);
     }
     std::vector<float>& out = use_gemmtune ? got_batch : want_batch;
     for (int i = 0; i < batch; ++i)
-      cudaMemcpy(out.data() + i * c.size(), dcs[i], c.size() * sizeof(float), cudaMemcpyDeviceToHost);
+      cudaMemcpy(out.data() + i * c.size(), dcs[i], c.size() * sizeof(float),
+                 cudaMemcpyDeviceToHost);
   }
-  ok = agree("cublasSgemmBatched, 3 x 300x200x129 nt, device pointer arrays", got_batch, want_batch, k) && ok;
+  ok = agree("cublasSgemmBatched, 3 x 300x200x129 nt, device pointer arrays", got_batch, want_batch,
+             k) &&
+       ok;
 
   for (float* ci : dcs) cudaFree(ci);
   cudaFree(a_array);

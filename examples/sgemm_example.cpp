@@ -15,7 +15,8 @@ struct DeviceVector {
   float* ptr = nullptr;
   explicit DeviceVector(const std::vector<float>& host) {
     GEMMTUNE_CUDA(cudaMalloc(reinterpret_cast<void**>(&ptr), host.size() * sizeof(float)));
-    GEMMTUNE_CUDA(cudaMemcpy(ptr, host.data(), host.size() * sizeof(float), cudaMemcpyHostToDevice));
+    GEMMTUNE_CUDA(
+        cudaMemcpy(ptr, host.data(), host.size() * sizeof(float), cudaMemcpyHostToDevice));
   }
   ~DeviceVector() { cudaFree(ptr); }
   DeviceVector(const DeviceVector&) = delete;
@@ -49,14 +50,18 @@ int main() {
     for (auto& x : *v) x = dist(rng);
 
   try {
-    gemmtune::Dispatcher gemm;  // device 0, the default tuning database (built-in defaults without one)
-    std::printf("%s\n%s", gemm.device().name.c_str(),
-                gemm.explain(gemmtune::shape_only_problem(gemmtune::Op::N, gemmtune::Op::N, M, N, K)).to_string().c_str());
+    gemmtune::Dispatcher
+        gemm;  // device 0, the default tuning database (built-in defaults without one)
+    std::printf(
+        "%s\n%s", gemm.device().name.c_str(),
+        gemm.explain(gemmtune::shape_only_problem(gemmtune::Op::N, gemmtune::Op::N, M, N, K))
+            .to_string()
+            .c_str());
     DeviceVector da(a), db(b), dc(c);
 
     // Row-major: C (M x N, ldc N) = alpha A (M x K, lda K) B (K x N, ldb N) + beta C.
-    gemm.sgemm(gemmtune::Layout::row_major, gemmtune::Op::N, gemmtune::Op::N, M, N, K, alpha, da.ptr, K, db.ptr, N,
-               beta, dc.ptr, N, nullptr);
+    gemm.sgemm(gemmtune::Layout::row_major, gemmtune::Op::N, gemmtune::Op::N, M, N, K, alpha,
+               da.ptr, K, db.ptr, N, beta, dc.ptr, N, nullptr);
     std::vector<float> got = dc.download(c.size());
     std::vector<double> want(M * N);
     for (int i = 0; i < M; ++i)
@@ -67,13 +72,14 @@ int main() {
       }
     double err_row = max_rel_diff(got, want);
 
-    // Column-major (as BLAS and cuBLAS store matrices): C2 (M x N, ld M) = A2 (M x K, ld M) * B2 (K x N, ld K).
+    // Column-major (as BLAS and cuBLAS store matrices): C2 (M x N, ld M) = A2 (M x K, ld M) * B2 (K
+    // x N, ld K).
     std::vector<float> a2(M * K), b2(K * N);  // column-major
     for (auto* v : {&a2, &b2})
       for (auto& x : *v) x = dist(rng);
     DeviceVector da2(a2), db2(b2), dc2(std::vector<float>(M * N, 0.f));
-    gemm.sgemm(gemmtune::Layout::col_major, gemmtune::Op::N, gemmtune::Op::N, M, N, K, 1.f, da2.ptr, M, db2.ptr, K,
-               0.f, dc2.ptr, M, nullptr);
+    gemm.sgemm(gemmtune::Layout::col_major, gemmtune::Op::N, gemmtune::Op::N, M, N, K, 1.f, da2.ptr,
+               M, db2.ptr, K, 0.f, dc2.ptr, M, nullptr);
     std::vector<float> got2 = dc2.download(M * N);
     std::vector<double> want2(M * N);
     for (int j = 0; j < N; ++j)
@@ -84,8 +90,9 @@ int main() {
       }
     double err_col = max_rel_diff(got2, want2);
 
-    std::printf("row-major    max relative difference %.2e\ncolumn-major max relative difference %.2e\n", err_row,
-                err_col);
+    std::printf(
+        "row-major    max relative difference %.2e\ncolumn-major max relative difference %.2e\n",
+        err_row, err_col);
     bool ok = err_row < 1e-5 && err_col < 1e-5;
     std::printf("%s\n", ok ? "OK" : "WRONG RESULT");
     return ok ? 0 : 1;

@@ -1,5 +1,6 @@
 // Float64 reference GEMM (GemmArgs is prepended when embedded): one thread per element of C,
-// products and sums in double. Slow and simple on purpose: it is what every kernel is checked against.
+// products and sums in double. Slow and simple on purpose: it is what every kernel is checked
+// against.
 extern "C" __global__ void gemmtune_reference(gemmtune::GemmArgs p, double* out) {
   const long long total = static_cast<long long>(p.m) * p.n * p.batch;
   for (long long idx = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; idx < total;
@@ -27,7 +28,8 @@ extern "C" __global__ void gemmtune_reference(gemmtune::GemmArgs p, double* out)
 // (C - R)^2, sums[1] += R^2, sums[2] += number of non-finite elements of C. The caller zeroes
 // `sums`; the relative Frobenius error follows on the host from the three numbers. Verifying on
 // the GPU spares the tuner a copy of C and a single-core pass over it per candidate.
-extern "C" __global__ void gemmtune_error_sums(gemmtune::GemmArgs p, const double* ref, double* sums) {
+extern "C" __global__ void gemmtune_error_sums(gemmtune::GemmArgs p, const double* ref,
+                                               double* sums) {
   const long long per_batch = static_cast<long long>(p.m) * p.n, total = per_batch * p.batch;
   double diff = 0, norm = 0, bad = 0;
   for (long long idx = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; idx < total;

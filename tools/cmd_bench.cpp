@@ -49,7 +49,8 @@ struct Row {
   int alignment = 4;
   double ours_ms = 0, cublas_ms = 0, ours_tflops = 0, cublas_tflops = 0, rel_diff = 0, spread = 0;
   double cublas_tf32_ms = 0;  // cuBLAS with TF32 tensor-core math: the second baseline
-  std::optional<double> cpu_ms, transfer_ms;  ///< --cpu: OpenBLAS; the GPU with host<->device copies
+  std::optional<double> cpu_ms,
+      transfer_ms;  ///< --cpu: OpenBLAS; the GPU with host<->device copies
   std::string config, source;
 };
 
@@ -86,19 +87,22 @@ double median_wall_ms(const std::function<void()>& run) {
 
 // Throws unless `mine` matches cuBLAS's `ref` within the tolerance of the problem (FP32's, or
 // TF32's where the config computes with TF32 operands).
-double check_against(const char* who, const std::vector<float>& mine, const std::vector<double>& ref,
-                     const Problem& p, const tuner::ProblemSpec& spec, const std::string& config) {
+double check_against(const char* who, const std::vector<float>& mine,
+                     const std::vector<double>& ref, const Problem& p,
+                     const tuner::ProblemSpec& spec, const std::string& config) {
   const double diff = relative_error(mine, p.ldc, p.stride_c, ref, p.m, p.n, p.batch);
   const auto parsed = parse_config_name(config);
   const double tolerance = parsed ? verification_tolerance(*parsed, p.k) : fp32_tolerance(p.k);
   if (!(diff < 2 * tolerance))
-    throw Error(Status::kInternal, std::string(who) + " and cuBLAS disagree on " + tuner::problem_label(spec) +
-                                       ": relative difference " + std::to_string(diff) + " with " + config);
+    throw Error(Status::kInternal, std::string(who) + " and cuBLAS disagree on " +
+                                       tuner::problem_label(spec) + ": relative difference " +
+                                       std::to_string(diff) + " with " + config);
   return diff;
 }
 
 Row bench_one(const tuner::ProblemSpec& spec, Dispatcher& gemm, const tuner::CublasSgemm& cublas,
-              const tuner::CublasSgemm& cublas_tf32, const tuner::GpuTimer& timer, std::mt19937_64& rng, bool cpu) {
+              const tuner::CublasSgemm& cublas_tf32, const tuner::GpuTimer& timer,
+              std::mt19937_64& rng, bool cpu) {
   Problem p = spec.problem();
   size_t a_n = size_t(p.a_rows()) * p.lda * p.batch, b_n = size_t(p.b_rows()) * p.ldb * p.batch;
   size_t c_n = size_t(p.m) * p.ldc * p.batch;
@@ -117,7 +121,8 @@ Row bench_one(const tuner::ProblemSpec& spec, Dispatcher& gemm, const tuner::Cub
   const Explanation choice = gemm.explain(p);
   row.config = choice.config;
   row.source = choice_source_name(choice.source);
-  GEMMTUNE_CUDA(cudaMemset(ours.get(), 0xff, c_n * sizeof(float)));  // NaN: every element must be written
+  GEMMTUNE_CUDA(
+      cudaMemset(ours.get(), 0xff, c_n * sizeof(float)));  // NaN: every element must be written
   gemm.run(p);
   cublas.run(q, nullptr);
   GEMMTUNE_CUDA(cudaDeviceSynchronize());
@@ -146,7 +151,8 @@ Row bench_one(const tuner::ProblemSpec& spec, Dispatcher& gemm, const tuner::Cub
     GEMMTUNE_CUDA(cudaMemcpy(a.get(), host_a.data(), a_n * sizeof(float), cudaMemcpyHostToDevice));
     GEMMTUNE_CUDA(cudaMemcpy(b.get(), host_b.data(), b_n * sizeof(float), cudaMemcpyHostToDevice));
     gemm.run(p);
-    GEMMTUNE_CUDA(cudaMemcpy(host_c.data(), ours.get(), c_n * sizeof(float), cudaMemcpyDeviceToHost));
+    GEMMTUNE_CUDA(
+        cudaMemcpy(host_c.data(), ours.get(), c_n * sizeof(float), cudaMemcpyDeviceToHost));
   });
   return row;
 }
@@ -176,9 +182,10 @@ void write_json(const std::string& path, const DeviceInfo& dev, const tuner::Mea
                               {"recorded_at", utc_now()},
                               {"hostname", host_name()},
                               {"gemmtune_version", GEMMTUNE_VERSION},
-                              {"cuda", {{"driver", version_text(v.driver)},
-                                        {"runtime", version_text(v.runtime)},
-                                        {"nvrtc", version_text(v.nvrtc)}}}};
+                              {"cuda",
+                               {{"driver", version_text(v.driver)},
+                                {"runtime", version_text(v.runtime)},
+                                {"nvrtc", version_text(v.nvrtc)}}}};
   if (cpu) j["cpu"] = {{"name", cpu->cpu}, {"library", cpu->library}, {"threads", cpu->threads}};
   auto& problems = j["problems"] = nlohmann::ordered_json::array();
   for (const Row& r : rows) {
@@ -207,14 +214,16 @@ void write_json(const std::string& path, const DeviceInfo& dev, const tuner::Mea
 // One printed line of the results; the header when `r` is null.
 std::string line_of(const Row* r, double peak_tflops, bool cpu) {
   if (!r) {
-    return format("%-24s %10s %13s %10s %8s %7s %10s", "problem", "gemmtune", "rate", "cuBLAS", "speedup", "% peak",
-                  "cuBLAS-TF32") +
-           (cpu ? format(" %10s %12s", "CPU", "GPU+copies") : "") + format("  %-13s %s", "source", "config");
+    return format("%-24s %10s %13s %10s %8s %7s %10s", "problem", "gemmtune", "rate", "cuBLAS",
+                  "speedup", "% peak", "cuBLAS-TF32") +
+           (cpu ? format(" %10s %12s", "CPU", "GPU+copies") : "") +
+           format("  %-13s %s", "source", "config");
   }
   const std::string label = tuner::problem_label(r->spec);
-  std::string s = format("%-24s %10s %13s %10s %7.3fx %7s", label.c_str(), format_time_ms(r->ours_ms).c_str(),
-                         format_rate(r->ours_tflops).c_str(), format_time_ms(r->cublas_ms).c_str(),
-                         r->cublas_ms / r->ours_ms, format_percent(100 * r->ours_tflops / peak_tflops).c_str());
+  std::string s =
+      format("%-24s %10s %13s %10s %7.3fx %7s", label.c_str(), format_time_ms(r->ours_ms).c_str(),
+             format_rate(r->ours_tflops).c_str(), format_time_ms(r->cublas_ms).c_str(),
+             r->cublas_ms / r->ours_ms, format_percent(100 * r->ours_tflops / peak_tflops).c_str());
   s += format(" %10s", format_time_ms(r->cublas_tf32_ms).c_str());
   if (cpu)
     s += format(" %10s %12s", format_time_ms(r->cpu_ms.value_or(0)).c_str(),
@@ -231,7 +240,9 @@ void run_bench(const BenchOptions& o) {
   dopts.db_path = o.db;
   dopts.device = o.device;
   auto precision = parse_precision(o.precision);
-  if (!precision) throw Error(Status::kInvalidArgument, "bad --precision '" + o.precision + "': use ieee, fp32 or tf32");
+  if (!precision)
+    throw Error(Status::kInvalidArgument,
+                "bad --precision '" + o.precision + "': use ieee, fp32 or tf32");
   dopts.precision = *precision;
   Dispatcher gemm(dopts);
   GEMMTUNE_CUDA(cudaSetDevice(o.device));
@@ -239,10 +250,13 @@ void run_bench(const BenchOptions& o) {
   tuner::GpuTimer timer;
   tuner::CublasSgemm cublas, cublas_tf32(true);
   tuner::MeasuredCeilings ceil = tuner::measure_ceilings(timer);
-  std::printf("%s, %d SMs; measured FP32 FMA peak %.1f TFLOP/s, device copy %.0f GB/s; precision %s; database %s\n",
-              dev.name.c_str(), dev.sm_count, ceil.fp32_tflops, ceil.copy_gbs, precision_name(*precision),
-              gemm.database_path().empty() ? "(none)" : gemm.database_path().c_str());
-  if (cpu) std::printf("CPU: %s; %s, %d threads\n", cpu->cpu.c_str(), cpu->library.c_str(), cpu->threads);
+  std::printf(
+      "%s, %d SMs; measured FP32 FMA peak %.1f TFLOP/s, device copy %.0f GB/s; precision %s; "
+      "database %s\n",
+      dev.name.c_str(), dev.sm_count, ceil.fp32_tflops, ceil.copy_gbs, precision_name(*precision),
+      gemm.database_path().empty() ? "(none)" : gemm.database_path().c_str());
+  if (cpu)
+    std::printf("CPU: %s; %s, %d threads\n", cpu->cpu.c_str(), cpu->library.c_str(), cpu->threads);
   std::printf("%s\n%s\n", kProblemLegend, line_of(nullptr, 0, o.cpu).c_str());
   std::mt19937_64 rng(std::random_device{}());
   std::vector<Row> rows;
@@ -266,9 +280,11 @@ void run_bench(const BenchOptions& o) {
 static void add_bench_command(CLI::App& app) {
   auto o = std::make_shared<BenchOptions>();
   auto* cmd = app.add_subcommand(
-      "bench", "Time the dispatcher's sgemm against cuBLAS SGEMM (TF32 off) on the same buffers, one GPU");
+      "bench",
+      "Time the dispatcher's sgemm against cuBLAS SGEMM (TF32 off) on the same buffers, one GPU");
   cmd->add_option("--shape", o->shapes, "Problem MxNxK (repeatable)");
-  cmd->add_option("--preset", o->preset, "Named problem set: " + tuner::preset_list() + " (default: suite)");
+  cmd->add_option("--preset", o->preset,
+                  "Named problem set: " + tuner::preset_list() + " (default: suite)");
   cmd->add_option("--file", o->file, "CSV of problems: m,n,k[,layout][,batch]");
   cmd->add_option("--layout", o->layout, "nn, nt, tn, tt or all")->capture_default_str();
   cmd->add_option("--db", o->db, db_option_help("Tuning database"));
@@ -282,12 +298,14 @@ static void add_bench_command(CLI::App& app) {
           "Also write the results to this JSON file (gemmtune report --bench draws it)"),
       "--json", o->json);
   cmd->add_option("--precision", o->precision,
-                  "The dispatcher's precision policy: ieee (FP32 FMA), fp32 (also 3xTF32 kernels as accurate as "
+                  "The dispatcher's precision policy: ieee (FP32 FMA), fp32 (also 3xTF32 kernels "
+                  "as accurate as "
                   "FP32 FMA), tf32 (also 1xTF32)")
       ->capture_default_str();
-  cmd->add_flag("--cpu", o->cpu,
-                "Also time OpenBLAS's sgemm on all cores and the GPU with the operands' host<->device copies "
-                "(pageable memory), for the CPU/GPU crossover");
+  cmd->add_flag(
+      "--cpu", o->cpu,
+      "Also time OpenBLAS's sgemm on all cores and the GPU with the operands' host<->device copies "
+      "(pageable memory), for the CPU/GPU crossover");
   cmd->callback([o] { run_bench(*o); });
 }
 

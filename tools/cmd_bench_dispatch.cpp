@@ -36,7 +36,9 @@ struct BenchOptions {
   std::string db_path;  // tuned database for the throughput part; empty: the default
 };
 
-double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
 
 // Device memory for one problem, filled with zeros (values do not matter for host-side cost).
 struct Buffers {
@@ -88,19 +90,25 @@ void hot_path(const BenchOptions& o, const std::string& scratch_db) {
   if (!cr.ok) throw Error(Status::kCompileError, cr.log);
   GemmKernel kernel(config, cr.cubin, cr.lowered_name);
   LaunchWorkspace workspace;
-  double direct_us = host_us_per_call(o.calls, stream, [&] { kernel.launch(p, stream, &workspace); });
+  double direct_us =
+      host_us_per_call(o.calls, stream, [&] { kernel.launch(p, stream, &workspace); });
   double sgemm_us = host_us_per_call(o.calls, stream, [&] { d.run(p, stream); });
-  double direct_us2 = host_us_per_call(o.calls, stream, [&] { kernel.launch(p, stream, &workspace); });
+  double direct_us2 =
+      host_us_per_call(o.calls, stream, [&] { kernel.launch(p, stream, &workspace); });
   double sgemm_us2 = host_us_per_call(o.calls, stream, [&] {
-    d.sgemm(Layout::row_major, Op::N, Op::N, p.m, p.n, p.k, 1.f, p.a, p.lda, p.b, p.ldb, 0.f, p.c, p.ldc, stream);
+    d.sgemm(Layout::row_major, Op::N, Op::N, p.m, p.n, p.k, 1.f, p.a, p.lda, p.b, p.ldb, 0.f, p.c,
+            p.ldc, stream);
   });
   GEMMTUNE_CUDA(cudaStreamDestroy(stream));
   direct_us = std::min(direct_us, direct_us2);
-  std::printf("\nHot path: %s nn, %d calls, host time per call (enqueue only, 256 calls between syncs)\n", o.hot_shape.c_str(), o.calls);
+  std::printf(
+      "\nHot path: %s nn, %d calls, host time per call (enqueue only, 256 calls between syncs)\n",
+      o.hot_shape.c_str(), o.calls);
   std::printf("  kernel %s\n", config_name(config).c_str());
   std::printf("  %-34s %8.3f us\n", "GemmKernel::launch (direct)", direct_us);
   std::printf("  %-34s %8.3f us  (+%.3f us)\n", "Dispatcher::run", sgemm_us, sgemm_us - direct_us);
-  std::printf("  %-34s %8.3f us  (+%.3f us)\n", "Dispatcher::sgemm", sgemm_us2, sgemm_us2 - direct_us);
+  std::printf("  %-34s %8.3f us  (+%.3f us)\n", "Dispatcher::sgemm", sgemm_us2,
+              sgemm_us2 - direct_us);
 }
 
 void first_call(const BenchOptions& o, const std::string& scratch_db) {
@@ -130,19 +138,22 @@ void first_call(const BenchOptions& o, const std::string& scratch_db) {
     std::sort(v.begin(), v.end());
     return v[v.size() / 2];
   };
-  std::printf("\nFirst call of a fresh dispatcher (%s nn, median of %d; includes the launch and a sync)\n",
-              o.hot_shape.c_str(), o.first_call_reps);
+  std::printf(
+      "\nFirst call of a fresh dispatcher (%s nn, median of %d; includes the launch and a sync)\n",
+      o.hot_shape.c_str(), o.first_call_reps);
   std::printf("  %-34s %10.3f ms\n", "create dispatcher", median(create_s) * 1e3);
   auto all = [](const std::vector<double>& v) {
     std::string s;
     for (double x : v) s += (s.empty() ? "" : ", ") + std::to_string(int(x * 1e3 + 0.5));
     return s;
   };
-  std::printf("  %-34s %10.3f ms  (runs, ms: %s)\n", "kernel compiled by NVRTC", median(compiled_s) * 1e3,
-              all(compiled_s).c_str());
-  std::printf("  %-34s %10.3f ms  (runs, ms: %s)\n", "kernel from the database", median(cached_s) * 1e3,
-              all(cached_s).c_str());
-  std::printf("  (NVRTC may keep its own compile cache: a compile seen before in this machine is faster than a cold one)\n");
+  std::printf("  %-34s %10.3f ms  (runs, ms: %s)\n", "kernel compiled by NVRTC",
+              median(compiled_s) * 1e3, all(compiled_s).c_str());
+  std::printf("  %-34s %10.3f ms  (runs, ms: %s)\n", "kernel from the database",
+              median(cached_s) * 1e3, all(cached_s).c_str());
+  std::printf(
+      "  (NVRTC may keep its own compile cache: a compile seen before in this machine is faster "
+      "than a cold one)\n");
 }
 
 void throughput(const BenchOptions& o) {
@@ -153,8 +164,10 @@ void throughput(const BenchOptions& o) {
   Dispatcher d(opts);
   tuner::GpuTimer timer;
   tuner::CublasSgemm cublas;
-  std::printf("\nThroughput (cold L2, median): dispatcher vs cuBLAS; database '%s'\n", d.database_path().c_str());
-  std::printf("  %-16s %-14s %13s %13s %8s  %s\n", "shape", "source", "rate", "cuBLAS", "ratio", "kernel");
+  std::printf("\nThroughput (cold L2, median): dispatcher vs cuBLAS; database '%s'\n",
+              d.database_path().c_str());
+  std::printf("  %-16s %-14s %13s %13s %8s  %s\n", "shape", "source", "rate", "cuBLAS", "ratio",
+              "kernel");
   for (const auto& text : o.throughput_shapes) {
     Problem p = packed(text);
     Buffers buf(p);
@@ -174,12 +187,14 @@ void run_bench(const BenchOptions& o) {
   GEMMTUNE_CUDA(cudaSetDevice(o.device));
   std::printf("%s, %d SMs\n", dev.name.c_str(), dev.sm_count);
   // A scratch database of our own: the first-call part empties its binary cache.
-  auto scratch = std::filesystem::temp_directory_path() / ("gemmtune-bench-dispatch-" + std::to_string(::getpid()) + ".db");
+  auto scratch = std::filesystem::temp_directory_path() /
+                 ("gemmtune-bench-dispatch-" + std::to_string(::getpid()) + ".db");
   struct Cleanup {
     std::filesystem::path path;
     ~Cleanup() {
       std::error_code ec;
-      for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path.string() + suffix, ec);
+      for (const char* suffix : {"", "-wal", "-shm"})
+        std::filesystem::remove(path.string() + suffix, ec);
     }
   } cleanup{scratch};
   { db::Database create(scratch.string(), db::OpenMode::read_write); }
@@ -191,14 +206,20 @@ void run_bench(const BenchOptions& o) {
 
 static void add_bench_dispatch_command(CLI::App& app) {
   auto o = std::make_shared<BenchOptions>();
-  auto* cmd = app.add_subcommand("bench-dispatch", "Measure the dispatcher's overhead, first-call cost and throughput");
+  auto* cmd = app.add_subcommand(
+      "bench-dispatch", "Measure the dispatcher's overhead, first-call cost and throughput");
   add_old_spelling(
       cmd, cmd->add_option("--gpu", o->device, "CUDA device ordinal")->capture_default_str(),
       "--device", o->device);
   cmd->add_option("--calls", o->calls, "Hot calls to average over")->capture_default_str();
-  cmd->add_option("--first-call-reps", o->first_call_reps, "Fresh-dispatcher repetitions")->capture_default_str();
-  cmd->add_option("--hot-shape", o->hot_shape, "Small problem MxNxK for the hot path and first call")->capture_default_str();
-  cmd->add_option("--shape", o->throughput_shapes, "Problem MxNxK for the throughput table (repeatable)")->capture_default_str();
+  cmd->add_option("--first-call-reps", o->first_call_reps, "Fresh-dispatcher repetitions")
+      ->capture_default_str();
+  cmd->add_option("--hot-shape", o->hot_shape,
+                  "Small problem MxNxK for the hot path and first call")
+      ->capture_default_str();
+  cmd->add_option("--shape", o->throughput_shapes,
+                  "Problem MxNxK for the throughput table (repeatable)")
+      ->capture_default_str();
   cmd->add_option("--db", o->db_path, db_option_help("Tuned database for the throughput table"));
   cmd->callback([o] { run_bench(*o); });
 }

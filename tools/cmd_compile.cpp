@@ -85,7 +85,8 @@ std::string resources_table(const std::vector<GemmConfig>& configs, const std::s
                             const db::Database& db) {
   Table table({{"config", "config", Align::left},
                {"registers", "registers"},
-               {"spilled", "spill_bytes", Align::right, true, "spilled: register bytes stored to the stack"},
+               {"spilled", "spill_bytes", Align::right, true,
+                "spilled: register bytes stored to the stack"},
                {"shared memory", "smem_bytes", Align::right, true,
                 "shared memory: per block, the tile buffers and the kernel's static arrays"}});
   for (const GemmConfig& config : configs) {
@@ -129,8 +130,7 @@ void run(const CompileCliOptions& c) {
       "%zu in the binary cache of %s, %zu to compile\n",
       shard ? ("shard " + tuner::shard_label(*shard) + ": ").c_str() : "", mine.size(), all.size(),
       o.problems.size(), o.problems.size() == 1 ? "" : "s", c.plan.arch.c_str(), c.plan.sms,
-      nvrtc_version_string().c_str(),
-      mine.size() - missing.size(), path.c_str(), missing.size());
+      nvrtc_version_string().c_str(), mine.size() - missing.size(), path.c_str(), missing.size());
   std::fflush(stdout);
   std::signal(SIGINT, on_compile_sigint);
   const std::vector<std::string> failures = compile_and_store(missing, c.plan.arch, c.jobs, db);

@@ -20,7 +20,8 @@ namespace gemmtune::cli {
 namespace {
 
 std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+  std::transform(s.begin(), s.end(), s.begin(),
+                 [](unsigned char c) { return char(std::tolower(c)); });
   return s;
 }
 
@@ -101,22 +102,25 @@ const db::GpuModelRow& find_gpu(const std::vector<db::GpuModelRow>& gpus, const 
   std::vector<const db::GpuModelRow*> exact, partial;
   for (const auto& g : gpus) {
     const std::string have = lower(g.model.name);
-    if (have == want) exact.push_back(&g);
-    else if (have.find(want) != std::string::npos) partial.push_back(&g);
+    if (have == want)
+      exact.push_back(&g);
+    else if (have.find(want) != std::string::npos)
+      partial.push_back(&g);
   }
   const auto& hits = exact.empty() ? partial : exact;
   if (hits.size() == 1) return *hits.front();
   if (hits.empty()) {
-    throw usage_error("unknown GPU model '" + name + "' in " + db_path + "; it holds: " + gpu_names(gpus));
+    throw usage_error("unknown GPU model '" + name + "' in " + db_path +
+                      "; it holds: " + gpu_names(gpus));
   }
   std::vector<db::GpuModelRow> matching;
   for (const auto* g : hits) matching.push_back(*g);
-  throw usage_error("'" + name + "' matches several GPU models in " + db_path + ": " + gpu_names(matching) +
-                    "; give more of the name");
+  throw usage_error("'" + name + "' matches several GPU models in " + db_path + ": " +
+                    gpu_names(matching) + "; give more of the name");
 }
 
-std::vector<const db::GpuModelRow*> select_gpus(const std::vector<db::GpuModelRow>& gpus, const std::string& name,
-                                                const std::string& path) {
+std::vector<const db::GpuModelRow*> select_gpus(const std::vector<db::GpuModelRow>& gpus,
+                                                const std::string& name, const std::string& path) {
   std::vector<const db::GpuModelRow*> out;
   if (!name.empty()) {
     out.push_back(&find_gpu(gpus, name, path));
@@ -126,16 +130,19 @@ std::vector<const db::GpuModelRow*> select_gpus(const std::vector<db::GpuModelRo
   return out;
 }
 
-double fp32_peak_tflops(const db::GpuModel& gpu) { return gemmtune::fp32_peak_tflops(gpu.sm_count, gpu.clock_khz); }
+double fp32_peak_tflops(const db::GpuModel& gpu) {
+  return gemmtune::fp32_peak_tflops(gpu.sm_count, gpu.clock_khz);
+}
 
 std::string describe_gpu(const db::GpuModel& gpu) {
-  return format("%s (sm_%d%d, %d SMs, FP32 peak %.1f TFLOP/s)", gpu.name.c_str(), gpu.cc_major, gpu.cc_minor,
-                gpu.sm_count, fp32_peak_tflops(gpu));
+  return format("%s (sm_%d%d, %d SMs, FP32 peak %.1f TFLOP/s)", gpu.name.c_str(), gpu.cc_major,
+                gpu.cc_minor, gpu.sm_count, fp32_peak_tflops(gpu));
 }
 
 std::string problem_label(const db::ProblemKey& p) {
-  std::string s = gemmtune::problem_label(op_from_char(p.op_a).value_or(Op::N), op_from_char(p.op_b).value_or(Op::N),
-                                          p.m, p.n, p.k, p.batch, p.alignment);
+  std::string s = gemmtune::problem_label(op_from_char(p.op_a).value_or(Op::N),
+                                          op_from_char(p.op_b).value_or(Op::N), p.m, p.n, p.k,
+                                          p.batch, p.alignment);
   if (p.dtype != "f32") s += " " + p.dtype;
   return s;
 }
@@ -162,7 +169,8 @@ void parse_mnk(const std::string& text, std::int64_t& m, std::int64_t& n, std::i
 
 void ProblemFilter::add_options(CLI::App* cmd) {
   cmd->add_option("--shape", shapes, "Only problems of this shape, MxNxK (repeatable)");
-  cmd->add_option("--layout", layout, "Only this layout: nn, nt, tn, tt or all")->capture_default_str();
+  cmd->add_option("--layout", layout, "Only this layout: nn, nt, tn, tt or all")
+      ->capture_default_str();
 }
 
 void ProblemFilter::parse() {
@@ -185,20 +193,20 @@ bool ProblemFilter::accepts(const db::ProblemKey& p) const {
   const bool shape_ok = mnk_.empty() || std::any_of(mnk_.begin(), mnk_.end(), [&](const Mnk& x) {
                           return x.m == p.m && x.n == p.n && x.k == p.k;
                         });
-  const bool layout_ok = layouts_.empty() || std::any_of(layouts_.begin(), layouts_.end(), [&](auto ab) {
-                           return ab.first == p.op_a && ab.second == p.op_b;
-                         });
+  const bool layout_ok =
+      layouts_.empty() || std::any_of(layouts_.begin(), layouts_.end(), [&](auto ab) {
+        return ab.first == p.op_a && ab.second == p.op_b;
+      });
   return shape_ok && layout_ok;
 }
-
-
 
 void print(const std::string& text) { std::fwrite(text.data(), 1, text.size(), stdout); }
 
 namespace {
 
 void add_db_command(CLI::App& app) {
-  auto* db = app.add_subcommand("db", "Inspect and maintain the tuning database (what won, by how much, why)");
+  auto* db = app.add_subcommand(
+      "db", "Inspect and maintain the tuning database (what won, by how much, why)");
   db->require_subcommand(1);
   for (auto& [name, add] : db_registry()) add(*db);
 }

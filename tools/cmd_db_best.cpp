@@ -48,7 +48,8 @@ bool deterministic(const db::KernelConfig& row) {
 std::vector<Cell> best_row(db::Database& db, const db::GpuModel& gpu, const db::BestRow& b) {
   const double tflops = b.tflops.value_or(problem_flops(b.problem) / (b.median_ms * 1e-3) / 1e12);
   std::optional<double> spread, margin;
-  if (b.min_ms && b.max_ms && b.median_ms > 0) spread = (*b.max_ms - *b.min_ms) / b.median_ms * 100.0;
+  if (b.min_ms && b.max_ms && b.median_ms > 0)
+    spread = (*b.max_ms - *b.min_ms) / b.median_ms * 100.0;
   if (auto r = db::runner_up_ms(db, b); r && b.median_ms > 0)
     margin = (*r - b.median_ms) / b.median_ms * 100.0;
   const double peak = fp32_peak_tflops(gpu);
@@ -85,24 +86,29 @@ void run_best(BestOptions& o) {
       seen_problems.push_back(problem_label(b.problem));
       if (!o.filter.accepts(b.problem)) continue;
       table.add_row(best_row(*db, g->model, b));
-      if (!deterministic(b.config)) split_k += (split_k.empty() ? "" : ", ") + problem_label(b.problem);
+      if (!deterministic(b.config))
+        split_k += (split_k.empty() ? "" : ", ") + problem_label(b.problem);
     }
     if (table.empty()) continue;
     auto objs = table.json_objects();
     json_rows.insert(json_rows.end(), objs.begin(), objs.end());
     text += (text.empty() ? "" : "\n") + describe_gpu(g->model) + "\n" + table.render();
     if (!split_k.empty())
-      text += "split-K, not deterministic (a deterministic dispatcher runs another config): " + split_k + "\n";
+      text += "split-K, not deterministic (a deterministic dispatcher runs another config): " +
+              split_k + "\n";
   }
   if (json_rows.empty()) {
     const std::string where = o.device.empty() ? "" : " on " + selected.front()->model.name;
     if (seen_problems.empty()) throw usage_error("no results" + where + " yet: run gemmtune sweep");
     std::sort(seen_problems.begin(), seen_problems.end());
-    seen_problems.erase(std::unique(seen_problems.begin(), seen_problems.end()), seen_problems.end());
+    seen_problems.erase(std::unique(seen_problems.begin(), seen_problems.end()),
+                        seen_problems.end());
     std::string list;
-    for (std::size_t i = 0; i < seen_problems.size() && i < 8; ++i) list += (i ? ", " : "") + seen_problems[i];
+    for (std::size_t i = 0; i < seen_problems.size() && i < 8; ++i)
+      list += (i ? ", " : "") + seen_problems[i];
     if (seen_problems.size() > 8) list += ", ...";
-    throw usage_error("no problem matches --shape/--layout" + where + "; the database has: " + list);
+    throw usage_error("no problem matches --shape/--layout" + where +
+                      "; the database has: " + list);
   }
   print(o.json ? Table::json_array(json_rows) : text);
 }

@@ -47,8 +47,10 @@ void run_check(const CheckOptions& o) {
   db::CheckReport report = db.check();
   check_binaries(db, report.problems);
   std::string out = path + "\n";
-  out += format("  schema version %d (this build: %d%s)\n", report.schema_version, db::kSchemaVersion,
-                report.schema_version < db::kSchemaVersion ? "; read as it; `gemmtune db migrate` updates it" : "");
+  out += format(
+      "  schema version %d (this build: %d%s)\n", report.schema_version, db::kSchemaVersion,
+      report.schema_version < db::kSchemaVersion ? "; read as it; `gemmtune db migrate` updates it"
+                                                 : "");
   const db::RowCounts rows = db::row_counts(db);
   out += format(
       "  %lld GPU models, %lld sweeps, %lld problems, %lld configs, %lld results, %lld binaries\n",
@@ -67,8 +69,8 @@ void run_check(const CheckOptions& o) {
 
 void add_db_check(CLI::App& db) {
   auto o = std::make_shared<CheckOptions>();
-  auto* cmd = db.add_subcommand("check",
-                                "Check integrity, foreign keys, schema version and cached binaries");
+  auto* cmd = db.add_subcommand(
+      "check", "Check integrity, foreign keys, schema version and cached binaries");
   add_db_option(cmd, o->db);
   cmd->callback([o] { run_check(*o); });
 }

@@ -29,13 +29,14 @@ Side side_of(db::Database& db, const db::GpuModelRow& g, const std::string& labe
   Side s;
   s.label = label;
   s.bests = db.bests(g.id);
-  for (std::size_t i = 0; i < s.bests.size(); ++i) s.by_problem.emplace(problem_label(s.bests[i].problem), i);
+  for (std::size_t i = 0; i < s.bests.size(); ++i)
+    s.by_problem.emplace(problem_label(s.bests[i].problem), i);
   return s;
 }
 
 // The GPU model of a database file: --gpu-model, or the only one it holds.
-const db::GpuModelRow& gpu_of_file(const std::vector<db::GpuModelRow>& gpus, const std::string& device,
-                                   const std::string& path) {
+const db::GpuModelRow& gpu_of_file(const std::vector<db::GpuModelRow>& gpus,
+                                   const std::string& device, const std::string& path) {
   if (!device.empty()) return find_gpu(gpus, device, path);
   if (gpus.size() == 1) return gpus.front();
   if (gpus.empty()) throw usage_error("no results yet in " + path + ": run gemmtune sweep");
@@ -78,8 +79,9 @@ void compare(const Side& a, const Side& b, bool json) {
     if (ratio > 0) log_sum += std::log(ratio);
     const bool same = x.config.name == y.config.name;
     table.add_row({Cell::problem(label, x.problem), Cell::str(x.config.name), rate_cell(tflops(x)),
-                   Cell{same ? "(same)" : y.config.name, y.config.name}, rate_cell(tflops(y)), fixed_cell(ratio, 2, "x"), time_cell(x.median_ms),
-                   time_cell(y.median_ms), fixed_cell(x.speedup_vs_cublas(), 2, "x"),
+                   Cell{same ? "(same)" : y.config.name, y.config.name}, rate_cell(tflops(y)),
+                   fixed_cell(ratio, 2, "x"), time_cell(x.median_ms), time_cell(y.median_ms),
+                   fixed_cell(x.speedup_vs_cublas(), 2, "x"),
                    fixed_cell(y.speedup_vs_cublas(), 2, "x")});
   }
   const std::size_t common = table.size();
@@ -90,12 +92,13 @@ void compare(const Side& a, const Side& b, bool json) {
   }
   std::string out = "A: " + a.label + "\nB: " + b.label + "\n";
   if (common == 0) {
-    print(out + format("no common problems: A has %zu, B has %zu\n", a.bests.size(), b.bests.size()));
+    print(out +
+          format("no common problems: A has %zu, B has %zu\n", a.bests.size(), b.bests.size()));
     return;
   }
   out += table.render();
-  out += format("%zu common problems; B faster on %d; geometric mean B vs A %.2fx", common, b_faster,
-                std::exp(log_sum / double(common)));
+  out += format("%zu common problems; B faster on %d; geometric mean B vs A %.2fx", common,
+                b_faster, std::exp(log_sum / double(common)));
   out += format("; only on A: %d, only on B: %zu\n", only_a, only_b);
   print(out);
 }
@@ -104,15 +107,16 @@ void run_compare(const CompareOptions& o) {
   const bool file_a = is_file(o.a), file_b = is_file(o.b);
   if (file_a != file_b) {
     throw usage_error("compare needs two GPU models of one database or two database files; '" +
-                      (file_a ? o.a : o.b) + "' is a file and '" + (file_a ? o.b : o.a) + "' is not");
+                      (file_a ? o.a : o.b) + "' is a file and '" + (file_a ? o.b : o.a) +
+                      "' is not");
   }
   if (file_a) {
     db::Database da(o.a, db::OpenMode::read_only), db_b(o.b, db::OpenMode::read_only);
     const auto ga = da.gpu_models(), gb = db_b.gpu_models();
     const auto& x = gpu_of_file(ga, o.device, o.a);
     const auto& y = gpu_of_file(gb, o.device, o.b);
-    compare(side_of(da, x, describe_gpu(x.model) + " in " + o.a), side_of(db_b, y, describe_gpu(y.model) + " in " + o.b),
-            o.json);
+    compare(side_of(da, x, describe_gpu(x.model) + " in " + o.a),
+            side_of(db_b, y, describe_gpu(y.model) + " in " + o.b), o.json);
     return;
   }
   auto db = open_for_reading(o.db);
@@ -127,7 +131,8 @@ void add_db_compare(CLI::App& db) {
   auto o = std::make_shared<CompareOptions>();
   auto* cmd = db.add_subcommand(
       "compare", "Two GPU models, or two database files, side by side on common problems");
-  cmd->add_option("A", o->a, "A GPU model (name or a unique part of it) or a database file")->required();
+  cmd->add_option("A", o->a, "A GPU model (name or a unique part of it) or a database file")
+      ->required();
   cmd->add_option("B", o->b, "Another GPU model, or another database file")->required();
   add_db_option(cmd, o->db);
   add_old_spelling(

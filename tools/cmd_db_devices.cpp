@@ -47,7 +47,8 @@ void run_devices(const DevicesOptions& o) {
 
 void add_db_devices(CLI::App& db) {
   auto o = std::make_shared<DevicesOptions>();
-  auto* cmd = db.add_subcommand("devices", "The GPU models in the database with their sweeps, problems and results");
+  auto* cmd = db.add_subcommand(
+      "devices", "The GPU models in the database with their sweeps, problems and results");
   add_db_option(cmd, o->db);
   add_format_option(cmd, o->json);
   cmd->callback([o] { run_devices(*o); });

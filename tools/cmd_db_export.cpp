@@ -61,8 +61,11 @@ void add_db_export(CLI::App& db) {
   auto o = std::make_shared<ExportOptions>();
   auto* cmd = db.add_subcommand("export", "Write every result (or every best) as CSV or JSON");
   add_db_option(cmd, o->db);
-  cmd->add_option("--format", o->format, "csv or json")->capture_default_str()->check(CLI::IsMember({"csv", "json"}));
-  cmd->add_option("--what", o->what, "results (every outcome, failures included) or bests (one row per problem)")
+  cmd->add_option("--format", o->format, "csv or json")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"csv", "json"}));
+  cmd->add_option("--what", o->what,
+                  "results (every outcome, failures included) or bests (one row per problem)")
       ->capture_default_str()
       ->check(CLI::IsMember({"results", "bests"}));
   cmd->add_option(

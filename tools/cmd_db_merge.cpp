@@ -146,7 +146,8 @@ void run_merge(const MergeOptions& o) {
   // one to merge, and one that is not a tuning database is refused.
   for (const std::string& other : o.others) {
     if (same_file(path, other)) {
-      throw usage_error("'" + other + "' is the database itself (" + path + "); merge another file");
+      throw usage_error("'" + other + "' is the database itself (" + path +
+                        "); merge another file");
     }
     require_database_file(other, "merge");
     db::Database(other, db::OpenMode::read_only);
@@ -178,10 +179,12 @@ void run_merge(const MergeOptions& o) {
 
 void add_db_merge(CLI::App& db) {
   auto o = std::make_shared<MergeOptions>();
-  auto* cmd = db.add_subcommand("merge", "Copy in what other tuning databases have and this one lacks");
-  cmd->add_option("other", o->others,
-                  "The tuning databases to merge in, one or more (read, never changed); merging one again "
-                  "adds nothing")
+  auto* cmd =
+      db.add_subcommand("merge", "Copy in what other tuning databases have and this one lacks");
+  cmd->add_option(
+         "other", o->others,
+         "The tuning databases to merge in, one or more (read, never changed); merging one again "
+         "adds nothing")
       ->required()
       ->check(CLI::ExistingFile);
   cmd->add_flag(

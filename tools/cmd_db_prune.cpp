@@ -45,8 +45,9 @@ void run_prune(const PruneOptions& o) {
   if (s.sweeps == 0)
     print("nothing to prune in " + path + "\n");
   else
-    print(format("%s %s: %lld sweeps, %lld results, %lld baselines\n", o.dry_run ? "would prune" : "pruned",
-                 path.c_str(), (long long)s.sweeps, (long long)s.results, (long long)s.baselines));
+    print(format("%s %s: %lld sweeps, %lld results, %lld baselines\n",
+                 o.dry_run ? "would prune" : "pruned", path.c_str(), (long long)s.sweeps,
+                 (long long)s.results, (long long)s.baselines));
   for (const auto& [id, started] : s.dropped)
     print(format("  sweep %lld started %s\n", (long long)id, started.c_str()));
   if (o.dry_run && s.sweeps > 0) print("nothing was deleted (--dry-run)\n");
@@ -66,12 +67,14 @@ void add_db_prune(CLI::App& db) {
   cmd->add_option("--older-than", o->older_than_days, "Drop sweeps started more than DAYS days ago")
       ->check(CLI::Validator(check_days, "DAYS", "days"));
   cmd->add_flag("--stale-templates", o->stale_templates,
-                "Drop sweeps whose kernel templates differ from this build's (template hash " + template_hash() + ")");
+                "Drop sweeps whose kernel templates differ from this build's (template hash " +
+                    template_hash() + ")");
   cmd->add_flag("--include-unfinished", o->include_unfinished,
                 "Also drop those sweeps that never finished (killed, crashed) if they started more "
                 "than a day "
                 "ago. Without it a sweep with no end time is kept: it may still be running");
-  cmd->add_flag("--dry-run", o->dry_run, "Say which sweeps would be dropped, with their result counts; change nothing");
+  cmd->add_flag("--dry-run", o->dry_run,
+                "Say which sweeps would be dropped, with their result counts; change nothing");
   cmd->callback([o] { run_prune(*o); });
 }
 

@@ -64,14 +64,14 @@ void run_replay(ReplayCliOptions& o) {
     for (const auto& p : tuner::load_recorded(*db, g->id)) {
       if (!o.filter.accepts(p.key)) continue;
       const tuner::ReplayOutcome r = tuner::replay_problem(p, ro);
-      table.add_row({Cell::problem(problem_label(p.key), p.key), Cell::integer(std::int64_t(r.candidates)),
-                     Cell::integer(std::int64_t(r.measurements)),
-                     fixed_cell(r.simulated_s, 1, " s"),
-                     time_cell(r.found ? std::optional(r.found_ms) : std::nullopt),
-                     time_cell(r.recorded_best_ms), fixed_cell(r.ratio(), 3),
-                     Cell::integer(std::int64_t(r.found_model_rank) + 1),
-                     Cell::integer(std::int64_t(r.best_model_rank) + 1),
-                     fixed_cell(r.model_rank_correlation, 2)});
+      table.add_row(
+          {Cell::problem(problem_label(p.key), p.key), Cell::integer(std::int64_t(r.candidates)),
+           Cell::integer(std::int64_t(r.measurements)), fixed_cell(r.simulated_s, 1, " s"),
+           time_cell(r.found ? std::optional(r.found_ms) : std::nullopt),
+           time_cell(r.recorded_best_ms), fixed_cell(r.ratio(), 3),
+           Cell::integer(std::int64_t(r.found_model_rank) + 1),
+           Cell::integer(std::int64_t(r.best_model_rank) + 1),
+           fixed_cell(r.model_rank_correlation, 2)});
       ++problems, candidates += r.candidates, measurements += r.measurements;
       simulated += r.simulated_s, worst = std::max(worst, r.ratio());
       rho_sum += r.model_rank_correlation;

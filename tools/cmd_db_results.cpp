@@ -77,8 +77,8 @@ struct Section {
   std::map<std::string, std::size_t> failed_by_status;
 };
 
-Section build_section(const db::GpuModel& gpu, const db::ProblemKey& p, const std::vector<db::ResultRow>& rows,
-                      int top) {
+Section build_section(const db::GpuModel& gpu, const db::ProblemKey& p,
+                      const std::vector<db::ResultRow>& rows, int top) {
   Section s;
   const std::string gpu_name = gpu.name, label = problem_label(p);
   std::set<db::Id> seen_ok;
@@ -92,12 +92,14 @@ Section build_section(const db::GpuModel& gpu, const db::ProblemKey& p, const st
     const double tflops = r.tflops.value_or(ms > 0 ? problem_flops(p) / (ms * 1e-3) / 1e12 : 0);
     std::optional<double> spread;
     if (r.min_ms && r.max_ms && ms > 0) spread = (*r.max_ms - *r.min_ms) / ms * 100.0;
-    s.ranked.add_row({Cell::str(gpu_name), Cell::problem(label, p), Cell::integer(std::int64_t(seen_ok.size())),
-                      Cell::str(row.config.name), Cell::str(precision_class(row.config)), time_cell(ms),
-                      rate_cell(tflops), *best > 0 ? fixed_cell((ms - *best) / *best * 100.0, 1, "%") : Cell::none(),
+    s.ranked.add_row({Cell::str(gpu_name), Cell::problem(label, p),
+                      Cell::integer(std::int64_t(seen_ok.size())), Cell::str(row.config.name),
+                      Cell::str(precision_class(row.config)), time_cell(ms), rate_cell(tflops),
+                      *best > 0 ? fixed_cell((ms - *best) / *best * 100.0, 1, "%") : Cell::none(),
                       fixed_cell(spread, 1, "%"), error_cell(r.rel_error), error_cell(r.wide_error),
                       r.registers ? Cell::integer(*r.registers) : Cell::none(),
-                      bytes_cell(r.spill_bytes), bytes_cell(r.smem_bytes), Cell::integer(row.sweep_id)});
+                      bytes_cell(r.spill_bytes), bytes_cell(r.smem_bytes),
+                      Cell::integer(row.sweep_id)});
   }
   s.ok_configs = seen_ok.size();
   // Failures: each (config, status, reason) once, grouped by (status, reason).
@@ -171,7 +173,8 @@ void run_results(ResultsOptions& o) {
       const Table& table = o.failed ? s.failures : s.ranked;
       auto objs = table.json_objects();
       json_rows.insert(json_rows.end(), objs.begin(), objs.end());
-      text += (text.empty() ? "" : "\n") + g->model.name + ", " + problem_label(p) + "\n" + summary(s) + "\n";
+      text += (text.empty() ? "" : "\n") + g->model.name + ", " + problem_label(p) + "\n" +
+              summary(s) + "\n";
       if (!table.empty()) text += table.render();
       if (!o.failed && s.failed_configs > 0) text += "(--failed lists the failures by reason)\n";
       if (!o.failed && o.top > 0 && s.ok_configs > static_cast<std::size_t>(o.top)) {
@@ -181,7 +184,8 @@ void run_results(ResultsOptions& o) {
   }
   if (!any) {
     const std::string where = o.device.empty() ? "" : " on " + selected.front()->model.name;
-    throw usage_error("no results for shape " + o.shape + (o.layout == "all" ? "" : " " + o.layout) + where +
+    throw usage_error("no results for shape " + o.shape +
+                      (o.layout == "all" ? "" : " " + o.layout) + where +
                       "; shapes in the database: " + known_shapes(*db));
   }
   print(o.json ? Table::json_array(json_rows) : text + kProblemLegend + "\n");
@@ -189,8 +193,8 @@ void run_results(ResultsOptions& o) {
 
 void add_db_results(CLI::App& db) {
   auto o = std::make_shared<ResultsOptions>();
-  auto* cmd = db.add_subcommand("results",
-                                "Ranked configs of one shape, with resources; --failed: failures by reason");
+  auto* cmd = db.add_subcommand(
+      "results", "Ranked configs of one shape, with resources; --failed: failures by reason");
   add_shape_option(cmd, o->shape, "Problem shape MxNxK, e.g. 4096x4096x4096");
   add_db_option(cmd, o->db);
   cmd->add_option("--layout", o->layout, "nn, nt, tn, tt or all")->capture_default_str();
@@ -198,8 +202,9 @@ void add_db_results(CLI::App& db) {
                    cmd->add_option("--gpu-model", o->device,
                                    "Only this GPU model (its name, or a unique part of it)"),
                    "--device", o->device);
-  cmd->add_option("--top", o->top, "Show the fastest N configs (0: all)")->capture_default_str()->check(
-      CLI::NonNegativeNumber);
+  cmd->add_option("--top", o->top, "Show the fastest N configs (0: all)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
   cmd->add_flag("--failed", o->failed, "List the failed configs, grouped by status and reason");
   add_format_option(cmd, o->json);
   cmd->callback([o] { run_results(*o); });

@@ -46,7 +46,9 @@ void run_explain(const ExplainOptions& o) {
       dev = device_info(o.device);
     } catch (const Error& e) {
       if (e.status() != Status::kNoDevice) throw;
-      throw Error(Status::kNoDevice, std::string(e.what()) + "; to explain without a GPU, name the architecture: --arch sm_90");
+      throw Error(Status::kNoDevice,
+                  std::string(e.what()) +
+                      "; to explain without a GPU, name the architecture: --arch sm_90");
     }
     limits = dev.limits;
     gpu.name = o.gpu_name.empty() ? dev.name : o.gpu_name;
@@ -62,7 +64,9 @@ void run_explain(const ExplainOptions& o) {
     snapshot.notes.push_back(e.what());
   }
   auto precision = parse_precision(o.precision);
-  if (!precision) throw Error(Status::kInvalidArgument, "bad --precision '" + o.precision + "': use ieee, fp32 or tf32");
+  if (!precision)
+    throw Error(Status::kInvalidArgument,
+                "bad --precision '" + o.precision + "': use ieee, fp32 or tf32");
   Chooser chooser(limits, std::move(snapshot), o.deterministic, *precision);
   bool first = true;
   for (auto [oa, ob] : tuner::parse_layouts(o.layout)) {
@@ -79,15 +83,19 @@ void run_explain(const ExplainOptions& o) {
 
 static void add_explain_command(CLI::App& app) {
   auto o = std::make_shared<ExplainOptions>();
-  auto* cmd = app.add_subcommand("explain", "Show the kernel the dispatcher chooses for a problem, and why");
+  auto* cmd = app.add_subcommand("explain",
+                                 "Show the kernel the dispatcher chooses for a problem, and why");
   add_shape_option(cmd, o->shape, "Problem MxNxK, e.g. 4096x4096x4096");
   cmd->add_option("--layout", o->layout, "nn, nt, tn, tt or all")->capture_default_str();
   cmd->add_option("--batch", o->batch, "Batch count")->capture_default_str();
-  cmd->add_option("--alignment", o->alignment, "Alignment class of the data: 4, 2 or 1 floats (default: what the shape allows)");
+  cmd->add_option("--alignment", o->alignment,
+                  "Alignment class of the data: 4, 2 or 1 floats (default: what the shape allows)");
   cmd->add_flag("--deterministic", o->deterministic,
-                "The choice of a deterministic dispatcher: configs without atomic split-K only (the same bits every run)");
+                "The choice of a deterministic dispatcher: configs without atomic split-K only "
+                "(the same bits every run)");
   cmd->add_option("--precision", o->precision,
-                  "The choice under this precision policy: ieee (FP32 FMA), fp32 (also 3xTF32 as accurate as FP32 "
+                  "The choice under this precision policy: ieee (FP32 FMA), fp32 (also 3xTF32 as "
+                  "accurate as FP32 "
                   "FMA), tf32 (also 1xTF32)")
       ->capture_default_str();
   cmd->add_option("--db", o->db_path, db_option_help("Tuning database"));

@@ -51,8 +51,9 @@ fs::path find_script() {
   candidates.push_back(fs::path(__FILE__).parent_path() / "report" / kScriptName);
   for (const auto& c : candidates)
     if (fs::is_regular_file(c, ec)) return c;
-  throw usage_error(std::string("cannot find ") + kScriptName + " (looked next to the gemmtune executable, in " +
-                    "share/gemmtune and in the source tree); set GEMMTUNE_REPORT_SCRIPT to its path");
+  throw usage_error(
+      std::string("cannot find ") + kScriptName + " (looked next to the gemmtune executable, in " +
+      "share/gemmtune and in the source tree); set GEMMTUNE_REPORT_SCRIPT to its path");
 }
 
 // The pythons to try, in order: $GEMMTUNE_PYTHON, Debian's /usr/bin/python3 (where the
@@ -91,11 +92,14 @@ int run_script(const std::vector<std::string>& args) {
   for (const auto& python : python_candidates()) {
     const int status = run_python(python, args);
     if (status != kNoMatplotlib && status != -1) return status;
-    tried += (tried.empty() ? "" : ", ") + python + (status == -1 ? " (not installed)" : " (no matplotlib)");
+    tried += (tried.empty() ? "" : ", ") + python +
+             (status == -1 ? " (not installed)" : " (no matplotlib)");
   }
-  throw usage_error("gemmtune report needs Python 3 with matplotlib; tried " + tried +
-                    ". On Debian or Ubuntu: apt-get install python3-matplotlib (or tools/setup.sh); "
-                    "elsewhere: python3 -m pip install matplotlib; or set GEMMTUNE_PYTHON to a python3 that has it");
+  throw usage_error(
+      "gemmtune report needs Python 3 with matplotlib; tried " + tried +
+      ". On Debian or Ubuntu: apt-get install python3-matplotlib (or tools/setup.sh); "
+      "elsewhere: python3 -m pip install matplotlib; or set GEMMTUNE_PYTHON to a python3 that has "
+      "it");
 }
 
 void run_report(const ReportOptions& o) {
@@ -103,15 +107,23 @@ void run_report(const ReportOptions& o) {
     std::int64_t m, n, k;
     parse_mnk(o.shape, m, n, k);
   }
-  auto db = open_for_reading(o.db);  // one clear line for a missing file or one that is not a database
+  auto db =
+      open_for_reading(o.db);  // one clear line for a missing file or one that is not a database
   if (report_if_empty(db, false)) return;
   std::string device;
   if (!o.device.empty()) device = find_gpu(db->gpu_models(), o.device, db->path()).model.name;
   const std::string path = fs::absolute(db->path()).string();
   db.reset();  // the script opens the file itself
 
-  std::vector<std::string> args = {find_script().string(), "--db", path, "--out", o.out, "--format", o.format,
-                                   "--layout", o.layout};
+  std::vector<std::string> args = {find_script().string(),
+                                   "--db",
+                                   path,
+                                   "--out",
+                                   o.out,
+                                   "--format",
+                                   o.format,
+                                   "--layout",
+                                   o.layout};
   if (!device.empty()) args.insert(args.end(), {"--device", device});
   if (!o.shape.empty()) args.insert(args.end(), {"--shape", o.shape});
   if (o.bandwidth_gbs > 0) args.insert(args.end(), {"--bandwidth", format("%g", o.bandwidth_gbs)});
@@ -123,16 +135,17 @@ void run_report(const ReportOptions& o) {
 
 void add_report_command(CLI::App& app) {
   auto o = std::make_shared<ReportOptions>();
-  auto* cmd = app.add_subcommand(
-      "report",
-      "Draw the database: speedup over cuBLAS, heatmaps per problem class, roofline, CPU/GPU crossover, index.html");
+  auto* cmd = app.add_subcommand("report",
+                                 "Draw the database: speedup over cuBLAS, heatmaps per problem "
+                                 "class, roofline, CPU/GPU crossover, index.html");
   cmd->add_option("--out", o->out, "Directory to write the pictures and index.html to")->required();
   add_db_option(cmd, o->db);
   add_old_spelling(cmd,
                    cmd->add_option("--gpu-model", o->device,
                                    "Only this GPU model (its name, or a unique part of it)"),
                    "--device", o->device);
-  cmd->add_option("--shape", o->shape, "Problem of the single BM x BN heatmap, MxNxK (default: the largest)");
+  cmd->add_option("--shape", o->shape,
+                  "Problem of the single BM x BN heatmap, MxNxK (default: the largest)");
   cmd->add_option("--layout", o->layout, "Layout of that problem: nn, nt, tn, tt or all")
       ->capture_default_str()
       ->check(CLI::IsMember({"nn", "nt", "tn", "tt", "all"}));
@@ -141,13 +154,17 @@ void add_report_command(CLI::App& app) {
          "A `gemmtune bench --out` file of the same GPU (repeatable): the dispatcher's times, the "
          "measured ceilings of the roofline, and with --cpu the CPU/GPU crossover")
       ->check(CLI::ExistingFile);
-  cmd->add_option("--peak", o->peak_tflops, "FMA ceiling of the roofline in TFLOP/s (default: measured, from --bench)")
+  cmd->add_option("--peak", o->peak_tflops,
+                  "FMA ceiling of the roofline in TFLOP/s (default: measured, from --bench)")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--bandwidth", o->bandwidth_gbs,
-                  "Memory bandwidth of the roofline in GB/s (default: measured, from --bench; else the datasheet: "
+                  "Memory bandwidth of the roofline in GB/s (default: measured, from --bench; else "
+                  "the datasheet: "
                   "4800 H200, 3350 H100)")
       ->check(CLI::PositiveNumber);
-  cmd->add_option("--format", o->format, "png or svg")->capture_default_str()->check(CLI::IsMember({"png", "svg"}));
+  cmd->add_option("--format", o->format, "png or svg")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"png", "svg"}));
   cmd->callback([o] { run_report(*o); });
 }
 

@@ -50,16 +50,21 @@ void compile_all(const std::vector<GemmConfig>& configs, const SpaceOptions& o) 
     secs.push_back(r.seconds);
     if (!r.ok) {
       ++failed;
-      std::printf("%-52s compile failed: %s\n", config_name(configs[i]).c_str(), r.log.substr(0, 200).c_str());
+      std::printf("%-52s compile failed: %s\n", config_name(configs[i]).c_str(),
+                  r.log.substr(0, 200).c_str());
       continue;
     }
     spilled += r.resources.spill_stores > 0;
-    std::printf("%-52s %5d %6d %8.1f %7.2f\n", config_name(configs[i]).c_str(), r.resources.registers,
-                r.resources.spill_stores, configs[i].smem_bytes() / 1024.0, r.seconds);
+    std::printf("%-52s %5d %6d %8.1f %7.2f\n", config_name(configs[i]).c_str(),
+                r.resources.registers, r.resources.spill_stores, configs[i].smem_bytes() / 1024.0,
+                r.seconds);
   }
   std::sort(secs.begin(), secs.end());
-  std::printf("%zu compiled for %s: %d failed, %d spill (pruned by a sweep); median %.2f s per config, %d jobs\n",
-              configs.size(), o.arch.c_str(), failed, spilled, secs.empty() ? 0.0 : secs[secs.size() / 2], o.jobs);
+  std::printf(
+      "%zu compiled for %s: %d failed, %d spill (pruned by a sweep); median %.2f s per config, %d "
+      "jobs\n",
+      configs.size(), o.arch.c_str(), failed, spilled, secs.empty() ? 0.0 : secs[secs.size() / 2],
+      o.jobs);
   if (failed) exit_status() = 1;
 }
 
@@ -73,8 +78,8 @@ void print_knobs() {
       if (!values.empty()) values += ' ';
       values += std::to_string(v);
     }
-    std::printf("%-10s %7d  %-38s %s\n", std::string(knob.name).c_str(), knob.default_value(), values.c_str(),
-                std::string(knob.meaning).c_str());
+    std::printf("%-10s %7d  %-38s %s\n", std::string(knob.name).c_str(), knob.default_value(),
+                values.c_str(), std::string(knob.meaning).c_str());
   }
   std::printf("\n%-18s %-6s  %s\n", "flag", "suffix", "meaning");
   for (const Knob& flag : kSgemmFlags)
@@ -121,7 +126,9 @@ void run_space(const SpaceOptions& o) {
   }
   const bool capped = (o.list || o.compile) && o.max > 0 && int(configs.size()) > o.max;
   if (capped)
-    std::fprintf(stderr, "space: taking %d of the %zu configs, evenly spread; --max N for another number, --max 0 for all\n",
+    std::fprintf(stderr,
+                 "space: taking %d of the %zu configs, evenly spread; --max N for another number, "
+                 "--max 0 for all\n",
                  o.max, configs.size());
   if (capped) {
     // An even stride through the space keeps every region represented.
@@ -133,8 +140,8 @@ void run_space(const SpaceOptions& o) {
     for (auto& c : configs) std::printf("%s\n", config_name(c).c_str());
   if (o.compile) compile_all(configs, o);
   if (o.count || (!o.list && !o.compile)) {
-    std::printf("%s, layout %s: %zu combinations per layout, %zu %s after pruning by validate()\n", o.arch.c_str(),
-                o.layout.c_str(), tuner::full_space_size(), configs.size(),
+    std::printf("%s, layout %s: %zu combinations per layout, %zu %s after pruning by validate()\n",
+                o.arch.c_str(), o.layout.c_str(), tuner::full_space_size(), configs.size(),
                 o.sample ? "in the coverage sample" : "valid");
   }
 }
@@ -142,15 +149,23 @@ void run_space(const SpaceOptions& o) {
 
 static void add_space_command(CLI::App& app) {
   auto o = std::make_shared<SpaceOptions>();
-  auto* cmd = app.add_subcommand("space", "List, count or compile the valid kernel configurations (no GPU needed)");
-  cmd->add_option("--arch", o->arch, "Target architecture: sm_80, sm_86, sm_89 or sm_90")->capture_default_str();
+  auto* cmd = app.add_subcommand(
+      "space", "List, count or compile the valid kernel configurations (no GPU needed)");
+  cmd->add_option("--arch", o->arch, "Target architecture: sm_80, sm_86, sm_89 or sm_90")
+      ->capture_default_str();
   cmd->add_option("--layout", o->layout, "nn, nt, tn, tt or all")->capture_default_str();
-  cmd->add_flag("--count", o->count, "Print the size of the space before and after pruning (the default)");
+  cmd->add_flag("--count", o->count,
+                "Print the size of the space before and after pruning (the default)");
   cmd->add_flag("--list", o->list, "Print every valid config's name");
-  cmd->add_flag("--compile", o->compile, "Compile the configs with NVRTC and print registers, spills, shared memory");
-  cmd->add_flag("--sample", o->sample, "Only the coverage sample: every parameter value at least once");
-  cmd->add_flag("--knobs", o->knobs, "Print the knob table: each knob's meaning, default and values");
-  cmd->add_option("--max", o->max, "With --list or --compile: at most this many configs, evenly spread over the space (0 = all)")
+  cmd->add_flag("--compile", o->compile,
+                "Compile the configs with NVRTC and print registers, spills, shared memory");
+  cmd->add_flag("--sample", o->sample,
+                "Only the coverage sample: every parameter value at least once");
+  cmd->add_flag("--knobs", o->knobs,
+                "Print the knob table: each knob's meaning, default and values");
+  cmd->add_option("--max", o->max,
+                  "With --list or --compile: at most this many configs, evenly spread over the "
+                  "space (0 = all)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("-j,--jobs", o->jobs, "Parallel compilations (0: one per core)")

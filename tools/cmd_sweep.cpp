@@ -42,7 +42,8 @@ std::atomic<bool> g_stop{false};
 
 extern "C" void on_sigint(int) {
   g_stop.store(true);
-  static const char msg[] = "\ngemmtune: stopping after the current candidate (Ctrl-C again to kill)\n";
+  static const char msg[] =
+      "\ngemmtune: stopping after the current candidate (Ctrl-C again to kill)\n";
   ssize_t ignored = write(2, msg, sizeof msg - 1);
   (void)ignored;
   std::signal(SIGINT, SIG_DFL);  // a second Ctrl-C kills: results so far are committed
@@ -84,9 +85,11 @@ tuner::SweepOptions to_sweep_options(const SweepCliOptions& c) {
   o.db_path = c.db_path.empty() ? db::default_database_path() : c.db_path;
   o.strategy.kind = tuner::parse_strategy(c.strategy);
   if (c.max_configs > 0 && o.strategy.kind != tuner::StrategyKind::random)
-    throw Error(Status::kInvalidArgument, "--max-configs applies to --strategy random; use --budget to limit the "
-                                          "others");
-  if (c.budget < 0) throw Error(Status::kInvalidArgument, "--budget must be positive seconds (0: no limit)");
+    throw Error(Status::kInvalidArgument,
+                "--max-configs applies to --strategy random; use --budget to limit the "
+                "others");
+  if (c.budget < 0)
+    throw Error(Status::kInvalidArgument, "--budget must be positive seconds (0: no limit)");
   o.strategy.budget_s = c.budget;
   o.strategy.max_configs = c.max_configs;
   o.force = c.force;
@@ -114,11 +117,12 @@ void dry_run(const tuner::SweepOptions& o, const SweepCliOptions& c) {
               o.space == tuner::SpaceKind::full ? "full" : "reduced", o.db_path.c_str());
   std::size_t total = 0, measured = 0;
   for (const auto& row : tuner::plan_sweep(o, dev)) {
-    std::printf("  %-24s %6zu candidates, %6zu measured before\n", tuner::problem_label(row.problem).c_str(),
-                row.candidates, row.measured);
+    std::printf("  %-24s %6zu candidates, %6zu measured before\n",
+                tuner::problem_label(row.problem).c_str(), row.candidates, row.measured);
     total += row.candidates, measured += row.measured;
   }
-  std::printf("total %zu candidates, %zu measured before (skipped unless --force)\n", total, measured);
+  std::printf("total %zu candidates, %zu measured before (skipped unless --force)\n", total,
+              measured);
 }
 
 // Narrows o.problems to this task's shard, if this is one of several tasks, and says so. False
@@ -129,9 +133,11 @@ bool take_shard(tuner::SweepOptions& o, const SweepCliOptions& c) {
   const std::size_t all = o.problems.size();
   const tuner::SweepShard part = tuner::plan_sweep_shard(o, c.plan.planning_device(), *shard);
   o.problems = part.problems;
-  std::printf("shard %s: %zu of %zu problems, an estimated %.0f of %.0f s of tuning (balanced for %s, %d SMs)\n",
-              tuner::shard_label(*shard).c_str(), o.problems.size(), all, part.seconds, part.total_seconds,
-              c.plan.arch.c_str(), c.plan.sms);
+  std::printf(
+      "shard %s: %zu of %zu problems, an estimated %.0f of %.0f s of tuning (balanced for %s, %d "
+      "SMs)\n",
+      tuner::shard_label(*shard).c_str(), o.problems.size(), all, part.seconds, part.total_seconds,
+      c.plan.arch.c_str(), c.plan.sms);
   if (o.problems.empty()) std::printf("nothing to tune in this shard: more tasks than problems\n");
   return !o.problems.empty();
 }
@@ -144,7 +150,8 @@ void run(const SweepCliOptions& c) {
     device_count();
   } catch (const Error& e) {
     std::string why = e.what();
-    if (why.rfind("no CUDA device / driver found", 0) != 0) why = "no CUDA device / driver found: " + why;
+    if (why.rfind("no CUDA device / driver found", 0) != 0)
+      why = "no CUDA device / driver found: " + why;
     std::fprintf(stderr, "gemmtune sweep: %s\n", why.c_str());
     exit_status() = kExitNoGpu;
     return;
@@ -152,12 +159,14 @@ void run(const SweepCliOptions& c) {
   std::signal(SIGINT, on_sigint);
   const auto started = std::chrono::steady_clock::now();
   tuner::SweepReport report = tuner::run_sweep(o);
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   std::signal(SIGINT, SIG_DFL);
   std::printf("\n%s", tuner::format_summary(report.rows).c_str());
   std::printf("%zu measurements recorded in %s\n", report.measurements, o.db_path.c_str());
   if (report.measurements > 0)
-    std::printf("%.1f s in all; the GPU workers' time: %s\n", seconds, report.times.describe().c_str());
+    std::printf("%.1f s in all; the GPU workers' time: %s\n", seconds,
+                report.times.describe().c_str());
   for (const auto& e : report.errors) std::fprintf(stderr, "gemmtune sweep: %s\n", e.c_str());
   std::fflush(stdout);
   if (report.interrupted) {
@@ -177,16 +186,19 @@ void run(const SweepCliOptions& c) {
 
 static void add_sweep_command(CLI::App& app) {
   auto c = std::make_shared<SweepCliOptions>();
-  auto* cmd = app.add_subcommand("sweep", "Tune problems on this machine's GPUs and record everything in the database");
+  auto* cmd = app.add_subcommand(
+      "sweep", "Tune problems on this machine's GPUs and record everything in the database");
   c->plan.add_problem_options(cmd);
   cmd->add_option("--db", c->db_path, db_option_help("Tuning database"));
-  cmd->add_option("--strategy", c->strategy, "exhaustive, random, halving or model")->capture_default_str();
+  cmd->add_option("--strategy", c->strategy, "exhaustive, random, halving or model")
+      ->capture_default_str();
   cmd->add_option("--budget", c->budget,
                   "Seconds per problem (0: no limit); every strategy honours it, after measuring "
                   "the first round of compiles (one per -j job)")
       ->capture_default_str()
       ->check(finite_number(0, false, 1e9, "a number of seconds, 0 or more (0: no limit)"));
-  cmd->add_option("--max-configs", c->max_configs, "Random strategy: candidates to try per problem");
+  cmd->add_option("--max-configs", c->max_configs,
+                  "Random strategy: candidates to try per problem");
   cmd->add_flag("--force", c->force, "Re-measure configs already measured on this GPU model");
   c->plan.add_candidate_options(cmd);
   add_old_spelling(cmd,
@@ -206,8 +218,10 @@ static void add_sweep_command(CLI::App& app) {
           ->capture_default_str()
           ->check(CLI::Range(0, 256));
   add_old_spelling(cmd, jobs, "--compile-threads", c->compile_threads)->check(CLI::Range(0, 256));
-  cmd->add_option("--seed", c->seed, "Seed of the random data and sampling (0: random)")->capture_default_str();
-  c->plan.add_device_options(cmd, "Planning without a GPU (--dry-run, and how --shard splits the work)");
+  cmd->add_option("--seed", c->seed, "Seed of the random data and sampling (0: random)")
+      ->capture_default_str();
+  c->plan.add_device_options(cmd,
+                             "Planning without a GPU (--dry-run, and how --shard splits the work)");
   c->plan.add_shard_option(cmd);
   cmd->callback([c] { run(*c); });
 }

@@ -20,10 +20,11 @@ namespace gemmtune::cli {
 
 /// The exit statuses of every command (README, "Exit status"). CLI11's own parse errors map
 /// to kExitUsage; gemmtune::Error's status picks one of the others (main.cpp).
-inline constexpr int kExitOk = 0;           ///< done
-inline constexpr int kExitError = 1;        ///< failed: a CUDA, compile or database error, wrong results
-inline constexpr int kExitUsage = 2;        ///< bad command line or bad input (a missing file, a bad shape)
-inline constexpr int kExitNoGpu = 3;        ///< the command needs a GPU and this machine has none
+inline constexpr int kExitOk = 0;     ///< done
+inline constexpr int kExitError = 1;  ///< failed: a CUDA, compile or database error, wrong results
+inline constexpr int kExitUsage =
+    2;  ///< bad command line or bad input (a missing file, a bad shape)
+inline constexpr int kExitNoGpu = 3;          ///< the command needs a GPU and this machine has none
 inline constexpr int kExitInterrupted = 130;  ///< Ctrl-C (SIGINT), as a shell reports it
 
 /// Set by a subcommand's callback: the process exit status (kExitOk = success).

@@ -46,8 +46,9 @@ CpuBlas cpu_blas_setup() {
 void cpu_sgemm(const Problem& p) {
   const auto op = [](Op o) { return o == Op::N ? CblasNoTrans : CblasTrans; };
   for (int i = 0; i < p.batch; ++i) {
-    cblas_sgemm(CblasRowMajor, op(p.op_a), op(p.op_b), p.m, p.n, p.k, p.alpha, p.a + i * p.stride_a, int(p.lda),
-                p.b + i * p.stride_b, int(p.ldb), p.beta, p.c + i * p.stride_c, int(p.ldc));
+    cblas_sgemm(CblasRowMajor, op(p.op_a), op(p.op_b), p.m, p.n, p.k, p.alpha, p.a + i * p.stride_a,
+                int(p.lda), p.b + i * p.stride_b, int(p.ldb), p.beta, p.c + i * p.stride_c,
+                int(p.ldc));
   }
 }
 

@@ -29,7 +29,9 @@ struct DbRegistration {
 };
 
 /// A mistake in what the user asked for (unknown device or shape, bad option): one line, exit 1.
-inline Error usage_error(const std::string& message) { return Error(Status::kInvalidArgument, message); }
+inline Error usage_error(const std::string& message) {
+  return Error(Status::kInvalidArgument, message);
+}
 
 /// Adds `--db PATH` (empty: the default database) to `cmd`.
 void add_db_option(CLI::App* cmd, std::string& path);
@@ -62,8 +64,8 @@ const db::GpuModelRow& find_gpu(const std::vector<db::GpuModelRow>& gpus, const 
                                 const std::string& db_path);
 
 /// The GPU model `name` names (see find_gpu), or every model when `name` is empty.
-std::vector<const db::GpuModelRow*> select_gpus(const std::vector<db::GpuModelRow>& gpus, const std::string& name,
-                                                const std::string& path);
+std::vector<const db::GpuModelRow*> select_gpus(const std::vector<db::GpuModelRow>& gpus,
+                                                const std::string& name, const std::string& path);
 
 /// FP32 FMA peak of a GPU model in TFLOP/s: 2 * 128 * SMs * clock.
 double fp32_peak_tflops(const db::GpuModel& gpu);

@@ -36,8 +36,10 @@ template <typename T>
 CLI::Option* add_old_spelling(CLI::App* cmd, CLI::Option* current, const std::string& old_name,
                               T& variable) {
   const std::string new_name = current->get_name();
-  CLI::Option* old = cmd->add_option(old_name, variable, "The old spelling of " + new_name + " (goes in the next release)")
-                         ->group(kDeprecatedGroup);
+  CLI::Option* old =
+      cmd->add_option(old_name, variable,
+                      "The old spelling of " + new_name + " (goes in the next release)")
+          ->group(kDeprecatedGroup);
   // Runs once the whole command line is parsed, before the values are stored.
   old->each([current, old_name, new_name](const std::string&) {
     refuse_both(current);
@@ -51,7 +53,8 @@ CLI::Option* add_old_spelling(CLI::App* cmd, CLI::Option* current, const std::st
 /// given (require_shape).
 inline void add_shape_option(CLI::App* cmd, std::string& shape, const std::string& help) {
   CLI::Option* current = cmd->add_option("--shape", shape, help);
-  CLI::Option* old = cmd->add_option("shape", shape, "The old spelling of --shape MxNxK (goes in the next release)")
+  CLI::Option* old = cmd->add_option("shape", shape,
+                                     "The old spelling of --shape MxNxK (goes in the next release)")
                          ->group(kDeprecatedGroup);
   old->each([current](const std::string& value) {
     refuse_both(current);

@@ -119,7 +119,8 @@ class FdBuffer : public std::streambuf {
 /// no contents to keep, and cannot be renamed over. A symbolic link at `path` to anything else is
 /// refused: writing through it would replace a file that another user may have chosen. Throws
 /// Error (exit status 2) when `path` cannot be written at all, OutputError (1) when writing fails.
-inline void write_replacing(const std::string& path, const std::function<void(std::ostream&)>& write) {
+inline void write_replacing(const std::string& path,
+                            const std::function<void(std::ostream&)>& write) {
   namespace fs = std::filesystem;
   auto refused = [](const std::string& message) {
     return Error(Status::kInvalidArgument, message);

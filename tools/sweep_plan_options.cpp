@@ -17,19 +17,22 @@ void SweepPlanOptions::add_problem_options(CLI::App* cmd) {
   cmd->add_option("--batch", batch, "Batch count of the --shape problems")->capture_default_str();
   cmd->add_option("--file", files, "CSV of problems: m,n,k[,layout][,batch] (repeatable)");
   cmd->add_option("--preset", presets,
-                  "Named problem set: " + tuner::preset_list() + " (repeatable); quick when no problem is given");
+                  "Named problem set: " + tuner::preset_list() +
+                      " (repeatable); quick when no problem is given");
 }
 
 void SweepPlanOptions::add_candidate_options(CLI::App* cmd) {
   cmd->add_option("--space", space,
                   "full, reduced, or auto (= reduced; full takes hours per problem)")
       ->capture_default_str();
-  cmd->add_option("--config", configs,
-                  "Only these config names (repeatable), e.g. for a quick check: as `gemmtune space --list` "
-                  "prints them, or with a problem's access widths (`_g1x1x1`)");
-  cmd->add_option("--precision", precision,
-                  "Kernel classes, each searched on its own: ieee (FP32 FMA), fp32 (also 3xTF32 tensor-core "
-                  "kernels), tf32 (also 1xTF32); docs/precision.md")
+  cmd->add_option(
+      "--config", configs,
+      "Only these config names (repeatable), e.g. for a quick check: as `gemmtune space --list` "
+      "prints them, or with a problem's access widths (`_g1x1x1`)");
+  cmd->add_option(
+         "--precision", precision,
+         "Kernel classes, each searched on its own: ieee (FP32 FMA), fp32 (also 3xTF32 tensor-core "
+         "kernels), tf32 (also 1xTF32); docs/precision.md")
       ->capture_default_str();
 }
 
@@ -67,9 +70,10 @@ void SweepPlanOptions::fill(tuner::SweepOptions& o) const {
   for (auto& p : o.problems) {
     const tuner::ProblemSpec runs = tuner::kernel_spec(p);
     if (runs == p) continue;
-    const char* why = runs.m != p.m ? "y = A^T x as y^T = x^T A" : "a vector read as the row it is in memory";
-    std::printf("note: %s is tuned as %s, the form the dispatcher runs (%s)\n", tuner::problem_label(p).c_str(),
-                tuner::problem_label(runs).c_str(), why);
+    const char* why =
+        runs.m != p.m ? "y = A^T x as y^T = x^T A" : "a vector read as the row it is in memory";
+    std::printf("note: %s is tuned as %s, the form the dispatcher runs (%s)\n",
+                tuner::problem_label(p).c_str(), tuner::problem_label(runs).c_str(), why);
     p = runs;
   }
   o.problems = tuner::unique_problems(o.problems);
@@ -82,7 +86,9 @@ void SweepPlanOptions::fill(tuner::SweepOptions& o) const {
                       arch + " lists them)");
   o.only_configs = configs;
   auto parsed = parse_precision(precision);
-  if (!parsed) throw Error(Status::kInvalidArgument, "bad --precision '" + precision + "': use ieee, fp32 or tf32");
+  if (!parsed)
+    throw Error(Status::kInvalidArgument,
+                "bad --precision '" + precision + "': use ieee, fp32 or tf32");
   o.precision = *parsed;
 }
 

@@ -33,17 +33,17 @@ enum class Align { left, right };
 
 /// One column: its header, its JSON key, and how it is laid out.
 struct Column {
-  std::string header;      ///< shown above the column (carries the unit where cells do not)
+  std::string header;  ///< shown above the column (carries the unit where cells do not)
   std::string
       key;  ///< its key in --format json output; "" spreads an object cell's fields into the row
   Align align = Align::right;
-  bool in_text = true;     ///< false: only in --format json (e.g. the GPU a grouped table is for)
-  std::string note = {};   ///< printed under the table: what the column's cells mean
+  bool in_text = true;    ///< false: only in --format json (e.g. the GPU a grouped table is for)
+  std::string note = {};  ///< printed under the table: what the column's cells mean
 };
 
 /// One cell: what the table shows and what --format json writes.
 struct Cell {
-  std::string text;     ///< display text; "-" for nothing
+  std::string text;             ///< display text; "-" for nothing
   nlohmann::ordered_json json;  ///< the value --format json writes
 
   /// A string.
@@ -65,8 +65,13 @@ struct Cell {
   /// column's key is "").
   static Cell problem(std::string label, const db::ProblemKey& p) {
     return {std::move(label),
-            {{"m", p.m}, {"n", p.n}, {"k", p.k}, {"batch", p.batch}, {"layout", std::string{p.op_a, p.op_b}},
-             {"alignment", p.alignment}, {"dtype", p.dtype}}};
+            {{"m", p.m},
+             {"n", p.n},
+             {"k", p.k},
+             {"batch", p.batch},
+             {"layout", std::string{p.op_a, p.op_b}},
+             {"alignment", p.alignment},
+             {"dtype", p.dtype}}};
   }
 };
 
@@ -135,13 +140,16 @@ inline Cell error_cell(std::optional<double> error) {
 
 /// What the precision class and the two error columns of a table of configs mean.
 inline constexpr const char* kPrecisionLegend =
-    "class: ieee FP32 FMA, fp32 3xTF32, tf32 1xTF32 (docs/precision.md); error, wide-range: relative "
-    "error against the float64 reference on the random and on the wide-range inputs (-: not measured)";
+    "class: ieee FP32 FMA, fp32 3xTF32, tf32 1xTF32 (docs/precision.md); error, wide-range: "
+    "relative "
+    "error against the float64 reference on the random and on the wide-range inputs (-: not "
+    "measured)";
 
 /// A size in bytes: "512 B", "16 KiB", "141.0 GiB" (JSON: bytes).
 inline std::string format_bytes(double bytes) {
   if (bytes < 1024) return format("%.0f B", bytes);
-  if (bytes < 1024.0 * 1024) return format(bytes < 10 * 1024 ? "%.1f KiB" : "%.0f KiB", bytes / 1024);
+  if (bytes < 1024.0 * 1024)
+    return format(bytes < 10 * 1024 ? "%.1f KiB" : "%.0f KiB", bytes / 1024);
   if (bytes < 1024.0 * 1024 * 1024) return format("%.1f MiB", bytes / (1024.0 * 1024));
   return format("%.1f GiB", bytes / (1024.0 * 1024 * 1024));
 }
@@ -237,6 +245,8 @@ class Table {
 };
 
 /// The problem column of a table (JSON: the problem's fields, each its own).
-inline Column problem_column(bool in_text = true) { return {"problem", "", Align::left, in_text, kProblemLegend}; }
+inline Column problem_column(bool in_text = true) {
+  return {"problem", "", Align::left, in_text, kProblemLegend};
+}
 
 }  // namespace gemmtune::cli

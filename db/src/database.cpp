@@ -22,7 +22,8 @@ std::string env(const char* name) {
 // $HOME/.cache/gemmtune/tuning.db; empty without either.
 std::string cache_default_path() {
   const std::string xdg = env("XDG_CACHE_HOME");
-  if (!xdg.empty() && fs::path(xdg).is_absolute()) return (fs::path(xdg) / "gemmtune" / "tuning.db").string();
+  if (!xdg.empty() && fs::path(xdg).is_absolute())
+    return (fs::path(xdg) / "gemmtune" / "tuning.db").string();
   const std::string home = env("HOME");
   return home.empty() ? "" : (fs::path(home) / ".cache" / "gemmtune" / "tuning.db").string();
 }
@@ -66,9 +67,7 @@ std::string default_database_path() {
 
 Database::Database(const std::string& path, OpenMode mode) : conn_(open_connection(path, mode)) {}
 
-Database Database::open_default(OpenMode mode) {
-  return Database(default_database_path(), mode);
-}
+Database Database::open_default(OpenMode mode) { return Database(default_database_path(), mode); }
 
 void Database::require_writable(const char* action) const {
   if (conn_.mode() != OpenMode::read_write) {

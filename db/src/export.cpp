@@ -61,19 +61,11 @@ void write_csv(Statement& st, std::ostream& out) {
     for (int i = 0; i < cols; ++i) {
       if (i) out << ',';
       switch (st.column_type(i)) {
-        case SQLITE_NULL:
-          break;
-        case SQLITE_INTEGER:
-          out << st.get_int(i);
-          break;
-        case SQLITE_FLOAT:
-          out << number(st.get_real(i));
-          break;
-        case SQLITE_BLOB:
-          out << hex(st.get_blob(i));
-          break;
-        default:
-          out << csv_field(st.get_text(i));
+        case SQLITE_NULL: break;
+        case SQLITE_INTEGER: out << st.get_int(i); break;
+        case SQLITE_FLOAT: out << number(st.get_real(i)); break;
+        case SQLITE_BLOB: out << hex(st.get_blob(i)); break;
+        default: out << csv_field(st.get_text(i));
       }
     }
     out << '\n';
@@ -92,22 +84,15 @@ void write_json(Statement& st, std::ostream& out) {
     for (int i = 0; i < cols; ++i) {
       out << (i ? "," : "") << keys[i] << ':';
       switch (st.column_type(i)) {
-        case SQLITE_NULL:
-          out << "null";
-          break;
-        case SQLITE_INTEGER:
-          out << st.get_int(i);
-          break;
+        case SQLITE_NULL: out << "null"; break;
+        case SQLITE_INTEGER: out << st.get_int(i); break;
         case SQLITE_FLOAT: {
           const double v = st.get_real(i);
           out << (std::isfinite(v) ? number(v) : "null");
           break;
         }
-        case SQLITE_BLOB:
-          out << '"' << hex(st.get_blob(i)) << '"';
-          break;
-        default:
-          out << json_string(st.get_text(i));
+        case SQLITE_BLOB: out << '"' << hex(st.get_blob(i)) << '"'; break;
+        default: out << json_string(st.get_text(i));
       }
     }
     out << '}';
@@ -139,7 +124,8 @@ void export_results(const Database& db, ExportFormat format, std::ostream& out,
                "c.family, c.name AS config_name" +
                    param_columns("c") +
                    ", r.status, r.median_ms, r.min_ms, r.max_ms, r.repetitions, r.tflops, "
-                   "r.rel_error, r.wide_error, r.registers, r.spill_bytes, r.smem_bytes, r.error, r.recorded_at "
+                   "r.rel_error, r.wide_error, r.registers, r.spill_bytes, r.smem_bytes, r.error, "
+                   "r.recorded_at "
                    "FROM results AS r JOIN sweeps AS s ON s.id = r.sweep_id "
                    "JOIN gpu_models AS g ON g.id = s.gpu_model_id "
                    "JOIN problems AS p ON p.id = r.problem_id "
@@ -185,27 +171,13 @@ std::string json_string(std::string_view s) {
       }
     }
     switch (b) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\b':
-        out += "\\b";
-        break;
-      case '\f':
-        out += "\\f";
-        break;
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      case '\b': out += "\\b"; break;
+      case '\f': out += "\\f"; break;
       default:
         if (b < 0x20 || b >= 0x80) {
           ((out += "\\u00") += kHex[b >> 4]) += kHex[b & 15];

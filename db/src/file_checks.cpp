@@ -65,9 +65,7 @@ void check_header(const std::string& path, std::uintmax_t size) {
 
 }  // namespace
 
-bool has_wal_content(const std::string& path) {
-  return non_empty_file(path + "-wal");
-}
+bool has_wal_content(const std::string& path) { return non_empty_file(path + "-wal"); }
 
 void check_file_before_open(const std::string& path, OpenMode mode) {
   if (path.empty()) {

@@ -70,8 +70,8 @@ PruneStats Database::prune(const PruneOptions& o) {
   if (!o.dry_run) require_writable("prune");
   PruneStats stats;
   Transaction tx(conn_, o.dry_run ? TransactionKind::deferred : TransactionKind::immediate);
-  Statement list(conn_, std::string("SELECT id, started_at FROM sweeps WHERE ") + kSelected + " AND " + kMayGo +
-                            " ORDER BY started_at, id");
+  Statement list(conn_, std::string("SELECT id, started_at FROM sweeps WHERE ") + kSelected +
+                            " AND " + kMayGo + " ORDER BY started_at, id");
   bind(list, o);
   while (list.step()) stats.dropped.emplace_back(list.get_int(0), list.get_text(1));
   stats.results = count(conn_, in_pruned_sweeps("results"), o);

@@ -34,8 +34,10 @@ class Attached {
     // database (as Connection reads it, sqlite.cpp).
     if (!attach(detail::file_uri(abs, "mode=ro")) &&
         (detail::has_wal_content(path) || !attach(detail::file_uri(abs, "mode=ro&immutable=1")))) {
-      throw DatabaseError("cannot read tuning database '" + path + "' to merge it: SQLite cannot open it "
-                          "read-only (a WAL file another process holds, or permissions); nothing was merged");
+      throw DatabaseError(
+          "cannot read tuning database '" + path +
+          "' to merge it: SQLite cannot open it "
+          "read-only (a WAL file another process holds, or permissions); nothing was merged");
     }
     create_configs_view(conn_, "src_configs", "src");
     create_results_view(conn_, "src_results", "src");
@@ -123,7 +125,8 @@ std::string merge_failure(Connection& conn, const std::string& other, const std:
   const int rc = sqlite3_extended_errcode(conn.handle()) & 0xff;
   std::string damaged;
   if (rc == SQLITE_CORRUPT || rc == SQLITE_NOTADB || rc == SQLITE_CONSTRAINT) {
-    if (std::string d = first_damage(conn, "src"); !d.empty()) damaged = ": '" + other + "' is damaged (" + d + ")";
+    if (std::string d = first_damage(conn, "src"); !d.empty())
+      damaged = ": '" + other + "' is damaged (" + d + ")";
   }
   return "cannot merge '" + other + "' into tuning database '" + conn.path() + "'" + damaged +
          "; nothing was merged. " + error;
@@ -141,25 +144,25 @@ MergeStats copy_new_rows(Connection& conn, ForeignBinaries binaries) {
           "FROM src.gpu_models WHERE true ORDER BY id ON CONFLICT DO NOTHING");
   const std::string pcols = detail::problem_columns("");
   n.problems = run(conn, "INSERT INTO main.problems (" + pcols + ") SELECT " + pcols +
-                              " FROM src.problems WHERE true ORDER BY id ON CONFLICT DO NOTHING");
+                             " FROM src.problems WHERE true ORDER BY id ON CONFLICT DO NOTHING");
   const std::string ccols = detail::config_columns("");
   n.configs = run(conn, "INSERT INTO main.configs (" + ccols + ") SELECT " + ccols +
-                             " FROM src_configs WHERE true ORDER BY id ON CONFLICT DO NOTHING");
+                            " FROM src_configs WHERE true ORDER BY id ON CONFLICT DO NOTHING");
   // A sweep merged while it ran gets its end time when merged again after it finished.
   n.sweeps = run(conn, std::string("INSERT INTO main.sweeps (uid, gpu_model_id, started_at, "
-                                    "finished_at, hostname, command_line, strategy, "
-                                    "gemmtune_version, driver_version, runtime_version, "
-                                    "nvrtc_version, template_hash) "
-                                    "SELECT s.uid, mg.id, s.started_at, s.finished_at, s.hostname, "
-                                    "s.command_line, s.strategy, s.gemmtune_version, "
-                                    "s.driver_version, s.runtime_version, s.nvrtc_version, "
-                                    "s.template_hash FROM src.sweeps AS s "
-                                    "JOIN src.gpu_models AS sg ON sg.id = s.gpu_model_id "
-                                    "JOIN main.gpu_models AS mg ON ") +
-                            kSameGpu +
-                            " WHERE true ORDER BY s.id ON CONFLICT (uid) DO UPDATE SET "
-                            "finished_at = excluded.finished_at "
-                            "WHERE finished_at IS NULL AND excluded.finished_at IS NOT NULL");
+                                   "finished_at, hostname, command_line, strategy, "
+                                   "gemmtune_version, driver_version, runtime_version, "
+                                   "nvrtc_version, template_hash) "
+                                   "SELECT s.uid, mg.id, s.started_at, s.finished_at, s.hostname, "
+                                   "s.command_line, s.strategy, s.gemmtune_version, "
+                                   "s.driver_version, s.runtime_version, s.nvrtc_version, "
+                                   "s.template_hash FROM src.sweeps AS s "
+                                   "JOIN src.gpu_models AS sg ON sg.id = s.gpu_model_id "
+                                   "JOIN main.gpu_models AS mg ON ") +
+                           kSameGpu +
+                           " WHERE true ORDER BY s.id ON CONFLICT (uid) DO UPDATE SET "
+                           "finished_at = excluded.finished_at "
+                           "WHERE finished_at IS NULL AND excluded.finished_at IS NOT NULL");
   const std::string matched = std::string(" FROM %T AS r ") +
                               "JOIN src.sweeps AS ss ON ss.id = r.sweep_id "
                               "JOIN main.sweeps AS ms ON ms.uid = ss.uid "
@@ -171,20 +174,21 @@ MergeStats copy_new_rows(Connection& conn, ForeignBinaries binaries) {
     s.replace(s.find("%T"), 2, table);
     return s;
   };
-  n.results = run(conn,
-                  "INSERT INTO main.results (sweep_id, problem_id, config_id, status, median_ms, "
-                  "min_ms, max_ms, repetitions, tflops, rel_error, wide_error, registers, spill_bytes, "
-                  "smem_bytes, error, recorded_at) SELECT ms.id, mp.id, mc.id, r.status, "
-                  "r.median_ms, r.min_ms, r.max_ms, r.repetitions, r.tflops, r.rel_error, "
-                  "r.wide_error, r.registers, r.spill_bytes, r.smem_bytes, r.error, r.recorded_at" +
-                      from("src_results") +
-                      " JOIN src.configs AS sc ON sc.id = r.config_id "
-                      "JOIN main.configs AS mc ON mc.name = sc.name "
-                      // A wide-range error filled in later (Database::record_wide_error) comes
-                      // along to a copy of the result that lacks it.
-                      "WHERE true ORDER BY r.id ON CONFLICT (sweep_id, problem_id, config_id) DO UPDATE "
-                      "SET wide_error = excluded.wide_error "
-                      "WHERE wide_error IS NULL AND excluded.wide_error IS NOT NULL");
+  n.results =
+      run(conn,
+          "INSERT INTO main.results (sweep_id, problem_id, config_id, status, median_ms, "
+          "min_ms, max_ms, repetitions, tflops, rel_error, wide_error, registers, spill_bytes, "
+          "smem_bytes, error, recorded_at) SELECT ms.id, mp.id, mc.id, r.status, "
+          "r.median_ms, r.min_ms, r.max_ms, r.repetitions, r.tflops, r.rel_error, "
+          "r.wide_error, r.registers, r.spill_bytes, r.smem_bytes, r.error, r.recorded_at" +
+              from("src_results") +
+              " JOIN src.configs AS sc ON sc.id = r.config_id "
+              "JOIN main.configs AS mc ON mc.name = sc.name "
+              // A wide-range error filled in later (Database::record_wide_error) comes
+              // along to a copy of the result that lacks it.
+              "WHERE true ORDER BY r.id ON CONFLICT (sweep_id, problem_id, config_id) DO UPDATE "
+              "SET wide_error = excluded.wide_error "
+              "WHERE wide_error IS NULL AND excluded.wide_error IS NOT NULL");
   n.baselines = run(conn,
                     "INSERT INTO main.baselines (sweep_id, problem_id, library, median_ms, min_ms, "
                     "max_ms, tflops, recorded_at) SELECT ms.id, mp.id, r.library, r.median_ms, "
@@ -237,7 +241,8 @@ MergeStats Database::merge_from(const std::string& other, ForeignBinaries binari
   }
   if (conflict) {
     throw DatabaseError("cannot merge '" + other + "' into tuning database '" + conn_.path() +
-                        "': config '" + *conflict + "' has other parameters there; nothing was merged");
+                        "': config '" + *conflict +
+                        "' has other parameters there; nothing was merged");
   }
   return n;
 }

@@ -7,9 +7,7 @@
 namespace gemmtune::db {
 namespace {
 
-Connection& connection(const Database& db) {
-  return detail::DatabaseAccess::connection(db);
-}
+Connection& connection(const Database& db) { return detail::DatabaseAccess::connection(db); }
 
 std::int64_t count_rows(const Database& db, const char* table) {
   Statement st(connection(db), std::string("SELECT count(*) FROM ") + table);

@@ -28,9 +28,7 @@ std::string config_columns(std::string_view alias) {
   return out;
 }
 
-int config_column_count() {
-  return 4 + static_cast<int>(std::size(kSgemmKnobs));
-}
+int config_column_count() { return 4 + static_cast<int>(std::size(kSgemmKnobs)); }
 
 int bind_config(Statement& st, int i, const KernelConfig& c) {
   st.bind_text(i++, c.family);

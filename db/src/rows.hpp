@@ -28,8 +28,6 @@ int bind_problem(Statement& st, int first, const ProblemKey& p);
 ProblemKey read_problem(const Statement& st, int first);
 
 /// "'n'" or "'t'" as one-character text.
-inline std::string_view op_text(const char& op) {
-  return {&op, 1};
-}
+inline std::string_view op_text(const char& op) { return {&op, 1}; }
 
 }  // namespace gemmtune::db::detail

@@ -47,7 +47,8 @@ std::string migrate_hint(const Connection& conn) {
 
 // Knobs of kSgemmKnobs that have no column in `schema`.configs yet: knobs added after the file
 // was made.
-std::vector<const Knob*> missing_knob_columns(Connection& conn, const std::string& schema = "main") {
+std::vector<const Knob*> missing_knob_columns(Connection& conn,
+                                              const std::string& schema = "main") {
   std::set<std::string, std::less<>> columns;
   Statement st(conn, "SELECT name FROM pragma_table_info('configs', ?1)");
   st.bind_text(1, schema);
@@ -60,7 +61,8 @@ std::vector<const Knob*> missing_knob_columns(Connection& conn, const std::strin
 }
 
 // Whether `schema`.`table` (a table or a view) has `column`.
-bool has_column(Connection& conn, const std::string& schema, const std::string& table, const std::string& column) {
+bool has_column(Connection& conn, const std::string& schema, const std::string& table,
+                const std::string& column) {
   Statement st(conn, "SELECT 1 FROM pragma_table_info(?1, ?2) WHERE name = ?3");
   st.bind_text(1, table).bind_text(2, schema).bind_text(3, column);
   return st.step();
@@ -70,17 +72,19 @@ bool has_column(Connection& conn, const std::string& schema, const std::string& 
 // best_results with the wide-range error of version 3, NULL (temp names come first, so every
 // query reads these).
 void create_wide_error_views(Connection& conn) {
-  if (!has_column(conn, "main", "results", "wide_error")) create_results_view(conn, "results", "main");
+  if (!has_column(conn, "main", "results", "wide_error"))
+    create_results_view(conn, "results", "main");
   if (!has_column(conn, "main", "best_results", "wide_error"))
-    conn.exec("CREATE TEMP VIEW best_results AS SELECT *, NULL AS wide_error FROM main.best_results");
+    conn.exec(
+        "CREATE TEMP VIEW best_results AS SELECT *, NULL AS wide_error FROM main.best_results");
 }
 
 // The generated migration of the knob table: one column per new knob, its default filling the
 // rows already there (configs made before the knob existed ran with that value).
 void add_knob_columns(Connection& conn) {
   for (const Knob* knob : missing_knob_columns(conn))
-    conn.exec("ALTER TABLE configs ADD COLUMN " + std::string(knob->name) + " INTEGER NOT NULL DEFAULT " +
-              std::to_string(knob->default_value()));
+    conn.exec("ALTER TABLE configs ADD COLUMN " + std::string(knob->name) +
+              " INTEGER NOT NULL DEFAULT " + std::to_string(knob->default_value()));
 }
 
 }  // namespace
@@ -88,15 +92,9 @@ void add_knob_columns(Connection& conn) {
 std::string_view migration_sql(int version) {
   std::string_view sql;
   switch (version) {
-    case 1:
-      sql = detail::schema_v1_sql();
-      break;
-    case 2:
-      sql = detail::schema_v2_sql();
-      break;
-    case 3:
-      sql = detail::schema_v3_sql();
-      break;
+    case 1: sql = detail::schema_v1_sql(); break;
+    case 2: sql = detail::schema_v2_sql(); break;
+    case 3: sql = detail::schema_v3_sql(); break;
     default:
       throw DatabaseError("no migration to schema version " + std::to_string(version) +
                           " (this build knows 1.." + std::to_string(kSchemaVersion) + ")");
@@ -110,9 +108,7 @@ std::string_view migration_sql(int version) {
   return sql;
 }
 
-int schema_version(Connection& conn) {
-  return pragma_int(conn, "PRAGMA user_version");
-}
+int schema_version(Connection& conn) { return pragma_int(conn, "PRAGMA user_version"); }
 
 void check_schema_compatible(Connection& conn) {
   // One snapshot: another process may be creating the schema between two separate reads.
@@ -125,9 +121,11 @@ void check_schema_compatible(Connection& conn) {
   }
   // Every version gemmtune ever wrote carries its application_id (migrate() stamps both).
   if (version > 0 && app_id != kApplicationId) {
-    refuse(conn, "it is an SQLite database of another application (schema version " + std::to_string(version) +
-                     " but no gemmtune application_id); point GEMMTUNE_DB at a tuning database. The file "
-                     "was not changed");
+    refuse(conn,
+           "it is an SQLite database of another application (schema version " +
+               std::to_string(version) +
+               " but no gemmtune application_id); point GEMMTUNE_DB at a tuning database. The file "
+               "was not changed");
   }
   if (version > kSchemaVersion) refuse_newer(conn, version);
   if (version == 0 && user_objects(conn) > 0) {

@@ -46,16 +46,12 @@ const char* hint(int rc) {
     case SQLITE_NOTADB:
       return "the file is damaged or not a tuning database: restore a backup, or move it away and "
              "re-run the sweep";
-    case SQLITE_FULL:
-      return "the disk is full: free space and retry";
-    case SQLITE_CANTOPEN:
-      return "check that the file's directory exists and is writable";
-    case SQLITE_IOERR:
-      return "an I/O error: check the disk and the file system";
+    case SQLITE_FULL: return "the disk is full: free space and retry";
+    case SQLITE_CANTOPEN: return "check that the file's directory exists and is writable";
+    case SQLITE_IOERR: return "an I/O error: check the disk and the file system";
     case SQLITE_CONSTRAINT:
       return "a value breaks a rule of the schema (docs/database.md lists them)";
-    default:
-      return "see the SQLite message";
+    default: return "see the SQLite message";
   }
 }
 
@@ -78,9 +74,7 @@ std::string error_text(int rc, sqlite3* handle, const std::string& path, const c
          std::to_string(rc) + os_error + "); " + hint(rc);
 }
 
-bool is_failure(int rc) {
-  return rc != SQLITE_OK && rc != SQLITE_ROW && rc != SQLITE_DONE;
-}
+bool is_failure(int rc) { return rc != SQLITE_OK && rc != SQLITE_ROW && rc != SQLITE_DONE; }
 
 std::string short_sql(std::string_view sql) {
   std::string s(sql.substr(0, 80));
@@ -220,9 +214,7 @@ void Connection::close() noexcept {
   if (restore) leave_wal_mode(path_);
 }
 
-Connection::~Connection() {
-  close();
-}
+Connection::~Connection() { close(); }
 
 Connection::Connection(Connection&& other) noexcept
     : db_(std::exchange(other.db_, nullptr)),
@@ -282,13 +274,9 @@ void Connection::enable_wal() {
   wal_ = true;
 }
 
-std::int64_t Connection::last_insert_id() const {
-  return sqlite3_last_insert_rowid(db_);
-}
+std::int64_t Connection::last_insert_id() const { return sqlite3_last_insert_rowid(db_); }
 
-std::int64_t Connection::changes() const {
-  return sqlite3_changes64(db_);
-}
+std::int64_t Connection::changes() const { return sqlite3_changes64(db_); }
 
 // ---- Statement ----
 
@@ -304,9 +292,7 @@ void Statement::check(int rc, const std::string& what) const {
                where_.file_name(), static_cast<int>(where_.line()));
 }
 
-Statement::~Statement() {
-  sqlite3_finalize(stmt_);
-}  // its code repeats the last step's
+Statement::~Statement() { sqlite3_finalize(stmt_); }  // its code repeats the last step's
 
 Statement& Statement::bind_int(int index, std::int64_t value) {
   check(sqlite3_bind_int64(stmt_, index, value), "binding");
@@ -358,34 +344,22 @@ void Statement::reset() {
   check(sqlite3_clear_bindings(stmt_), "resetting");
 }
 
-int Statement::column_count() const {
-  return sqlite3_column_count(stmt_);
-}
+int Statement::column_count() const { return sqlite3_column_count(stmt_); }
 
-std::string Statement::column_name(int col) const {
-  return sqlite3_column_name(stmt_, col);
-}
+std::string Statement::column_name(int col) const { return sqlite3_column_name(stmt_, col); }
 
-int Statement::column_type(int col) const {
-  return sqlite3_column_type(stmt_, col);
-}
+int Statement::column_type(int col) const { return sqlite3_column_type(stmt_, col); }
 
-bool Statement::is_null(int col) const {
-  return column_type(col) == SQLITE_NULL;
-}
+bool Statement::is_null(int col) const { return column_type(col) == SQLITE_NULL; }
 
-std::int64_t Statement::get_int(int col) const {
-  return sqlite3_column_int64(stmt_, col);
-}
+std::int64_t Statement::get_int(int col) const { return sqlite3_column_int64(stmt_, col); }
 
 std::optional<std::int64_t> Statement::get_opt_int(int col) const {
   if (is_null(col)) return std::nullopt;
   return get_int(col);
 }
 
-double Statement::get_real(int col) const {
-  return sqlite3_column_double(stmt_, col);
-}
+double Statement::get_real(int col) const { return sqlite3_column_double(stmt_, col); }
 
 std::optional<double> Statement::get_opt_real(int col) const {
   if (is_null(col)) return std::nullopt;

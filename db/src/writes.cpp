@@ -126,18 +126,19 @@ void Database::record_results(Id sweep_id, std::span<const Result> batch) {
   require_writable("record results");
   for (const Result& r : batch) check_result(conn_, r);
   Transaction tx(conn_);
-  Statement ins(
-      conn_,
-      "INSERT INTO results (sweep_id, problem_id, config_id, status, median_ms, min_ms, "
-      "max_ms, repetitions, tflops, rel_error, registers, spill_bytes, smem_bytes, error, wide_error) "
-      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15) "
-      "ON CONFLICT (sweep_id, problem_id, config_id) DO UPDATE SET "
-      "status = excluded.status, median_ms = excluded.median_ms, "
-      "min_ms = excluded.min_ms, max_ms = excluded.max_ms, "
-      "repetitions = excluded.repetitions, tflops = excluded.tflops, "
-      "rel_error = excluded.rel_error, wide_error = excluded.wide_error, registers = excluded.registers, "
-      "spill_bytes = excluded.spill_bytes, smem_bytes = excluded.smem_bytes, "
-      "error = excluded.error, recorded_at = excluded.recorded_at");
+  Statement ins(conn_,
+                "INSERT INTO results (sweep_id, problem_id, config_id, status, median_ms, min_ms, "
+                "max_ms, repetitions, tflops, rel_error, registers, spill_bytes, smem_bytes, "
+                "error, wide_error) "
+                "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15) "
+                "ON CONFLICT (sweep_id, problem_id, config_id) DO UPDATE SET "
+                "status = excluded.status, median_ms = excluded.median_ms, "
+                "min_ms = excluded.min_ms, max_ms = excluded.max_ms, "
+                "repetitions = excluded.repetitions, tflops = excluded.tflops, "
+                "rel_error = excluded.rel_error, wide_error = excluded.wide_error, registers = "
+                "excluded.registers, "
+                "spill_bytes = excluded.spill_bytes, smem_bytes = excluded.smem_bytes, "
+                "error = excluded.error, recorded_at = excluded.recorded_at");
   for (const Result& r : batch) {
     ins.bind_int(1, sweep_id).bind_int(2, r.problem_id).bind_int(3, r.config_id);
     ins.bind_text(4, status_name(r.status)).bind_real(5, r.median_ms).bind_real(6, r.min_ms);

@@ -42,8 +42,7 @@ Decision judge(const gemmtune::Dispatcher& dispatcher, const gemmtune::Problem& 
   const double ours = choice.tuned->median_ms, theirs = *choice.tuned->cublas_median_ms;
   char text[160];
   std::snprintf(text, sizeof text, "%.4f ms, cuBLAS %.4f ms (%s %s)", ours, theirs,
-                gemmtune::choice_source_name(choice.source),
-                choice.tuned->problem.c_str());
+                gemmtune::choice_source_name(choice.source), choice.tuned->problem.c_str());
   if (ours < theirs) return {true, std::string("gemmtune: tuned ") + text};
   return {false, std::string("PyTorch: the tuned kernel was not faster than cuBLAS: ") + text};
 }

@@ -60,7 +60,8 @@ db::Binary to_binary(const GemmConfig& config, const std::string& arch, const st
   b.config_name = config_name(config);
   b.lowered_name = kernel.lowered_name;
   b.cubin.resize(kernel.cubin.size());
-  std::transform(kernel.cubin.begin(), kernel.cubin.end(), b.cubin.begin(), [](char x) { return std::byte(x); });
+  std::transform(kernel.cubin.begin(), kernel.cubin.end(), b.cubin.begin(),
+                 [](char x) { return std::byte(x); });
   if (kernel.resources.registers >= 0) b.registers = kernel.resources.registers;
   b.spill_bytes = kernel.resources.spill_stores;
   b.smem_bytes = config.smem_bytes() + kernel.resources.static_smem;

@@ -19,7 +19,8 @@ struct SplitKCounter {
     __syncthreads();
     return first;
   }
-  // Block-wide, first split only, after its writes of beta * C: makes them visible, raises the flag.
+  // Block-wide, first split only, after its writes of beta * C: makes them visible, raises the
+  // flag.
   __device__ __forceinline__ static void raise(int* counter, int tid) {
     __threadfence();
     __syncthreads();
@@ -44,7 +45,9 @@ struct SplitKCounter {
 
 // alpha * x, exactly 0 when alpha is 0 whatever x is: a device alpha of 0 (device pointer mode,
 // which the host cannot see) runs the GEMM, and Inf or NaN in A or B must not reach C as 0 * x.
-__device__ __forceinline__ float times_alpha(float alpha, float x) { return alpha == 0.f ? 0.f : alpha * x; }
+__device__ __forceinline__ float times_alpha(float alpha, float x) {
+  return alpha == 0.f ? 0.f : alpha * x;
+}
 
 // The scalars of a launch, read once: from device memory in device pointer mode.
 struct Scalars {
@@ -62,7 +65,8 @@ enum WriteMode { kAnyMode, kStore, kBlend, kAdd };
 // C is not read when beta == 0, so NaN in an uninitialised C cannot leak in; alpha == 0 gives
 // exactly beta * C (times_alpha).
 template <int W, int MODE = kAnyMode>
-__device__ __forceinline__ void write_c(const Scalars& s, float* dst, const float* acc, bool store_c) {
+__device__ __forceinline__ void write_c(const Scalars& s, float* dst, const float* acc,
+                                        bool store_c) {
   Vec<W> out;
   if (MODE == kAdd || (MODE == kAnyMode && !store_c)) {
     if (s.alpha == 0.f) return;  // C is beta C already: nothing to add
@@ -102,7 +106,12 @@ __device__ __forceinline__ void write_c(const Scalars& s, float* dst, const floa
 template <class Cfg>
 struct Epilogue {
   enum : int {
-    TM = Cfg::TM, TN = Cfg::TN, VM = Cfg::VM, VN = Cfg::VN, W = Cfg::WC, SPLIT_K = Cfg::SPLIT_K,
+    TM = Cfg::TM,
+    TN = Cfg::TN,
+    VM = Cfg::VM,
+    VN = Cfg::VN,
+    W = Cfg::WC,
+    SPLIT_K = Cfg::SPLIT_K,
     kStagedLd = Cfg::WN + 4,  // a staged row: + 4 keeps vector writes aligned, rows on other banks
     kStagedFloats = Cfg::kOutputWarps * Cfg::TY * kStagedLd,
     kMainloopFloats = Cfg::STAGES * (Cfg::kStageA + Cfg::kStageB),
@@ -113,8 +122,9 @@ struct Epilogue {
                 "a prescaled C is for atomic splits of every tile (GemmConfig::prescale_c)");
   static_assert(!Cfg::kWindowC || (!Cfg::kReduce && !Cfg::kStageC && Cfg::W == VN && VN > 1),
                 "windows of C are whole chunks of a tile kernel (GemmConfig::can_window_c)");
-  static_assert(!Cfg::kStageC || (!Cfg::kReduce && !Cfg::kStreamB && kStagedFloats <= kMainloopFloats),
-                "staging C needs a tile kernel and room in its shared memory (GemmConfig::can_stage_c)");
+  static_assert(
+      !Cfg::kStageC || (!Cfg::kReduce && !Cfg::kStreamB && kStagedFloats <= kMainloopFloats),
+      "staging C needs a tile kernel and room in its shared memory (GemmConfig::can_stage_c)");
 
   __device__ __forceinline__ static void run(const GemmArgs& p, const BlockWork& w,
                                              const WarpTile<Cfg>& tile,
@@ -127,8 +137,8 @@ struct Epilogue {
       cluster_split_sums(p, w, tile, acc, tid);
       return;
     }
-    // Split-tail blocks of unsplit tiles store like an unsplit kernel; split tiles' C holds beta * C
-    // (start()), to which each split adds.
+    // Split-tail blocks of unsplit tiles store like an unsplit kernel; split tiles' C holds beta *
+    // C (start()), to which each split adds.
     const bool splits = SPLIT_K > 1 && (!Cfg::kSplitTail || w.split);
     const bool store_c = !splits;
     if constexpr (Cfg::kPrescaleC) {
@@ -166,7 +176,8 @@ struct Epilogue {
 #pragma unroll
           for (int v = 0; v < VN / W; ++v) {
             const int col = w.n0 + tile.col0 + c * Cfg::TX * VN + v * W;
-            if (col < p.n) write_c<W>(scalars, gc + r * p.ldc + col, &acc[i][c * VN + v * W], store_c);
+            if (col < p.n)
+              write_c<W>(scalars, gc + r * p.ldc + col, &acc[i][c * VN + v * W], store_c);
           }
         }
       }
@@ -182,7 +193,8 @@ struct Epilogue {
 #if __CUDA_ARCH__ >= 900
     // Cluster splits: this block has started, so that the first block's shared memory may be
     // written once the barrier's phase completes (cluster_split_sums waits for it there).
-    if constexpr (Cfg::kClusterSplits) asm volatile("barrier.cluster.arrive.relaxed.aligned;\n" ::: "memory");
+    if constexpr (Cfg::kClusterSplits)
+      asm volatile("barrier.cluster.arrive.relaxed.aligned;\n" ::: "memory");
 #endif
     if constexpr (SPLIT_K > 1 && !Cfg::kOrderedSplits && !Cfg::kPrescaleC && !Cfg::kClusterSplits) {
       if (Cfg::kSplitTail && !w.split) return;
@@ -193,7 +205,8 @@ struct Epilogue {
       const int rows = min(Cfg::BM, p.m - w.m0), cols = min(Cfg::BN, p.n - w.n0);
       for (int e = tid; e < rows * cols; e += Cfg::kThreads) {
         float* const c = gc + static_cast<long long>(w.m0 + e / cols) * p.ldc + w.n0 + e % cols;
-        *c = s.beta == 0.f ? 0.f : s.beta * *c;  // C unread where beta is 0: NaN there cannot leak in
+        *c = s.beta == 0.f ? 0.f
+                           : s.beta * *c;  // C unread where beta is 0: NaN there cannot leak in
       }
       SplitKCounter::raise(counter, tid);
     }
@@ -201,8 +214,9 @@ struct Epilogue {
 
   // The split tile's counter: by tile for split-tail kernels, else by block column and batch.
   __device__ __forceinline__ static int* tile_counter(const GemmArgs& p, const BlockWork& w) {
-    return Cfg::kSplitTail ? p.tile_counters + w.tile
-                           : p.tile_counters + static_cast<long long>(w.batch) * gridDim.x + blockIdx.x;
+    return Cfg::kSplitTail
+               ? p.tile_counters + w.tile
+               : p.tile_counters + static_cast<long long>(w.batch) * gridDim.x + blockIdx.x;
   }
 
   // Split-K of a reduction with ordered splits: each split stores its sums in the workspace,
@@ -212,15 +226,16 @@ struct Epilogue {
   // product of 1e5 0.35-0.6 us slower than the atomic protocol on an H200 (7.17-7.33 against
   // 6.75-6.82 us), so the tuner times both and a deterministic dispatcher takes this one.
   __device__ __forceinline__ static void last_split_sums(const GemmArgs& p, const BlockWork& w,
-                                                         const WarpTile<Cfg>& tile, const Accumulators<Cfg>& acc,
-                                                         int tid) {
+                                                         const WarpTile<Cfg>& tile,
+                                                         const Accumulators<Cfg>& acc, int tid) {
     constexpr int kOutputs = Cfg::BM * Cfg::BN;
     const long long tiles = static_cast<long long>(gridDim.x) * p.batch,
                     tile_index = static_cast<long long>(w.batch) * gridDim.x + blockIdx.x;
     int* const counter = p.tile_counters + tile_index;
-    float* const sums = reinterpret_cast<float*>(p.tile_counters +
-                                                 (tiles + kSplitSumsAlign - 1) / kSplitSumsAlign * kSplitSumsAlign) +
-                        tile_index * SPLIT_K * kOutputs;
+    float* const sums =
+        reinterpret_cast<float*>(p.tile_counters + (tiles + kSplitSumsAlign - 1) / kSplitSumsAlign *
+                                                       kSplitSumsAlign) +
+        tile_index * SPLIT_K * kOutputs;
     // The KL lanes of a thread tile hold the same sums, the first warp those of all KW.
     const bool writer = tid % Cfg::KL == 0 && tid < Cfg::kOutputWarps * 32;
     const int split = blockIdx.z % SPLIT_K;
@@ -228,8 +243,7 @@ struct Epilogue {
 #pragma unroll
       for (int i = 0; i < TM; ++i)
 #pragma unroll
-        for (int j = 0; j < TN; ++j)
-          sums[split * kOutputs + output_of(tile, i, j)] = acc[i][j];
+        for (int j = 0; j < TN; ++j) sums[split * kOutputs + output_of(tile, i, j)] = acc[i][j];
     }
     __shared__ int last;
     __threadfence();  // this split's sums are visible before its ticket
@@ -248,7 +262,8 @@ struct Epilogue {
     float* gc = batch_c(p, w.batch);
     auto put = [&](int at, float total) {
       const int r = w.m0 + at / Cfg::BN, c = w.n0 + at % Cfg::BN;
-      if (r < p.m && c < p.n) write_c<1, kAnyMode>(scalars, gc + static_cast<long long>(r) * p.ldc + c, &total, true);
+      if (r < p.m && c < p.n)
+        write_c<1, kAnyMode>(scalars, gc + static_cast<long long>(r) * p.ldc + c, &total, true);
     };
     if constexpr (G == 1) {
       for (int at = tid; at < kOutputs; at += T) {
@@ -283,21 +298,24 @@ struct Epilogue {
   // others' shared memory instead, with a second barrier to keep them until it had, made cluster
   // configs 0.5-8% slower on an H200: a dot of 1e5 in 16 x 1024 threads 6.4 against 6.1 us.)
   __device__ __forceinline__ static void cluster_split_sums(const GemmArgs& p, const BlockWork& w,
-                                                            const WarpTile<Cfg>& tile, const Accumulators<Cfg>& acc,
-                                                            int tid) {
-    static_assert(SPLIT_K >= 2 && SPLIT_K <= 16 && Cfg::kReduce,
-                  "cluster splits are a split reduction's, 2 to 16 blocks (GemmConfig::cluster_splits)");
+                                                            const WarpTile<Cfg>& tile,
+                                                            const Accumulators<Cfg>& acc, int tid) {
+    static_assert(
+        SPLIT_K >= 2 && SPLIT_K <= 16 && Cfg::kReduce,
+        "cluster splits are a split reduction's, 2 to 16 blocks (GemmConfig::cluster_splits)");
 #if __CUDA_ARCH__ >= 900
     constexpr int kOutputs = Cfg::BM * Cfg::BN;
     __shared__ float sums[SPLIT_K][kOutputs];  // the first block's: every split's sums
     asm volatile("barrier.cluster.wait.aligned;\n" ::: "memory");  // every block has started
     // The KL lanes of a thread tile hold the same sums, the first warp those of all KW.
     if (tid % Cfg::KL == 0 && tid < Cfg::kOutputWarps * 32) {
-      const unsigned row = static_cast<unsigned>(__cvta_generic_to_shared(sums[blockIdx.z % SPLIT_K]));
+      const unsigned row =
+          static_cast<unsigned>(__cvta_generic_to_shared(sums[blockIdx.z % SPLIT_K]));
 #pragma unroll
       for (int i = 0; i < TM; ++i)
 #pragma unroll
-        for (int j = 0; j < TN; ++j) cluster_shared_store(row + 4u * output_of(tile, i, j), 0, acc[i][j]);
+        for (int j = 0; j < TN; ++j)
+          cluster_shared_store(row + 4u * output_of(tile, i, j), 0, acc[i][j]);
     }
     cluster_barrier();
     if (blockIdx.z % SPLIT_K != 0) return;
@@ -308,14 +326,17 @@ struct Epilogue {
 #pragma unroll
       for (int s = 0; s < SPLIT_K; ++s) total += sums[s][at];
       const int r = w.m0 + at / Cfg::BN, c = w.n0 + at % Cfg::BN;
-      if (r < p.m && c < p.n) write_c<1, kAnyMode>(scalars, gc + static_cast<long long>(r) * p.ldc + c, &total, true);
+      if (r < p.m && c < p.n)
+        write_c<1, kAnyMode>(scalars, gc + static_cast<long long>(r) * p.ldc + c, &total, true);
     }
 #endif
   }
 #if __CUDA_ARCH__ >= 900
   // Every thread of the cluster's blocks: their shared-memory writes before, visible after.
   __device__ __forceinline__ static void cluster_barrier() {
-    asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::: "memory");
+    asm volatile(
+        "barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::
+            : "memory");
   }
   // Stores v at shared-memory address `local` of the cluster's block `rank`.
   __device__ __forceinline__ static void cluster_shared_store(unsigned local, int rank, float v) {
@@ -333,7 +354,8 @@ struct Epilogue {
   }
   // Accumulator (i, j)'s place in the block tile, row-major.
   __device__ __forceinline__ static int output_of(const WarpTile<Cfg>& tile, int i, int j) {
-    return (tile.row0 + (i / VM) * Cfg::TY * VM + i % VM) * Cfg::BN + tile.col0 + (j / VN) * Cfg::TX * VN + j % VN;
+    return (tile.row0 + (i / VM) * Cfg::TY * VM + i % VM) * Cfg::BN + tile.col0 +
+           (j / VN) * Cfg::TX * VN + j % VN;
   }
 
   // C's rows start anywhere (ldc not a multiple of VN), but a warp's VN-wide chunks of one row are
@@ -345,15 +367,16 @@ struct Epilogue {
   // window (head) and the one after its last chunk (tail) are partial: their floats go out one at
   // a time, the head's by lane 0 and the tail's by lane TX - 1, in the same instructions.
   template <int MODE>
-  __device__ __forceinline__ static void windowed(const GemmArgs& p, const Scalars& scalars, const BlockWork& w,
-                                                  const WarpTile<Cfg>& tile, const Accumulators<Cfg>& acc,
-                                                  int tid, float* gc) {
+  __device__ __forceinline__ static void windowed(const GemmArgs& p, const Scalars& scalars,
+                                                  const BlockWork& w, const WarpTile<Cfg>& tile,
+                                                  const Accumulators<Cfg>& acc, int tid,
+                                                  float* gc) {
     constexpr bool store_c = MODE != kAdd;
     constexpr int NB = TN / VN, TX = Cfg::TX;
     int lane = tid % 32;
     asm volatile("" : "+r"(lane));  // computed after the K loop (as in staged())
     const int tx = (tile.col0 % Cfg::WN) / VN;
-    const int first_col = w.n0 + tile.col0 - tx * VN;  // the warp tile's first column
+    const int first_col = w.n0 + tile.col0 - tx * VN;    // the warp tile's first column
     const int from = tx > 0 ? lane - 1 : lane + TX - 1;  // the lane holding the chunk before
 #pragma unroll
     for (int i = 0; i < TM; ++i) {
@@ -366,15 +389,18 @@ struct Epilogue {
       for (int b = 0; b < NB; ++b) {
         before[b][0] = 0.f;
 #pragma unroll
-        for (int e = 1; e < VN; ++e) before[b][e] = __shfl_sync(0xffffffffu, acc[i][b * VN + e], from);
+        for (int e = 1; e < VN; ++e)
+          before[b][e] = __shfl_sync(0xffffffffu, acc[i][b * VN + e], from);
       }
       float head[VN];
 #pragma unroll
       for (int b = 0; b < NB; ++b) {
         const float* x = &acc[i][b * VN];
-        float prev[VN];  // by value: a pointer chosen at run time would put the arrays in local memory
+        float prev[VN];  // by value: a pointer chosen at run time would put the arrays in local
+                         // memory
 #pragma unroll
-        for (int e = 0; e < VN; ++e) prev[e] = tx > 0 || b == 0 ? before[b][e] : before[b > 0 ? b - 1 : 0][e];
+        for (int e = 0; e < VN; ++e)
+          prev[e] = tx > 0 || b == 0 ? before[b][e] : before[b > 0 ? b - 1 : 0][e];
         float win[VN];
 #pragma unroll
         for (int e = 0; e < VN; ++e) {
@@ -422,7 +448,8 @@ struct Epilogue {
 #pragma unroll
         for (int e = 0; e < VN; ++e) {
           if (e >= s && e - s < room) write_c<1, MODE>(scalars, row + e - s, &head[e], store_c);
-          if (e < s && tail_start + e < room) write_c<1, MODE>(scalars, row + tail_start + e, &tail[e], store_c);
+          if (e < s && tail_start + e < room)
+            write_c<1, MODE>(scalars, row + tail_start + e, &tail[e], store_c);
         }
       }
     }
@@ -431,8 +458,8 @@ struct Epilogue {
   // Accumulator row i of every lane of a warp covers TY rows of the warp tile (one per lane row
   // ty), all WN columns: staged as TY rows of kStagedLd floats, then written 32 adjacent floats
   // per instruction, each lane TN of them.
-  __device__ __forceinline__ static void staged(const GemmArgs& p, const Scalars& scalars, const BlockWork& w,
-                                                const WarpTile<Cfg>& tile,
+  __device__ __forceinline__ static void staged(const GemmArgs& p, const Scalars& scalars,
+                                                const BlockWork& w, const WarpTile<Cfg>& tile,
                                                 const Accumulators<Cfg>& acc, float* smem, int tid,
                                                 float* gc, bool store_c) {
     int lane = tid % 32;
@@ -458,7 +485,8 @@ struct Epilogue {
       for (int q = 0; q < TN; ++q) {
         const int at = q * 32 + lane, y = at / Cfg::WN, x = at % Cfg::WN;
         const int r = w.m0 + wm0 + y * VM + row_in_group, col = w.n0 + wn0 + x;
-        if (r < p.m && col < p.n) write_c<1>(scalars, gc + r * p.ldc + col, rows + y * kStagedLd + x, store_c);
+        if (r < p.m && col < p.n)
+          write_c<1>(scalars, gc + r * p.ldc + col, rows + y * kStagedLd + x, store_c);
       }
       __syncwarp();  // the row is written out before the next one is staged over it
     }

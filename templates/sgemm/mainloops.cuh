@@ -106,8 +106,8 @@ struct StreamingMainloop {
 // k0 + (u * S + share) * VEC, so that together the KL lanes of a warp read KL * VEC
 // adjacent floats of each K-contiguous row (A not transposed, B transposed), in GA/GB-float
 // pieces; an operand stored the other way is read along its outputs, for each k the thread
-// tile's VM (VN) adjacent rows (columns) as one vector, as wide as GA (GB) allows. Two register sets
-// of steps, as in StreamingMainloop. An operand that no other block reads (A where one block
+// tile's VM (VN) adjacent rows (columns) as one vector, as wide as GA (GB) allows. Two register
+// sets of steps, as in StreamingMainloop. An operand that no other block reads (A where one block
 // column covers N, B where one block row covers M: the matrix of a matrix-vector product, both
 // vectors of a dot) is read evict-first (load_vec_once) where each value is loaded by one thread
 // tile and 16 or more lanes share a row (kOnceA/B). Where its runs are narrowed by an odd leading
@@ -115,18 +115,25 @@ struct StreamingMainloop {
 // the run's next piece), and not in blocks of one thread tile (a dot's; kOnceNarrowA/B), and
 // not in PLAIN_NARROW_RUNS instances: which is faster depends on the problem, so the tuner times
 // both (H200, 1x2 l16 j2: 1x4095x4095 nt 27.4 us plain, 25.1 evict-first in L2; 1x12289x4097 nt
-// 60.5 and 62.0; evict-first in L1 and L2 as well, 26.8 and 69.3; docs/PERFORMANCE.md, twentieth
-// session). A dot's vectors evict-first: 99999, 1x1 l32 j4 k64, 6.6 -> 7.2 us (H100). Measured
-// against evict-first (H200): tiles of 8 lanes per row (50000x3x512 nt, 4x4 l8: 50 -> 80 us);
-// a run-time choice between loads compiled into configs that then take the plain one
-// (3x8192x4096 nt, 1x4 l32: 62.6 -> 69.0 us; H100, a dot of 9999999, 1x1 l32 j4 k64: 76 -> 97
-// us). At the end the KL lanes sum their accumulators with shuffles, the KW warps through shared
-// memory; the Epilogue writes from the first lane of the first warp.
+// 60.5 and 62.0; evict-first in L1 and L2 as well, 26.8 and 69.3; commit 438bd92). A dot's vectors
+// evict-first: 99999, 1x1 l32 j4 k64, 6.6 -> 7.2 us (H100). Measured against evict-first (H200):
+// tiles of 8 lanes per row (50000x3x512 nt, 4x4 l8: 50 -> 80 us); a run-time choice between loads
+// compiled into configs that then take the plain one (3x8192x4096 nt, 1x4 l32: 62.6 -> 69.0 us;
+// H100, a dot of 9999999, 1x1 l32 j4 k64: 76 -> 97 us). At the end the KL lanes sum their
+// accumulators with shuffles, the KW warps through shared memory; the Epilogue writes from the
+// first lane of the first warp.
 template <class Cfg>
 struct ReductionMainloop {
   enum : int {
-    TM = Cfg::TM, TN = Cfg::TN, KL = Cfg::KL, KW = Cfg::KW, V = Cfg::VEC, RUNS = Cfg::BK / Cfg::VEC,
-    S = Cfg::KL * Cfg::KW, STEP = S * Cfg::BK, kOwners = Cfg::kOutputWarps * 32,
+    TM = Cfg::TM,
+    TN = Cfg::TN,
+    KL = Cfg::KL,
+    KW = Cfg::KW,
+    V = Cfg::VEC,
+    RUNS = Cfg::BK / Cfg::VEC,
+    S = Cfg::KL * Cfg::KW,
+    STEP = S * Cfg::BK,
+    kOwners = Cfg::kOutputWarps * 32,
     // Widths of the loads along the outputs (A transposed, B not): a VM (VN) chunk of the thread
     // tile, narrowed to the data's alignment.
     VA = Cfg::GA < Cfg::VM ? Cfg::GA : Cfg::VM,
@@ -148,11 +155,16 @@ struct ReductionMainloop {
   const GemmArgs& p;
   const BlockWork& w;
   const int tid;
-  const int share;  // this lane's place among the S sharers of its thread tile
+  const int share;            // this lane's place among the S sharers of its thread tile
   const bool a_once, b_once;  // A (B) read by this block alone: evict-first
 
-  __device__ __forceinline__ ReductionMainloop(const GemmArgs& p_, const BlockWork& w_, float*, int tid_)
-      : p(p_), w(w_), tid(tid_), share((tid_ / kOwners) * KL + tid_ % KL), a_once(kOnceA && p_.n <= Cfg::BN),
+  __device__ __forceinline__ ReductionMainloop(const GemmArgs& p_, const BlockWork& w_, float*,
+                                               int tid_)
+      : p(p_),
+        w(w_),
+        tid(tid_),
+        share((tid_ / kOwners) * KL + tid_ % KL),
+        a_once(kOnceA && p_.n <= Cfg::BN),
         b_once(kOnceB && p_.m <= Cfg::BM) {}
 
   template <int G>
@@ -169,7 +181,8 @@ struct ReductionMainloop {
   }
   // The run of V values of K from k on, at src, in G-float pieces; zeros past K or when !ok.
   template <int G>
-  __device__ __forceinline__ void run(float (&out)[V], const float* src, int k, bool ok, bool once) const {
+  __device__ __forceinline__ void run(float (&out)[V], const float* src, int k, bool ok,
+                                      bool once) const {
 #pragma unroll
     for (int s = 0; s < V / G; ++s) {
       Vec<G> v;
@@ -193,8 +206,8 @@ struct ReductionMainloop {
   // columns of B) at src + k * ld as one vector, into out[e][first..first + G); zeros past K or
   // when !ok.
   template <int G, int T>
-  __device__ __forceinline__ void across(float (&out)[V][T], int first, const float* src, long long ld,
-                                         int k, bool ok, bool once) const {
+  __device__ __forceinline__ void across(float (&out)[V][T], int first, const float* src,
+                                         long long ld, int k, bool ok, bool once) const {
 #pragma unroll
     for (int e = 0; e < V; ++e) {
       Vec<G> v;
@@ -220,7 +233,7 @@ struct ReductionMainloop {
         if constexpr (!Cfg::TA) {
           float values[V];
           run<Cfg::GA>(values, a0 + r * p.lda + k, k, r < p.m,
-              a_once && (Cfg::GA == V || kOnceNarrowA));
+                       a_once && (Cfg::GA == V || kOnceNarrowA));
 #pragma unroll
           for (int e = 0; e < V; ++e) a[u][e][i] = values[e];
         } else if (i % VA == 0) {  // VA adjacent rows of the tile, for each k
@@ -233,7 +246,7 @@ struct ReductionMainloop {
         if constexpr (Cfg::TB) {
           float values[V];
           run<Cfg::GB>(values, b0 + c * p.ldb + k, k, c < p.n,
-              b_once && (Cfg::GB == V || kOnceNarrowB));
+                       b_once && (Cfg::GB == V || kOnceNarrowB));
 #pragma unroll
           for (int e = 0; e < V; ++e) b[u][e][j] = values[e];
         } else if (j % VB == 0) {  // VB adjacent columns of the tile, for each k
@@ -398,11 +411,12 @@ struct If<false, T, F> {
 // The mainloop of an instance: the warpgroup instruction's, the reduction, streaming for thin
 // tiles, else by pipeline depth.
 template <class Cfg>
-using Mainloop = typename If<Cfg::kWgmma, WgmmaMainloop<Cfg>, typename If<
-    Cfg::kReduce, ReductionMainloop<Cfg>,
-    typename If<Cfg::kStreamB, StreamingMainloop<Cfg>,
-                typename If<(Cfg::STAGES <= 2), RegisterPrefetchMainloop<Cfg>,
-                            CpAsyncMainloop<Cfg>>::type>::type>::type>::type;
+using Mainloop = typename If<
+    Cfg::kWgmma, WgmmaMainloop<Cfg>,
+    typename If<Cfg::kReduce, ReductionMainloop<Cfg>,
+                typename If<Cfg::kStreamB, StreamingMainloop<Cfg>,
+                            typename If<(Cfg::STAGES <= 2), RegisterPrefetchMainloop<Cfg>,
+                                        CpAsyncMainloop<Cfg>>::type>::type>::type>::type;
 
 }  // namespace detail
 }  // namespace gemmtune

@@ -17,9 +17,7 @@ __device__ __forceinline__ void cp_async(float* dst, const float* src, bool vali
                  "n"(BYTES), "r"(src_bytes));
   }
 }
-__device__ __forceinline__ void cp_async_commit() {
-  asm volatile("cp.async.commit_group;\n" ::);
-}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
 template <int N>
 __device__ __forceinline__ void cp_async_wait() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
@@ -73,10 +71,13 @@ __device__ __forceinline__ Vec<N> load_vec_once_l2(const float* p) {
   Vec<N> v;
   if constexpr (N == 2) {
     asm("ld.global.L1::evict_normal.L2::cache_hint.v2.f32 {%0, %1}, [%2], %3;"
-        : "=f"(v.v[0]), "=f"(v.v[1]) : "l"(p), "l"(policy));
+        : "=f"(v.v[0]), "=f"(v.v[1])
+        : "l"(p), "l"(policy));
   } else {
     static_assert(N == 1, "whole runs use load_vec_once");
-    asm("ld.global.L1::evict_normal.L2::cache_hint.f32 %0, [%1], %2;" : "=f"(v.v[0]) : "l"(p), "l"(policy));
+    asm("ld.global.L1::evict_normal.L2::cache_hint.f32 %0, [%1], %2;"
+        : "=f"(v.v[0])
+        : "l"(p), "l"(policy));
   }
   return v;
 }

@@ -40,7 +40,8 @@ __device__ __forceinline__ void split_tf32(float x, unsigned& big, unsigned& sma
 // d += a * b for one m16n8k8 tile (d = a * b when FROM_ZERO): a holds rows g, g+8 at columns t,
 // t+4 (a0..a3 in the instruction's order); b rows t, t+4 at column g.
 template <bool FROM_ZERO = false>
-__device__ __forceinline__ void mma_tf32(float (&d)[4], const unsigned (&a)[4], const unsigned (&b)[2]) {
+__device__ __forceinline__ void mma_tf32(float (&d)[4], const unsigned (&a)[4],
+                                         const unsigned (&b)[2]) {
   const float z = 0.f;
   asm volatile(
       "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
@@ -73,8 +74,8 @@ struct SplitFragment {
 // its B column (warp column + g). acc[2 * mi + h][2 * ni + e] is row 16 mi + 8 h, column
 // 8 ni + 2 t + e of the warp's tile; for MATH >= 3 rows TM.. hold the slice's sums.
 template <class Cfg, class Acc>
-__device__ __forceinline__ void mma_slice(Acc& acc, const float* as, const float* bs, int row0, int bcol,
-                                          int t) {
+__device__ __forceinline__ void mma_slice(Acc& acc, const float* as, const float* bs, int row0,
+                                          int bcol, int t) {
   constexpr int MI = Cfg::WM / 16, NI = Cfg::WN / 8, MATH = Cfg::MATH, TM = Cfg::TM;
   constexpr bool kSplit = MATH >= 2;
   constexpr int kSum = MATH >= 3 ? TM : 0;  // first row of the accumulators the mma adds into
@@ -101,8 +102,8 @@ __device__ __forceinline__ void mma_slice(Acc& acc, const float* as, const float
     for (int mi = 0; mi < MI; ++mi)
 #pragma unroll
       for (int ni = 0; ni < NI; ++ni) {
-        float d[4] = {acc[kSum + 2 * mi][2 * ni], acc[kSum + 2 * mi][2 * ni + 1], acc[kSum + 2 * mi + 1][2 * ni],
-                      acc[kSum + 2 * mi + 1][2 * ni + 1]};
+        float d[4] = {acc[kSum + 2 * mi][2 * ni], acc[kSum + 2 * mi][2 * ni + 1],
+                      acc[kSum + 2 * mi + 1][2 * ni], acc[kSum + 2 * mi + 1][2 * ni + 1]};
         // A slice's sums (MATH >= 3) start from zero: its first product does not read d.
         if constexpr (MATH == 4) {
           if (kk == 0)

@@ -21,7 +21,8 @@
 extern "C" __global__ void gemmtune_pack_operand(gemmtune::PackArgs p) {
   const long long quads = p.dst_ld / 4;
   for (int b = blockIdx.z; b < p.batch; b += gridDim.z)
-    for (long long r = blockIdx.y * blockDim.y + threadIdx.y; r < p.rows; r += (long long)gridDim.y * blockDim.y) {
+    for (long long r = blockIdx.y * blockDim.y + threadIdx.y; r < p.rows;
+         r += (long long)gridDim.y * blockDim.y) {
       const float* src = p.src + b * p.stride + r * p.ld;
       float* dst = p.dst + b * p.dst_stride + r * p.dst_ld;
       for (long long q = blockIdx.x * (long long)blockDim.x + threadIdx.x; q < quads;
@@ -112,8 +113,10 @@ extern "C" __global__ void __launch_bounds__(256) gemmtune_pack_split(gemmtune::
         const int g = t + 256 * q;
 #pragma unroll
         for (int e = 0; e < 4; ++e) {
-          if (p.transposed) tile[4 * (g % (kRows / 4)) + e][g / (kRows / 4)] = v[q][e];
-          else tile[g / 8][4 * (g % 8) + e] = v[q][e];
+          if (p.transposed)
+            tile[4 * (g % (kRows / 4)) + e][g / (kRows / 4)] = v[q][e];
+          else
+            tile[g / 8][4 * (g % 8) + e] = v[q][e];
         }
       }
       __syncthreads();
@@ -156,9 +159,11 @@ extern "C" __global__ void __launch_bounds__(256) gemmtune_prescale_c(gemmtune::
 #endif
   const float beta = p.beta_ptr ? *p.beta_ptr : p.beta;
   const long long per_matrix = static_cast<long long>(p.m) * p.n;
-  for (long long e = blockIdx.x * 256LL + threadIdx.x; e < per_matrix * p.batch; e += gridDim.x * 256LL) {
+  for (long long e = blockIdx.x * 256LL + threadIdx.x; e < per_matrix * p.batch;
+       e += gridDim.x * 256LL) {
     const long long at = e % per_matrix;
-    float* const c = gemmtune::detail::batch_c(p, int(e / per_matrix)) + at / p.n * p.ldc + at % p.n;
+    float* const c =
+        gemmtune::detail::batch_c(p, int(e / per_matrix)) + at / p.n * p.ldc + at % p.n;
     *c = beta == 0.f ? 0.f : beta * *c;
   }
 }

@@ -22,8 +22,9 @@ namespace detail {
 //                   widths of C and of streamed B (<= W)
 //   kStageC         the Epilogue writes C through shared memory (GemmConfig::stage_c)
 //   kWindowC        the Epilogue writes C in aligned windows (GemmConfig::window_c)
-//   kOrderedSplits  a split reduction's last split adds the splits' sums (GemmConfig::ordered_splits)
-//   kPrescaleC      C holds beta * C before the kernel starts (gemmtune_prescale_c): splits only
+//   kOrderedSplits  a split reduction's last split adds the splits' sums
+//   (GemmConfig::ordered_splits) kPrescaleC      C holds beta * C before the kernel starts
+//   (gemmtune_prescale_c): splits only
 //                   add (GemmConfig::prescale_c)
 //   kClusterSplits  a split reduction's splits are one cluster's blocks and add their sums in
 //                   distributed shared memory (GemmConfig::cluster_splits)
@@ -36,8 +37,11 @@ namespace detail {
 // Enumerators rather than static constexpr members: NVRTC emits each of those as a global
 // variable in the cubin.
 template <int BM_, int BN_, int BK_, int WM_, int WN_, int TM_, int TN_, int STAGES_, int VEC_,
-          int PAD_, int SPLIT_K_, int RASTER_, int OCCUPANCY_, int K_LANES_, int K_WARPS_, int MATH_,
-          int WGMMA_, bool TA_, bool TB_, int GA_, int GB_, int GC_, bool STAGE_C_ = false, bool SPLIT_TAIL_ = false, bool WINDOW_C_ = false, bool ORDERED_SPLITS_ = false, bool PRESCALE_C_ = false, bool PLAIN_NARROW_RUNS_ = false, bool CLUSTER_SPLITS_ = false, bool EARLY_BARRIER_ = false>
+          int PAD_, int SPLIT_K_, int RASTER_, int OCCUPANCY_, int K_LANES_, int K_WARPS_,
+          int MATH_, int WGMMA_, bool TA_, bool TB_, int GA_, int GB_, int GC_,
+          bool STAGE_C_ = false, bool SPLIT_TAIL_ = false, bool WINDOW_C_ = false,
+          bool ORDERED_SPLITS_ = false, bool PRESCALE_C_ = false, bool PLAIN_NARROW_RUNS_ = false,
+          bool CLUSTER_SPLITS_ = false, bool EARLY_BARRIER_ = false>
 struct Traits {
   // clang-format off
   enum : int {
@@ -160,7 +164,8 @@ struct BlockWork {
   }
 
   template <class Cfg>
-  __device__ __forceinline__ static BlockWork of_split_tail(const GemmArgs& p, int tiles_m, int tiles_n) {
+  __device__ __forceinline__ static BlockWork of_split_tail(const GemmArgs& p, int tiles_m,
+                                                            int tiles_n) {
     static_assert(Cfg::SPLIT_K > 1, "split_tail splits the tiles past whole rounds");
     const int tiles = tiles_m * tiles_n;
     const int whole = tiles - (int(gridDim.x) - tiles) / (Cfg::SPLIT_K - 1);
@@ -214,7 +219,8 @@ struct WarpTile {
   __device__ __forceinline__ explicit WarpTile(int tid) {
     // A reduction's KL neighbouring lanes, and its KW warps kOutputWarps apart, share one
     // thread tile (ReductionMainloop).
-    const int warp = Cfg::KW == 1 ? tid / 32 : (tid / 32) % Cfg::kOutputWarps, lane = (tid % 32) / Cfg::KL;
+    const int warp = Cfg::KW == 1 ? tid / 32 : (tid / 32) % Cfg::kOutputWarps,
+              lane = (tid % 32) / Cfg::KL;
     const int wm0 = (warp / (Cfg::BN / Cfg::WN)) * Cfg::WM,
               wn0 = (warp % (Cfg::BN / Cfg::WN)) * Cfg::WN;
     const int ty = lane / Cfg::TX, tx = lane % Cfg::TX;
@@ -260,7 +266,8 @@ struct WarpTile {
     }
   }
   // The outer product of one k-step's fragments into the accumulators.
-  __device__ __forceinline__ static void multiply(Accumulators<Cfg>& acc, const float (&fa)[Cfg::TM],
+  __device__ __forceinline__ static void multiply(Accumulators<Cfg>& acc,
+                                                  const float (&fa)[Cfg::TM],
                                                   const float (&fb)[Cfg::TN]) {
     constexpr int TM = Cfg::TM, TN = Cfg::TN;
     // The longer fragment in the outer loop: measured faster for both 16x8 and 8x16 tiles.
@@ -287,7 +294,8 @@ struct WarpTile {
 // save, so its loader is instantiated with VEC = GW (OperandSlices): lanes then read adjacent
 // pieces, which coalesces better. KEEP (the tensor-core step) keeps a K-contiguous operand as it
 // is, S[x][k] with row stride LDS, so that it moves in whole vectors too.
-template <int X, int BK, int LDS, int VEC, int THREADS, bool K_CONTIGUOUS, int GW, bool KEEP = false>
+template <int X, int BK, int LDS, int VEC, int THREADS, bool K_CONTIGUOUS, int GW,
+          bool KEEP = false>
 struct TileLoader {
   static constexpr int kTotal = X * BK / VEC;  // vectors in a slice
   // Per thread (the last round may be partial).
@@ -400,7 +408,9 @@ struct TileLoader {
     const long long row_stride = kRowStep * ld;
     // Shared memory: rows are x (K-contiguous: transposed unless KEEP) or k.
     constexpr int kDstRowStep = K_CONTIGUOUS && !KEEP ? kRowStep : kRowStep * LDS;
-    float* dst0 = s + (K_CONTIGUOUS && !KEEP ? k * LDS + x : K_CONTIGUOUS ? x * LDS + k : k * LDS + x);
+    float* dst0 = s + (K_CONTIGUOUS && !KEEP ? k * LDS + x
+                       : K_CONTIGUOUS        ? x * LDS + k
+                                             : k * LDS + x);
 #pragma unroll
     for (int i = 0; i < kVectors; ++i) {
       if (!active(tid, i)) continue;
@@ -432,8 +442,10 @@ struct OperandSlices {
     kChunkA = Cfg::STAGES >= 3 ? Cfg::GA : Cfg::VEC,
     kChunkB = Cfg::STAGES >= 3 ? Cfg::GB : Cfg::VEC,
   };
-  using LoaderA = TileLoader<Cfg::BM, Cfg::BK, Cfg::LDA, kChunkA, Cfg::kThreads, !Cfg::TA, Cfg::GA, Cfg::kMma>;
-  using LoaderB = TileLoader<Cfg::BN, Cfg::BK, Cfg::LDB, kChunkB, Cfg::kThreads, Cfg::TB, Cfg::GB, Cfg::kMma>;
+  using LoaderA =
+      TileLoader<Cfg::BM, Cfg::BK, Cfg::LDA, kChunkA, Cfg::kThreads, !Cfg::TA, Cfg::GA, Cfg::kMma>;
+  using LoaderB =
+      TileLoader<Cfg::BN, Cfg::BK, Cfg::LDB, kChunkB, Cfg::kThreads, Cfg::TB, Cfg::GB, Cfg::kMma>;
 
   float* As;
   float* Bs;

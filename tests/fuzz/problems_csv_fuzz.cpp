@@ -49,8 +49,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     FUZZ_CHECK(p.m >= 1 && p.n >= 1 && p.k >= 1, text);
     FUZZ_CHECK(p.batch >= 1 && p.batch <= 65535, text);
     rows += std::to_string(p.m) + "," + std::to_string(p.n) + "," + std::to_string(p.k) + "," +
-            gemmtune::op_char(p.op_a) + gemmtune::op_char(p.op_b) + "," +
-            std::to_string(p.batch) + "\n";
+            gemmtune::op_char(p.op_a) + gemmtune::op_char(p.op_b) + "," + std::to_string(p.batch) +
+            "\n";
   }
   const auto again = read(rows, "xn");  // every row names its layout: the default is never used
   FUZZ_CHECK(again && *again == *problems, text);

@@ -31,7 +31,7 @@ inline std::string cli_path() {
 struct RunOptions {
   std::vector<std::pair<std::string, std::string>> set_env = {};  ///< variables set for the run
   std::vector<std::string> unset_env = {};                        ///< variables removed for the run
-  bool merge_stderr = false;  ///< stderr goes into `out`, interleaved as a terminal shows it
+  bool merge_stderr = false;     ///< stderr goes into `out`, interleaved as a terminal shows it
   std::string stdout_file = {};  ///< stdout goes to this file instead of `out` (e.g. /dev/full)
 };
 

@@ -57,13 +57,15 @@ struct ProblemData {
   /// 3xTF32 2.4e-6).
   double error(const std::vector<double>& expect) const {
     const std::vector<float> out = result();
-    if (p.m * p.n * p.batch != 1) return relative_error(out, p.ldc, p.stride_c, expect, p.m, p.n, p.batch);
+    if (p.m * p.n * p.batch != 1)
+      return relative_error(out, p.ldc, p.stride_c, expect, p.m, p.n, p.batch);
     const std::vector<float> ha = a.download(), hb = b.download();
     const float* a0 = ha.data() + (p.a - a.get());
     const float* b0 = hb.data() + (p.b - b.get());
     double terms = 0;
     for (long long k = 0; k < p.k; ++k)
-      terms += std::abs(double(a0[p.op_a == Op::N ? k : k * p.lda]) * b0[p.op_b == Op::N ? k * p.ldb : k]);
+      terms += std::abs(double(a0[p.op_a == Op::N ? k : k * p.lda]) *
+                        b0[p.op_b == Op::N ? k * p.ldb : k]);
     terms = std::abs(p.alpha) * terms + std::abs(p.beta) * std::abs(c_init[p.c - c.get()]);
     return std::abs(out[0] - expect[0]) / terms;
   }

@@ -20,8 +20,8 @@ inline std::string gpu_unavailable_reason() {
 }
 }  // namespace gemmtune::test
 
-#define GEMMTUNE_REQUIRE_GPU()                                                  \
-  do {                                                                          \
-    std::string why_ = ::gemmtune::test::gpu_unavailable_reason();              \
-    if (!why_.empty()) GTEST_SKIP() << "needs a GPU, skipped: " << why_;        \
+#define GEMMTUNE_REQUIRE_GPU()                                           \
+  do {                                                                   \
+    std::string why_ = ::gemmtune::test::gpu_unavailable_reason();       \
+    if (!why_.empty()) GTEST_SKIP() << "needs a GPU, skipped: " << why_; \
   } while (0)

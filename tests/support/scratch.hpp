@@ -22,9 +22,7 @@ inline std::filesystem::path tmp_root() {
 }
 
 /// This executable's part of the scratch tree: tmp_root()/<kind>/<component>.
-inline std::filesystem::path component_tmp() {
-  return tmp_root() / GEMMTUNE_TEST_COMPONENT;
-}
+inline std::filesystem::path component_tmp() { return tmp_root() / GEMMTUNE_TEST_COMPONENT; }
 
 /// `dir`, emptied and created. Write permission is given back first: a test may have taken it.
 inline std::filesystem::path fresh_dir(const std::filesystem::path& dir) {

@@ -3,15 +3,22 @@
 // flushed by a memset of twice its size before each run, event-timed, median). C = alpha x.y +
 // beta C. Built and run by tools/gpu-probes.sh; what it measured: docs/PERFORMANCE.md,
 // twenty-sixth session.
+#include <cooperative_groups.h>
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
-#include <algorithm>
-#include <cuda_runtime.h>
-#include <cublas_v2.h>
-#include <cooperative_groups.h>
 namespace cg = cooperative_groups;
-#define CK(x) do { cudaError_t e = (x); if (e != cudaSuccess) { printf("CUDA %s at %d\n", cudaGetErrorString(e), __LINE__); exit(1); } } while (0)
+#define CK(x)                                                     \
+  do {                                                            \
+    cudaError_t e = (x);                                          \
+    if (e != cudaSuccess) {                                       \
+      printf("CUDA %s at %d\n", cudaGetErrorString(e), __LINE__); \
+      exit(1);                                                    \
+    }                                                             \
+  } while (0)
 
 template <int T>
 __device__ __forceinline__ float block_sum(float v) {
@@ -35,18 +42,25 @@ __device__ __forceinline__ float partial(const float* x, const float* y, int n) 
 #pragma unroll
   for (int i = 0; i < I; ++i) {
     const int q = (blockIdx.x * I + i) * T + threadIdx.x;
-    if (q >= n4) a[i] = b[i] = make_float4(0, 0, 0, 0);
-    else if (PLAIN) a[i] = __ldg(x4 + q), b[i] = __ldg(y4 + q);
-    else a[i] = __ldcs(x4 + q), b[i] = __ldcs(y4 + q);
+    if (q >= n4)
+      a[i] = b[i] = make_float4(0, 0, 0, 0);
+    else if (PLAIN)
+      a[i] = __ldg(x4 + q), b[i] = __ldg(y4 + q);
+    else
+      a[i] = __ldcs(x4 + q), b[i] = __ldcs(y4 + q);
   }
 #pragma unroll
-  for (int i = 0; i < I; ++i) s += a[i].x * b[i].x + a[i].y * b[i].y + a[i].z * b[i].z + a[i].w * b[i].w;
-  if (blockIdx.x == 0 && threadIdx.x < n % 4) s += x[4 * n4 + threadIdx.x] * y[4 * n4 + threadIdx.x];
+  for (int i = 0; i < I; ++i)
+    s += a[i].x * b[i].x + a[i].y * b[i].y + a[i].z * b[i].z + a[i].w * b[i].w;
+  if (blockIdx.x == 0 && threadIdx.x < n % 4)
+    s += x[4 * n4 + threadIdx.x] * y[4 * n4 + threadIdx.x];
   return s;
 }
 // Last-block finish: partials to ws, ticket; the last block adds them in order.
 template <int T, int I>
-__global__ void __launch_bounds__(T) dot_ticket(const float* x, const float* y, int n, float* c, float alpha, float beta, float* ws, unsigned* ticket) {
+__global__ void __launch_bounds__(T)
+    dot_ticket(const float* x, const float* y, int n, float* c, float alpha, float beta, float* ws,
+               unsigned* ticket) {
   float s = block_sum<T>(partial<T, I>(x, y, n));
   __shared__ bool last;
   if (threadIdx.x == 0) {
@@ -60,11 +74,15 @@ __global__ void __launch_bounds__(T) dot_ticket(const float* x, const float* y, 
   float t = 0.f;
   for (int i = threadIdx.x; i < gridDim.x; i += T) t += __ldcg(ws + i);
   t = block_sum<T>(t);
-  if (threadIdx.x == 0) { *c = alpha * t + (beta == 0.f ? 0.f : beta * *c); *ticket = 0; }
+  if (threadIdx.x == 0) {
+    *c = alpha * t + (beta == 0.f ? 0.f : beta * *c);
+    *ticket = 0;
+  }
 }
 // One cluster: blocks add their sums through distributed shared memory into block 0.
 template <int T, int I>
-__global__ void __launch_bounds__(T) dot_cluster(const float* x, const float* y, int n, float* c, float alpha, float beta) {
+__global__ void __launch_bounds__(T)
+    dot_cluster(const float* x, const float* y, int n, float* c, float alpha, float beta) {
   __shared__ float sums[16];
   cg::cluster_group cl = cg::this_cluster();
   float s = block_sum<T>(partial<T, I>(x, y, n));
@@ -79,10 +97,11 @@ __global__ void __launch_bounds__(T) dot_cluster(const float* x, const float* y,
 
 // Family-like variants of the cluster dot (16 blocks of 1024 threads, 2 float4 of each a thread).
 // MODE bits: 1 = the family's ending (own shared memory, barrier, rank 0 reads remotely, writes,
-// second barrier); 2 = the family's warp reduction (xor shuffles, 31 warps to shared memory, warp 0's
-// lanes add 31 each); 4 = plain loads instead of evict-first.
+// second barrier); 2 = the family's warp reduction (xor shuffles, 31 warps to shared memory, warp
+// 0's lanes add 31 each); 4 = plain loads instead of evict-first.
 template <int MODE>
-__global__ void __launch_bounds__(1024) dot_family_like(const float* x, const float* y, int n, float* c, float alpha, float beta) {
+__global__ void __launch_bounds__(1024)
+    dot_family_like(const float* x, const float* y, int n, float* c, float alpha, float beta) {
   constexpr int T = 1024, I = 2;
   __shared__ float sums[16];
   __shared__ float part[31][32];
@@ -94,7 +113,8 @@ __global__ void __launch_bounds__(1024) dot_family_like(const float* x, const fl
     const int kw = threadIdx.x / 32;
     if (kw > 0) part[kw - 1][threadIdx.x % 32] = s;
     __syncthreads();
-    if (kw == 0) for (int q = 0; q < 31; ++q) s += part[q][threadIdx.x];
+    if (kw == 0)
+      for (int q = 0; q < 31; ++q) s += part[q][threadIdx.x];
   } else {
     s = block_sum<T>(s);
   }
@@ -121,34 +141,67 @@ __global__ void __launch_bounds__(1024) dot_family_like(const float* x, const fl
 __global__ void store_kernel(float* c, float v) { *c = v; }
 
 int main() {
-  int l2 = 0; CK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
-  size_t flush_bytes = size_t(l2) * 2; void* flush; CK(cudaMalloc(&flush, flush_bytes));
-  cudaEvent_t e0, e1; CK(cudaEventCreate(&e0)); CK(cudaEventCreate(&e1));
-  cublasHandle_t h; cublasCreate(&h);
+  int l2 = 0;
+  CK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
+  size_t flush_bytes = size_t(l2) * 2;
+  void* flush;
+  CK(cudaMalloc(&flush, flush_bytes));
+  cudaEvent_t e0, e1;
+  CK(cudaEventCreate(&e0));
+  CK(cudaEventCreate(&e1));
+  cublasHandle_t h;
+  cublasCreate(&h);
   for (int n : {1000, 100000, 1000000}) {
-    float *x, *y, *c, *ws; unsigned* ticket;
-    CK(cudaMalloc(&x, n * 4)); CK(cudaMalloc(&y, n * 4)); CK(cudaMalloc(&c, 4)); CK(cudaMalloc(&ws, 1 << 20)); CK(cudaMalloc(&ticket, 4));
+    float *x, *y, *c, *ws;
+    unsigned* ticket;
+    CK(cudaMalloc(&x, n * 4));
+    CK(cudaMalloc(&y, n * 4));
+    CK(cudaMalloc(&c, 4));
+    CK(cudaMalloc(&ws, 1 << 20));
+    CK(cudaMalloc(&ticket, 4));
     CK(cudaMemset(ticket, 0, 4));
-    std::vector<float> hx(n), hy(n); double ref = 0;
-    for (int i = 0; i < n; ++i) { hx[i] = float(rand()) / RAND_MAX - 0.5f; hy[i] = float(rand()) / RAND_MAX - 0.5f; ref += double(hx[i]) * hy[i]; }
-    CK(cudaMemcpy(x, hx.data(), n * 4, cudaMemcpyHostToDevice)); CK(cudaMemcpy(y, hy.data(), n * 4, cudaMemcpyHostToDevice));
+    std::vector<float> hx(n), hy(n);
+    double ref = 0;
+    for (int i = 0; i < n; ++i) {
+      hx[i] = float(rand()) / RAND_MAX - 0.5f;
+      hy[i] = float(rand()) / RAND_MAX - 0.5f;
+      ref += double(hx[i]) * hy[i];
+    }
+    CK(cudaMemcpy(x, hx.data(), n * 4, cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(y, hy.data(), n * 4, cudaMemcpyHostToDevice));
     const float alpha = 1.f, beta = 0.f;
     auto run = [&](const char* name, auto launch) {
-      float poison = 1e30f; CK(cudaMemcpy(c, &poison, 4, cudaMemcpyHostToDevice));
-      launch(); CK(cudaGetLastError()); CK(cudaDeviceSynchronize());
-      float got; CK(cudaMemcpy(&got, c, 4, cudaMemcpyDeviceToHost));
+      float poison = 1e30f;
+      CK(cudaMemcpy(c, &poison, 4, cudaMemcpyHostToDevice));
+      launch();
+      CK(cudaGetLastError());
+      CK(cudaDeviceSynchronize());
+      float got;
+      CK(cudaMemcpy(&got, c, 4, cudaMemcpyDeviceToHost));
       std::vector<float> ms;
       for (int rep = 0; rep < 200; ++rep) {
         CK(cudaMemsetAsync(flush, rep & 0xff, flush_bytes));
-        CK(cudaEventRecord(e0)); launch(); CK(cudaEventRecord(e1)); CK(cudaEventSynchronize(e1));
-        float t; CK(cudaEventElapsedTime(&t, e0, e1)); ms.push_back(t);
+        CK(cudaEventRecord(e0));
+        launch();
+        CK(cudaEventRecord(e1));
+        CK(cudaEventSynchronize(e1));
+        float t;
+        CK(cudaEventElapsedTime(&t, e0, e1));
+        ms.push_back(t);
       }
       std::sort(ms.begin(), ms.end());
-      printf("n=%-9d %-22s %8.2f us  rel.err %.1e\n", n, name, ms[ms.size() / 2] * 1000, std::abs(got - ref) / std::abs(ref));
+      printf("n=%-9d %-22s %8.2f us  rel.err %.1e\n", n, name, ms[ms.size() / 2] * 1000,
+             std::abs(got - ref) / std::abs(ref));
     };
     run("one store (floor)", [&] { store_kernel<<<1, 32>>>(c, float(ref)); });
-    run("cublasSgemm 1x1xn", [&] { cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, 1, 1, n, &alpha, x, 1, y, n, &beta, c, 1); });
-    run("cublasSdot (host ptr)", [&] { float r; cublasSdot(h, n, x, 1, y, 1, &r); cudaMemcpyAsync(c, &r, 4, cudaMemcpyHostToDevice); });
+    run("cublasSgemm 1x1xn", [&] {
+      cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, 1, 1, n, &alpha, x, 1, y, n, &beta, c, 1);
+    });
+    run("cublasSdot (host ptr)", [&] {
+      float r;
+      cublasSdot(h, n, x, 1, y, 1, &r);
+      cudaMemcpyAsync(c, &r, 4, cudaMemcpyHostToDevice);
+    });
     const int n4 = n / 4;
     auto ticket_run = [&](auto kern, int T, int I, const char* name) {
       const int blocks = std::max(1, (n4 + T * I - 1) / (T * I));
@@ -165,9 +218,16 @@ int main() {
       const int blocks = std::max(1, (n4 + T * I - 1) / (T * I));
       if (blocks > 16) return;
       cudaFuncSetAttribute(kern, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
-      cudaLaunchConfig_t cfg{}; cfg.gridDim = dim3(blocks); cfg.blockDim = dim3(T);
-      cudaLaunchAttribute a{}; a.id = cudaLaunchAttributeClusterDimension; a.val.clusterDim.x = blocks; a.val.clusterDim.y = 1; a.val.clusterDim.z = 1;
-      cfg.attrs = &a; cfg.numAttrs = 1;
+      cudaLaunchConfig_t cfg{};
+      cfg.gridDim = dim3(blocks);
+      cfg.blockDim = dim3(T);
+      cudaLaunchAttribute a{};
+      a.id = cudaLaunchAttributeClusterDimension;
+      a.val.clusterDim.x = blocks;
+      a.val.clusterDim.y = 1;
+      a.val.clusterDim.z = 1;
+      cfg.attrs = &a;
+      cfg.numAttrs = 1;
       run(name, [&] { CK(cudaLaunchKernelEx(&cfg, kern, x, y, n, c, alpha, beta)); });
     };
     cluster_run(dot_cluster<1024, 2>, 1024, 2, "cluster 1024 x2");
@@ -177,9 +237,16 @@ int main() {
     auto family_run = [&](auto kern, const char* name) {
       if (n != 100000) return;
       cudaFuncSetAttribute(kern, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
-      cudaLaunchConfig_t cfg{}; cfg.gridDim = dim3(16); cfg.blockDim = dim3(1024);
-      cudaLaunchAttribute a{}; a.id = cudaLaunchAttributeClusterDimension; a.val.clusterDim.x = 16; a.val.clusterDim.y = 1; a.val.clusterDim.z = 1;
-      cfg.attrs = &a; cfg.numAttrs = 1;
+      cudaLaunchConfig_t cfg{};
+      cfg.gridDim = dim3(16);
+      cfg.blockDim = dim3(1024);
+      cudaLaunchAttribute a{};
+      a.id = cudaLaunchAttributeClusterDimension;
+      a.val.clusterDim.x = 16;
+      a.val.clusterDim.y = 1;
+      a.val.clusterDim.z = 1;
+      cfg.attrs = &a;
+      cfg.numAttrs = 1;
       run(name, [&] { CK(cudaLaunchKernelEx(&cfg, kern, x, y, n, c, alpha, beta)); });
     };
     for (int round = 0; round < 2; ++round) {
@@ -191,7 +258,11 @@ int main() {
       family_run(dot_family_like<8>, "16x1024 +start phase");
       family_run(dot_family_like<10>, "16x1024 +start+sums");
     }
-    CK(cudaFree(x)); CK(cudaFree(y)); CK(cudaFree(c)); CK(cudaFree(ws)); CK(cudaFree(ticket));
+    CK(cudaFree(x));
+    CK(cudaFree(y));
+    CK(cudaFree(c));
+    CK(cudaFree(ws));
+    CK(cudaFree(ticket));
   }
   return 0;
 }

@@ -44,8 +44,8 @@ static void fill_wide_range(float* dst, std::size_t n, std::mt19937_64& rng) {
   GEMMTUNE_CUDA(cudaMemcpy(dst, h.data(), n * sizeof(float), cudaMemcpyHostToDevice));
 }
 
-ProblemBench::ProblemBench(const ProblemSpec& spec, const ReferenceGemm& reference, cudaStream_t stream,
-                           std::uint64_t seed)
+ProblemBench::ProblemBench(const ProblemSpec& spec, const ReferenceGemm& reference,
+                           cudaStream_t stream, std::uint64_t seed)
     : p_(spec.problem()), stream_(stream), reference_(reference), seed_(seed) {
   std::size_t na = std::size_t(p_.batch) * p_.m * p_.k, nb = std::size_t(p_.batch) * p_.k * p_.n,
               nc = std::size_t(p_.batch) * p_.m * p_.n;
@@ -68,9 +68,10 @@ ProblemBench::ProblemBench(const ProblemSpec& spec, const ReferenceGemm& referen
 }
 
 void ProblemBench::free_buffers() {
-  for (void* ptr : {static_cast<void*>(a_), static_cast<void*>(b_), static_cast<void*>(c_),
-                    static_cast<void*>(ref_), static_cast<void*>(sums_), static_cast<void*>(wide_a_),
-                    static_cast<void*>(wide_b_), static_cast<void*>(wide_ref_)})
+  for (void* ptr :
+       {static_cast<void*>(a_), static_cast<void*>(b_), static_cast<void*>(c_),
+        static_cast<void*>(ref_), static_cast<void*>(sums_), static_cast<void*>(wide_a_),
+        static_cast<void*>(wide_b_), static_cast<void*>(wide_ref_)})
     GEMMTUNE_CUDA_NOTHROW(cudaFree(ptr));
 }
 
@@ -98,7 +99,9 @@ void ProblemBench::make_wide_range_inputs() {
 Verification ProblemBench::verify(const GemmKernel& kernel, double timeout_s, bool corrupt) {
   Verification v = check(kernel, p_, ref_, timeout_s, corrupt);
   // The tensor-core variants also on wide-range data, where their splits are tested hardest.
-  if (v.outcome != Verification::Outcome::ok || !kernel.config().uses_tensor_cores() || p_.beta != 0.f) return v;
+  if (v.outcome != Verification::Outcome::ok || !kernel.config().uses_tensor_cores() ||
+      p_.beta != 0.f)
+    return v;
   Verification w = verify_wide_range(kernel, timeout_s);
   if (w.outcome != Verification::Outcome::ok) {
     w.error = "on wide-range inputs: " + w.error;
@@ -117,8 +120,8 @@ Verification ProblemBench::verify_wide_range(const GemmKernel& kernel, double ti
   return check(kernel, wide, wide_ref_, timeout_s, false);
 }
 
-Verification ProblemBench::check(const GemmKernel& kernel, const Problem& p, const double* ref, double timeout_s,
-                                 bool corrupt) {
+Verification ProblemBench::check(const GemmKernel& kernel, const Problem& p, const double* ref,
+                                 double timeout_s, bool corrupt) {
   using Outcome = Verification::Outcome;
   Verification v;
   std::size_t nc = std::size_t(p_.batch) * p_.m * p_.n;
@@ -140,13 +143,14 @@ Verification ProblemBench::check(const GemmKernel& kernel, const Problem& p, con
     std::this_thread::sleep_for(std::chrono::microseconds(200));
   }
   if (rc != cudaSuccess)
-    return {Outcome::launch_failed, 0, std::string("kernel failed: ") + cudaGetErrorString(rc), std::nullopt};
+    return {Outcome::launch_failed, 0, std::string("kernel failed: ") + cudaGetErrorString(rc),
+            std::nullopt};
   v.rel_error = reference_.relative_error(p, ref, sums_, stream_);
   double tol = verification_tolerance(kernel.config(), p_.k);
   if (!(v.rel_error <= tol)) {
     char buf[160];
-    std::snprintf(buf, sizeof buf, "relative error %.3g exceeds the tolerance %.3g for K = %d", v.rel_error, tol,
-                  p_.k);
+    std::snprintf(buf, sizeof buf, "relative error %.3g exceeds the tolerance %.3g for K = %d",
+                  v.rel_error, tol, p_.k);
     v.outcome = Outcome::wrong_result;
     v.error = buf;
   }
@@ -154,7 +158,8 @@ Verification ProblemBench::check(const GemmKernel& kernel, const Problem& p, con
 }
 
 Timing ProblemBench::time(const GemmKernel& kernel, const GpuTimer& timer, Effort effort) const {
-  return timer.time([&](cudaStream_t s) { kernel.launch(p_, s, &workspace_); }, timer_options(effort));
+  return timer.time([&](cudaStream_t s) { kernel.launch(p_, s, &workspace_); },
+                    timer_options(effort));
 }
 
 Timing ProblemBench::time_cublas(const CublasSgemm& cublas, const GpuTimer& timer) const {

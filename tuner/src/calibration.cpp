@@ -107,7 +107,8 @@ constexpr double kModelTie = 0.05;
 // not the enumeration order's first one (1531^3 on an H200: the 24 families ranked first were
 // 64x128 tiles predicted alike at 133 us and measured 222-330 us; a 128x64 split-tail tile 4%
 // behind them took 204 us).
-static std::vector<std::size_t> spread_ties(const std::vector<std::size_t>& ranked, const std::vector<double>& ms,
+static std::vector<std::size_t> spread_ties(const std::vector<std::size_t>& ranked,
+                                            const std::vector<double>& ms,
                                             const std::vector<GemmConfig>& candidates,
                                             const std::vector<std::size_t>& family) {
   std::vector<std::size_t> out;
@@ -123,7 +124,7 @@ static std::vector<std::size_t> spread_ties(const std::vector<std::size_t>& rank
     // timed only tiles of four or eight rows (on an H100, 1x4095x4095 nt 1.12x -> 1.19x cuBLAS).
     using Shape = std::tuple<int, int, int, bool>;
     std::map<Shape, std::vector<std::size_t>> by_shape;
-    std::vector<Shape> shapes;  // in order of first appearance
+    std::vector<Shape> shapes;           // in order of first appearance
     std::vector<std::size_t> relatives;  // members after their family's first
     std::set<std::size_t> seen;
     for (std::size_t j = begin; j < end; ++j) {
@@ -194,7 +195,8 @@ ModelRanking rank_candidates(const std::vector<GemmConfig>& candidates, const Pr
   // at rank 90 of 3935.
   std::vector<std::size_t> leaders, rest;
   std::set<int> paths;
-  for (std::size_t i : spread_ties(rank_by_time(r.predicted_ms), r.predicted_ms, candidates, r.family))
+  for (std::size_t i :
+       spread_ties(rank_by_time(r.predicted_ms), r.predicted_ms, candidates, r.family))
     (paths.insert(kernel_path(candidates[i])).second ? leaders : rest).push_back(i);
   r.order = leaders;
   r.order.insert(r.order.end(), rest.begin(), rest.end());

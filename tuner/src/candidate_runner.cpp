@@ -52,8 +52,14 @@ std::optional<std::string> prune_reason(const KernelResources& r, const GemmConf
 }
 
 CandidateRunner::CandidateRunner(RecordTarget target, const DeviceInfo& device, ProblemBench& bench,
-                                 CompilePool& pool, const GpuTimer& timer, const RunnerOptions& options)
-    : target_(std::move(target)), device_(device), bench_(bench), pool_(pool), timer_(timer), options_(options) {}
+                                 CompilePool& pool, const GpuTimer& timer,
+                                 const RunnerOptions& options)
+    : target_(std::move(target)),
+      device_(device),
+      bench_(bench),
+      pool_(pool),
+      timer_(timer),
+      options_(options) {}
 
 db::Id CandidateRunner::config_id(const GemmConfig& config) {
   std::string name = config_name(config);
@@ -77,8 +83,10 @@ void CandidateRunner::record(const GemmConfig& config, db::Result result) {
   target_.database->record_results(target_.sweep_id, std::span<const db::Result>(&result, 1));
 }
 
-std::optional<double> CandidateRunner::fail(const GemmConfig& config, db::Status status, const std::string& error,
-                                            std::optional<double> rel_error, std::optional<double> wide_error) {
+std::optional<double> CandidateRunner::fail(const GemmConfig& config, db::Status status,
+                                            const std::string& error,
+                                            std::optional<double> rel_error,
+                                            std::optional<double> wide_error) {
   db::Result r;
   r.status = status;
   r.error = error;
@@ -95,15 +103,18 @@ void CandidateRunner::stop_if_context_lost(const GemmConfig& config, const Verif
     // Unloading any module would wait for the hung kernel: leak them all.
     (void)kernel.release();
     for (auto& [loaded_name, loaded] : kernels_) (void)loaded.release();
-    throw DeviceUnusable(true, config_name(config) + ": " + v.error +
-                                   "; a hung kernel leaves the GPU's CUDA context unusable, so the sweep of "
-                                   "this GPU stops here" + (recorded ? " (resuming skips this config)" : ""));
+    throw DeviceUnusable(
+        true, config_name(config) + ": " + v.error +
+                  "; a hung kernel leaves the GPU's CUDA context unusable, so the sweep of "
+                  "this GPU stops here" +
+                  (recorded ? " (resuming skips this config)" : ""));
   }
   if (v.outcome == Outcome::launch_failed) {
     cudaError_t sticky = cudaDeviceSynchronize();
     if (sticky != cudaSuccess)
-      throw DeviceUnusable(false, config_name(config) + ": " + v.error + "; the CUDA context is now unusable (" +
-                                      cudaGetErrorString(sticky) + "), so the sweep of this GPU stops here");
+      throw DeviceUnusable(
+          false, config_name(config) + ": " + v.error + "; the CUDA context is now unusable (" +
+                     cudaGetErrorString(sticky) + "), so the sweep of this GPU stops here");
     (void)cudaGetLastError();  // clear a non-sticky launch error
   }
 }
@@ -119,7 +130,8 @@ const GemmKernel* CandidateRunner::load_verified(const GemmConfig& config) {
     compiled = pool_.take(config);
   }
   if (!compiled->ok) {
-    fail(config, db::Status::compile_failed, compiled->log.empty() ? "NVRTC failed" : compiled->log);
+    fail(config, db::Status::compile_failed,
+         compiled->log.empty() ? "NVRTC failed" : compiled->log);
     return nullptr;
   }
   resources_[name] = compiled->resources;
@@ -143,8 +155,7 @@ const GemmKernel* CandidateRunner::load_verified(const GemmConfig& config) {
   Verification v = bench_.verify(*kernel, options_.hang_timeout_s, corrupt);
   using Outcome = Verification::Outcome;
   switch (v.outcome) {
-    case Outcome::ok:
-      break;
+    case Outcome::ok: break;
     case Outcome::wrong_result:
       fail(config, db::Status::wrong_result, v.error, v.rel_error, v.wide_rel_error);
       return nullptr;
@@ -174,7 +185,8 @@ std::optional<double> CandidateRunner::measure(const GemmConfig& config, Effort 
     cudaError_t sticky = cudaDeviceSynchronize();
     if (sticky != cudaSuccess)
       throw DeviceUnusable(false, config_name(config) + ": the CUDA context is unusable (" +
-                                      cudaGetErrorString(sticky) + "), so the sweep of this GPU stops here");
+                                      cudaGetErrorString(sticky) +
+                                      "), so the sweep of this GPU stops here");
     return std::nullopt;
   }
   db::Result r;
@@ -189,7 +201,8 @@ std::optional<double> CandidateRunner::measure(const GemmConfig& config, Effort 
   return t.median_ms;
 }
 
-std::optional<double> CandidateRunner::wide_range_error(const GemmConfig& config, std::string& why_not) {
+std::optional<double> CandidateRunner::wide_range_error(const GemmConfig& config,
+                                                        std::string& why_not) {
   std::shared_ptr<CompiledCandidate> compiled;
   {
     Stopwatch watch(times_.compile_wait_s);

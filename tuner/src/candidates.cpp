@@ -1,6 +1,6 @@
+#include "gemmtune/tuner/candidates.hpp"
 #include <algorithm>
 #include <bit>
-#include "gemmtune/tuner/candidates.hpp"
 
 #include "gemmtune/error.hpp"
 
@@ -28,8 +28,8 @@ bool in_reduced_space(const GemmConfig& c) {
     // 64-row ones slower, stages 3 faster than 2. Math 1 and 3 only: math 2 is no faster than 3
     // (89.1 against 89.5 TFLOP/s) and its error (2.9e-5) keeps it from the fp32 policy; math 4's
     // fourth product is past FP32 accuracy already.
-    return among(c.bm, {64, 128}) && among(c.bn, {64, 128, 256}) && c.stages >= 3 && (c.math == 1 || c.math == 3) &&
-           c.raster == 8 && c.occupancy == 1;
+    return among(c.bm, {64, 128}) && among(c.bn, {64, 128, 256}) && c.stages >= 3 &&
+           (c.math == 1 || c.math == 3) && c.raster == 8 && c.occupancy == 1;
   }
   if (c.uses_tensor_cores()) {
     // Measured on an H200 at 4096^3 (docs/PERFORMANCE.md): the cp.async ring (the register path
@@ -39,31 +39,33 @@ bool in_reduced_space(const GemmConfig& c) {
     // of the sweeps of 2026-11-24, where it took fp32 budget and left the FMA kernel to run.
     const bool warp_ok = (c.wm == 64 && c.wn == 32) || (c.wm == 32 && c.wn == 64) ||
                          (c.wm == 64 && c.wn == 64 && c.math == 1);
-    return c.math != 2 && c.stages >= 3 && among(c.bk, {16, 32}) && warp_ok && among(c.threads(), {128, 256}) &&
-           c.raster == 8 && c.occupancy == 1;
+    return c.math != 2 && c.stages >= 3 && among(c.bk, {16, 32}) && warp_ok &&
+           among(c.threads(), {128, 256}) && c.raster == 8 && c.occupancy == 1;
   }
   if (c.reduces()) {
-    // Up to 8 outputs per lane, 1-8 warps (16 in a dot's block, below); split-K up to 512 blocks (a dot product has one
-    // output). Warps along K only with 16 or 32 lanes along K: with fewer (the matrix stored
-    // along the outputs) they measured no faster on an H200 and their numbers cost the sweep
-    // better configs. Blocks up to 256 threads, and a dot product's one output also in 512
-    // (16 warps of 32 lanes) with the register budget of two blocks an SM: 1x1x100000 on an
+    // Up to 8 outputs per lane, 1-8 warps (16 in a dot's block, below); split-K up to 512 blocks (a
+    // dot product has one output). Warps along K only with 16 or 32 lanes along K: with fewer (the
+    // matrix stored along the outputs) they measured no faster on an H200 and their numbers cost
+    // the sweep better configs. Blocks up to 256 threads, and a dot product's one output also in
+    // 512 (16 warps of 32 lanes) with the register budget of two blocks an SM: 1x1x100000 on an
     // H200 in 16 such blocks of one cluster 5.6-5.9 us with 56 registers, 6.5-6.7 with the 64 of
     // occupancy 1, 6.0-6.1 in 1024-thread blocks and 6.3-7.3 in 256 (docs/PERFORMANCE.md,
     // entry of 2026-11-29). Up to 16 splits (one cluster's): with 64-512 splits the model
     // ranked such blocks first on dots of 1e6 and more, and 3 s sweeps there came out 4-5% slower.
-    const bool dot_block =
-        c.bm * c.bn == 1 && c.k_lanes == 32 && c.k_warps == 16 && c.occupancy == 2 && c.split_k <= 16;
-    return c.tm * c.tn <= 8 && (c.k_warps == 1 || c.k_lanes >= 16) && (c.threads() <= 256 || dot_block) &&
-           (c.occupancy == 1 || c.threads() >= 128);
+    const bool dot_block = c.bm * c.bn == 1 && c.k_lanes == 32 && c.k_warps == 16 &&
+                           c.occupancy == 2 && c.split_k <= 16;
+    return c.tm * c.tn <= 8 && (c.k_warps == 1 || c.k_lanes >= 16) &&
+           (c.threads() <= 256 || dot_block) && (c.occupancy == 1 || c.threads() >= 128);
   }
   const int min_t = std::min(c.tm, c.tn), max_t = std::max(c.tm, c.tn);
   const int min_b = std::min(c.bm, c.bn), max_b = std::max(c.bm, c.bn);
   // Streamed B with one register set (stages 1): more blocks per SM in the registers of two sets.
-  const bool slice_ok = (c.stages == 2 && among(c.bk, {8, 16})) || (c.stages == 3 && among(c.bk, {16, 32})) ||
+  const bool slice_ok = (c.stages == 2 && among(c.bk, {8, 16})) ||
+                        (c.stages == 3 && among(c.bk, {16, 32})) ||
                         (c.stages == 1 && c.streams_b() && among(c.bk, {8, 16, 32}));
   // 96, 192: the blocks of three warp rows or columns (48- and 96-row or column tiles).
-  const bool common = slice_ok && c.pad == 4 && c.raster == 8 && among(c.threads(), {64, 96, 128, 192, 256}) &&
+  const bool common = slice_ok && c.pad == 4 && c.raster == 8 &&
+                      among(c.threads(), {64, 96, 128, 192, 256}) &&
                       (c.occupancy == 1 || c.tm * c.tn <= 64);
   if (!common) return false;
   if (c.bm <= 8) return c.wm == c.bm && among(c.tn, {4, 8}) && c.bn >= 64;  // thin: one warp row
@@ -83,7 +85,8 @@ static long long overhang(long long length, int side) {
 // and the power-of-two tile a third wider would leave more of its rows idle (33 rows: one 48-row
 // tile idles 15, one 64-row tile 31). Elsewhere the power-of-two tiles cover as well.
 static bool three_warp_side_suits(long long length, int side) {
-  return std::has_single_bit(unsigned(side)) || (length <= 2 * side && overhang(length, side) < overhang(length, side / 3 * 4));
+  return std::has_single_bit(unsigned(side)) ||
+         (length <= 2 * side && overhang(length, side) < overhang(length, side / 3 * 4));
 }
 
 // Blocks of bm x bn tiles over the problem's batch; in double, as sizes near INT32_MAX and huge
@@ -126,7 +129,8 @@ bool tile_suits(const GemmConfig& c, const Problem& p, int sm_count) {
   return true;
 }
 
-bool split_k_useful(const Problem& p, int bm, int bn, int bk, int split_k, int sm_count, int threads, bool reduction) {
+bool split_k_useful(const Problem& p, int bm, int bn, int bk, int split_k, int sm_count,
+                    int threads, bool reduction) {
   if (split_k == 1) return true;
   const double tiles = tile_count(p, bm, bn);
   // Enough blocks already: splitting K only adds atomics.
@@ -152,8 +156,8 @@ bool split_tail_useful(const GemmConfig& c, const Problem& p, int sm_count) {
   return tiles >= sm_count && tiles <= 8.0 * sm_count && p.k >= 4LL * c.split_k * c.bk;
 }
 
-std::vector<GemmConfig> candidate_configs(const std::vector<GemmConfig>& valid, const Problem& p, int sm_count,
-                                          SpaceKind space, Precision precision) {
+std::vector<GemmConfig> candidate_configs(const std::vector<GemmConfig>& valid, const Problem& p,
+                                          int sm_count, SpaceKind space, Precision precision) {
   std::vector<GemmConfig> out;
   // vec 4, each operand's accesses then narrowed to what its data allows (fitted_to): a narrower
   // vec gives the same kernel or a slower one. Where the data is not aligned, also the tiles too
@@ -164,10 +168,11 @@ std::vector<GemmConfig> candidate_configs(const std::vector<GemmConfig>& valid, 
     int allowed = std::min(p.b_alignment(), p.c_alignment());  // the widest vec the data allows
     if (c.reads_a_in_vectors()) allowed = std::min(allowed, p.a_alignment());
     if (c.vec != 4 && (c.vec != allowed || c.tiles_hold_vectors_of(4))) continue;
-    if (space == SpaceKind::reduced && !(in_reduced_space(c) && tile_suits(c, p, sm_count))) continue;
+    if (space == SpaceKind::reduced && !(in_reduced_space(c) && tile_suits(c, p, sm_count)))
+      continue;
     // A reduction's block reads bk values per lane and step: bk * k_lanes * k_warps of K.
-    const bool split_all =
-        split_k_useful(p, c.bm, c.bn, c.bk * c.k_sharers(), c.split_k, sm_count, c.threads(), c.reduces());
+    const bool split_all = split_k_useful(p, c.bm, c.bn, c.bk * c.k_sharers(), c.split_k, sm_count,
+                                          c.threads(), c.reduces());
     const bool split_tail = split_tail_useful(c, p, sm_count);
     if (!split_all && !split_tail) continue;
     if (c.can_implement(p)) continue;

@@ -25,7 +25,8 @@ static std::unique_ptr<db::Database> open_cache(const std::string& path) {
   }
 }
 
-CompilePool::CompilePool(std::string arch, std::string db_path, unsigned threads, std::size_t look_ahead)
+CompilePool::CompilePool(std::string arch, std::string db_path, unsigned threads,
+                         std::size_t look_ahead)
     : arch_(std::move(arch)), db_path_(std::move(db_path)) {
   if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
   look_ahead_ = look_ahead ? look_ahead : 4 * threads;
@@ -84,7 +85,8 @@ void CompilePool::work() {
   std::unique_ptr<db::Database> cache = open_cache(db_path_);
   std::unique_lock lock(mutex_);
   for (;;) {
-    work_cv_.wait(lock, [&] { return stopping_ || (!queue_.empty() && done_.size() < look_ahead_); });
+    work_cv_.wait(lock,
+                  [&] { return stopping_ || (!queue_.empty() && done_.size() < look_ahead_); });
     if (stopping_) return;
     GemmConfig config = queue_.front();
     queue_.pop_front();
@@ -95,7 +97,8 @@ void CompilePool::work() {
     std::shared_ptr<CompiledCandidate> result;
     try {
       result = build(config, cache.get());
-    } catch (const std::exception& e) {  // NVRTC could not run at all: a compile failure of this config
+    } catch (
+        const std::exception& e) {  // NVRTC could not run at all: a compile failure of this config
       result = std::make_shared<CompiledCandidate>();
       result->config = config;
       result->log = e.what();

@@ -20,9 +20,7 @@ GpuCeilings GpuCeilings::of(const DeviceInfo& device, const DeviceReport& report
 
 namespace {
 
-long long ceil_div(long long a, long long b) {
-  return (a + b - 1) / b;
-}
+long long ceil_div(long long a, long long b) { return (a + b - 1) / b; }
 
 // Registers a thread of `c` uses: accumulators, A and B fragments, register-staged prefetch and
 // addressing (validate()'s floor plus a margin), never more than the launch bounds leave.
@@ -66,9 +64,7 @@ double thread_tile_efficiency(const GemmConfig& c) {
 
 // What a float of an operand read `width` floats per access costs against 4-float vectors: the
 // same bytes in more load instructions (an odd leading dimension narrows only its own operand).
-double narrow_cost(int width) {
-  return width >= 4 ? 1.0 : width == 2 ? 1 / 0.85 : 1 / 0.7;
-}
+double narrow_cost(int width) { return width >= 4 ? 1.0 : width == 2 ? 1 / 0.85 : 1 / 0.7; }
 
 // How much longer a tile kernel's steps take where it reads A or B narrowed (an odd leading
 // dimension): each 4-float chunk then comes in 4 / width loads, which touch up to 4 / width times
@@ -83,9 +79,7 @@ double narrowed_step_cost(const GemmConfig& c) {
 
 // What a float costs when a warp reads an operand in contiguous runs of `bytes` per row: below
 // a 128-byte line, sectors are partly used and DRAM bursts are short.
-double run_cost(double bytes) {
-  return 1 / std::sqrt(std::min(1.0, bytes / 128));
-}
+double run_cost(double bytes) { return 1 / std::sqrt(std::min(1.0, bytes / 128)); }
 
 // The extra cost of a reduction's reads of A and B. Lanes sharing an output read adjacent runs
 // of K: an operand stored along K comes in runs of k_lanes x vec floats per warp and row. An
@@ -132,9 +126,8 @@ double compute_ms(const GemmConfig& c, const Problem& p, const GpuCeilings& gpu,
     const double issue_share = std::min(1.0, kLoneWarpIssue * per_scheduler);
     const double issue_us = per_scheduler / issue_share * fmas / thread_tile_efficiency(c) *
                             narrowed_step_cost(c) / cycles_per_us;
-    const double step_us = tiles && c.stages == 1
-                               ? issue_us + gpu.load_latency_us
-                               : std::max(issue_us, gpu.load_latency_us / depth);
+    const double step_us = tiles && c.stages == 1 ? issue_us + gpu.load_latency_us
+                                                  : std::max(issue_us, gpu.load_latency_us / depth);
     return steps * step_us + 2 * gpu.load_latency_us;
   };
   const long long full = on_busiest / resident, rest = on_busiest % resident;
@@ -153,7 +146,8 @@ double repack_ms(const GemmConfig& c, const Problem& p, const GpuCeilings& gpu) 
     const double a = 4.0 * batch * (double(p.m) * p.k + planes * ceil_div(p.m, c.bm) * c.bm * k);
     const double b = 4.0 * batch * (double(p.n) * p.k + planes * ceil_div(p.n, c.bn) * c.bn * k);
     const bool copy_a = !c.reads_a_in_place(p), copy_b = !c.reads_b_in_place(p);
-    return (copy_a + copy_b) * gpu.launch_us / 1e3 + (copy_a * a + copy_b * b) / (gpu.dram_gbs * 1e6);
+    return (copy_a + copy_b) * gpu.launch_us / 1e3 +
+           (copy_a * a + copy_b * b) / (gpu.dram_gbs * 1e6);
   }
   if (c.packs_a(p)) ms += gpu.launch_us / 1e3 + 8.0 * p.m * p.k * batch / (gpu.dram_gbs * 1e6);
   if (c.packs_b(p)) ms += gpu.launch_us / 1e3 + 8.0 * p.k * p.n * batch / (gpu.dram_gbs * 1e6);
@@ -181,7 +175,8 @@ Prediction predict(const GemmConfig& c, const Problem& p, const GpuCeilings& gpu
   auto rounds_ms = [&](const GemmConfig& config, long long blocks) {
     if (blocks == 0) return 0.0;
     const long long on_busiest = ceil_div(blocks, gpu.sm_count);
-    return compute_ms(config, p, gpu, on_busiest, std::min<long long>(out.blocks_per_sm, on_busiest));
+    return compute_ms(config, p, gpu, on_busiest,
+                      std::min<long long>(out.blocks_per_sm, on_busiest));
   };
   // Tiles split (all, or with split_tail those past whole rounds of one per SM) and not.
   const long long split_tiles = c.split_tail ? tiles - tiles / sms * sms : tiles;
@@ -189,7 +184,8 @@ Prediction predict(const GemmConfig& c, const Problem& p, const GpuCeilings& gpu
   unsplit.split_k = 1, unsplit.split_tail = false;
   out.compute_ms = rounds_ms(unsplit, c.split_k > 1 ? tiles - split_tiles : tiles) +
                    (c.split_k > 1 ? rounds_ms(c, split_tiles * c.split_k) : 0.0);
-  const long long resident = std::min<long long>(out.blocks_per_sm, ceil_div(out.blocks, gpu.sm_count));
+  const long long resident =
+      std::min<long long>(out.blocks_per_sm, ceil_div(out.blocks, gpu.sm_count));
 
   // Global traffic: every block reads its A and B panels (mostly from L2), A, B and C come from
   // DRAM once, split-K adds an atomic read-modify-write of C per extra split. Each operand's
@@ -204,10 +200,11 @@ Prediction predict(const GemmConfig& c, const Problem& p, const GpuCeilings& gpu
       4 * double(p.k) * p.batch * (tile_cols * p.m * wa + tile_rows * double(p.n) * wb);
   const double c_floats = double(p.m) * p.n * p.batch;
   // Extra splits per output, on average: the split tiles' share of C times split_k - 1.
-  const double extra_splits = double(c.split_k - 1) * double(split_tiles) / double(std::max(tiles, 1LL));
-  const double unique_bytes = 4 * (double(p.m) * p.k * p.batch * wa +
-                                   double(p.k) * p.n * p.batch * wb +
-                                   c_floats * (1 + 2 * extra_splits) * wc);
+  const double extra_splits =
+      double(c.split_k - 1) * double(split_tiles) / double(std::max(tiles, 1LL));
+  const double unique_bytes =
+      4 * (double(p.m) * p.k * p.batch * wa + double(p.k) * p.n * p.batch * wb +
+           c_floats * (1 + 2 * extra_splits) * wc);
   // Few blocks in flight cannot draw the full bandwidth: about half the SMs with 8+ warps each.
   const double active_sms = std::min<double>(gpu.sm_count, double(out.blocks));
   const double draw = std::min(1.0, 2 * active_sms / gpu.sm_count) *

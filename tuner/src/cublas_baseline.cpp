@@ -10,7 +10,8 @@ namespace gemmtune::tuner {
 
 static void check(cublasStatus_t s, const char* call) {
   if (s != CUBLAS_STATUS_SUCCESS)
-    throw Error(Status::kCudaError, std::string("cuBLAS: ") + cublasGetStatusString(s) + " in " + call);
+    throw Error(Status::kCudaError,
+                std::string("cuBLAS: ") + cublasGetStatusString(s) + " in " + call);
 }
 #define GEMMTUNE_CUBLAS(call) check((call), #call)
 
@@ -33,12 +34,12 @@ void CublasSgemm::run(const Problem& p, cudaStream_t stream) const {
   cublasOperation_t ta = p.op_b == Op::T ? CUBLAS_OP_T : CUBLAS_OP_N;
   cublasOperation_t tb = p.op_a == Op::T ? CUBLAS_OP_T : CUBLAS_OP_N;
   if (p.batch == 1) {
-    GEMMTUNE_CUBLAS(cublasSgemm(h, ta, tb, p.n, p.m, p.k, &p.alpha, p.b, int(p.ldb), p.a, int(p.lda), &p.beta, p.c,
-                                int(p.ldc)));
+    GEMMTUNE_CUBLAS(cublasSgemm(h, ta, tb, p.n, p.m, p.k, &p.alpha, p.b, int(p.ldb), p.a,
+                                int(p.lda), &p.beta, p.c, int(p.ldc)));
   } else {
-    GEMMTUNE_CUBLAS(cublasSgemmStridedBatched(h, ta, tb, p.n, p.m, p.k, &p.alpha, p.b, int(p.ldb), p.stride_b, p.a,
-                                              int(p.lda), p.stride_a, &p.beta, p.c, int(p.ldc), p.stride_c,
-                                              p.batch));
+    GEMMTUNE_CUBLAS(cublasSgemmStridedBatched(h, ta, tb, p.n, p.m, p.k, &p.alpha, p.b, int(p.ldb),
+                                              p.stride_b, p.a, int(p.lda), p.stride_a, &p.beta, p.c,
+                                              int(p.ldc), p.stride_c, p.batch));
   }
 }
 

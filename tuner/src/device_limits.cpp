@@ -47,9 +47,11 @@ MeasuredCeilings measure_ceilings(const GpuTimer& timer) {
   CompileOptions opts;
   opts.arch = info.limits.arch();
   CompileResult compiled = compile_cuda(kFmaSource, "fma_peak.cu", "fma_peak", opts);
-  if (!compiled.ok) throw Error(Status::kCompileError, "FMA peak kernel failed to compile:\n" + compiled.log);
+  if (!compiled.ok)
+    throw Error(Status::kCompileError, "FMA peak kernel failed to compile:\n" + compiled.log);
   cudaLibrary_t lib = nullptr;
-  GEMMTUNE_CUDA(cudaLibraryLoadData(&lib, compiled.cubin.data(), nullptr, nullptr, 0, nullptr, nullptr, 0));
+  GEMMTUNE_CUDA(
+      cudaLibraryLoadData(&lib, compiled.cubin.data(), nullptr, nullptr, 0, nullptr, nullptr, 0));
   MeasuredCeilings out;
   try {
     cudaKernel_t kernel = nullptr;
@@ -64,16 +66,19 @@ MeasuredCeilings measure_ceilings(const GpuTimer& timer) {
     quick.flush_l2 = false;
     Timing t = timer.time(
         [&](cudaStream_t s) {
-          GEMMTUNE_CUDA(cudaLaunchKernel(reinterpret_cast<const void*>(kernel), dim3(blocks), dim3(kThreads),
-                                         params, 0, s));
+          GEMMTUNE_CUDA(cudaLaunchKernel(reinterpret_cast<const void*>(kernel), dim3(blocks),
+                                         dim3(kThreads), params, 0, s));
         },
         quick);
-    out.fp32_tflops = 2.0 * 8 * kIterations * double(blocks) * kThreads / (t.median_ms * 1e-3) / 1e12;
+    out.fp32_tflops =
+        2.0 * 8 * kIterations * double(blocks) * kThreads / (t.median_ms * 1e-3) / 1e12;
 
     const size_t bytes = size_t(1) << 30;
     DeviceBuffer<char> src(bytes), dst(bytes);
     Timing c = timer.time(
-        [&](cudaStream_t s) { GEMMTUNE_CUDA(cudaMemcpyAsync(dst.get(), src.get(), bytes, cudaMemcpyDeviceToDevice, s)); },
+        [&](cudaStream_t s) {
+          GEMMTUNE_CUDA(cudaMemcpyAsync(dst.get(), src.get(), bytes, cudaMemcpyDeviceToDevice, s));
+        },
         quick);
     out.copy_gbs = 2.0 * bytes / (c.median_ms * 1e-3) / 1e9;
   } catch (...) {

@@ -14,7 +14,8 @@ ProgressReporter::ProgressReporter(std::ostream& out, bool is_tty, Clock clock)
     : out_(out), tty_(is_tty), clock_(std::move(clock)) {
   if (!clock_) {
     clock_ = [] {
-      return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+      return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
+          .count();
     };
   }
 }
@@ -23,9 +24,12 @@ std::string ProgressReporter::format_duration(double s) {
   char buf[32];
   if (s < 0) s = 0;
   long t = long(s + 0.5);
-  if (t < 60) std::snprintf(buf, sizeof buf, "%lds", t);
-  else if (t < 3600) std::snprintf(buf, sizeof buf, "%ldm%02lds", t / 60, t % 60);
-  else std::snprintf(buf, sizeof buf, "%ldh%02ldm", t / 3600, (t % 3600) / 60);
+  if (t < 60)
+    std::snprintf(buf, sizeof buf, "%lds", t);
+  else if (t < 3600)
+    std::snprintf(buf, sizeof buf, "%ldm%02lds", t / 60, t % 60);
+  else
+    std::snprintf(buf, sizeof buf, "%ldh%02ldm", t / 3600, (t % 3600) / 60);
   return buf;
 }
 
@@ -44,23 +48,28 @@ void ProgressReporter::begin_problem(std::size_t index, std::size_t count, const
   last_decile_ = -1;
   clear_line();
   // A new problem always gets a line of its own, so the scroll-back lists what was tuned.
-  out_ << prefix_ << "[" << index_ << "/" << count_ << "] " << label_ << ": " << candidates << " candidates\n";
+  out_ << prefix_ << "[" << index_ << "/" << count_ << "] " << label_ << ": " << candidates
+       << " candidates\n";
   out_.flush();
 }
 
 std::string ProgressReporter::status_text(std::size_t done, std::size_t total,
                                           std::optional<double> best_tflops) const {
   char buf[160];
-  std::string best = best_tflops ? (std::snprintf(buf, sizeof buf, "%.1f TFLOP/s", *best_tflops), buf) : "-";
+  std::string best =
+      best_tflops ? (std::snprintf(buf, sizeof buf, "%.1f TFLOP/s", *best_tflops), buf) : "-";
   double elapsed = clock_() - started_;
-  std::string eta = done > 0 && total > done ? format_duration(elapsed / done * (total - done)) : "-";
+  std::string eta =
+      done > 0 && total > done ? format_duration(elapsed / done * (total - done)) : "-";
   int pct = total > 0 ? int(100.0 * done / total) : 100;
-  std::snprintf(buf, sizeof buf, "%zu/%zu measured (%d%%), best %s, ETA %s", done, total, pct, best.c_str(),
-                eta.c_str());
-  return prefix_ + "[" + std::to_string(index_) + "/" + std::to_string(count_) + "] " + label_ + ": " + buf;
+  std::snprintf(buf, sizeof buf, "%zu/%zu measured (%d%%), best %s, ETA %s", done, total, pct,
+                best.c_str(), eta.c_str());
+  return prefix_ + "[" + std::to_string(index_) + "/" + std::to_string(count_) + "] " + label_ +
+         ": " + buf;
 }
 
-void ProgressReporter::update(std::size_t done, std::size_t total, std::optional<double> best_tflops) {
+void ProgressReporter::update(std::size_t done, std::size_t total,
+                              std::optional<double> best_tflops) {
   std::lock_guard lock(output_mutex());
   if (tty_) {
     out_ << "\r\033[K" << status_text(done, total, best_tflops);

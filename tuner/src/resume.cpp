@@ -7,7 +7,8 @@
 
 namespace gemmtune::tuner {
 
-ResumeState resume_state(const std::vector<GemmConfig>& candidates, const std::vector<db::ResultRow>& prior) {
+ResumeState resume_state(const std::vector<GemmConfig>& candidates,
+                         const std::vector<db::ResultRow>& prior) {
   std::map<std::string, double> ok;
   std::set<std::string> failed;
   for (const auto& row : prior) {

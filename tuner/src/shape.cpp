@@ -14,8 +14,9 @@ Shape parse_shape(const std::string& text) {
     auto [next, ec] = std::from_chars(p, end, v[i]);
     bool sep_ok = i < 2 ? (next < end && (*next == 'x' || *next == 'X')) : next == end;
     if (ec != std::errc() || v[i] < 1 || !sep_ok)
-      throw Error(Status::kInvalidArgument,
-                  "bad shape '" + text + "': expected MxNxK with positive integers, e.g. 4096x4096x4096");
+      throw Error(
+          Status::kInvalidArgument,
+          "bad shape '" + text + "': expected MxNxK with positive integers, e.g. 4096x4096x4096");
     p = next + 1;
   }
   return {v[0], v[1], v[2]};

@@ -15,9 +15,7 @@ namespace gemmtune::tuner {
 
 namespace {
 
-Error bad_input(const std::string& message) {
-  return Error(Status::kInvalidArgument, message);
-}
+Error bad_input(const std::string& message) { return Error(Status::kInvalidArgument, message); }
 
 // The whole of `text` as a non-negative number, or nullopt.
 std::optional<long long> whole_number(const std::string& text) {
@@ -158,7 +156,8 @@ std::vector<GemmConfig> sweep_configs(const SweepOptions& options, const DeviceI
   SearchSpaces spaces(options, device.limits);
   std::map<std::string, GemmConfig> by_name;
   for (const ProblemSpec& spec : options.problems) {
-    for (const GemmConfig& c : sweep_candidates(options, device, spaces.of(spec.op_a, spec.op_b), spec.problem()))
+    for (const GemmConfig& c :
+         sweep_candidates(options, device, spaces.of(spec.op_a, spec.op_b), spec.problem()))
       by_name.emplace(config_name(c), c);
   }
   std::vector<GemmConfig> out;

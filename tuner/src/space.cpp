@@ -13,17 +13,19 @@ namespace {
 // combination out whatever the later knobs say, and a reduction (k_lanes or k_warps > 1) takes
 // only the defaults of the tile-only knobs. Checking there keeps the walk fast.
 constexpr std::size_t kShapeKnobs = 7;  // bm, bn, bk, wm, wn, tm, tn
-static_assert(kSgemmKnobs[kShapeKnobs - 1].field == &SgemmKnobs::tn, "the shape knobs lead the table");
+static_assert(kSgemmKnobs[kShapeKnobs - 1].field == &SgemmKnobs::tn,
+              "the shape knobs lead the table");
 
 // The knobs that decide whether a config is a reduction or runs on tensor cores, walked right
 // after the shapes: a tensor-core config's thread tile follows from its warp tile (mma_fits).
-constexpr int SgemmKnobs::*kReductionKnobs[] = {&SgemmKnobs::k_lanes, &SgemmKnobs::k_warps, &SgemmKnobs::math};
+constexpr int SgemmKnobs::*kReductionKnobs[] = {&SgemmKnobs::k_lanes, &SgemmKnobs::k_warps,
+                                                &SgemmKnobs::math};
 
 std::vector<std::size_t> walk_order() {
   std::vector<std::size_t> order, reduction;
   for (std::size_t i = 0; i < std::size(kSgemmKnobs); ++i) {
-    const bool decides = std::find(std::begin(kReductionKnobs), std::end(kReductionKnobs), kSgemmKnobs[i].field) !=
-                         std::end(kReductionKnobs);
+    const bool decides = std::find(std::begin(kReductionKnobs), std::end(kReductionKnobs),
+                                   kSgemmKnobs[i].field) != std::end(kReductionKnobs);
     (decides ? reduction : order).push_back(i);
   }
   order.insert(order.begin() + kShapeKnobs, reduction.begin(), reduction.end());
@@ -31,7 +33,8 @@ std::vector<std::size_t> walk_order() {
 }
 
 bool mma_fits(const GemmConfig& c) {
-  return c.math == 0 || (!c.reduces() && c.wm % 16 == 0 && c.wn % 8 == 0 && c.tm == c.wm / 8 && c.tn == c.wn / 4);
+  return c.math == 0 ||
+         (!c.reduces() && c.wm % 16 == 0 && c.wn % 8 == 0 && c.tm == c.wm / 8 && c.tn == c.wn / 4);
 }
 
 bool warp_tile_fits(const GemmConfig& c) {
@@ -45,7 +48,8 @@ template <class Fn>
 void walk(GemmConfig& c, const std::vector<std::size_t>& order, std::size_t at, const Fn& fn) {
   if (at == order.size()) return fn(c);
   if (at == kShapeKnobs + 1 && !warp_tile_fits(c)) return;  // k_lanes set
-  if (at == kShapeKnobs + std::size(kReductionKnobs) && (c.threads() > 1024 || !mma_fits(c))) return;
+  if (at == kShapeKnobs + std::size(kReductionKnobs) && (c.threads() > 1024 || !mma_fits(c)))
+    return;
   const Knob& knob = kSgemmKnobs[order[at]];
   // Reductions keep the tile-only knobs' defaults, tensor-core configs their own padding.
   const bool held = c.reduces() ? knob.tile_only : c.math > 0 && knob.field == &SgemmKnobs::pad;
@@ -109,7 +113,8 @@ std::vector<GemmConfig> coverage_sample(const DeviceLimits& limits, Op op_a, Op 
   std::set<std::pair<std::size_t, int>> covered;  // (knob index, value)
   auto take = [&](const GemmConfig& c) {
     out.push_back(c);
-    for (std::size_t i = 0; i < std::size(kSgemmKnobs); ++i) covered.insert({i, kSgemmKnobs[i].get(c)});
+    for (std::size_t i = 0; i < std::size(kSgemmKnobs); ++i)
+      covered.insert({i, kSgemmKnobs[i].get(c)});
   };
   if (!def.validate(limits)) take(def);
   for (std::size_t i = 0; i < std::size(kSgemmKnobs); ++i)

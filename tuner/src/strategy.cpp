@@ -33,7 +33,8 @@ namespace {
 // The state of one run: latest median per candidate, counters, and the stop rules.
 class Search {
  public:
-  Search(const std::map<std::size_t, double>& known, const StrategyOptions& o, const StrategyHooks& h)
+  Search(const std::map<std::size_t, double>& known, const StrategyOptions& o,
+         const StrategyHooks& h)
       : times_(known), options_(o), hooks_(h) {}
 
   // False (and nothing measured) once the budget is spent or a stop was requested.
@@ -41,7 +42,8 @@ class Search {
     if (hooks_.stop_requested && hooks_.stop_requested()) result_.stopped = true;
     // The budget always allows min_measurements (at least one, so that every problem gets a
     // result).
-    if (options_.budget_s > 0 && result_.measurements >= std::max<std::size_t>(1, options_.min_measurements) &&
+    if (options_.budget_s > 0 &&
+        result_.measurements >= std::max<std::size_t>(1, options_.min_measurements) &&
         hooks_.elapsed_s() >= options_.budget_s)
       result_.budget_exhausted = true;
     return !result_.stopped && !result_.budget_exhausted;
@@ -141,7 +143,8 @@ std::vector<std::size_t> halving_rounds(std::size_t pool, const StrategyOptions&
   std::vector<std::size_t> sizes;
   std::size_t finalists = std::max<std::size_t>(1, o.finalists);
   while (pool > finalists) {
-    auto keep = std::max<std::size_t>({o.min_keep, finalists, std::size_t(std::ceil(pool * o.keep_fraction))});
+    auto keep = std::max<std::size_t>(
+        {o.min_keep, finalists, std::size_t(std::ceil(pool * o.keep_fraction))});
     if (keep >= pool) break;
     pool = keep;
     if (pool > finalists) sizes.push_back(pool);
@@ -195,7 +198,9 @@ void hoist_favourite_variants(std::vector<std::size_t>& order, std::vector<std::
   const std::size_t group = o.model_variant[order[0]];
   std::vector<std::size_t> moved, kept;
   for (std::size_t i : others)
-    (moved.size() < count && i < o.model_variant.size() && o.model_variant[i] == group ? moved : kept).push_back(i);
+    (moved.size() < count && i < o.model_variant.size() && o.model_variant[i] == group ? moved
+                                                                                       : kept)
+        .push_back(i);
   order.insert(order.begin() + 1, moved.begin(), moved.end());
   others = kept;
 }
@@ -204,7 +209,8 @@ void hoist_favourite_variants(std::vector<std::size_t>& order, std::vector<std::
 // favourite, so that the model's agreement says nothing about it (2049x1x2049 nt on an H200 at
 // 20 s: the model's first 60 leaders predicted within 5% of each other, the 42 it timed ran
 // 11.8-23.6 us, the search stopped after 4 s; a reduction it never reached ran 10.4 us).
-bool predicted_alike(const std::vector<std::size_t>& order, std::size_t done, const StrategyOptions& o) {
+bool predicted_alike(const std::vector<std::size_t>& order, std::size_t done,
+                     const StrategyOptions& o) {
   if (o.budget_s <= 0 || done >= order.size()) return false;
   const auto& ms = o.model_predicted_ms;
   if (order[0] >= ms.size() || order[done] >= ms.size()) return false;
@@ -228,8 +234,10 @@ StrategyResult run_model(const std::vector<std::size_t>& fresh,
                          const std::map<std::size_t, double>& known, const StrategyOptions& o,
                          const StrategyHooks& hooks) {
   auto [order, others] = family_heads(model_order(fresh, o), o);
-  const std::size_t first_round = o.min_measurements > 1 ? std::min(o.model_first, o.min_measurements) : o.model_first;
-  if (o.budget_s > 0 && o.min_measurements > 1) hoist_favourite_variants(order, others, o, first_round / 4);
+  const std::size_t first_round =
+      o.min_measurements > 1 ? std::min(o.model_first, o.min_measurements) : o.model_first;
+  if (o.budget_s > 0 && o.min_measurements > 1)
+    hoist_favourite_variants(order, others, o, first_round / 4);
   std::map<std::size_t, std::size_t> place;
   for (std::size_t j = 0; j < order.size(); ++j) place[order[j]] = j;
   Search search(known, o, hooks);
@@ -242,7 +250,8 @@ StrategyResult run_model(const std::vector<std::size_t>& fresh,
     if (best.empty() || best[0] >= o.model_variant.size()) return true;
     std::vector<std::size_t> twins;
     for (std::size_t i : fresh)
-      if (i < o.model_variant.size() && o.model_variant[i] == o.model_variant[best[0]] && !search.timed(i))
+      if (i < o.model_variant.size() && o.model_variant[i] == o.model_variant[best[0]] &&
+          !search.timed(i))
         twins.push_back(i);
     if (twins.empty()) return true;
     variants_timed += twins.size();
@@ -267,7 +276,8 @@ StrategyResult run_model(const std::vector<std::size_t>& fresh,
     }
     const auto best = search.leaders(1);
     const bool agrees = best.empty() || !place.count(best[0]) || 2 * place[best[0]] < done;
-    if (agrees && search.since_improvement() >= o.model_patience && !predicted_alike(order, done, o)) {
+    if (agrees && search.since_improvement() >= o.model_patience &&
+        !predicted_alike(order, done, o)) {
       search.settle();
       break;
     }
@@ -300,7 +310,8 @@ StrategyResult run_strategy(std::size_t count, const std::map<std::size_t, doubl
     std::mt19937_64 rng(options.seed);
     std::shuffle(fresh.begin(), fresh.end(), rng);
   }
-  if (options.kind == StrategyKind::random && options.max_configs > 0 && fresh.size() > options.max_configs)
+  if (options.kind == StrategyKind::random && options.max_configs > 0 &&
+      fresh.size() > options.max_configs)
     fresh.resize(options.max_configs);
   std::size_t pool = fresh.size() + known.size();
   std::size_t finalists = std::min(options.finalists, pool);

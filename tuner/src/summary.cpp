@@ -13,12 +13,13 @@ static std::string num(std::optional<double> v, const char* format) {
 }
 
 std::string format_summary(const std::vector<SummaryRow>& rows) {
-  const std::vector<std::string> header = {"GPU", "problem", "best config", "ms", "TFLOP/s", "% peak", "cuBLAS ms",
-                                           "speedup", "note"};
+  const std::vector<std::string> header = {"GPU",    "problem",   "best config", "ms",  "TFLOP/s",
+                                           "% peak", "cuBLAS ms", "speedup",     "note"};
   std::vector<std::vector<std::string>> cells = {header};
   for (const auto& r : rows)
-    cells.push_back({r.gpu, r.problem, r.config.empty() ? "-" : r.config, num(r.ms, "%.4f"), num(r.tflops, "%.1f"),
-                     num(r.peak_percent, "%.0f%%"), num(r.cublas_ms, "%.4f"), num(r.speedup(), "%.2fx"), r.note});
+    cells.push_back({r.gpu, r.problem, r.config.empty() ? "-" : r.config, num(r.ms, "%.4f"),
+                     num(r.tflops, "%.1f"), num(r.peak_percent, "%.0f%%"), num(r.cublas_ms, "%.4f"),
+                     num(r.speedup(), "%.2fx"), r.note});
   std::vector<std::size_t> width(header.size(), 0);
   for (const auto& line : cells)
     for (std::size_t i = 0; i < line.size(); ++i) width[i] = std::max(width[i], line[i].size());

@@ -34,7 +34,8 @@ static std::vector<Precision> tuned_classes(Precision up_to) {
 }
 
 SearchSpaces::SearchSpaces(const SweepOptions& options, const DeviceLimits& limits)
-    : reduced_(options.space == SpaceKind::reduced && options.only_configs.empty()), limits_(limits) {}
+    : reduced_(options.space == SpaceKind::reduced && options.only_configs.empty()),
+      limits_(limits) {}
 
 const std::vector<GemmConfig>& SearchSpaces::of(Op op_a, Op op_b) {
   auto it = spaces_.find({op_a, op_b});
@@ -106,19 +107,22 @@ struct Shared {
 // precision class `cls` (`label` names the problem and, when several are tuned, the class).
 SummaryRow summary_row(const db::Database& db, db::Id gpu_id, const DeviceInfo& dev,
                        const ProblemSpec& spec, std::optional<double> cublas_ms,
-                       const std::string& note, Precision cls = Precision::ieee, const std::string& label = "") {
+                       const std::string& note, Precision cls = Precision::ieee,
+                       const std::string& label = "") {
   SummaryRow row;
   row.gpu = dev.name;
   row.problem = label.empty() ? problem_label(spec) : label;
   row.note = note;
   row.cublas_ms = cublas_ms;
   std::optional<db::BestRow> best = db.best_for(gpu_id, to_db(spec.problem()));
-  if (best && !(parse_config_name(best->config.name) && parse_config_name(best->config.name)->precision() == cls)) {
+  if (best && !(parse_config_name(best->config.name) &&
+                parse_config_name(best->config.name)->precision() == cls)) {
     // The overall best is of another class: this class's fastest ok result instead.
     best.reset();
     for (const auto& r : db.results_for(to_db(spec.problem()), gpu_id)) {
       auto c = parse_config_name(r.config.name);
-      if (r.result.status != db::Status::ok || !c || c->precision() != cls || !r.result.median_ms) continue;
+      if (r.result.status != db::Status::ok || !c || c->precision() != cls || !r.result.median_ms)
+        continue;
       best.emplace();
       best->config = r.config;
       best->median_ms = *r.result.median_ms;
@@ -224,7 +228,8 @@ class DeviceWorker {
         tune(db, i, tools);
       }
     } catch (const DeviceUnusable& e) {
-      // The device's error is the one to report; failing to mark the sweep finished only adds to it.
+      // The device's error is the one to report; failing to mark the sweep finished only adds to
+      // it.
       try {
         db.finish_sweep(sweep_id_);
       } catch (const std::exception& finish) {
@@ -249,7 +254,8 @@ class DeviceWorker {
   void tune(db::Database& db, std::size_t index, const Tools& tools) {
     const ProblemSpec& spec = o_.problems[index];
     const Problem p = spec.problem();
-    const std::vector<GemmConfig> everything = sweep_candidates(o_, dev_, tools.spaces.of(p.op_a, p.op_b), p);
+    const std::vector<GemmConfig> everything =
+        sweep_candidates(o_, dev_, tools.spaces.of(p.op_a, p.op_b), p);
     ProblemSetup setup;
     setup.seed = o_.seed ? o_.seed + index : std::random_device{}();
     for (Precision cls : tuned_classes(o_.precision)) {
@@ -258,23 +264,26 @@ class DeviceWorker {
         if (c.precision() == cls) all.push_back(c);
       if (cls == Precision::ieee || !all.empty()) tune_class(db, index, tools, all, cls, setup);
     }
-    if (o_.precision >= Precision::fp32 && !stop_requested()) verify_fastest_fma(db, index, tools, setup);
+    if (o_.precision >= Precision::fp32 && !stop_requested())
+      verify_fastest_fma(db, index, tools, setup);
   }
 
   // The problem's bench, made on first use.
   ProblemBench& bench_of(std::size_t index, const Tools& tools, ProblemSetup& setup) {
     if (!setup.bench)
-      setup.bench = std::make_unique<ProblemBench>(o_.problems[index], tools.reference, tools.stream.s, setup.seed);
+      setup.bench = std::make_unique<ProblemBench>(o_.problems[index], tools.reference,
+                                                   tools.stream.s, setup.seed);
     return *setup.bench;
   }
 
-  void tune_class(db::Database& db, std::size_t index, const Tools& tools, const std::vector<GemmConfig>& all,
-                  Precision cls, ProblemSetup& setup) {
+  void tune_class(db::Database& db, std::size_t index, const Tools& tools,
+                  const std::vector<GemmConfig>& all, Precision cls, ProblemSetup& setup) {
     const ProblemSpec& spec = o_.problems[index];
     const Problem p = spec.problem();
     ResumeState rs = load_resume_state(db, gpu_id_, p, all, o_.force);
     const std::string label =
-        problem_label(spec) + (o_.precision == Precision::ieee ? "" : std::string(" [") + precision_name(cls) + "]");
+        problem_label(spec) +
+        (o_.precision == Precision::ieee ? "" : std::string(" [") + precision_name(cls) + "]");
     progress_.begin_problem(index + 1, o_.problems.size(), label, all.size(), prefix_);
     if (rs.fresh() == 0) {
       report_measured_before(db, spec, all.size(), rs, cls, label);
@@ -288,7 +297,8 @@ class DeviceWorker {
     if (o_.strategy.kind == StrategyKind::model) ranking = rank_by_model(db, p, rs);
     SweepTimes times;
     times.setup_s = now_s() - setup_started;
-    const StrategyResult result = search(db, problem_id, rs, setup.bench, tools, setup.seed, ranking, times);
+    const StrategyResult result =
+        search(db, problem_id, rs, setup.bench, tools, setup.seed, ranking, times);
     add_measurements(result.measurements, times);
     report_tuned(db, spec, rs, result, *setup.cublas, ranking, cls, label);
   }
@@ -299,7 +309,8 @@ class DeviceWorker {
   // the classes are tuned, whichever sweep measured it, and the error goes into its result. One
   // more kernel run per problem, where checking every FMA candidate would add one to each, and
   // none once it has one. A faster FMA config found by a later sweep gets its own the same way.
-  void verify_fastest_fma(db::Database& db, std::size_t index, const Tools& tools, ProblemSetup& setup) {
+  void verify_fastest_fma(db::Database& db, std::size_t index, const Tools& tools,
+                          ProblemSetup& setup) {
     const ProblemSpec& spec = o_.problems[index];
     const db::ProblemKey key = to_db(spec.problem());
     std::optional<db::ResultRow> fastest;
@@ -312,8 +323,8 @@ class DeviceWorker {
       }
     }
     if (!fastest || fastest->result.wide_error) return;
-    CandidateRunner runner({&db, sweep_id_, db.upsert_problem(key), arch_}, dev_, bench_of(index, tools, setup),
-                           tools.pool, tools.timer, o_.runner);
+    CandidateRunner runner({&db, sweep_id_, db.upsert_problem(key), arch_}, dev_,
+                           bench_of(index, tools, setup), tools.pool, tools.timer, o_.runner);
     std::string why_not;
     std::optional<double> error;
     try {
@@ -328,9 +339,10 @@ class DeviceWorker {
     if (error)
       db.record_wide_error(fastest->id, *error);
     else
-      progress_.note(prefix_ + problem_label(spec) + ": its fastest FP32 FMA config " + fastest->config.name +
-                     " could not be verified on wide-range inputs (" + why_not +
-                     "); until a sweep does, the fp32 policy runs no 3xTF32 config tuned on this problem");
+      progress_.note(
+          prefix_ + problem_label(spec) + ": its fastest FP32 FMA config " + fastest->config.name +
+          " could not be verified on wide-range inputs (" + why_not +
+          "); until a sweep does, the fp32 policy runs no 3xTF32 config tuned on this problem");
   }
 
   // After a hung kernel or a lost context: the compile queue is dropped and the bench leaked
@@ -436,7 +448,8 @@ class DeviceWorker {
   // The problem's line and summary row: its best over all sweeps of the GPU model, and cuBLAS.
   void report_tuned(const db::Database& db, const ProblemSpec& spec, const ResumeState& rs,
                     const StrategyResult& result, const db::Baseline& base,
-                    const std::optional<ModelRanking>& ranking, Precision cls, const std::string& label) {
+                    const std::optional<ModelRanking>& ranking, Precision cls,
+                    const std::string& label) {
     // Why the search ended where it did not measure every candidate.
     std::string note = result.stopped            ? "interrupted"
                        : result.budget_exhausted ? "budget spent"

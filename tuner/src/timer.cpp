@@ -36,7 +36,8 @@ Timing GpuTimer::time(const std::function<void(cudaStream_t)>& run, const TimerO
   auto t0 = std::chrono::steady_clock::now();
   while (int(ms.size()) < o.max_reps) {
     // A cold L2 for every run: a large problem's inputs would not be cached in real use either.
-    if (o.flush_l2) GEMMTUNE_CUDA(cudaMemsetAsync(flush_, int(ms.size() & 0xff), flush_bytes_, stream_));
+    if (o.flush_l2)
+      GEMMTUNE_CUDA(cudaMemsetAsync(flush_, int(ms.size() & 0xff), flush_bytes_, stream_));
     GEMMTUNE_CUDA(cudaEventRecord(start_, stream_));
     run(stream_);
     GEMMTUNE_CUDA(cudaEventRecord(stop_, stream_));
@@ -47,7 +48,9 @@ Timing GpuTimer::time(const std::function<void(cudaStream_t)>& run, const TimerO
     if (int(ms.size()) < o.min_reps) continue;
     double med = quantile(ms, 0.5);
     if (med > 0 && (quantile(ms, 0.75) - quantile(ms, 0.25)) / med < o.target_spread) break;
-    if (std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() > o.max_seconds) break;
+    if (std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() >
+        o.max_seconds)
+      break;
   }
   Timing t;
   t.reps = int(ms.size());

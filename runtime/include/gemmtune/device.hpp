@@ -9,13 +9,13 @@ namespace gemmtune {
 
 /// Hardware limits a kernel configuration is validated against.
 struct DeviceLimits {
-  int cc_major = 9;                        ///< compute capability, major
-  int cc_minor = 0;                        ///< compute capability, minor
-  int max_threads_per_block = 1024;        ///< threads in one block
-  int max_smem_per_block_optin = 232448;   ///< dynamic shared memory a block may opt in to (bytes)
-  int max_smem_per_sm = 233472;            ///< shared memory of one multiprocessor (bytes)
-  int max_regs_per_block = 65536;          ///< 32-bit registers of one block
-  int max_regs_per_thread = 255;           ///< registers one thread may use
+  int cc_major = 9;                       ///< compute capability, major
+  int cc_minor = 0;                       ///< compute capability, minor
+  int max_threads_per_block = 1024;       ///< threads in one block
+  int max_smem_per_block_optin = 232448;  ///< dynamic shared memory a block may opt in to (bytes)
+  int max_smem_per_sm = 233472;           ///< shared memory of one multiprocessor (bytes)
+  int max_regs_per_block = 65536;         ///< 32-bit registers of one block
+  int max_regs_per_thread = 255;          ///< registers one thread may use
 
   /// Limits of a known architecture ("sm_80", "sm_86", "sm_89", "sm_90"), for work without a GPU.
   /// Throws Error(kInvalidArgument) for an unknown name.
@@ -39,7 +39,8 @@ struct DeviceInfo {
   double fp32_peak_tflops() const;
 };
 
-/// FP32 FMA peak of a GPU from the datasheet formula (128 FMA lanes per SM x 2 FLOP x clock), TFLOP/s.
+/// FP32 FMA peak of a GPU from the datasheet formula (128 FMA lanes per SM x 2 FLOP x clock),
+/// TFLOP/s.
 double fp32_peak_tflops(int sm_count, long long clock_khz);
 
 /// Versions of the CUDA pieces gemmtune runs on; 0 where a piece is absent (no driver).

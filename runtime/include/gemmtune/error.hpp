@@ -9,15 +9,15 @@ namespace gemmtune {
 /// Failure categories, shared by the C++ exceptions and the C API's status codes.
 enum class Status : int {
   kSuccess = 0,
-  kInvalidArgument = 1,   ///< a bad shape, leading dimension, pointer or option
-  kNoDevice = 2,          ///< no CUDA device or driver on this machine
-  kCudaError = 3,         ///< a CUDA runtime call failed
-  kCompileError = 4,      ///< NVRTC could not compile a kernel
-  kDatabaseError = 5,     ///< the tuning database could not be read or written
-  kNotSupported = 6,      ///< no kernel can run this problem
-  kInternal = 7,          ///< a bug in gemmtune
-  kNotPrepared = 8,       ///< the call would compile a kernel or allocate memory while its stream
-                          ///< is being captured into a CUDA Graph: prepare() it before capturing
+  kInvalidArgument = 1,  ///< a bad shape, leading dimension, pointer or option
+  kNoDevice = 2,         ///< no CUDA device or driver on this machine
+  kCudaError = 3,        ///< a CUDA runtime call failed
+  kCompileError = 4,     ///< NVRTC could not compile a kernel
+  kDatabaseError = 5,    ///< the tuning database could not be read or written
+  kNotSupported = 6,     ///< no kernel can run this problem
+  kInternal = 7,         ///< a bug in gemmtune
+  kNotPrepared = 8,      ///< the call would compile a kernel or allocate memory while its stream
+                         ///< is being captured into a CUDA Graph: prepare() it before capturing
 };
 
 /// Human-readable name of a status ("invalid argument", ...).
@@ -48,22 +48,25 @@ void warn_cuda(int code, const char* call, const char* file, int line);
 }  // namespace gemmtune
 
 /// Checks a CUDA runtime call; throws gemmtune::Error with the call text, file and line on failure.
-#define GEMMTUNE_CUDA(call)                                                               \
-  do {                                                                                    \
-    auto gemmtune_rc_ = (call);                                                           \
-    if (gemmtune_rc_ != 0) ::gemmtune::detail::throw_cuda(int(gemmtune_rc_), #call, __FILE__, __LINE__); \
+#define GEMMTUNE_CUDA(call)                                                         \
+  do {                                                                              \
+    auto gemmtune_rc_ = (call);                                                     \
+    if (gemmtune_rc_ != 0)                                                          \
+      ::gemmtune::detail::throw_cuda(int(gemmtune_rc_), #call, __FILE__, __LINE__); \
   } while (0)
 
 /// Like GEMMTUNE_CUDA but never throws: for destructors; logs an error instead (log.hpp).
-#define GEMMTUNE_CUDA_NOTHROW(call)                                                       \
-  do {                                                                                    \
-    auto gemmtune_rc_ = (call);                                                           \
-    if (gemmtune_rc_ != 0) ::gemmtune::detail::warn_cuda(int(gemmtune_rc_), #call, __FILE__, __LINE__); \
+#define GEMMTUNE_CUDA_NOTHROW(call)                                                \
+  do {                                                                             \
+    auto gemmtune_rc_ = (call);                                                    \
+    if (gemmtune_rc_ != 0)                                                         \
+      ::gemmtune::detail::warn_cuda(int(gemmtune_rc_), #call, __FILE__, __LINE__); \
   } while (0)
 
 /// Checks an NVRTC call; throws gemmtune::Error(kCompileError) on failure.
-#define GEMMTUNE_NVRTC(call)                                                              \
-  do {                                                                                    \
-    auto gemmtune_rc_ = (call);                                                           \
-    if (gemmtune_rc_ != 0) ::gemmtune::detail::throw_nvrtc(int(gemmtune_rc_), #call, __FILE__, __LINE__); \
+#define GEMMTUNE_NVRTC(call)                                                         \
+  do {                                                                               \
+    auto gemmtune_rc_ = (call);                                                      \
+    if (gemmtune_rc_ != 0)                                                           \
+      ::gemmtune::detail::throw_nvrtc(int(gemmtune_rc_), #call, __FILE__, __LINE__); \
   } while (0)

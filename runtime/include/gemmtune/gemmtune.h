@@ -3,9 +3,9 @@
  * from gemmtune_last_error().
  *
  *   gemmtune_handle_t h;
- *   if (gemmtune_create(&h, NULL) != GEMMTUNE_STATUS_SUCCESS) fprintf(stderr, "%s\n", gemmtune_last_error());
- *   gemmtune_sgemm(h, GEMMTUNE_ROW_MAJOR, GEMMTUNE_OP_N, GEMMTUNE_OP_N, M, N, K, 1.f, A, K, B, N, 0.f, C, N, stream);
- *   gemmtune_destroy(h);
+ *   if (gemmtune_create(&h, NULL) != GEMMTUNE_STATUS_SUCCESS) fprintf(stderr, "%s\n",
+ * gemmtune_last_error()); gemmtune_sgemm(h, GEMMTUNE_ROW_MAJOR, GEMMTUNE_OP_N, GEMMTUNE_OP_N, M, N,
+ * K, 1.f, A, K, B, N, 0.f, C, N, stream); gemmtune_destroy(h);
  *
  * Every GEMM call takes the layout of the caller's matrices first, as CBLAS does (the same
  * values as CblasRowMajor and CblasColMajor). Row-major: element (i, j) of a matrix with leading
@@ -39,20 +39,25 @@ extern "C" {
 /** Status codes; the same values as gemmtune::Status. */
 typedef enum gemmtune_status_t GEMMTUNE_INT_ENUM {
   GEMMTUNE_STATUS_SUCCESS = 0,
-  GEMMTUNE_STATUS_INVALID_ARGUMENT = 1, /**< a bad shape, leading dimension, stride, pointer or option */
-  GEMMTUNE_STATUS_NO_DEVICE = 2,        /**< no CUDA device or driver */
-  GEMMTUNE_STATUS_CUDA_ERROR = 3,       /**< a CUDA runtime call failed */
-  GEMMTUNE_STATUS_COMPILE_ERROR = 4,    /**< NVRTC could not compile a kernel */
-  GEMMTUNE_STATUS_DATABASE_ERROR = 5,   /**< the tuning database could not be read or written */
-  GEMMTUNE_STATUS_NOT_SUPPORTED = 6,    /**< no kernel can run this problem */
-  GEMMTUNE_STATUS_INTERNAL = 7,         /**< a bug in gemmtune */
-  GEMMTUNE_STATUS_NOT_PREPARED = 8      /**< the call would compile or allocate while its stream is being
-                                             captured into a CUDA Graph: gemmtune_prepare() it first */
+  GEMMTUNE_STATUS_INVALID_ARGUMENT =
+      1,                          /**< a bad shape, leading dimension, stride, pointer or option */
+  GEMMTUNE_STATUS_NO_DEVICE = 2,  /**< no CUDA device or driver */
+  GEMMTUNE_STATUS_CUDA_ERROR = 3, /**< a CUDA runtime call failed */
+  GEMMTUNE_STATUS_COMPILE_ERROR = 4,  /**< NVRTC could not compile a kernel */
+  GEMMTUNE_STATUS_DATABASE_ERROR = 5, /**< the tuning database could not be read or written */
+  GEMMTUNE_STATUS_NOT_SUPPORTED = 6,  /**< no kernel can run this problem */
+  GEMMTUNE_STATUS_INTERNAL = 7,       /**< a bug in gemmtune */
+  GEMMTUNE_STATUS_NOT_PREPARED = 8 /**< the call would compile or allocate while its stream is being
+                                        captured into a CUDA Graph: gemmtune_prepare() it first */
 } gemmtune_status_t;
 
 /** op(X): the matrix as stored (N) or transposed (T); the values of cublasOperation_t.
  * GEMMTUNE_OP_C (conjugate transpose) is GEMMTUNE_OP_T for real matrices. */
-typedef enum gemmtune_op_t GEMMTUNE_INT_ENUM { GEMMTUNE_OP_N = 0, GEMMTUNE_OP_T = 1, GEMMTUNE_OP_C = 2 } gemmtune_op_t;
+typedef enum gemmtune_op_t GEMMTUNE_INT_ENUM {
+  GEMMTUNE_OP_N = 0,
+  GEMMTUNE_OP_T = 1,
+  GEMMTUNE_OP_C = 2
+} gemmtune_op_t;
 
 /** How the caller's matrices are stored; the values of CBLAS's CBLAS_LAYOUT. */
 typedef enum gemmtune_layout_t GEMMTUNE_INT_ENUM {
@@ -76,7 +81,8 @@ typedef enum gemmtune_pointer_mode_t GEMMTUNE_INT_ENUM {
 
 /** How a handle uses its tuning database (see gemmtune::DbAccess). */
 typedef enum gemmtune_db_access_t GEMMTUNE_INT_ENUM {
-  GEMMTUNE_DB_AUTOMATIC = 0,  /**< read-write if the file exists and is writable, read-only if not writable, none if missing */
+  GEMMTUNE_DB_AUTOMATIC = 0,  /**< read-write if the file exists and is writable, read-only if not
+                                 writable, none if missing */
   GEMMTUNE_DB_READ_ONLY = 1,  /**< never write */
   GEMMTUNE_DB_READ_WRITE = 2, /**< cache compiled kernels; create the file when missing */
   GEMMTUNE_DB_NONE = 3        /**< built-in defaults only */
@@ -85,19 +91,21 @@ typedef enum gemmtune_db_access_t GEMMTUNE_INT_ENUM {
 /** Which kernels a handle may run (docs/precision.md). */
 typedef enum gemmtune_precision {
   GEMMTUNE_PRECISION_IEEE = 0, /**< FP32 FMA kernels only: the default */
-  GEMMTUNE_PRECISION_FP32 = 1, /**< also 3xTF32 tensor-core kernels measured as accurate as FP32 FMA */
-  GEMMTUNE_PRECISION_TF32 = 2  /**< also 1xTF32 tensor-core kernels: about 1e-3 relative error */
+  GEMMTUNE_PRECISION_FP32 =
+      1, /**< also 3xTF32 tensor-core kernels measured as accurate as FP32 FMA */
+  GEMMTUNE_PRECISION_TF32 = 2 /**< also 1xTF32 tensor-core kernels: about 1e-3 relative error */
 } gemmtune_precision_t;
 
 /** Options of gemmtune_create(). Start from gemmtune_options_init(). */
 typedef struct gemmtune_options {
-  const char* db_path;            /**< NULL or "": $GEMMTUNE_DB, else ${XDG_CACHE_HOME:-~/.cache}/gemmtune/tuning.db */
-  int device;                     /**< CUDA device ordinal */
+  const char*
+      db_path; /**< NULL or "": $GEMMTUNE_DB, else ${XDG_CACHE_HOME:-~/.cache}/gemmtune/tuning.db */
+  int device;  /**< CUDA device ordinal */
   gemmtune_db_access_t db_access; /**< default GEMMTUNE_DB_AUTOMATIC */
   int verbose;                    /**< nonzero: log each new choice (GEMMTUNE_LOG_INFO) */
-  int deterministic;              /**< nonzero: only configs that give the same bits on every run (no
-                                       split-K, whose atomic sums depend on the order blocks finish);
-                                       default 0: the measured fastest config */
+  int deterministic; /**< nonzero: only configs that give the same bits on every run (no
+                          split-K, whose atomic sums depend on the order blocks finish);
+                          default 0: the measured fastest config */
   gemmtune_precision_t precision; /**< default GEMMTUNE_PRECISION_IEEE */
   /** Workspace memory (split-K counters, repacked operands) from the caller's allocator, as
    * cublasSetWorkspace does for cuBLAS: both NULL (the default) for cudaMalloc/cudaFree, else both
@@ -131,26 +139,32 @@ gemmtune_status_t gemmtune_destroy(gemmtune_handle_t handle);
  * op(A) is M x K, op(B) is K x N, C is M x N. BLAS semantics (see above). A misaligned pointer
  * selects a narrower-vector kernel; it is not an error. Arguments are checked before the handle,
  * so their errors are reported even for a NULL handle. */
-gemmtune_status_t gemmtune_sgemm(gemmtune_handle_t handle, gemmtune_layout_t layout, gemmtune_op_t op_a,
-                                 gemmtune_op_t op_b, int m, int n, int k, float alpha, const float* a, int64_t lda,
-                                 const float* b, int64_t ldb, float beta, float* c, int64_t ldc, cudaStream_t stream);
+gemmtune_status_t gemmtune_sgemm(gemmtune_handle_t handle, gemmtune_layout_t layout,
+                                 gemmtune_op_t op_a, gemmtune_op_t op_b, int m, int n, int k,
+                                 float alpha, const float* a, int64_t lda, const float* b,
+                                 int64_t ldb, float beta, float* c, int64_t ldc,
+                                 cudaStream_t stream);
 
 /** `batch` GEMMs as gemmtune_sgemm(); matrix i of A starts at a + i * stride_a (likewise B, C).
  * A stride of 0 for A or B reuses one matrix; the matrices of C must not overlap. */
 gemmtune_status_t gemmtune_sgemm_strided_batched(gemmtune_handle_t handle, gemmtune_layout_t layout,
-                                                 gemmtune_op_t op_a, gemmtune_op_t op_b, int m, int n, int k,
-                                                 float alpha, const float* a, int64_t lda, int64_t stride_a,
-                                                 const float* b, int64_t ldb, int64_t stride_b, float beta, float* c,
-                                                 int64_t ldc, int64_t stride_c, int batch, cudaStream_t stream);
+                                                 gemmtune_op_t op_a, gemmtune_op_t op_b, int m,
+                                                 int n, int k, float alpha, const float* a,
+                                                 int64_t lda, int64_t stride_a, const float* b,
+                                                 int64_t ldb, int64_t stride_b, float beta,
+                                                 float* c, int64_t ldc, int64_t stride_c, int batch,
+                                                 cudaStream_t stream);
 
 /** `batch` GEMMs of one shape on matrices anywhere: a[i], b[i], c[i] are GEMM i's device
  * pointers, in HOST arrays of `batch` entries (gemmtune_sgemm_batched_device takes device arrays).
  * Pointers a constant distance apart run as one strided-batched launch, others one launch per
  * GEMM. */
-gemmtune_status_t gemmtune_sgemm_batched(gemmtune_handle_t handle, gemmtune_layout_t layout, gemmtune_op_t op_a,
-                                         gemmtune_op_t op_b, int m, int n, int k, float alpha, const float* const a[],
-                                         int64_t lda, const float* const b[], int64_t ldb, float beta,
-                                         float* const c[], int64_t ldc, int batch, cudaStream_t stream);
+gemmtune_status_t gemmtune_sgemm_batched(gemmtune_handle_t handle, gemmtune_layout_t layout,
+                                         gemmtune_op_t op_a, gemmtune_op_t op_b, int m, int n,
+                                         int k, float alpha, const float* const a[], int64_t lda,
+                                         const float* const b[], int64_t ldb, float beta,
+                                         float* const c[], int64_t ldc, int batch,
+                                         cudaStream_t stream);
 
 /** gemmtune_sgemm_batched() with a, b and c in DEVICE memory, as cublasSgemmBatched takes them:
  * arrays of `batch` device pointers, read by the kernel (one launch for any pointers; a CUDA
@@ -160,10 +174,11 @@ gemmtune_status_t gemmtune_sgemm_batched(gemmtune_handle_t handle, gemmtune_layo
  * kernel), and the matrices of C must not overlap (not checked either). a and b may be NULL when
  * K or alpha is 0. Arguments are checked before the handle. */
 gemmtune_status_t gemmtune_sgemm_batched_device(gemmtune_handle_t handle, gemmtune_layout_t layout,
-                                                gemmtune_op_t op_a, gemmtune_op_t op_b, int m, int n, int k,
-                                                float alpha, const float* const a[], int64_t lda,
-                                                const float* const b[], int64_t ldb, float beta, float* const c[],
-                                                int64_t ldc, int batch, cudaStream_t stream);
+                                                gemmtune_op_t op_a, gemmtune_op_t op_b, int m,
+                                                int n, int k, float alpha, const float* const a[],
+                                                int64_t lda, const float* const b[], int64_t ldb,
+                                                float beta, float* const c[], int64_t ldc,
+                                                int batch, cudaStream_t stream);
 
 /** Sets the stream of the handle's cuBLAS-shaped calls (as cublasSetStream does; NULL: the legacy
  * default stream). The other calls take their stream as an argument. */
@@ -183,29 +198,36 @@ gemmtune_status_t gemmtune_get_stream(gemmtune_handle_t handle, cudaStream_t* st
 gemmtune_status_t gemmtune_set_pointer_mode(gemmtune_handle_t handle, gemmtune_pointer_mode_t mode);
 
 /** The pointer mode gemmtune_set_pointer_mode() set. */
-gemmtune_status_t gemmtune_get_pointer_mode(gemmtune_handle_t handle, gemmtune_pointer_mode_t* mode);
+gemmtune_status_t gemmtune_get_pointer_mode(gemmtune_handle_t handle,
+                                            gemmtune_pointer_mode_t* mode);
 
 /** cublasSgemm's arguments in cuBLAS's order, column-major, on the handle's stream: a call site
  * ports by renaming cublasSgemm, the handle and CUBLAS_OP_* (alpha and beta point to host or
  * device memory as the handle's pointer mode says, as in cuBLAS). */
-gemmtune_status_t gemmtune_cublasSgemm(gemmtune_handle_t handle, gemmtune_op_t transa, gemmtune_op_t transb, int m,
-                                       int n, int k, const float* alpha, const float* A, int lda, const float* B,
+gemmtune_status_t gemmtune_cublasSgemm(gemmtune_handle_t handle, gemmtune_op_t transa,
+                                       gemmtune_op_t transb, int m, int n, int k,
+                                       const float* alpha, const float* A, int lda, const float* B,
                                        int ldb, const float* beta, float* C, int ldc);
 
-/** cublasSgemmStridedBatched's arguments in cuBLAS's order, column-major, on the handle's stream. */
+/** cublasSgemmStridedBatched's arguments in cuBLAS's order, column-major, on the handle's stream.
+ */
 gemmtune_status_t gemmtune_cublasSgemmStridedBatched(gemmtune_handle_t handle, gemmtune_op_t transa,
-                                                     gemmtune_op_t transb, int m, int n, int k, const float* alpha,
-                                                     const float* A, int lda, long long int strideA, const float* B,
-                                                     int ldb, long long int strideB, const float* beta, float* C,
-                                                     int ldc, long long int strideC, int batchCount);
+                                                     gemmtune_op_t transb, int m, int n, int k,
+                                                     const float* alpha, const float* A, int lda,
+                                                     long long int strideA, const float* B, int ldb,
+                                                     long long int strideB, const float* beta,
+                                                     float* C, int ldc, long long int strideC,
+                                                     int batchCount);
 
 /** cublasSgemmBatched's arguments in cuBLAS's order, column-major, on the handle's stream, with
  * its pointer arrays in device memory: gemmtune_sgemm_batched_device(), whose rules apply (every
  * pointer in the arrays 16-byte aligned). */
-gemmtune_status_t gemmtune_cublasSgemmBatched(gemmtune_handle_t handle, gemmtune_op_t transa, gemmtune_op_t transb,
-                                              int m, int n, int k, const float* alpha, const float* const Aarray[],
-                                              int lda, const float* const Barray[], int ldb, const float* beta,
-                                              float* const Carray[], int ldc, int batchCount);
+gemmtune_status_t gemmtune_cublasSgemmBatched(gemmtune_handle_t handle, gemmtune_op_t transa,
+                                              gemmtune_op_t transb, int m, int n, int k,
+                                              const float* alpha, const float* const Aarray[],
+                                              int lda, const float* const Barray[], int ldb,
+                                              const float* beta, float* const Carray[], int ldc,
+                                              int batchCount);
 
 /** One GEMM call described without its data, for gemmtune_prepare() and
  * gemmtune_explain_problem(): shape, leading dimensions, scalars and call kind. Each operand's
@@ -231,27 +253,30 @@ typedef struct gemmtune_problem {
  * Graph: compiles or loads their kernels and allocates `stream`'s split-K workspace. A call that
  * would still compile or allocate during capture returns GEMMTUNE_STATUS_NOT_PREPARED and enqueues
  * nothing. Call it outside of any capture. */
-gemmtune_status_t gemmtune_prepare(gemmtune_handle_t handle, const gemmtune_problem* problems, size_t count,
-                                   cudaStream_t stream);
+gemmtune_status_t gemmtune_prepare(gemmtune_handle_t handle, const gemmtune_problem* problems,
+                                   size_t count, cudaStream_t stream);
 
 /** Writes (NUL-terminated, truncated to `size` bytes) why the handle would run a given kernel for
  * the packed problem (layout, op_a, op_b, M, N, K, batch) with alignment class `alignment` (4, 2
  * or 1 floats; 0: what the shape allows). `*length` (when not NULL) receives the full text's
  * length. A column-major problem is explained as the row-major one it runs as. */
-gemmtune_status_t gemmtune_explain(gemmtune_handle_t handle, gemmtune_layout_t layout, gemmtune_op_t op_a,
-                                   gemmtune_op_t op_b, int m, int n, int k, int batch, int alignment, char* buffer,
-                                   size_t size, size_t* length);
+gemmtune_status_t gemmtune_explain(gemmtune_handle_t handle, gemmtune_layout_t layout,
+                                   gemmtune_op_t op_a, gemmtune_op_t op_b, int m, int n, int k,
+                                   int batch, int alignment, char* buffer, size_t size,
+                                   size_t* length);
 
 /** gemmtune_explain() for the call that `problem` describes, as gemmtune_prepare() reads it:
  * its leading dimensions, pointer arrays (gemmtune_sgemm_batched_device) and device scalars
  * included. */
-gemmtune_status_t gemmtune_explain_problem(gemmtune_handle_t handle, const gemmtune_problem* problem, char* buffer,
+gemmtune_status_t gemmtune_explain_problem(gemmtune_handle_t handle,
+                                           const gemmtune_problem* problem, char* buffer,
                                            size_t size, size_t* length);
 
 /** Receives each log message (one line, no prefix, no newline) with its level and `user_data`.
  * May be called from any thread that calls gemmtune, also at once from several; must not call
  * gemmtune. */
-typedef void (*gemmtune_log_callback_t)(gemmtune_log_level_t level, const char* message, void* user_data);
+typedef void (*gemmtune_log_callback_t)(gemmtune_log_level_t level, const char* message,
+                                        void* user_data);
 
 /** Sends every later log message of this process (all handles) to `callback`; NULL restores the
  * default, one line on stderr per message. Thread-safe. */

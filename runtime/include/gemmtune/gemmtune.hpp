@@ -1,8 +1,8 @@
 #pragma once
 // gemmtune's C++ API: tuned FP32 GEMM on device pointers, asynchronous on the caller's stream.
 //
-//   gemmtune::Dispatcher gemm;                      // device 0, database at $GEMMTUNE_DB or the user cache
-//   gemm.sgemm(gemmtune::Layout::row_major, gemmtune::Op::N, gemmtune::Op::N, M, N, K,
+//   gemmtune::Dispatcher gemm;                      // device 0, database at $GEMMTUNE_DB or the
+//   user cache gemm.sgemm(gemmtune::Layout::row_major, gemmtune::Op::N, gemmtune::Op::N, M, N, K,
 //              1.f, A, K, B, N, 0.f, C, N, stream);
 //
 // Every GEMM call takes the layout of the caller's matrices first (CBLAS's convention):
@@ -39,11 +39,11 @@ enum class DbAccess {
 
 /// What a Dispatcher is created from.
 struct DispatcherOptions {
-  std::string db_path;                    ///< tuning database; empty: $GEMMTUNE_DB, else
-                                          ///< ${XDG_CACHE_HOME:-~/.cache}/gemmtune/tuning.db
-  int device = 0;                         ///< CUDA device ordinal the dispatcher runs on
+  std::string db_path;  ///< tuning database; empty: $GEMMTUNE_DB, else
+                        ///< ${XDG_CACHE_HOME:-~/.cache}/gemmtune/tuning.db
+  int device = 0;       ///< CUDA device ordinal the dispatcher runs on
   DbAccess db_access = DbAccess::automatic;
-  bool verbose = false;                   ///< log each new choice and where its kernel came from (LogLevel::info)
+  bool verbose = false;  ///< log each new choice and where its kernel came from (LogLevel::info)
   /// Only configs whose results are the same bits on every run for the same inputs: no split-K
   /// (its partial sums are added atomically, in whatever order the blocks finish). Off by
   /// default: the dispatcher runs the measured fastest config, which may be a split-K one.
@@ -98,8 +98,9 @@ class Scalar {
 
 /// What a GEMM call has to do, by BLAS's rules.
 enum class Work {
-  none,     ///< M, N or batch is 0; or K = 0 or alpha = 0 with beta = 1 (values): C is left unchanged
-  scale_c,  ///< K = 0 or alpha = 0 (a value): C = beta C (beta = 0 stores zeros), A and B are not read
+  none,  ///< M, N or batch is 0; or K = 0 or alpha = 0 with beta = 1 (values): C is left unchanged
+  scale_c,  ///< K = 0 or alpha = 0 (a value): C = beta C (beta = 0 stores zeros), A and B are not
+            ///< read
   gemm,     ///< C = alpha op(A) op(B) + beta C (beta = 0: C is not read); always with K > 0 and a
             ///< device alpha, whose value the host cannot see
 };
@@ -144,23 +145,26 @@ class Dispatcher {
   /// stored as `layout` says. op(A) is M x K, op(B) is K x N, C is M x N. When beta is 0, C is
   /// not read; when K or alpha is 0, A and B are not read (see Work). alpha and beta are values
   /// or device addresses (Scalar::on_device).
-  void sgemm(Layout layout, Op op_a, Op op_b, int m, int n, int k, Scalar alpha, const float* a, long long lda,
-             const float* b, long long ldb, Scalar beta, float* c, long long ldc, cudaStream_t stream = nullptr);
+  void sgemm(Layout layout, Op op_a, Op op_b, int m, int n, int k, Scalar alpha, const float* a,
+             long long lda, const float* b, long long ldb, Scalar beta, float* c, long long ldc,
+             cudaStream_t stream = nullptr);
 
   /// `batch` GEMMs: matrix i of A starts at a + i * stride_a (likewise B and C), all enqueued on
   /// `stream`. A stride of 0 for A or B reuses one matrix for every batch.
-  void sgemm_strided_batched(Layout layout, Op op_a, Op op_b, int m, int n, int k, Scalar alpha, const float* a,
-                             long long lda, long long stride_a, const float* b, long long ldb, long long stride_b,
-                             Scalar beta, float* c, long long ldc, long long stride_c, int batch,
+  void sgemm_strided_batched(Layout layout, Op op_a, Op op_b, int m, int n, int k, Scalar alpha,
+                             const float* a, long long lda, long long stride_a, const float* b,
+                             long long ldb, long long stride_b, Scalar beta, float* c,
+                             long long ldc, long long stride_c, int batch,
                              cudaStream_t stream = nullptr);
 
   /// `batch` GEMMs of one shape on matrices anywhere: a[i], b[i] and c[i] are the device
   /// pointers of GEMM i, given in HOST arrays of `batch` entries (sgemm_batched_device takes them
   /// in device memory). Pointers a constant distance apart run as one strided-batched launch;
   /// others as one launch per GEMM. The matrices of C must not overlap.
-  void sgemm_batched(Layout layout, Op op_a, Op op_b, int m, int n, int k, Scalar alpha, const float* const a[],
-                     long long lda, const float* const b[], long long ldb, Scalar beta, float* const c[],
-                     long long ldc, int batch, cudaStream_t stream = nullptr);
+  void sgemm_batched(Layout layout, Op op_a, Op op_b, int m, int n, int k, Scalar alpha,
+                     const float* const a[], long long lda, const float* const b[], long long ldb,
+                     Scalar beta, float* const c[], long long ldc, int batch,
+                     cudaStream_t stream = nullptr);
 
   /// `batch` GEMMs of one shape on matrices anywhere, as cuBLAS's cublasSgemmBatched: a_array,
   /// b_array and c_array are DEVICE arrays of `batch` pointers (matrix i of A is a_array[i]),
@@ -170,9 +174,9 @@ class Dispatcher {
   /// as wide as the leading dimensions allow. The matrices of C must not overlap (not checked).
   /// The arrays of A and B may be null when K or alpha (a value) is 0.
   void sgemm_batched_device(Layout layout, Op op_a, Op op_b, int m, int n, int k, Scalar alpha,
-                            const float* const* a_array, long long lda, const float* const* b_array, long long ldb,
-                            Scalar beta, float* const* c_array, long long ldc, int batch,
-                            cudaStream_t stream = nullptr);
+                            const float* const* a_array, long long lda, const float* const* b_array,
+                            long long ldb, Scalar beta, float* const* c_array, long long ldc,
+                            int batch, cudaStream_t stream = nullptr);
 
   /// Runs a fully described row-major problem (the calls above build one: a column-major
   /// caller's problem becomes as_row_major(Layout::col_major, p)).

@@ -10,9 +10,10 @@ namespace gemmtune {
 
 /// How much a message matters.
 enum class LogLevel : int {
-  info = 0,     ///< what the dispatcher chose and why (DispatcherOptions::verbose only)
-  warning = 1,  ///< something degraded but the call went on (e.g. built-in kernels without a database)
-  error = 2,    ///< something failed where no exception can report it (e.g. in a destructor)
+  info = 0,  ///< what the dispatcher chose and why (DispatcherOptions::verbose only)
+  warning =
+      1,  ///< something degraded but the call went on (e.g. built-in kernels without a database)
+  error = 2,  ///< something failed where no exception can report it (e.g. in a destructor)
 };
 
 /// "info", "warning" or "error".

@@ -24,14 +24,14 @@ std::optional<Op> op_from_char(char c);
 
 /// The one label of a problem class in gemmtune's output: "4096x4096x4096 nn", then " b8" for a
 /// batch of 8 and " a1" (or " a2") when the data allows only 1- (or 2-) float vectors.
-std::string problem_label(Op op_a, Op op_b, long long m, long long n, long long k, long long batch = 1,
-                          int alignment = 4);
+std::string problem_label(Op op_a, Op op_b, long long m, long long n, long long k,
+                          long long batch = 1, int alignment = 4);
 
 /// How far apart two shapes are: the Euclidean distance of log M, log N, log K and log batch, so
 /// that a shape twice as large in one dimension is as far as one half as large. The dispatcher's
 /// nearest-shape step and the tuner's calibration both measure with it.
-double shape_distance(long long m1, long long n1, long long k1, long long batch1, long long m2, long long n2,
-                      long long k2, long long batch2);
+double shape_distance(long long m1, long long n1, long long k1, long long batch1, long long m2,
+                      long long n2, long long k2, long long batch2);
 
 /// The shape, layout and memory of one (batched) GEMM. Row-major: element (i, j) of a matrix with
 /// leading dimension ld is at [i * ld + j]. op(A) is M x K, op(B) is K x N, C is M x N.
@@ -39,8 +39,8 @@ struct Problem {
   Op op_a = Op::N, op_b = Op::N;
   int m = 0, n = 0, k = 0;
   int batch = 1;
-  long long lda = 0, ldb = 0, ldc = 0;                  ///< leading dimensions, elements
-  long long stride_a = 0, stride_b = 0, stride_c = 0;   ///< batch strides, elements
+  long long lda = 0, ldb = 0, ldc = 0;                 ///< leading dimensions, elements
+  long long stride_a = 0, stride_b = 0, stride_c = 0;  ///< batch strides, elements
   const float* a = nullptr;
   const float* b = nullptr;
   float* c = nullptr;
@@ -84,7 +84,8 @@ struct Problem {
   /// problem_label() of this problem's class, e.g. "4095x4096x4096 nn a1", then " (pointer arrays)"
   /// for pointer_arrays.
   std::string label() const {
-    return problem_label(op_a, op_b, m, n, k, batch, alignment()) + (pointer_arrays ? " (pointer arrays)" : "");
+    return problem_label(op_a, op_b, m, n, k, batch, alignment()) +
+           (pointer_arrays ? " (pointer arrays)" : "");
   }
   /// Floating-point operations: 2*M*N*K*batch.
   double flops() const { return 2.0 * m * n * double(k) * batch; }

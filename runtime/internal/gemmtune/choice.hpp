@@ -10,8 +10,10 @@
 //                  (log-space distance over M, N, K and batch; problems of the same regime first):
 //                  of the nearest few, the nearest whose config keeps its predicted efficiency
 //                  (predicted_efficiency() here / there) within 15% of the best of them
-//   model_default  the config that is best for the most tuned problems of this layout on the GPU model,
-//                  a problem's best being its fastest config of the classes the precision policy admits
+//   model_default  the config that is best for the most tuned problems of this layout on the GPU
+//   model,
+//                  a problem's best being its fastest config of the classes the precision policy
+//                  admits
 //   builtin        default_config(): runs anything of the layout on any supported architecture
 // A deterministic chooser skips every split-K config (split_k > 1): its splits add their partial
 // sums to C atomically in the order they finish, so the last bits may differ from run to run.
@@ -50,7 +52,8 @@ const char* regime_name(Regime r);
 /// compute padding) times the fill of the last wave of blocks (`occupancy` blocks per SM); for a
 /// split_tail config, the balance of its work over the SMs in split-sized units. With sm_count 0
 /// the wave term is left out.
-double predicted_efficiency(const GemmConfig& c, long long m, long long n, long long batch, int sm_count);
+double predicted_efficiency(const GemmConfig& c, long long m, long long n, long long batch,
+                            int sm_count);
 
 /// A tuned problem as the database keys it.
 struct TunedProblem {
@@ -86,13 +89,14 @@ struct GpuIdentity {
 /// What a tuning database knows about one GPU model, read once. Empty `bests` is normal (no
 /// database, model not tuned): the chooser then falls back to the built-in default.
 struct TuningSnapshot {
-  std::string database;             ///< path read, empty when none
-  std::string gpu_model;            ///< the model matched, e.g. "NVIDIA H200 (sm_90, 132 SMs)"; empty when none
-  int sm_count = 0;                 ///< the model's multiprocessors; 0 when unknown
-  std::vector<TunedBest> bests;     ///< the best config of every tuned problem of that model
+  std::string database;  ///< path read, empty when none
+  std::string
+      gpu_model;     ///< the model matched, e.g. "NVIDIA H200 (sm_90, 132 SMs)"; empty when none
+  int sm_count = 0;  ///< the model's multiprocessors; 0 when unknown
+  std::vector<TunedBest> bests;        ///< the best config of every tuned problem of that model
   std::vector<TunedBest> top_configs;  ///< the fastest few configs of every tuned problem (bests
                                        ///< first), for the nearest-shape step
-  std::vector<std::string> notes;   ///< why something is missing (unreadable file, unknown model)
+  std::vector<std::string> notes;  ///< why something is missing (unreadable file, unknown model)
 };
 
 /// Reads what the database at `path` knows about `gpu`, opening it read-only. Never throws for
@@ -101,21 +105,22 @@ TuningSnapshot load_tuning_snapshot(const std::string& path, const GpuIdentity& 
 
 /// One decision of the chooser, with everything behind it.
 struct Choice {
-  GemmConfig config;                        ///< the kernel that runs (fitted to the data's alignment)
+  GemmConfig config;  ///< the kernel that runs (fitted to the data's alignment)
   ChoiceSource source = ChoiceSource::builtin;
-  std::string tuned_config;                 ///< the config name as stored; empty for builtin
-  std::optional<TunedBest> tuned;           ///< exact, nearest: the tuned result chosen (problem, config, figures)
-  double distance = 0;                      ///< nearest: log-space distance to the tuned problem
-  bool same_regime = true;                  ///< nearest: the tuned problem has the problem's regime
-  int wins = 0;                             ///< model_default: tuned problems this config is best for
-  int tuned_problems = 0;                   ///< model_default: tuned problems of the layout
-  bool narrowed = false;                    ///< the data's alignment narrowed the stored config's accesses
-  bool deterministic_only = false;          ///< chosen in deterministic mode (split-K configs skipped)
-  Precision precision = Precision::ieee;    ///< the precision policy it was chosen under
-  std::string gpu_model;                    ///< the GPU model whose data was used; empty when none
-  std::string runs_as;                      ///< Dispatcher::explain: the label of kernel_form(p) where
-                                            ///< that differs from p (a transposed matrix-vector product)
-  std::vector<std::string> trail;           ///< each step passed over and why, in order
+  std::string tuned_config;  ///< the config name as stored; empty for builtin
+  std::optional<TunedBest>
+      tuned;                ///< exact, nearest: the tuned result chosen (problem, config, figures)
+  double distance = 0;      ///< nearest: log-space distance to the tuned problem
+  bool same_regime = true;  ///< nearest: the tuned problem has the problem's regime
+  int wins = 0;             ///< model_default: tuned problems this config is best for
+  int tuned_problems = 0;   ///< model_default: tuned problems of the layout
+  bool narrowed = false;    ///< the data's alignment narrowed the stored config's accesses
+  bool deterministic_only = false;  ///< chosen in deterministic mode (split-K configs skipped)
+  Precision precision = Precision::ieee;  ///< the precision policy it was chosen under
+  std::string gpu_model;                  ///< the GPU model whose data was used; empty when none
+  std::string runs_as;             ///< Dispatcher::explain: the label of kernel_form(p) where
+                                   ///< that differs from p (a transposed matrix-vector product)
+  std::vector<std::string> trail;  ///< each step passed over and why, in order
   /// explanation_of(*this).to_string().
   std::string to_string() const;
 };

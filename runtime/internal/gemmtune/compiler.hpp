@@ -8,27 +8,27 @@ namespace gemmtune {
 
 /// Resource figures from ptxas's report of a compiled kernel.
 struct KernelResources {
-  int registers = -1;      ///< registers per thread
-  int spill_stores = 0;    ///< bytes stored to local memory by spilling
-  int spill_loads = 0;     ///< bytes loaded from local memory by spilling
-  int stack_bytes = 0;     ///< stack frame per thread
-  int static_smem = 0;     ///< static shared memory per block
+  int registers = -1;    ///< registers per thread
+  int spill_stores = 0;  ///< bytes stored to local memory by spilling
+  int spill_loads = 0;   ///< bytes loaded from local memory by spilling
+  int stack_bytes = 0;   ///< stack frame per thread
+  int static_smem = 0;   ///< static shared memory per block
 };
 
 /// What one compilation produced. Failures are data: ok == false and `log` says why.
 struct CompileResult {
   bool ok = false;
-  std::string log;                 ///< NVRTC's log (errors, warnings, ptxas -v report)
-  std::vector<char> cubin;         ///< the machine code, when ok
-  std::string lowered_name;        ///< mangled name of the requested instance, when ok
-  KernelResources resources;       ///< parsed from the ptxas report
-  double seconds = 0;              ///< wall time of the compilation
+  std::string log;            ///< NVRTC's log (errors, warnings, ptxas -v report)
+  std::vector<char> cubin;    ///< the machine code, when ok
+  std::string lowered_name;   ///< mangled name of the requested instance, when ok
+  KernelResources resources;  ///< parsed from the ptxas report
+  double seconds = 0;         ///< wall time of the compilation
 };
 
 /// Options of one compilation.
 struct CompileOptions {
-  std::string arch = "sm_90";           ///< target, e.g. "sm_80", "sm_90"
-  std::vector<std::string> extra;       ///< more NVRTC options, e.g. "-DFOO=1"
+  std::string arch = "sm_90";      ///< target, e.g. "sm_80", "sm_90"
+  std::vector<std::string> extra;  ///< more NVRTC options, e.g. "-DFOO=1"
 };
 
 /// Compiles `source` (named `source_name` in diagnostics) and instantiates `name_expression`
@@ -47,6 +47,5 @@ KernelResources cubin_resources(const std::vector<char>& elf, std::string_view k
 
 /// NVRTC's version as "13.0".
 std::string nvrtc_version_string();
-
 
 }  // namespace gemmtune

@@ -54,7 +54,9 @@ struct GemmConfig : SgemmKnobs, SgemmFlags {
   /// or with wgmma = 1 the warpgroup instruction, templates/sgemm/wgmma.cuh).
   bool uses_tensor_cores() const { return math > 0; }
   /// The precision class of its results: ieee (math 0), fp32 (3xTF32: math 2-4), tf32 (math 1).
-  Precision precision() const { return math == 0 ? Precision::ieee : math == 1 ? Precision::tf32 : Precision::fp32; }
+  Precision precision() const {
+    return math == 0 ? Precision::ieee : math == 1 ? Precision::tf32 : Precision::fp32;
+  }
   /// Lanes of a block sharing each output's K range: k_lanes x k_warps.
   int k_sharers() const { return k_lanes * k_warps; }
   /// Whether a launch of this config on `p` copies A (B) first: a repack config whose accesses of
@@ -79,7 +81,8 @@ struct GemmConfig : SgemmKnobs, SgemmFlags {
   /// Whether window_c can apply: a tile kernel (not a reduction) whose column chunks are whole
   /// vectors of more than one float.
   bool can_window_c() const;
-  /// Whether C's accesses are narrower than a thread's column chunk (where stage_c and window_c pay).
+  /// Whether C's accesses are narrower than a thread's column chunk (where stage_c and window_c
+  /// pay).
   bool narrows_c_chunks() const;
   /// Whether this reduction on `p` reads the matrix of a matrix-vector product (the operand only
   /// its block reads, 16 or more lanes to a row, the block more than one thread tile) in runs

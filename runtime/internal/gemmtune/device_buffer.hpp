@@ -16,7 +16,8 @@ class DeviceBuffer {
  public:
   /// Allocates `count` elements (at least one, so that the pointer is never null).
   explicit DeviceBuffer(size_t count) : count_(count) {
-    GEMMTUNE_CUDA(cudaMalloc(reinterpret_cast<void**>(&ptr_), std::max<size_t>(1, count) * sizeof(T)));
+    GEMMTUNE_CUDA(
+        cudaMalloc(reinterpret_cast<void**>(&ptr_), std::max<size_t>(1, count) * sizeof(T)));
   }
   ~DeviceBuffer() { GEMMTUNE_CUDA_NOTHROW(cudaFree(ptr_)); }
   DeviceBuffer(const DeviceBuffer&) = delete;
@@ -28,7 +29,8 @@ class DeviceBuffer {
   size_t size() const { return count_; }
   /// Copies `host` (at most size() elements) to the start of the buffer.
   void upload(const std::vector<T>& host) {
-    GEMMTUNE_CUDA(cudaMemcpy(ptr_, host.data(), std::min(host.size(), count_) * sizeof(T), cudaMemcpyHostToDevice));
+    GEMMTUNE_CUDA(cudaMemcpy(ptr_, host.data(), std::min(host.size(), count_) * sizeof(T),
+                             cudaMemcpyHostToDevice));
   }
   /// The whole buffer, copied to the host.
   std::vector<T> download() const {

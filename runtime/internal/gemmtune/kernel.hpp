@@ -29,7 +29,8 @@ std::string binary_key(const GemmConfig& config, const std::string& arch);
 class GemmKernel {
  public:
   /// Loads `cubin`, whose GEMM entry point is `lowered_name`, into the current device's context.
-  GemmKernel(const GemmConfig& config, const std::vector<char>& cubin, const std::string& lowered_name);
+  GemmKernel(const GemmConfig& config, const std::vector<char>& cubin,
+             const std::string& lowered_name);
   ~GemmKernel();
   GemmKernel(const GemmKernel&) = delete;
   GemmKernel& operator=(const GemmKernel&) = delete;

@@ -27,7 +27,8 @@ class ReferenceGemm {
   /// The relative error of the problem's C against `ref` (device memory, as run() writes it),
   /// computed on the GPU: relative_error()'s definition without copying C to the host.
   /// `scratch` is 3 doubles of device memory; waits for `stream`.
-  double relative_error(const Problem& p, const double* ref, double* scratch, cudaStream_t stream) const;
+  double relative_error(const Problem& p, const double* ref, double* scratch,
+                        cudaStream_t stream) const;
 
  private:
   cudaLibrary_t library_ = nullptr;
@@ -37,8 +38,8 @@ class ReferenceGemm {
 
 /// ||C - R||_F / ||R||_F over batch*M*N elements, C with leading dimension ldc and batch stride
 /// stride_c, R packed; infinite if C holds a NaN or infinity (an unwritten, poisoned element).
-double relative_error(const std::vector<float>& c, long long ldc, long long stride_c, const std::vector<double>& ref,
-                      int m, int n, int batch);
+double relative_error(const std::vector<float>& c, long long ldc, long long stride_c,
+                      const std::vector<double>& ref, int m, int n, int batch);
 
 /// The relative error from its three sums: squared difference, squared reference norm and the
 /// count of non-finite elements of C (infinite when that count is not zero).

@@ -73,15 +73,20 @@ class LaunchWorkspace {
 
   /// Forgets the memory without freeing it: after a kernel hang, waiting for the device would
   /// block forever.
-  void abandon() { counters_ = nullptr, counter_capacity_ = 0, packed_ = nullptr, packed_capacity_ = 0; }
+  void abandon() {
+    counters_ = nullptr, counter_capacity_ = 0, packed_ = nullptr, packed_capacity_ = 0;
+  }
 
   /// Whether a launch of `config` on `p` fits the memory held now (prepare() would not grow it).
   bool fits(const GemmConfig& config, const Problem& p) const {
-    return counter_words(config, p) <= counter_capacity_ && packed_floats(config, p) <= packed_capacity_;
+    return counter_words(config, p) <= counter_capacity_ &&
+           packed_floats(config, p) <= packed_capacity_;
   }
 
   /// Bytes held on the device.
-  size_t bytes() const { return counter_capacity_ * sizeof(int) + packed_capacity_ * sizeof(float); }
+  size_t bytes() const {
+    return counter_capacity_ * sizeof(int) + packed_capacity_ * sizeof(float);
+  }
 
  private:
   void release();

@@ -24,19 +24,23 @@ Work work_of(const Problem& p) {
 }
 
 namespace {
-[[noreturn]] void invalid(const std::string& message) { throw Error(Status::kInvalidArgument, message); }
+[[noreturn]] void invalid(const std::string& message) {
+  throw Error(Status::kInvalidArgument, message);
+}
 
 // A matrix stored `rows` x `cols` in `layout`: its leading dimension must cover a row
 // (row-major) or a column (column-major).
-void check_ld(const char* name, long long ld, long long rows, long long cols, const char* matrix, Layout layout) {
+void check_ld(const char* name, long long ld, long long rows, long long cols, const char* matrix,
+              Layout layout) {
   const bool row_major = layout == Layout::row_major;
   const long long line = row_major ? cols : rows;
   const long long need = line > 1 ? line : 1;
   if (ld < need)
     invalid(std::string(name) + " = " + std::to_string(ld) + " is smaller than a " +
-            (row_major ? "row" : "column") + " of " + matrix + " (" + std::to_string(line) + " floats: " + matrix +
-            " is stored " + std::to_string(rows) + " x " + std::to_string(cols) + " " + layout_name(layout) +
-            "); it must be at least " + std::to_string(need));
+            (row_major ? "row" : "column") + " of " + matrix + " (" + std::to_string(line) +
+            " floats: " + matrix + " is stored " + std::to_string(rows) + " x " +
+            std::to_string(cols) + " " + layout_name(layout) + "); it must be at least " +
+            std::to_string(need));
 }
 }  // namespace
 
@@ -64,17 +68,22 @@ Work check_arguments(const Problem& p, Layout layout) {
     return work;
   }
   if (p.batch > 1) {
-    if (reads_ab && p.stride_a < 0) invalid("stride_a = " + std::to_string(p.stride_a) + " is negative");
-    if (reads_ab && p.stride_b < 0) invalid("stride_b = " + std::to_string(p.stride_b) + " is negative");
+    if (reads_ab && p.stride_a < 0)
+      invalid("stride_a = " + std::to_string(p.stride_a) + " is negative");
+    if (reads_ab && p.stride_b < 0)
+      invalid("stride_b = " + std::to_string(p.stride_b) + " is negative");
     const Problem r = as_row_major(layout, p);  // C's extent, row-major: (rows - 1) * ldc + cols
-    long long extent_c = 0;  // beyond 64 bits, it is beyond every stride
-    if (__builtin_mul_overflow(r.m - 1LL, r.ldc, &extent_c) || __builtin_add_overflow(extent_c, r.n, &extent_c))
-      invalid("stride_c = " + std::to_string(p.stride_c) + " makes the batches of C overlap: one matrix of C (M = " +
-              std::to_string(p.m) + ", N = " + std::to_string(p.n) + ", ldc = " + std::to_string(p.ldc) +
+    long long extent_c = 0;                     // beyond 64 bits, it is beyond every stride
+    if (__builtin_mul_overflow(r.m - 1LL, r.ldc, &extent_c) ||
+        __builtin_add_overflow(extent_c, r.n, &extent_c))
+      invalid("stride_c = " + std::to_string(p.stride_c) +
+              " makes the batches of C overlap: one matrix of C (M = " + std::to_string(p.m) +
+              ", N = " + std::to_string(p.n) + ", ldc = " + std::to_string(p.ldc) +
               ") spans more than 2^63 floats; use a smaller ldc");
     if (p.stride_c < extent_c)
-      invalid("stride_c = " + std::to_string(p.stride_c) + " makes the batches of C overlap; it must be at least " +
-              std::to_string(extent_c) + " (the span of one matrix of C: " +
+      invalid("stride_c = " + std::to_string(p.stride_c) +
+              " makes the batches of C overlap; it must be at least " + std::to_string(extent_c) +
+              " (the span of one matrix of C: " +
               (layout == Layout::row_major ? "(M - 1) * ldc + N)" : "(N - 1) * ldc + M)"));
   }
   if (reads_ab && !p.a) invalid("A is a null pointer");

@@ -25,8 +25,10 @@ inline bool is_capturing(cudaStream_t stream) {
 /// Throws Error(kNotPrepared) saying what `step` would do, when `stream` is being captured.
 inline void refuse_if_capturing(cudaStream_t stream, const std::string& step) {
   if (is_capturing(stream))
-    throw Error(Status::kNotPrepared, step + " while the stream is being captured into a CUDA Graph: call "
-                                             "prepare() (gemmtune_prepare) with this problem before capturing");
+    throw Error(Status::kNotPrepared,
+                step +
+                    " while the stream is being captured into a CUDA Graph: call "
+                    "prepare() (gemmtune_prepare) with this problem before capturing");
 }
 
 }  // namespace gemmtune::detail

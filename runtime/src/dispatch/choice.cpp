@@ -20,10 +20,10 @@ const char* regime_name(Regime r) {
   return "?";
 }
 
-std::string TunedProblem::to_string() const { return problem_label(op_a, op_b, m, n, k, batch, alignment); }
-
-std::string Choice::to_string() const {
-  return explanation_of(*this).to_string();
+std::string TunedProblem::to_string() const {
+  return problem_label(op_a, op_b, m, n, k, batch, alignment);
 }
+
+std::string Choice::to_string() const { return explanation_of(*this).to_string(); }
 
 }  // namespace gemmtune

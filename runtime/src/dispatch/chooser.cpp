@@ -17,20 +17,25 @@ bool same_layout(const TunedProblem& t, const Problem& p) {
 }
 }  // namespace
 
-std::optional<std::string> precision_refusal(const std::string& name, const GemmConfig& cfg, const ChoiceRequest& r,
-                                             const TunedProblem* tuned_on) {
+std::optional<std::string> precision_refusal(const std::string& name, const GemmConfig& cfg,
+                                             const ChoiceRequest& r, const TunedProblem* tuned_on) {
   if (cfg.precision() > r.precision)
-    return name + " computes with " + precision_name(cfg.precision()) + " accuracy; the precision policy is " +
-           precision_name(r.precision);
+    return name + " computes with " + precision_name(cfg.precision()) +
+           " accuracy; the precision policy is " + precision_name(r.precision);
   if (cfg.precision() != Precision::fp32 || r.precision != Precision::fp32) return std::nullopt;
   if (tuned_on) {
-    if (r.fp32_qualified && r.fp32_qualified->on_problem.count({tuned_on->to_string(), name})) return std::nullopt;
-    return name + " (3xTF32) was not measured as accurate as the fastest FP32 FMA kernel on this problem, on both "
-                  "verification inputs";
+    if (r.fp32_qualified && r.fp32_qualified->on_problem.count({tuned_on->to_string(), name}))
+      return std::nullopt;
+    return name +
+           " (3xTF32) was not measured as accurate as the fastest FP32 FMA kernel on this problem, "
+           "on both "
+           "verification inputs";
   }
   if (r.fp32_qualified && r.fp32_qualified->everywhere.count(name)) return std::nullopt;
-  return name + " (3xTF32) was not measured as accurate as the FP32 FMA kernels on every tuned problem that "
-                "measured it, on both verification inputs";
+  return name +
+         " (3xTF32) was not measured as accurate as the FP32 FMA kernels on every tuned problem "
+         "that "
+         "measured it, on both verification inputs";
 }
 
 Adapted adapt(const std::string& name, const ChoiceRequest& r, const TunedProblem* tuned_on) {
@@ -127,12 +132,13 @@ bool policy_admits(const std::string& name, const ChoiceRequest& r) {
   return !cfg || !precision_refusal(name, *cfg, r);
 }
 
-// The configs best for tuned problems of the layout (any alignment: access widths are fitted), most wins
-// first; `layout_problems` gets how many tuned problems the layout has. A problem's best is its
-// fastest config (of its best and top configs) of a class the precision policy admits: under
+// The configs best for tuned problems of the layout (any alignment: access widths are fitted), most
+// wins first; `layout_problems` gets how many tuned problems the layout has. A problem's best is
+// its fastest config (of its best and top configs) of a class the precision policy admits: under
 // ieee, a problem whose overall best is a tensor-core config counts for its fastest FMA config.
 std::vector<Wins> rank_by_wins(const ChoiceRequest& r, int& layout_problems) {
-  std::map<std::string, const TunedBest*> best_of;  // by problem; null: none of its configs admitted
+  std::map<std::string, const TunedBest*>
+      best_of;  // by problem; null: none of its configs admitted
   for (const auto* list : {&r.snapshot.bests, &r.snapshot.top_configs})
     for (const auto& b : *list) {
       if (!same_layout(b.problem, r.p)) continue;
@@ -172,7 +178,8 @@ bool choose_model_default(const ChoiceRequest& r, Choice& c) {
   }
   skipped.count_unlisted("configs");
   if (ranked.empty() && layout_problems > 0)
-    c.trail.push_back("model_default: the precision policy " + std::string(precision_name(r.precision)) +
+    c.trail.push_back("model_default: the precision policy " +
+                      std::string(precision_name(r.precision)) +
                       " admits none of the configs of the " + std::to_string(layout_problems) +
                       " tuned problems of layout " + r.p.layout());
   else if (ranked.empty() && !r.snapshot.bests.empty())
@@ -199,7 +206,8 @@ double predicted_efficiency(const GemmConfig& c, long long m, long long n, long 
   const double tiles = double(rows) * double(cols) * double(batch);
   if (c.split_tail) {
     // In split-sized units of work: whole rounds of one tile per SM, then the rest split.
-    const double s = c.split_k, rounds = std::floor(tiles / sm_count), rest = tiles - rounds * sm_count;
+    const double s = c.split_k, rounds = std::floor(tiles / sm_count),
+                 rest = tiles - rounds * sm_count;
     return area * tiles * s / ((rounds * s + std::ceil(rest * s / sm_count)) * sm_count);
   }
   const double blocks = tiles * c.split_k, slots = double(sm_count) * c.occupancy;
@@ -213,16 +221,20 @@ Fp32Qualified fp32_qualified_configs(const TuningSnapshot& s) {
   std::map<std::string, const TunedBest*> fastest_fma;
   for (const auto& b : s.top_configs) {
     auto c = parse_config_name(b.config_name);
-    if (c && c->precision() == Precision::ieee) fastest_fma.emplace(b.problem.to_string(), &b);  // the first stays
+    if (c && c->precision() == Precision::ieee)
+      fastest_fma.emplace(b.problem.to_string(), &b);  // the first stays
   }
-  auto no_larger = [](const std::optional<double>& e, const std::optional<double>& fma) { return e && fma && *e <= *fma; };
+  auto no_larger = [](const std::optional<double>& e, const std::optional<double>& fma) {
+    return e && fma && *e <= *fma;
+  };
   Fp32Qualified out;
   std::set<std::string> failed;
   for (const auto& b : s.top_configs) {
     auto c = parse_config_name(b.config_name);
     if (!c || c->precision() != Precision::fp32) continue;
     auto ref = fastest_fma.find(b.problem.to_string());
-    const bool as_accurate = ref != fastest_fma.end() && no_larger(b.rel_error, ref->second->rel_error) &&
+    const bool as_accurate = ref != fastest_fma.end() &&
+                             no_larger(b.rel_error, ref->second->rel_error) &&
                              no_larger(b.wide_error, ref->second->wide_error);
     if (as_accurate) {
       out.on_problem.insert({b.problem.to_string(), b.config_name});
@@ -235,14 +247,19 @@ Fp32Qualified fp32_qualified_configs(const TuningSnapshot& s) {
   return out;
 }
 
-Chooser::Chooser(const DeviceLimits& limits, TuningSnapshot snapshot, bool deterministic, Precision precision)
-    : limits_(limits), deterministic_(deterministic), precision_(precision), snapshot_(std::move(snapshot)) {
+Chooser::Chooser(const DeviceLimits& limits, TuningSnapshot snapshot, bool deterministic,
+                 Precision precision)
+    : limits_(limits),
+      deterministic_(deterministic),
+      precision_(precision),
+      snapshot_(std::move(snapshot)) {
   if (precision_ == Precision::fp32) fp32_qualified_ = fp32_qualified_configs(snapshot_);
 }
 
 Choice Chooser::choose(const Problem& p) const {
   using namespace detail;
-  const ChoiceRequest r{p, p.alignment(), limits_, snapshot_, deterministic_, precision_, &fp32_qualified_};
+  const ChoiceRequest r{p,          p.alignment(),   limits_, snapshot_, deterministic_,
+                        precision_, &fp32_qualified_};
   Choice c;
   c.deterministic_only = deterministic_;
   c.precision = precision_;

@@ -18,9 +18,9 @@ struct ChoiceRequest {
   int alignment;
   const DeviceLimits& limits;
   const TuningSnapshot& snapshot;
-  bool deterministic = false;  ///< skip split-K configs
-  Precision precision = Precision::ieee;                   ///< skip configs of classes it does not admit
-  const Fp32Qualified* fp32_qualified = nullptr;          ///< the fp32 policy's 3xTF32 configs
+  bool deterministic = false;                     ///< skip split-K configs
+  Precision precision = Precision::ieee;          ///< skip configs of classes it does not admit
+  const Fp32Qualified* fp32_qualified = nullptr;  ///< the fp32 policy's 3xTF32 configs
 };
 
 /// A stored config name made ready for a problem: parsed, validated, its access widths fitted to
@@ -34,11 +34,13 @@ struct Adapted {
 /// Why the request's precision policy does not run `cfg` (stored as `name`): its class, or, for a
 /// 3xTF32 config under fp32, accuracy not shown: on `tuned_on` (the exact choice's tuned
 /// problem), else on every tuned problem that measured it. nullopt: it may run.
-std::optional<std::string> precision_refusal(const std::string& name, const GemmConfig& cfg, const ChoiceRequest& r,
+std::optional<std::string> precision_refusal(const std::string& name, const GemmConfig& cfg,
+                                             const ChoiceRequest& r,
                                              const TunedProblem* tuned_on = nullptr);
 
 /// `name` made ready for the request's problem (measured on `tuned_on`, for the exact choice).
-Adapted adapt(const std::string& name, const ChoiceRequest& r, const TunedProblem* tuned_on = nullptr);
+Adapted adapt(const std::string& name, const ChoiceRequest& r,
+              const TunedProblem* tuned_on = nullptr);
 
 /// Makes `a`, stored as `stored`, the choice, from `source`.
 void take(Choice& c, ChoiceSource source, const Adapted& a, const std::string& stored);

@@ -1,12 +1,12 @@
 // The Dispatcher: arguments -> plan cache (hot) -> chooser + kernel cache (first call) -> launch.
 #include "capture.hpp"
+#include "gemmtune/gemmtune.hpp"
+#include "gemmtune/logging.hpp"
+#include "gemmtune/scale_kernel.hpp"
 #include "kernels.hpp"
 #include "plan_cache.hpp"
 #include "store.hpp"
 #include "workspaces.hpp"
-#include "gemmtune/gemmtune.hpp"
-#include "gemmtune/logging.hpp"
-#include "gemmtune/scale_kernel.hpp"
 
 namespace gemmtune {
 
@@ -57,7 +57,7 @@ struct Dispatcher::Impl {
   detail::PlanCache plans;
   std::mutex scale_mutex;
   std::unique_ptr<ScaleKernel> scale;  // C = beta C, loaded on first need
-  detail::WorkspacePool workspaces;  // last member: freed first, after waiting for the device
+  detail::WorkspacePool workspaces;    // last member: freed first, after waiting for the device
 
   explicit Impl(const DispatcherOptions& o)
       : options(o),
@@ -69,11 +69,16 @@ struct Dispatcher::Impl {
     if (o.verbose) {
       const TuningSnapshot& s = chooser.snapshot();
       detail::log(LogLevel::info,
-                  "device " + std::to_string(o.device) + " " + device.name + ": database '" + store.path() + "' (" +
-                      (!store.is_open() ? "none" : store.writable() ? "read-write" : "read-only") + "), " +
-                      std::to_string(s.bests.size()) + " tuned problems" +
+                  "device " + std::to_string(o.device) + " " + device.name + ": database '" +
+                      store.path() + "' (" +
+                      (!store.is_open()   ? "none"
+                       : store.writable() ? "read-write"
+                                          : "read-only") +
+                      "), " + std::to_string(s.bests.size()) + " tuned problems" +
                       (o.deterministic ? ", deterministic configs only" : "") +
-                      (o.precision != Precision::ieee ? std::string(", precision ") + precision_name(o.precision) : "") +
+                      (o.precision != Precision::ieee
+                           ? std::string(", precision ") + precision_name(o.precision)
+                           : "") +
                       (s.notes.empty() ? "" : "; " + s.notes.front()));
     }
   }
@@ -93,7 +98,8 @@ struct Dispatcher::Impl {
   const ScaleKernel& scale_kernel(cudaStream_t stream, bool preparing) {
     std::lock_guard lock(scale_mutex);
     if (!scale) {
-      if (!preparing) detail::refuse_if_capturing(stream, "compiling the C = beta C kernel (K = 0 or alpha = 0)");
+      if (!preparing)
+        detail::refuse_if_capturing(stream, "compiling the C = beta C kernel (K = 0 or alpha = 0)");
       scale = std::make_unique<ScaleKernel>(device.limits.arch());
     }
     return *scale;
@@ -127,7 +133,8 @@ struct Dispatcher::Impl {
       kernel = &kernels.get(choice.config, origin);
     } catch (const Error& e) {
       if (choice.source == ChoiceSource::builtin) throw;
-      // A tuned config that no longer compiles or loads (new driver, new NVRTC): say so once, run the default.
+      // A tuned config that no longer compiles or loads (new driver, new NVRTC): say so once, run
+      // the default.
       detail::warn_once("kernel " + config_name(choice.config),
                         "chosen kernel " + config_name(choice.config) + " failed (" + e.what() +
                             "); using the built-in default instead");
@@ -149,12 +156,14 @@ const DispatcherOptions& checked(const DispatcherOptions& options) {
   const WorkspaceAllocator& a = options.workspace_allocator;
   if (!a.allocate != !a.free)
     throw Error(Status::kInvalidArgument,
-                "workspace_allocator: set both allocate and free, or neither (for cudaMalloc and cudaFree)");
+                "workspace_allocator: set both allocate and free, or neither (for cudaMalloc and "
+                "cudaFree)");
   return options;
 }
 }  // namespace
 
-Dispatcher::Dispatcher(const DispatcherOptions& options) : impl_(std::make_unique<Impl>(checked(options))) {}
+Dispatcher::Dispatcher(const DispatcherOptions& options)
+    : impl_(std::make_unique<Impl>(checked(options))) {}
 Dispatcher::~Dispatcher() = default;
 Dispatcher::Dispatcher(Dispatcher&&) noexcept = default;
 Dispatcher& Dispatcher::operator=(Dispatcher&&) noexcept = default;

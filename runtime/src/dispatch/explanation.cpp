@@ -11,14 +11,10 @@ namespace gemmtune {
 
 const char* choice_source_name(ChoiceSource source) {
   switch (source) {
-    case ChoiceSource::exact:
-      return "exact";
-    case ChoiceSource::nearest:
-      return "nearest";
-    case ChoiceSource::model_default:
-      return "model_default";
-    case ChoiceSource::builtin:
-      return "builtin";
+    case ChoiceSource::exact: return "exact";
+    case ChoiceSource::nearest: return "nearest";
+    case ChoiceSource::model_default: return "model_default";
+    case ChoiceSource::builtin: return "builtin";
   }
   return "?";
 }
@@ -64,8 +60,7 @@ std::string fmt(const char* format, double v) {
 std::string source_line(const Explanation& e) {
   std::string s = "source   " + std::string(choice_source_name(e.source));
   switch (e.source) {
-    case ChoiceSource::exact:
-      return s + ": the tuned best of this exact problem";
+    case ChoiceSource::exact: return s + ": the tuned best of this exact problem";
     case ChoiceSource::nearest:
       return s + ": one of the fastest configs of the nearest tuned problem (distance " +
              fmt("%.3f", e.distance) +
@@ -74,8 +69,7 @@ std::string source_line(const Explanation& e) {
     case ChoiceSource::model_default:
       return s + ": best for " + std::to_string(e.wins) + " of " +
              std::to_string(e.tuned_problems) + " tuned problems of this layout on the GPU model";
-    case ChoiceSource::builtin:
-      return s + ": the built-in default for the architecture";
+    case ChoiceSource::builtin: return s + ": the built-in default for the architecture";
   }
   return s;
 }

@@ -30,11 +30,14 @@ const GemmKernel& KernelCache::get(const GemmConfig& config, KernelOrigin* origi
     if (origin) *origin = KernelOrigin::database;
   } else {
     CompileResult r = compile_config(config, arch_);
-    if (!r.ok) throw Error(Status::kCompileError, "compiling " + name + " for " + arch_ + " failed:\n" + r.log);
+    if (!r.ok)
+      throw Error(Status::kCompileError,
+                  "compiling " + name + " for " + arch_ + " failed:\n" + r.log);
     kernel = std::make_unique<GemmKernel>(config, r.cubin, r.lowered_name);
     if (origin) *origin = KernelOrigin::compiled;
     if (store_.writable())
-      store_.put_binary(to_binary(config, arch_, key, {std::move(r.cubin), r.lowered_name, r.resources}));
+      store_.put_binary(
+          to_binary(config, arch_, key, {std::move(r.cubin), r.lowered_name, r.resources}));
   }
   const GemmKernel& out = *kernel;
   kernels_.emplace(name, std::move(kernel));

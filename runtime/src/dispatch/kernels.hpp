@@ -6,9 +6,9 @@
 #include <mutex>
 #include <string>
 
-#include "store.hpp"
 #include "gemmtune/gemmtune.hpp"
 #include "gemmtune/kernel.hpp"
+#include "store.hpp"
 
 namespace gemmtune::detail {
 

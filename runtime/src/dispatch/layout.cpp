@@ -5,7 +5,9 @@
 
 namespace gemmtune {
 
-const char* layout_name(Layout layout) { return layout == Layout::row_major ? "row-major" : "column-major"; }
+const char* layout_name(Layout layout) {
+  return layout == Layout::row_major ? "row-major" : "column-major";
+}
 
 Problem as_row_major(Layout layout, const Problem& p) {
   if (layout == Layout::row_major) return p;

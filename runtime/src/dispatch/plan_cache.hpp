@@ -39,14 +39,16 @@ struct PlanKeyHash {
   std::size_t operator()(const PlanKey& key) const noexcept {
     auto mix = [](std::uint64_t h, std::uint64_t v) {
       h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
-      h ^= h >> 30, h *= 0xbf58476d1ce4e5b9ULL, h ^= h >> 27, h *= 0x94d049bb133111ebULL, h ^= h >> 31;
+      h ^= h >> 30, h *= 0xbf58476d1ce4e5b9ULL, h ^= h >> 27, h *= 0x94d049bb133111ebULL,
+          h ^= h >> 31;
       return h;
     };
     std::uint64_t h = mix(0, (std::uint64_t(std::uint32_t(key.m)) << 32) | std::uint32_t(key.n));
     h = mix(h, (std::uint64_t(std::uint32_t(key.k)) << 32) | std::uint32_t(key.batch));
-    return std::size_t(mix(h, (std::uint64_t(key.pointer_arrays) << 40) | (std::uint64_t(key.op_a) << 32) |
-                                  (std::uint64_t(key.op_b) << 24) | (key.align_a << 16) | (key.align_b << 8) |
-                                  key.align_c));
+    return std::size_t(mix(h, (std::uint64_t(key.pointer_arrays) << 40) |
+                                  (std::uint64_t(key.op_a) << 32) |
+                                  (std::uint64_t(key.op_b) << 24) | (key.align_a << 16) |
+                                  (key.align_b << 8) | key.align_c));
   }
 };
 

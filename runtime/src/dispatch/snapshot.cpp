@@ -1,8 +1,8 @@
 // Reading what the database knows about one GPU model into a TuningSnapshot.
 #include <cstdio>
 
-#include "store.hpp"
 #include "gemmtune/db/error.hpp"
+#include "store.hpp"
 
 namespace gemmtune {
 
@@ -19,7 +19,8 @@ constexpr int kTopConfigsPerProblem = 16;
 
 bool matches(const db::GpuModel& g, const GpuIdentity& want) {
   return g.cc_major == want.cc_major && g.cc_minor == want.cc_minor &&
-         (want.sm_count == 0 || g.sm_count == want.sm_count) && (want.name.empty() || g.name == want.name);
+         (want.sm_count == 0 || g.sm_count == want.sm_count) &&
+         (want.name.empty() || g.name == want.name);
 }
 }  // namespace
 
@@ -49,16 +50,18 @@ TuningSnapshot load_tuning_snapshot(const db::Database& database, const GpuIdent
   std::vector<db::GpuModelRow> found, all = database.gpu_models();
   for (const auto& row : all)
     if (matches(row.model, gpu)) found.push_back(row);
-  std::string wanted = (gpu.name.empty() ? std::string("any GPU") : "'" + gpu.name + "'") + " of sm_" +
-                       std::to_string(gpu.cc_major) + std::to_string(gpu.cc_minor) +
-                       (gpu.sm_count ? " with " + std::to_string(gpu.sm_count) + " SMs" : std::string());
+  std::string wanted =
+      (gpu.name.empty() ? std::string("any GPU") : "'" + gpu.name + "'") + " of sm_" +
+      std::to_string(gpu.cc_major) + std::to_string(gpu.cc_minor) +
+      (gpu.sm_count ? " with " + std::to_string(gpu.sm_count) + " SMs" : std::string());
   auto list_models = [&] {
     std::string names;
     for (const auto& row : all) names += (names.empty() ? "" : "; ") + describe(row.model);
     return names.empty() ? std::string("none") : names;
   };
   if (found.empty()) {
-    s.notes.push_back("database '" + s.database + "' has no GPU model " + wanted + " (it has: " + list_models() + ")");
+    s.notes.push_back("database '" + s.database + "' has no GPU model " + wanted +
+                      " (it has: " + list_models() + ")");
     return s;
   }
   if (found.size() > 1) {
@@ -71,7 +74,8 @@ TuningSnapshot load_tuning_snapshot(const db::Database& database, const GpuIdent
   for (const auto& row : database.bests(found.front().id)) s.bests.push_back(to_tuned_best(row));
   for (const auto& row : database.top_configs(found.front().id, kTopConfigsPerProblem))
     s.top_configs.push_back(to_tuned_best(row));
-  if (s.bests.empty()) s.notes.push_back("no tuned results for " + s.gpu_model + " in '" + s.database + "'");
+  if (s.bests.empty())
+    s.notes.push_back("no tuned results for " + s.gpu_model + " in '" + s.database + "'");
   return s;
 }
 

@@ -4,9 +4,9 @@
 
 #include <filesystem>
 
-#include "store.hpp"
-#include "gemmtune/logging.hpp"
 #include "gemmtune/db/error.hpp"
+#include "gemmtune/logging.hpp"
+#include "store.hpp"
 
 namespace gemmtune::detail {
 
@@ -21,7 +21,8 @@ bool can_write(const std::string& path) {
 }
 }  // namespace
 
-TuningStore::TuningStore(const std::string& path, DbAccess access, bool verbose) : verbose_(verbose) {
+TuningStore::TuningStore(const std::string& path, DbAccess access, bool verbose)
+    : verbose_(verbose) {
   if (access == DbAccess::none) {
     why_closed_ = "no database (DbAccess::none)";
     return;
@@ -48,7 +49,8 @@ TuningStore::TuningStore(const std::string& path, DbAccess access, bool verbose)
     switch (access) {
       case DbAccess::automatic:
         if (!exists) {
-          failures.push_back("no tuning database at '" + file + "' (run `gemmtune sweep` to create one, or set GEMMTUNE_DB)");
+          failures.push_back("no tuning database at '" + file +
+                             "' (run `gemmtune sweep` to create one, or set GEMMTUNE_DB)");
           break;
         }
         if (can_write(file) && try_open(db::OpenMode::read_write)) break;
@@ -66,12 +68,14 @@ TuningStore::TuningStore(const std::string& path, DbAccess access, bool verbose)
     if (!failures.empty() && verbose_)
       log(LogLevel::info, "database '" + file + "' opened read-only: " + failures.front());
     if (access == DbAccess::read_write && db_->mode() != db::OpenMode::read_write)
-      warn_once("read-only " + file, "tuning database '" + file + "' could not be opened read-write (" +
-                                         failures.front() + "); compiled kernels will not be cached in it");
+      warn_once("read-only " + file, "tuning database '" + file +
+                                         "' could not be opened read-write (" + failures.front() +
+                                         "); compiled kernels will not be cached in it");
     return;
   }
   for (size_t i = 0; i < failures.size(); ++i)
-    if (i == 0 || failures[i] != failures[i - 1]) why_closed_ += (why_closed_.empty() ? "" : "; ") + failures[i];
+    if (i == 0 || failures[i] != failures[i - 1])
+      why_closed_ += (why_closed_.empty() ? "" : "; ") + failures[i];
   warn_once("database " + file, why_closed_ + "; using built-in default kernels");
 }
 

@@ -8,8 +8,8 @@
 #include <string>
 
 #include "gemmtune/choice.hpp"
-#include "gemmtune/gemmtune.hpp"
 #include "gemmtune/db/database.hpp"
+#include "gemmtune/gemmtune.hpp"
 
 namespace gemmtune::detail {
 

@@ -20,7 +20,8 @@ class WorkspacePool {
 
   /// Launches `kernel` on `p` with `stream`'s workspace. Holds the pool's lock for the launch
   /// (host-side microseconds), so that threads sharing a stream do not grow its workspace at once.
-  /// A workspace too small for `p` is not grown while `stream` is being captured: Error(kNotPrepared).
+  /// A workspace too small for `p` is not grown while `stream` is being captured:
+  /// Error(kNotPrepared).
   void launch(const GemmKernel& kernel, const Problem& p, cudaStream_t stream) {
     std::lock_guard lock(mutex_);
     LaunchWorkspace& ws = of(stream);
@@ -38,7 +39,8 @@ class WorkspacePool {
  private:
   LaunchWorkspace& of(cudaStream_t stream) {
     // cudaStreamPerThread names a different stream in every thread.
-    std::thread::id owner = stream == cudaStreamPerThread ? std::this_thread::get_id() : std::thread::id();
+    std::thread::id owner =
+        stream == cudaStreamPerThread ? std::this_thread::get_id() : std::thread::id();
     std::unique_ptr<LaunchWorkspace>& ws = workspaces_[{stream, owner}];
     if (!ws) ws = std::make_unique<LaunchWorkspace>(allocator_);
     return *ws;

@@ -47,7 +47,8 @@ KernelResources parse_ptxas_report(std::string_view log, std::string_view lowere
   size_t start = log.find(key);
   if (start == std::string_view::npos) return r;
   size_t end = log.find("Compiling entry function", start + key.size());
-  std::string_view block = log.substr(start, end == std::string_view::npos ? log.npos : end - start);
+  std::string_view block =
+      log.substr(start, end == std::string_view::npos ? log.npos : end - start);
   static const std::regex regs(R"(Used (\d+) registers)");
   static const std::regex stack(R"((\d+) bytes stack frame)");
   static const std::regex stores(R"((\d+) bytes spill stores)");
@@ -70,8 +71,8 @@ CompileResult compile_cuda(std::string_view source, std::string_view source_name
   GEMMTUNE_NVRTC(nvrtcCreateProgram(&prog.handle, src.c_str(), name.c_str(), 0, nullptr, nullptr));
   GEMMTUNE_NVRTC(nvrtcAddNameExpression(prog.handle, name_expression.c_str()));
 
-  std::vector<std::string> opts = {"--gpu-architecture=" + options.arch, "--std=c++17", "--ptxas-options=-v",
-                                   "-DGEMMTUNE_NVRTC=1"};
+  std::vector<std::string> opts = {"--gpu-architecture=" + options.arch, "--std=c++17",
+                                   "--ptxas-options=-v", "-DGEMMTUNE_NVRTC=1"};
   opts.insert(opts.end(), options.extra.begin(), options.extra.end());
   std::vector<const char*> argv;
   for (auto& o : opts) argv.push_back(o.c_str());
@@ -87,7 +88,9 @@ CompileResult compile_cuda(std::string_view source, std::string_view source_name
     size_t size = 0;
     GEMMTUNE_NVRTC(nvrtcGetCUBINSize(prog.handle, &size));
     if (size == 0) {
-      out.log += "\nNVRTC produced no cubin: the architecture must be a real one such as sm_90, not compute_90";
+      out.log +=
+          "\nNVRTC produced no cubin: the architecture must be a real one such as sm_90, not "
+          "compute_90";
     } else {
       out.cubin.resize(size);
       GEMMTUNE_NVRTC(nvrtcGetCUBIN(prog.handle, out.cubin.data()));

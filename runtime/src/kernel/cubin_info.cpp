@@ -42,8 +42,15 @@ KernelResources cubin_resources(const std::vector<char>& elf, std::string_view k
   KernelResources r;
   std::uint64_t shoff = 0;
   std::uint16_t shentsize = 0, shnum = 0, shstrndx = 0;
-  if (elf.size() < 64 || std::memcmp(elf.data(), "\x7f" "ELF", 4) != 0 || elf[4] != 2) return r;
-  if (!read(elf, 0x28, shoff) || !read(elf, 0x3a, shentsize) || !read(elf, 0x3c, shnum) || !read(elf, 0x3e, shstrndx))
+  if (elf.size() < 64 ||
+      std::memcmp(elf.data(),
+                  "\x7f"
+                  "ELF",
+                  4) != 0 ||
+      elf[4] != 2)
+    return r;
+  if (!read(elf, 0x28, shoff) || !read(elf, 0x3a, shentsize) || !read(elf, 0x3c, shnum) ||
+      !read(elf, 0x3e, shstrndx))
     return r;
   std::vector<Section> sections(shnum);
   for (std::uint16_t i = 0; i < shnum; ++i) {
@@ -54,7 +61,9 @@ KernelResources cubin_resources(const std::vector<char>& elf, std::string_view k
       return r;
   }
   if (shstrndx >= shnum) return r;
-  auto section_name = [&](const Section& s) { return c_string(elf, sections[shstrndx].offset + s.name); };
+  auto section_name = [&](const Section& s) {
+    return c_string(elf, sections[shstrndx].offset + s.name);
+  };
 
   // The kernel's index in the symbol table.
   std::int64_t symbol = -1;
@@ -65,7 +74,8 @@ KernelResources cubin_resources(const std::vector<char>& elf, std::string_view k
     for (std::uint64_t at = 0; at + 24 <= s.size && at + 24 <= elf.size(); at += 24) {
       std::uint32_t name = 0;
       read(elf, s.offset + at, name);
-      if (c_string(elf, sections[s.link].offset + name) == kernel_name) symbol = std::int64_t(at / 24);
+      if (c_string(elf, sections[s.link].offset + name) == kernel_name)
+        symbol = std::int64_t(at / 24);
     }
   }
   if (symbol < 0 || !info) return r;

@@ -32,7 +32,9 @@ double fp32_peak_tflops(int sm_count, long long clock_khz) {
   return 2.0 * 128.0 * sm_count * static_cast<double>(clock_khz) * 1e3 / 1e12;
 }
 
-double DeviceInfo::fp32_peak_tflops() const { return gemmtune::fp32_peak_tflops(sm_count, clock_khz); }
+double DeviceInfo::fp32_peak_tflops() const {
+  return gemmtune::fp32_peak_tflops(sm_count, clock_khz);
+}
 
 CudaVersions cuda_versions() {
   CudaVersions v;
@@ -58,8 +60,9 @@ int device_count() {
   cudaError_t rc = cudaGetDeviceCount(&n);
   if (rc != cudaSuccess || n == 0) {
     cudaGetLastError();  // clear the sticky error so later calls see a clean state
-    throw Error(Status::kNoDevice, std::string("no CUDA device / driver found: ") +
-                                       (rc == cudaSuccess ? "the driver sees no GPU" : cudaGetErrorString(rc)));
+    throw Error(Status::kNoDevice,
+                std::string("no CUDA device / driver found: ") +
+                    (rc == cudaSuccess ? "the driver sees no GPU" : cudaGetErrorString(rc)));
   }
   return n;
 }
@@ -67,8 +70,9 @@ int device_count() {
 DeviceInfo device_info(int index) {
   int n = device_count();
   if (index < 0 || index >= n) {
-    throw Error(Status::kInvalidArgument, "device " + std::to_string(index) + " does not exist: this machine has " +
-                                              std::to_string(n) + " CUDA device(s), numbered from 0");
+    throw Error(Status::kInvalidArgument,
+                "device " + std::to_string(index) + " does not exist: this machine has " +
+                    std::to_string(n) + " CUDA device(s), numbered from 0");
   }
   cudaDeviceProp p{};
   GEMMTUNE_CUDA(cudaGetDeviceProperties(&p, index));

@@ -3,7 +3,6 @@
 #include <cuda_runtime_api.h>
 #include <nvrtc.h>
 
-
 #include "gemmtune/db/error.hpp"
 #include "gemmtune/logging.hpp"
 
@@ -45,20 +44,22 @@ void throw_cuda(int code, const char* call, const char* file, int line) {
   auto e = static_cast<cudaError_t>(code);
   if (is_no_device(e)) {
     throw Error(Status::kNoDevice, std::string("no CUDA device / driver found (") +
-                                       cudaGetErrorString(e) + "); run gemmtune on a machine with an NVIDIA GPU");
+                                       cudaGetErrorString(e) +
+                                       "); run gemmtune on a machine with an NVIDIA GPU");
   }
   throw Error(Status::kCudaError, std::string(cudaGetErrorName(e)) + ": " + cudaGetErrorString(e) +
                                       " in " + where(call, file, line));
 }
 
 void throw_nvrtc(int code, const char* call, const char* file, int line) {
-  throw Error(Status::kCompileError, std::string(nvrtcGetErrorString(static_cast<nvrtcResult>(code))) +
-                                         " in " + where(call, file, line));
+  throw Error(Status::kCompileError,
+              std::string(nvrtcGetErrorString(static_cast<nvrtcResult>(code))) + " in " +
+                  where(call, file, line));
 }
 
 void warn_cuda(int code, const char* call, const char* file, int line) {
   log(LogLevel::error, std::string(cudaGetErrorString(static_cast<cudaError_t>(code))) + " in " +
-                          where(call, file, line));
+                           where(call, file, line));
 }
 
 }  // namespace detail

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "gemmtune/error.hpp"
 #include "gemmtune/db/records.hpp"
+#include "gemmtune/error.hpp"
 #include "gemmtune/templates.hpp"
 #include "kernel_args_of.hpp"
 #include "tensor_map.hpp"
@@ -18,8 +18,8 @@ constexpr const char* kPrescaleKernel = "gemmtune_prescale_c";
 
 // Enqueues the copy of `rows` x `cols` matrices at `src` (leading dimension ld, batch stride
 // stride) into `dst`'s layout.
-void pack_operand(cudaKernel_t pack, const float* src, long long ld, long long stride, int rows, int cols,
-                  int batch, const PackedOperand& dst, cudaStream_t stream) {
+void pack_operand(cudaKernel_t pack, const float* src, long long ld, long long stride, int rows,
+                  int cols, int batch, const PackedOperand& dst, cudaStream_t stream) {
   PackArgs args{src, dst.data, ld, stride, dst.ld, dst.stride, rows, cols, batch};
   // Up to 32 threads along a row (4 floats each), as many as it has 4-float quads; 256 a block.
   const long long quads = dst.ld / 4;
@@ -30,23 +30,28 @@ void pack_operand(cudaKernel_t pack, const float* src, long long ld, long long s
                   unsigned(std::min<long long>((rows + block.y - 1) / block.y, 65535)),
                   unsigned(std::min(batch, 65535)));
   void* params[] = {&args};
-  GEMMTUNE_CUDA(cudaLaunchKernel(reinterpret_cast<const void*>(pack), grid, block, params, 0, stream));
+  GEMMTUNE_CUDA(
+      cudaLaunchKernel(reinterpret_cast<const void*>(pack), grid, block, params, 0, stream));
   GEMMTUNE_CUDA(cudaGetLastError());
 }
 
 // Enqueues the split copy (warpgroup configs) of `batch` operands with `rows` rows along K, element
 // (r, i) at src[r * ld + i] or, `transposed`, at src[i * ld + r], into dst's layout.
-void split_operand(cudaKernel_t split, const float* src, long long ld, long long stride, bool transposed, int rows,
-                   int k, int batch, bool two_planes, const PackedOperand& dst, cudaStream_t stream) {
+void split_operand(cudaKernel_t split, const float* src, long long ld, long long stride,
+                   bool transposed, int rows, int k, int batch, bool two_planes,
+                   const PackedOperand& dst, cudaStream_t stream) {
   const int dst_rows = int(dst.plane / dst.ld);
   const bool vec = Problem::rows_16_byte_aligned(src, ld, stride, batch);
-  SplitPackArgs args{src, dst.data, ld, stride, dst.ld, dst.stride, dst.plane, rows, k, dst_rows, batch,
-                     dst.tile_rows, int(transposed), int(two_planes), int(vec)};
+  SplitPackArgs args{
+      src, dst.data, ld,    stride,        dst.ld,          dst.stride,      dst.plane, rows,
+      k,   dst_rows, batch, dst.tile_rows, int(transposed), int(two_planes), int(vec)};
   const dim3 block(32, 8);
   const int row_groups = (dst_rows + kSplitPackRows - 1) / kSplitPackRows;
-  const dim3 grid(unsigned(dst.ld / 32), unsigned(std::min(row_groups, 65535)), unsigned(std::min(batch, 65535)));
+  const dim3 grid(unsigned(dst.ld / 32), unsigned(std::min(row_groups, 65535)),
+                  unsigned(std::min(batch, 65535)));
   void* params[] = {&args};
-  GEMMTUNE_CUDA(cudaLaunchKernel(reinterpret_cast<const void*>(split), grid, block, params, 0, stream));
+  GEMMTUNE_CUDA(
+      cudaLaunchKernel(reinterpret_cast<const void*>(split), grid, block, params, 0, stream));
   GEMMTUNE_CUDA(cudaGetLastError());
 }
 }  // namespace
@@ -76,23 +81,28 @@ std::string template_hash() { return db::content_hash(templates::sgemm_source())
 std::string binary_key(const GemmConfig& config, const std::string& arch) {
   // Everything compile_config() passes to NVRTC: the source, the instance, its defines, the arch.
   std::string text(templates::sgemm_source());
-  for (const std::string& part : {config.name_expression(), arch, "nvrtc " + nvrtc_version_string()})
+  for (const std::string& part :
+       {config.name_expression(), arch, "nvrtc " + nvrtc_version_string()})
     (text += '\n') += part;
   for (const std::string& define : helper_kernel_defines(config)) (text += '\n') += define;
   return db::content_hash(text);
 }
 
-GemmKernel::GemmKernel(const GemmConfig& config, const std::vector<char>& cubin, const std::string& lowered_name)
+GemmKernel::GemmKernel(const GemmConfig& config, const std::vector<char>& cubin,
+                       const std::string& lowered_name)
     : config_(config) {
-  GEMMTUNE_CUDA(cudaLibraryLoadData(&library_, cubin.data(), nullptr, nullptr, 0, nullptr, nullptr, 0));
+  GEMMTUNE_CUDA(
+      cudaLibraryLoadData(&library_, cubin.data(), nullptr, nullptr, 0, nullptr, nullptr, 0));
   try {
     GEMMTUNE_CUDA(cudaLibraryGetKernel(&gemm_, library_, lowered_name.c_str()));
     // Above 48 KiB a block's dynamic shared memory must be opted in to.
     GEMMTUNE_CUDA(cudaFuncSetAttribute(reinterpret_cast<const void*>(gemm_),
-                                       cudaFuncAttributeMaxDynamicSharedMemorySize, config.smem_bytes()));
+                                       cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                       config.smem_bytes()));
     if (config.repack) GEMMTUNE_CUDA(cudaLibraryGetKernel(&pack_, library_, kPackKernel));
     if (config.wgmma) GEMMTUNE_CUDA(cudaLibraryGetKernel(&pack_, library_, kSplitKernel));
-    if (config.prescale_c) GEMMTUNE_CUDA(cudaLibraryGetKernel(&prescale_, library_, kPrescaleKernel));
+    if (config.prescale_c)
+      GEMMTUNE_CUDA(cudaLibraryGetKernel(&prescale_, library_, kPrescaleKernel));
     // Clusters of more than 8 blocks (cluster_splits up to 16) must be opted in to.
     if (config.cluster_splits && config.split_k > 8)
       GEMMTUNE_CUDA(cudaFuncSetAttribute(reinterpret_cast<const void*>(gemm_),
@@ -123,9 +133,12 @@ void GemmKernel::launch(const Problem& p, cudaStream_t stream, LaunchWorkspace* 
   LaunchBuffers buffers;
   if (c.needs_workspace()) {
     if (!workspace)
-      throw Error(Status::kInvalidArgument,
-                  "launching " + std::string(c.wgmma ? "warpgroup" : c.repack ? "repack" : "split-K") + " kernel " +
-                      config_name(c) + " without a workspace: pass a LaunchWorkspace");
+      throw Error(Status::kInvalidArgument, "launching " +
+                                                std::string(c.wgmma    ? "warpgroup"
+                                                            : c.repack ? "repack"
+                                                                       : "split-K") +
+                                                " kernel " + config_name(c) +
+                                                " without a workspace: pass a LaunchWorkspace");
     buffers = workspace->prepare(c, p, stream);
   }
   // The GEMM runs on the packed copies where there are any (the same stream orders them).
@@ -135,24 +148,30 @@ void GemmKernel::launch(const Problem& p, cudaStream_t stream, LaunchWorkspace* 
     // op(A)'s rows and op(B)'s columns along K: A transposed in memory unless op(A) is N, B unless
     // op(B) is T. Those stored along K already are read in place where their rows allow.
     if (c.reads_a_in_place(p)) {
-      maps.a = k_major_tensor_map(p.a, p.m, p.k, p.batch, p.lda, p.stride_a, c.bm), maps.a_in_place = 1;
+      maps.a = k_major_tensor_map(p.a, p.m, p.k, p.batch, p.lda, p.stride_a, c.bm),
+      maps.a_in_place = 1;
     } else {
-      split_operand(pack_, p.a, p.lda, p.stride_a, p.op_a == Op::T, p.m, p.k, p.batch, c.math >= 2, buffers.a, stream);
+      split_operand(pack_, p.a, p.lda, p.stride_a, p.op_a == Op::T, p.m, p.k, p.batch, c.math >= 2,
+                    buffers.a, stream);
       q.a = buffers.a.data, q.lda = buffers.a.ld, q.stride_a = buffers.a.stride;
     }
     if (c.reads_b_in_place(p)) {
-      maps.b = k_major_tensor_map(p.b, p.n, p.k, p.batch, p.ldb, p.stride_b, c.bn), maps.b_in_place = 1;
+      maps.b = k_major_tensor_map(p.b, p.n, p.k, p.batch, p.ldb, p.stride_b, c.bn),
+      maps.b_in_place = 1;
     } else {
-      split_operand(pack_, p.b, p.ldb, p.stride_b, p.op_b == Op::N, p.n, p.k, p.batch, c.math >= 2, buffers.b, stream);
+      split_operand(pack_, p.b, p.ldb, p.stride_b, p.op_b == Op::N, p.n, p.k, p.batch, c.math >= 2,
+                    buffers.b, stream);
       q.b = buffers.b.data, q.ldb = buffers.b.ld, q.stride_b = buffers.b.stride;
     }
   } else {
     if (buffers.a.data) {
-      pack_operand(pack_, p.a, p.lda, p.stride_a, p.a_rows(), p.a_cols(), p.batch, buffers.a, stream);
+      pack_operand(pack_, p.a, p.lda, p.stride_a, p.a_rows(), p.a_cols(), p.batch, buffers.a,
+                   stream);
       q.a = buffers.a.data, q.lda = buffers.a.ld, q.stride_a = buffers.a.stride;
     }
     if (buffers.b.data) {
-      pack_operand(pack_, p.b, p.ldb, p.stride_b, p.b_rows(), p.b_cols(), p.batch, buffers.b, stream);
+      pack_operand(pack_, p.b, p.ldb, p.stride_b, p.b_rows(), p.b_cols(), p.batch, buffers.b,
+                   stream);
       q.b = buffers.b.data, q.ldb = buffers.b.ld, q.stride_b = buffers.b.stride;
     }
   }
@@ -165,7 +184,8 @@ void GemmKernel::launch(const Problem& p, cudaStream_t stream, LaunchWorkspace* 
     scale.blockDim = dim3(256);
     scale.stream = stream;
     void* scale_params[] = {&args};
-    GEMMTUNE_CUDA(cudaLaunchKernelExC(&scale, reinterpret_cast<const void*>(prescale_), scale_params));
+    GEMMTUNE_CUDA(
+        cudaLaunchKernelExC(&scale, reinterpret_cast<const void*>(prescale_), scale_params));
   }
   // split_tail: the tiles of whole rounds of one per SM unsplit, the rest split_k times
   // (BlockWork::of_split_tail).
@@ -186,7 +206,8 @@ void GemmKernel::launch(const Problem& p, cudaStream_t stream, LaunchWorkspace* 
   // cluster_splits: a tile's SPLIT_K blocks (consecutive in z) are one cluster.
   cudaLaunchAttribute cluster{};
   cluster.id = cudaLaunchAttributeClusterDimension;
-  cluster.val.clusterDim.x = 1, cluster.val.clusterDim.y = 1, cluster.val.clusterDim.z = unsigned(c.split_k);
+  cluster.val.clusterDim.x = 1, cluster.val.clusterDim.y = 1,
+  cluster.val.clusterDim.z = unsigned(c.split_k);
   if (c.cluster_splits) launch.attrs = &cluster, launch.numAttrs = 1;
   GEMMTUNE_CUDA(cudaLaunchKernelExC(&launch, reinterpret_cast<const void*>(gemm_), params));
   GEMMTUNE_CUDA(cudaGetLastError());
@@ -194,7 +215,8 @@ void GemmKernel::launch(const Problem& p, cudaStream_t stream, LaunchWorkspace* 
 
 std::unique_ptr<GemmKernel> build_kernel(const GemmConfig& config, const std::string& arch) {
   CompileResult r = compile_config(config, arch);
-  if (!r.ok) throw Error(Status::kCompileError, "compiling " + config_name(config) + " failed:\n" + r.log);
+  if (!r.ok)
+    throw Error(Status::kCompileError, "compiling " + config_name(config) + " failed:\n" + r.log);
   return std::make_unique<GemmKernel>(config, r.cubin, r.lowered_name);
 }
 

@@ -8,16 +8,17 @@ namespace gemmtune {
 
 char op_char(Op op) { return op == Op::N ? 'n' : 't'; }
 
-std::string problem_label(Op op_a, Op op_b, long long m, long long n, long long k, long long batch, int alignment) {
-  std::string s = std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) + " " + op_char(op_a) +
-                  op_char(op_b);
+std::string problem_label(Op op_a, Op op_b, long long m, long long n, long long k, long long batch,
+                          int alignment) {
+  std::string s = std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) + " " +
+                  op_char(op_a) + op_char(op_b);
   if (batch != 1) s += " b" + std::to_string(batch);
   if (alignment != 4) s += " a" + std::to_string(alignment);
   return s;
 }
 
-double shape_distance(long long m1, long long n1, long long k1, long long batch1, long long m2, long long n2,
-                      long long k2, long long batch2) {
+double shape_distance(long long m1, long long n1, long long k1, long long batch1, long long m2,
+                      long long n2, long long k2, long long batch2) {
   auto d = [](long long a, long long b) {
     return std::log(double(std::max(1LL, a))) - std::log(double(std::max(1LL, b)));
   };
@@ -42,7 +43,8 @@ Problem Problem::packed(Op op_a, Op op_b, int m, int n, int k, int batch) {
 static bool fits(int width, long long v) { return v % width == 0; }
 
 bool Problem::rows_16_byte_aligned(const float* base, long long ld, long long stride, int batch) {
-  return reinterpret_cast<std::uintptr_t>(base) % 16 == 0 && ld % 4 == 0 && (batch == 1 || stride % 4 == 0);
+  return reinterpret_cast<std::uintptr_t>(base) % 16 == 0 && ld % 4 == 0 &&
+         (batch == 1 || stride % 4 == 0);
 }
 static bool fits_ptr(int width, const void* ptr) {
   return reinterpret_cast<std::uintptr_t>(ptr) % (width * sizeof(float)) == 0;

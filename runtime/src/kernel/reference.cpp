@@ -16,7 +16,8 @@ namespace {
 GemmArgs reference_args(const Problem& p) {
   if (p.pointer_arrays || p.alpha_ptr || p.beta_ptr)
     throw Error(Status::kInvalidArgument,
-                "the float64 reference takes strided batches and alpha and beta by value: no pointer arrays, "
+                "the float64 reference takes strided batches and alpha and beta by value: no "
+                "pointer arrays, "
                 "no device pointer mode");
   return kernel_args_of(p);
 }
@@ -25,9 +26,11 @@ GemmArgs reference_args(const Problem& p) {
 ReferenceGemm::ReferenceGemm(const std::string& arch) {
   CompileOptions opts;
   opts.arch = arch;
-  CompileResult r = compile_cuda(templates::reference_source(), "gemmtune_reference.cu", "gemmtune_reference", opts);
+  CompileResult r = compile_cuda(templates::reference_source(), "gemmtune_reference.cu",
+                                 "gemmtune_reference", opts);
   if (!r.ok) throw Error(Status::kCompileError, "compiling the reference GEMM failed:\n" + r.log);
-  GEMMTUNE_CUDA(cudaLibraryLoadData(&library_, r.cubin.data(), nullptr, nullptr, 0, nullptr, nullptr, 0));
+  GEMMTUNE_CUDA(
+      cudaLibraryLoadData(&library_, r.cubin.data(), nullptr, nullptr, 0, nullptr, nullptr, 0));
   GEMMTUNE_CUDA(cudaLibraryGetKernel(&kernel_, library_, "gemmtune_reference"));
   GEMMTUNE_CUDA(cudaLibraryGetKernel(&error_sums_, library_, "gemmtune_error_sums"));
 }
@@ -42,7 +45,8 @@ void ReferenceGemm::run(const Problem& p, double* out, cudaStream_t stream) cons
   void* params[] = {&args, &out};
   long long total = static_cast<long long>(p.m) * p.n * p.batch;
   unsigned blocks = unsigned(std::min<long long>((total + 255) / 256, 1 << 20));
-  GEMMTUNE_CUDA(cudaLaunchKernel(reinterpret_cast<const void*>(kernel_), dim3(blocks), dim3(256), params, 0, stream));
+  GEMMTUNE_CUDA(cudaLaunchKernel(reinterpret_cast<const void*>(kernel_), dim3(blocks), dim3(256),
+                                 params, 0, stream));
   GEMMTUNE_CUDA(cudaGetLastError());
 }
 
@@ -53,8 +57,8 @@ double ReferenceGemm::relative_error(const Problem& p, const double* ref, double
   long long total = static_cast<long long>(p.m) * p.n * p.batch;
   unsigned blocks = unsigned(std::min<long long>((total + 255) / 256, 1024));
   GEMMTUNE_CUDA(cudaMemsetAsync(scratch, 0, 3 * sizeof(double), stream));
-  GEMMTUNE_CUDA(
-      cudaLaunchKernel(reinterpret_cast<const void*>(error_sums_), dim3(blocks), dim3(256), params, 0, stream));
+  GEMMTUNE_CUDA(cudaLaunchKernel(reinterpret_cast<const void*>(error_sums_), dim3(blocks),
+                                 dim3(256), params, 0, stream));
   GEMMTUNE_CUDA(cudaGetLastError());
   double sums[3];
   GEMMTUNE_CUDA(cudaMemcpyAsync(sums, scratch, sizeof sums, cudaMemcpyDeviceToHost, stream));
@@ -68,8 +72,8 @@ double relative_error_from_sums(double diff, double norm, double non_finite) {
   return std::sqrt(diff / norm);
 }
 
-double relative_error(const std::vector<float>& c, long long ldc, long long stride_c, const std::vector<double>& ref,
-                      int m, int n, int batch) {
+double relative_error(const std::vector<float>& c, long long ldc, long long stride_c,
+                      const std::vector<double>& ref, int m, int n, int batch) {
   double diff = 0, norm = 0;
   for (int b = 0; b < batch; ++b)
     for (int i = 0; i < m; ++i)
@@ -89,6 +93,8 @@ double fp32_tolerance(int k) { return std::max(1e-6, 2e-7 * std::sqrt(double(k))
 // up to ~2^-10; measured 2.9e-4 (cuBLAS TF32, 4096^3, H200). 4x that, plus the FP32 sums' share.
 double tf32_tolerance(int k) { return 2e-3 + fp32_tolerance(k); }
 
-double verification_tolerance(const GemmConfig& c, int k) { return c.math == 1 ? tf32_tolerance(k) : fp32_tolerance(k); }
+double verification_tolerance(const GemmConfig& c, int k) {
+  return c.math == 1 ? tf32_tolerance(k) : fp32_tolerance(k);
+}
 
 }  // namespace gemmtune

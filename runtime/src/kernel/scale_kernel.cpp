@@ -37,8 +37,11 @@ CompileResult compile_scale_kernel(const std::string& arch) {
 
 ScaleKernel::ScaleKernel(const std::string& arch) {
   CompileResult r = compile_scale_kernel(arch);
-  if (!r.ok) throw Error(Status::kCompileError, "compiling the C = beta C kernel for " + arch + " failed:\n" + r.log);
-  GEMMTUNE_CUDA(cudaLibraryLoadData(&library_, r.cubin.data(), nullptr, nullptr, 0, nullptr, nullptr, 0));
+  if (!r.ok)
+    throw Error(Status::kCompileError,
+                "compiling the C = beta C kernel for " + arch + " failed:\n" + r.log);
+  GEMMTUNE_CUDA(
+      cudaLibraryLoadData(&library_, r.cubin.data(), nullptr, nullptr, 0, nullptr, nullptr, 0));
   try {
     GEMMTUNE_CUDA(cudaLibraryGetKernel(&kernel_, library_, r.lowered_name.c_str()));
   } catch (...) {
@@ -57,9 +60,10 @@ void ScaleKernel::launch(const Problem& p, cudaStream_t stream) const {
   float beta = p.beta;
   const float* beta_ptr = p.beta_ptr;
   void* params[] = {&c, &c_array, &ldc, &stride_c, &m, &n, &batch, &beta, &beta_ptr};
-  const dim3 grid(unsigned(std::min((n + kThreads - 1) / kThreads, 1024u)), unsigned(std::min(m, 65535)),
-                  unsigned(std::min(batch, 65535)));
-  GEMMTUNE_CUDA(cudaLaunchKernel(reinterpret_cast<const void*>(kernel_), grid, dim3(kThreads), params, 0, stream));
+  const dim3 grid(unsigned(std::min((n + kThreads - 1) / kThreads, 1024u)),
+                  unsigned(std::min(m, 65535)), unsigned(std::min(batch, 65535)));
+  GEMMTUNE_CUDA(cudaLaunchKernel(reinterpret_cast<const void*>(kernel_), grid, dim3(kThreads),
+                                 params, 0, stream));
   GEMMTUNE_CUDA(cudaGetLastError());
 }
 

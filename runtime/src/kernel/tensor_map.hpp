@@ -9,7 +9,7 @@ namespace gemmtune {
 /// warpgroup kernel's shared memory (templates/sgemm/wgmma.cuh), zeros past the edges. Needs what
 /// GemmConfig::reads_a_in_place checks (16-byte aligned base, ld and stride multiples of 4) and
 /// box_rows <= 256. Throws Error(kCudaError) when the driver refuses it.
-TensorMap k_major_tensor_map(const float* base, long long rows, long long k, long long batch, long long ld,
-                             long long stride, int box_rows);
+TensorMap k_major_tensor_map(const float* base, long long rows, long long k, long long batch,
+                             long long ld, long long stride, int box_rows);
 
 }  // namespace gemmtune

@@ -44,12 +44,14 @@ PackedOperand PackedOperand::split_layout(int rows, int k, int tile_rows, int pl
 // n rows along K, except where it reads them in place.
 static PackedOperand packed_a(const GemmConfig& c, const Problem& p) {
   if (c.wgmma)
-    return c.reads_a_in_place(p) ? PackedOperand{} : PackedOperand::split_layout(p.m, p.k, c.bm, c.math >= 2 ? 2 : 1);
+    return c.reads_a_in_place(p) ? PackedOperand{}
+                                 : PackedOperand::split_layout(p.m, p.k, c.bm, c.math >= 2 ? 2 : 1);
   return c.packs_a(p) ? PackedOperand::layout(p.a_rows(), p.a_cols()) : PackedOperand{};
 }
 static PackedOperand packed_b(const GemmConfig& c, const Problem& p) {
   if (c.wgmma)
-    return c.reads_b_in_place(p) ? PackedOperand{} : PackedOperand::split_layout(p.n, p.k, c.bn, c.math >= 2 ? 2 : 1);
+    return c.reads_b_in_place(p) ? PackedOperand{}
+                                 : PackedOperand::split_layout(p.n, p.k, c.bn, c.math >= 2 ? 2 : 1);
   return c.packs_b(p) ? PackedOperand::layout(p.b_rows(), p.b_cols()) : PackedOperand{};
 }
 
@@ -63,14 +65,16 @@ size_t LaunchWorkspace::counter_words(const GemmConfig& c, const Problem& p) {
   const size_t tiles = tile_count(c, p);
   if (tiles == 0 || !c.ordered_splits) return tiles;
   const size_t align = kSplitSumsAlign;
-  return (tiles + align - 1) / align * align + tiles * size_t(c.split_k) * size_t(c.bm) * size_t(c.bn);
+  return (tiles + align - 1) / align * align +
+         tiles * size_t(c.split_k) * size_t(c.bm) * size_t(c.bn);
 }
 
 size_t LaunchWorkspace::packed_floats(const GemmConfig& c, const Problem& p) {
   return packed_a(c, p).floats(p.batch) + packed_b(c, p).floats(p.batch);
 }
 
-LaunchBuffers LaunchWorkspace::prepare(const GemmConfig& config, const Problem& p, cudaStream_t stream) {
+LaunchBuffers LaunchWorkspace::prepare(const GemmConfig& config, const Problem& p,
+                                       cudaStream_t stream) {
   const size_t words = counter_words(config, p), floats = packed_floats(config, p);
   if (words > counter_capacity_ || floats > packed_capacity_) {
     GEMMTUNE_CUDA(cudaStreamSynchronize(stream));  // earlier launches may still use the old memory
@@ -110,11 +114,12 @@ void* LaunchWorkspace::allocate(size_t bytes, cudaStream_t stream) {
   stream_ = stream;
   ptr = allocator_.allocate(bytes, stream, allocator_.user_data);
   if (!ptr)
-    throw Error(Status::kCudaError, "the workspace allocator returned no memory for " + std::to_string(bytes) +
-                                        " bytes of launch workspace");
+    throw Error(Status::kCudaError, "the workspace allocator returned no memory for " +
+                                        std::to_string(bytes) + " bytes of launch workspace");
   if (reinterpret_cast<std::uintptr_t>(ptr) % 256 != 0) {
     allocator_.free(ptr, bytes, stream, allocator_.user_data);
-    throw Error(Status::kInvalidArgument, "the workspace allocator returned memory not aligned to 256 bytes");
+    throw Error(Status::kInvalidArgument,
+                "the workspace allocator returned memory not aligned to 256 bytes");
   }
   return ptr;
 }

@@ -8,9 +8,18 @@ namespace gemmtune {
 struct GemmArgs {
   // The matrices: matrix i of A at a + i * stride_a, likewise B and C; or, with pointer_arrays
   // (the device-array batched call), at a_array[i] in a device array of `batch` pointers.
-  union { const float* a; const float* const* a_array; };
-  union { const float* b; const float* const* b_array; };
-  union { float* c; float* const* c_array; };
+  union {
+    const float* a;
+    const float* const* a_array;
+  };
+  union {
+    const float* b;
+    const float* const* b_array;
+  };
+  union {
+    float* c;
+    float* const* c_array;
+  };
   long long lda, ldb, ldc;                 // leading dimensions, elements
   long long stride_a, stride_b, stride_c;  // batch strides, elements
   int m, n, k;

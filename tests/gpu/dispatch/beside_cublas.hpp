@@ -16,12 +16,8 @@
 
 namespace gemmtune::test {
 
-inline cublasOperation_t cublas_op(Op op) {
-  return op == Op::N ? CUBLAS_OP_N : CUBLAS_OP_T;
-}
-inline gemmtune_op_t c_op(Op op) {
-  return op == Op::N ? GEMMTUNE_OP_N : GEMMTUNE_OP_T;
-}
+inline cublasOperation_t cublas_op(Op op) { return op == Op::N ? CUBLAS_OP_N : CUBLAS_OP_T; }
+inline gemmtune_op_t c_op(Op op) { return op == Op::N ? GEMMTUNE_OP_N : GEMMTUNE_OP_T; }
 
 /// A gemmtune handle without a database (built-in kernels: nothing on the machine changes the
 /// choice) in deterministic mode (bitwise comparisons: no split-K), cuBLAS with FP32 math (no

@@ -39,7 +39,6 @@ struct ColumnMajorData {
   void reset_c() { c.upload(c_init); }
 };
 
-
 class ColumnMajor : public BesideCublas {
  protected:
   // Relative error of C (column-major) against the float64 reference of the caller's problem.
@@ -52,8 +51,11 @@ class ColumnMajor : public BesideCublas {
 TEST_F(ColumnMajor, MatchesCublasOnTheSameBuffers) {
   std::mt19937_64 rng(11);
   for (auto [oa, ob] : {std::pair{Op::N, Op::N}, {Op::N, Op::T}, {Op::T, Op::N}, {Op::T, Op::T}})
-    for (auto [m, n, k, batch, pad] : {std::tuple{127, 65, 129, 1, 0}, {64, 96, 33, 3, 1}, {1, 300, 200, 1, 0},
-                                       {300, 1, 200, 2, 3}, {256, 256, 256, 1, 0}}) {
+    for (auto [m, n, k, batch, pad] : {std::tuple{127, 65, 129, 1, 0},
+                                       {64, 96, 33, 3, 1},
+                                       {1, 300, 200, 1, 0},
+                                       {300, 1, 200, 2, 3},
+                                       {256, 256, 256, 1, 0}}) {
       ColumnMajorData d(oa, ob, m, n, k, batch, pad, rng);
       const Problem& p = d.p;
       SCOPED_TRACE(describe(p));
@@ -62,36 +64,39 @@ TEST_F(ColumnMajor, MatchesCublasOnTheSameBuffers) {
       const std::vector<double> want = ref.download();
       const double tolerance = fp32_tolerance(k);
 
-      CUBLAS_OK(cublasSgemmStridedBatched(cublas_, cublas_op(oa), cublas_op(ob), m, n, k, &p.alpha, p.a, int(p.lda),
-                                          p.stride_a, p.b, int(p.ldb), p.stride_b, &p.beta, p.c, int(p.ldc),
-                                          p.stride_c, batch));
+      CUBLAS_OK(cublasSgemmStridedBatched(cublas_, cublas_op(oa), cublas_op(ob), m, n, k, &p.alpha,
+                                          p.a, int(p.lda), p.stride_a, p.b, int(p.ldb), p.stride_b,
+                                          &p.beta, p.c, int(p.ldc), p.stride_c, batch));
       GEMMTUNE_CUDA(cudaDeviceSynchronize());
       EXPECT_LE(error(d, want), tolerance) << "cuBLAS";
 
       // The cuBLAS-shaped call: the cuBLAS call site with gemmtune_ in front.
       d.reset_c();
-      ASSERT_EQ(gemmtune_cublasSgemmStridedBatched(handle_, c_op(oa), c_op(ob), m, n, k, &p.alpha, p.a, int(p.lda),
-                                                   p.stride_a, p.b, int(p.ldb), p.stride_b, &p.beta, p.c,
-                                                   int(p.ldc), p.stride_c, batch),
+      ASSERT_EQ(gemmtune_cublasSgemmStridedBatched(
+                    handle_, c_op(oa), c_op(ob), m, n, k, &p.alpha, p.a, int(p.lda), p.stride_a,
+                    p.b, int(p.ldb), p.stride_b, &p.beta, p.c, int(p.ldc), p.stride_c, batch),
                 GEMMTUNE_STATUS_SUCCESS)
           << gemmtune_last_error();
       GEMMTUNE_CUDA(cudaDeviceSynchronize());
       EXPECT_LE(error(d, want), tolerance) << "gemmtune_cublasSgemmStridedBatched";
       const std::vector<float> from_cublas_shape = d.c.download();
 
-      // The CBLAS-shaped call, and the row-major problem it becomes: the same kernel, the same bits.
+      // The CBLAS-shaped call, and the row-major problem it becomes: the same kernel, the same
+      // bits.
       d.reset_c();
-      ASSERT_EQ(gemmtune_sgemm_strided_batched(handle_, GEMMTUNE_COL_MAJOR, c_op(oa), c_op(ob), m, n, k, p.alpha, p.a,
-                                               p.lda, p.stride_a, p.b, p.ldb, p.stride_b, p.beta, p.c, p.ldc,
-                                               p.stride_c, batch, nullptr),
-                GEMMTUNE_STATUS_SUCCESS)
+      ASSERT_EQ(
+          gemmtune_sgemm_strided_batched(handle_, GEMMTUNE_COL_MAJOR, c_op(oa), c_op(ob), m, n, k,
+                                         p.alpha, p.a, p.lda, p.stride_a, p.b, p.ldb, p.stride_b,
+                                         p.beta, p.c, p.ldc, p.stride_c, batch, nullptr),
+          GEMMTUNE_STATUS_SUCCESS)
           << gemmtune_last_error();
       GEMMTUNE_CUDA(cudaDeviceSynchronize());
       EXPECT_EQ(d.c.download(), from_cublas_shape);
       d.reset_c();
       const Problem r = as_row_major(Layout::col_major, p);
-      ASSERT_EQ(gemmtune_sgemm_strided_batched(handle_, GEMMTUNE_ROW_MAJOR, c_op(r.op_a), c_op(r.op_b), r.m, r.n, r.k,
-                                               r.alpha, r.a, r.lda, r.stride_a, r.b, r.ldb, r.stride_b, r.beta, r.c,
+      ASSERT_EQ(gemmtune_sgemm_strided_batched(handle_, GEMMTUNE_ROW_MAJOR, c_op(r.op_a),
+                                               c_op(r.op_b), r.m, r.n, r.k, r.alpha, r.a, r.lda,
+                                               r.stride_a, r.b, r.ldb, r.stride_b, r.beta, r.c,
                                                r.ldc, r.stride_c, batch, nullptr),
                 GEMMTUNE_STATUS_SUCCESS)
           << gemmtune_last_error();
@@ -111,8 +116,9 @@ TEST_F(ColumnMajor, BlasSemanticsWithoutReadingAOrB) {
     float alpha, beta;
     bool nan_c;
   };
-  for (const Case& s : {Case{0, 1.f, 0.5f, false}, Case{0, 1.f, 0.f, true}, Case{64, 0.f, -2.f, false},
-                        Case{64, 0.f, 0.f, true}, Case{0, 1.f, 1.f, false}}) {
+  for (const Case& s :
+       {Case{0, 1.f, 0.5f, false}, Case{0, 1.f, 0.f, true}, Case{64, 0.f, -2.f, false},
+        Case{64, 0.f, 0.f, true}, Case{0, 1.f, 1.f, false}}) {
     SCOPED_TRACE(testing::Message() << "k " << s.k << " alpha " << s.alpha << " beta " << s.beta);
     ColumnMajorData d(Op::N, Op::T, 77, 45, s.k, 2, 1, rng);
     Problem& p = d.p;
@@ -121,9 +127,10 @@ TEST_F(ColumnMajor, BlasSemanticsWithoutReadingAOrB) {
     d.b.upload(std::vector<float>(d.b.size(), nan));
     if (s.nan_c) d.c_init.assign(d.c_init.size(), nan);
     d.reset_c();
-    ASSERT_EQ(gemmtune_cublasSgemmStridedBatched(handle_, GEMMTUNE_OP_N, GEMMTUNE_OP_T, p.m, p.n, p.k, &p.alpha, p.a,
-                                                 int(p.lda), p.stride_a, p.b, int(p.ldb), p.stride_b, &p.beta, p.c,
-                                                 int(p.ldc), p.stride_c, p.batch),
+    ASSERT_EQ(gemmtune_cublasSgemmStridedBatched(handle_, GEMMTUNE_OP_N, GEMMTUNE_OP_T, p.m, p.n,
+                                                 p.k, &p.alpha, p.a, int(p.lda), p.stride_a, p.b,
+                                                 int(p.ldb), p.stride_b, &p.beta, p.c, int(p.ldc),
+                                                 p.stride_c, p.batch),
               GEMMTUNE_STATUS_SUCCESS)
         << gemmtune_last_error();
     GEMMTUNE_CUDA(cudaDeviceSynchronize());
@@ -151,9 +158,9 @@ TEST_F(ColumnMajor, PointerArrayBatchMatchesOneByOne) {
   std::vector<float*> c(batch);
   // Runs the batch through the pointer arrays and checks C against the reference.
   auto run_and_check = [&] {
-    ASSERT_EQ(gemmtune_sgemm_batched(handle_, GEMMTUNE_COL_MAJOR, GEMMTUNE_OP_T, GEMMTUNE_OP_N, p.m, p.n, p.k,
-                                     p.alpha, a.data(), p.lda, b.data(), p.ldb, p.beta, c.data(), p.ldc, batch,
-                                     nullptr),
+    ASSERT_EQ(gemmtune_sgemm_batched(handle_, GEMMTUNE_COL_MAJOR, GEMMTUNE_OP_T, GEMMTUNE_OP_N, p.m,
+                                     p.n, p.k, p.alpha, a.data(), p.lda, b.data(), p.ldb, p.beta,
+                                     c.data(), p.ldc, batch, nullptr),
               GEMMTUNE_STATUS_SUCCESS)
         << gemmtune_last_error();
     GEMMTUNE_CUDA(cudaDeviceSynchronize());
@@ -166,7 +173,8 @@ TEST_F(ColumnMajor, PointerArrayBatchMatchesOneByOne) {
   }
   run_and_check();
   // Evenly spaced pointers: one strided-batched launch.
-  for (int i = 0; i < batch; ++i) a[i] = p.a + i * p.stride_a, b[i] = p.b + i * p.stride_b, c[i] = p.c + i * p.stride_c;
+  for (int i = 0; i < batch; ++i)
+    a[i] = p.a + i * p.stride_a, b[i] = p.b + i * p.stride_b, c[i] = p.c + i * p.stride_c;
   d.reset_c();
   run_and_check();
 }

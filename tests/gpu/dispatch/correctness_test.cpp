@@ -13,7 +13,8 @@
 namespace gemmtune::test {
 namespace {
 
-constexpr std::pair<Op, Op> kLayouts[] = {{Op::N, Op::N}, {Op::N, Op::T}, {Op::T, Op::N}, {Op::T, Op::T}};
+constexpr std::pair<Op, Op> kLayouts[] = {
+    {Op::N, Op::N}, {Op::N, Op::T}, {Op::T, Op::N}, {Op::T, Op::T}};
 
 class DispatchCorrectness : public ::testing::Test {
  protected:
@@ -80,18 +81,20 @@ TEST_F(DispatchCorrectness, ExactTunedShapes) {
 TEST_F(DispatchCorrectness, NearestShapes) {
   for (int i = 0; i < 3; ++i) {
     auto [oa, ob] = kLayouts[i];
-    check(shape(oa, ob, 200, 136, 312), 0, 0, ChoiceSource::nearest);    // near 256^3
-    check(shape(oa, ob, 129, 131, 67), 0, 0, ChoiceSource::nearest);     // alignment 1, near 127x129x65
+    check(shape(oa, ob, 200, 136, 312), 0, 0, ChoiceSource::nearest);  // near 256^3
+    check(shape(oa, ob, 129, 131, 67), 0, 0,
+          ChoiceSource::nearest);  // alignment 1, near 127x129x65
     check(shape(oa, ob, 100, 120, 3000), 0, 0, ChoiceSource::nearest);  // large-K, split-K kernel
-    check(shape(oa, ob, 40, 48, 72, 5), 0, 0, ChoiceSource::nearest);    // batched
+    check(shape(oa, ob, 40, 48, 72, 5), 0, 0, ChoiceSource::nearest);   // batched
   }
 }
 
 TEST_F(DispatchCorrectness, ModelDefaultForUntunedAlignment) {
   for (int i = 0; i < 3; ++i) {
     auto [oa, ob] = kLayouts[i];
-    check(shape(oa, ob, 128, 96, 64), 2, 0, ChoiceSource::model_default);   // padded ld: alignment 2
-    check(shape(oa, ob, 90, 70, 50, 2), 0, 2, ChoiceSource::model_default); // pointers offset 8 bytes
+    check(shape(oa, ob, 128, 96, 64), 2, 0, ChoiceSource::model_default);  // padded ld: alignment 2
+    check(shape(oa, ob, 90, 70, 50, 2), 0, 2,
+          ChoiceSource::model_default);  // pointers offset 8 bytes
   }
 }
 
@@ -99,16 +102,18 @@ TEST_F(DispatchCorrectness, BuiltinForUntunedLayout) {
   check(shape(Op::T, Op::T, 127, 129, 65), 0, 0, ChoiceSource::builtin);
   check(shape(Op::T, Op::T, 256, 256, 256), 3, 1, ChoiceSource::builtin);
   check(shape(Op::T, Op::T, 33, 17, 300, 4), 1, 0, ChoiceSource::builtin);
-  check(shape(Op::T, Op::T, 3, 2, 1), 0, 0, ChoiceSource::builtin);  // (a tt dot product runs as nt)
+  check(shape(Op::T, Op::T, 3, 2, 1), 0, 0,
+        ChoiceSource::builtin);  // (a tt dot product runs as nt)
 }
 
 // y = A^T x runs as y^T = x^T A (kernel_form) where C's elements are adjacent, else as given;
 // both against the reference, odd sizes, offset (misaligned) pointers, batches, beta 0 and not.
 TEST_F(DispatchCorrectness, MatrixTransposedTimesVectorRunsTransposed) {
   for (Op ob : {Op::N, Op::T})
-    for (auto [m, k, batch, ld_pad, offset, beta] :
-         {std::tuple{1031, 517, 1, 0, 0, 0.f}, {257, 4099, 3, 0, 1, 0.5f}, {4096, 4096, 1, 0, 0, 0.f},
-          {333, 129, 2, 3, 1, 0.5f}}) {
+    for (auto [m, k, batch, ld_pad, offset, beta] : {std::tuple{1031, 517, 1, 0, 0, 0.f},
+                                                     {257, 4099, 3, 0, 1, 0.5f},
+                                                     {4096, 4096, 1, 0, 0, 0.f},
+                                                     {333, 129, 2, 3, 1, 0.5f}}) {
       Problem p = shape(Op::T, ob, m, 1, k, batch, 1.25f, beta);
       std::mt19937_64 rng(m * 7 + k + batch);
       ProblemData data(p, ld_pad, offset, rng);
@@ -122,7 +127,8 @@ TEST_F(DispatchCorrectness, MatrixTransposedTimesVectorRunsTransposed) {
 TEST_F(DispatchCorrectness, BetaZeroDoesNotReadC) {
   // C is poisoned with NaN: a kernel that reads it fails. Alignment 1: nearest to 127x129x65.
   for (auto [oa, ob] : kLayouts) {
-    ChoiceSource expected = oa == Op::T && ob == Op::T ? ChoiceSource::builtin : ChoiceSource::nearest;
+    ChoiceSource expected =
+        oa == Op::T && ob == Op::T ? ChoiceSource::builtin : ChoiceSource::nearest;
     check(shape(oa, ob, 77, 55, 33, 1, 1.f, 0.f), 1, 1, expected);
   }
 }
@@ -133,31 +139,35 @@ TEST_F(DispatchCorrectness, SgemmEntryPointsMatchRun) {
   const Problem& p = data.p;
   DeviceArray<double> ref(size_t(p.batch) * p.m * p.n);
   reference_->run(p, ref.get(), nullptr);
-  dispatcher_->sgemm_strided_batched(Layout::row_major, p.op_a, p.op_b, p.m, p.n, p.k, p.alpha, p.a, p.lda, p.stride_a, p.b, p.ldb,
-                                     p.stride_b, p.beta, p.c, p.ldc, p.stride_c, p.batch, nullptr);
+  dispatcher_->sgemm_strided_batched(Layout::row_major, p.op_a, p.op_b, p.m, p.n, p.k, p.alpha, p.a,
+                                     p.lda, p.stride_a, p.b, p.ldb, p.stride_b, p.beta, p.c, p.ldc,
+                                     p.stride_c, p.batch, nullptr);
   GEMMTUNE_CUDA(cudaDeviceSynchronize());
-  EXPECT_LE(relative_error(data.result(), p.ldc, p.stride_c, ref.download(), p.m, p.n, p.batch), fp32_tolerance(p.k));
+  EXPECT_LE(relative_error(data.result(), p.ldc, p.stride_c, ref.download(), p.m, p.n, p.batch),
+            fp32_tolerance(p.k));
 
   ProblemData one(shape(Op::T, Op::N, 31, 45, 59), 0, 0, rng);
   const Problem& q = one.p;
   DeviceArray<double> ref1(size_t(q.m) * q.n);
   reference_->run(q, ref1.get(), nullptr);
-  dispatcher_->sgemm(Layout::row_major, q.op_a, q.op_b, q.m, q.n, q.k, q.alpha, q.a, q.lda, q.b, q.ldb, q.beta, q.c, q.ldc, nullptr);
+  dispatcher_->sgemm(Layout::row_major, q.op_a, q.op_b, q.m, q.n, q.k, q.alpha, q.a, q.lda, q.b,
+                     q.ldb, q.beta, q.c, q.ldc, nullptr);
   GEMMTUNE_CUDA(cudaDeviceSynchronize());
-  EXPECT_LE(relative_error(one.result(), q.ldc, 0, ref1.download(), q.m, q.n, 1), fp32_tolerance(q.k));
+  EXPECT_LE(relative_error(one.result(), q.ldc, 0, ref1.download(), q.m, q.n, 1),
+            fp32_tolerance(q.k));
 }
 
 TEST_F(DispatchCorrectness, ZeroSizeLeavesCUnchanged) {
   std::mt19937_64 rng(3);
   ProblemData data(shape(Op::N, Op::N, 16, 16, 16), 0, 0, rng);
   auto before = data.result();
-  dispatcher_->sgemm(Layout::row_major, Op::N, Op::N, 0, 16, 16, 1.f, nullptr, 16, nullptr, 16, 0.f, nullptr, 16,
-                     nullptr);
-  dispatcher_->sgemm(Layout::row_major, Op::N, Op::N, 16, 0, 16, 1.f, nullptr, 16, nullptr, 16, 0.f, nullptr, 16,
-                     nullptr);
+  dispatcher_->sgemm(Layout::row_major, Op::N, Op::N, 0, 16, 16, 1.f, nullptr, 16, nullptr, 16, 0.f,
+                     nullptr, 16, nullptr);
+  dispatcher_->sgemm(Layout::row_major, Op::N, Op::N, 16, 0, 16, 1.f, nullptr, 16, nullptr, 16, 0.f,
+                     nullptr, 16, nullptr);
   // K = 0 with beta = 1: C = 1 C, nothing to do.
-  dispatcher_->sgemm(Layout::row_major, Op::N, Op::N, 16, 16, 0, 1.f, nullptr, 16, nullptr, 16, 1.f, data.p.c, 16,
-                     nullptr);
+  dispatcher_->sgemm(Layout::row_major, Op::N, Op::N, 16, 16, 0, 1.f, nullptr, 16, nullptr, 16, 1.f,
+                     data.p.c, 16, nullptr);
   GEMMTUNE_CUDA(cudaDeviceSynchronize());
   EXPECT_EQ(before, data.result());
 }
@@ -188,9 +198,15 @@ TEST_F(DispatchCorrectness, BinariesComeFromTheDatabaseTheSecondTime) {
 TEST(DispatchRepack, TunedRepackConfigsComputeRight) {
   GEMMTUNE_REQUIRE_GPU();
   const DeviceInfo device = device_info(0);
-  struct Case { int m, n, k, batch, ld_pad, ptr_offset; float beta; };
-  const Case cases[] = {{31, 29, 23, 1, 0, 0, 0.5f}, {301, 299, 203, 1, 0, 0, 0.f}, {65, 67, 129, 3, 0, 0, 0.5f},
-                        {64, 96, 80, 2, 0, 1, 0.f}, {129, 131, 67, 2, 3, 0, 0.5f}};
+  struct Case {
+    int m, n, k, batch, ld_pad, ptr_offset;
+    float beta;
+  };
+  const Case cases[] = {{31, 29, 23, 1, 0, 0, 0.5f},
+                        {301, 299, 203, 1, 0, 0, 0.f},
+                        {65, 67, 129, 3, 0, 0, 0.5f},
+                        {64, 96, 80, 2, 0, 1, 0.f},
+                        {129, 131, 67, 2, 3, 0, 0.5f}};
   const std::string path = (scratch_dir("gpu_dispatch_repack") / "tuning.db").string();
   {
     TuningDbBuilder b(path);
@@ -204,7 +220,8 @@ TEST(DispatchRepack, TunedRepackConfigsComputeRight) {
         std::mt19937_64 rng(1);
         ProblemData data(shape(oa, ob, k.m, k.n, k.k, k.batch), k.ld_pad, k.ptr_offset, rng);
         // The deep-K case with split-K too: counters and copies in one workspace.
-        b.add(db_problem(oa, ob, k.m, k.n, k.k, k.batch, data.p.alignment()), k.k >= 200 ? split : c, 0.01);
+        b.add(db_problem(oa, ob, k.m, k.n, k.k, k.batch, data.p.alignment()),
+              k.k >= 200 ? split : c, 0.01);
       }
     }
   }
@@ -216,7 +233,8 @@ TEST(DispatchRepack, TunedRepackConfigsComputeRight) {
   for (auto [oa, ob] : kLayouts)
     for (const Case& k : cases) {
       std::mt19937_64 rng(std::hash<int>{}(k.m * 7 + k.k) + int(oa) * 2 + int(ob));
-      ProblemData data(shape(oa, ob, k.m, k.n, k.k, k.batch, 1.25f, k.beta), k.ld_pad, k.ptr_offset, rng);
+      ProblemData data(shape(oa, ob, k.m, k.n, k.k, k.batch, 1.25f, k.beta), k.ld_pad, k.ptr_offset,
+                       rng);
       const Explanation c = d.explain(data.p);
       const GemmConfig config = explained_config(c);
       SCOPED_TRACE(describe(data.p) + " with " + c.config);
@@ -237,21 +255,24 @@ TEST(DispatchPlans, SameShapeWithAnotherOperandMisalignedGetsItsOwnKernel) {
   {
     TuningDbBuilder b(path);
     b.gpu(device.name, device.limits.cc_major, device.limits.cc_minor, device.sm_count);
-    b.add(db_problem(Op::N, Op::N, 64, 64, 64, 1, 1), tuned_pool(device.limits, Op::N, Op::N).at(0), 0.01);
+    b.add(db_problem(Op::N, Op::N, 64, 64, 64, 1, 1), tuned_pool(device.limits, Op::N, Op::N).at(0),
+          0.01);
   }
   DispatcherOptions o;
   o.db_path = path;
   Dispatcher d(o);
   ReferenceGemm reference(device.limits.arch());
   std::mt19937_64 rng(5);
-  ProblemData data(shape(Op::N, Op::N, 64, 64, 64, 1, 1.f, 0.5f), 0, 1, rng);  // every pointer +1 float
+  ProblemData data(shape(Op::N, Op::N, 64, 64, 64, 1, 1.f, 0.5f), 0, 1,
+                   rng);  // every pointer +1 float
   const Problem misaligned = data.p;
   data.p.a = data.a.get(), data.p.c = data.c.get();  // only B misaligned
   data.reset_c();
   EXPECT_EQ(explained_config(d.explain(data.p)).width_a(), 4);
   EXPECT_LE(dispatch_error(d, data, reference), fp32_tolerance(64));
   data.p = misaligned;
-  data.p.b = data.b.get(), data.p.c = data.c.get();  // only A misaligned: A read one float at a time
+  data.p.b = data.b.get(),
+  data.p.c = data.c.get();  // only A misaligned: A read one float at a time
   data.reset_c();
   EXPECT_EQ(explained_config(d.explain(data.p)).width_a(), 1);
   EXPECT_LE(dispatch_error(d, data, reference), fp32_tolerance(64));
@@ -283,7 +304,8 @@ TEST_F(DispatchCorrectness, DispatchersOnSeveralDevices) {
     EXPECT_EQ(current, 1 - dev) << "the caller's current device is restored";
     GEMMTUNE_CUDA(cudaSetDevice(dev));
     GEMMTUNE_CUDA(cudaDeviceSynchronize());
-    EXPECT_LE(relative_error(data.result(), p.ldc, 0, ref.download(), p.m, p.n, 1), fp32_tolerance(p.k))
+    EXPECT_LE(relative_error(data.result(), p.ldc, 0, ref.download(), p.m, p.n, 1),
+              fp32_tolerance(p.k))
         << "device " << dev;
   }
   GEMMTUNE_CUDA(cudaSetDevice(0));

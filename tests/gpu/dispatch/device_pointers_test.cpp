@@ -18,11 +18,12 @@
 namespace gemmtune::test {
 namespace {
 
-
 const float kNaN = std::numeric_limits<float>::quiet_NaN();
 const float kInf = std::numeric_limits<float>::infinity();
 
-gemmtune_layout_t c_layout(Layout l) { return l == Layout::row_major ? GEMMTUNE_ROW_MAJOR : GEMMTUNE_COL_MAJOR; }
+gemmtune_layout_t c_layout(Layout l) {
+  return l == Layout::row_major ? GEMMTUNE_ROW_MAJOR : GEMMTUNE_COL_MAJOR;
+}
 
 // `batch` GEMMs of one shape whose matrices lie scattered in one pool per operand: 2 x batch
 // slots, the matrices in randomly chosen ones (gaps between them, no constant distance), every
@@ -30,7 +31,7 @@ gemmtune_layout_t c_layout(Layout l) { return l == Layout::row_major ? GEMMTUNE_
 // device arrays the calls take. Leading dimensions are padded by `pad` (odd ones narrow accesses).
 struct ScatteredBatch {
   Layout layout;
-  Problem p;  // in `layout`; its own pointers and strides are not used
+  Problem p;                         // in `layout`; its own pointers and strides are not used
   long long a_slot, b_slot, c_slot;  // floats from one slot to the next
   int slots;
   DeviceArray<float> a_pool, b_pool, c_pool;
@@ -40,7 +41,8 @@ struct ScatteredBatch {
   DeviceArray<const float*> a_array, b_array;
   DeviceArray<float*> c_array;
 
-  ScatteredBatch(Layout l, Op op_a, Op op_b, int m, int n, int k, int batch, int pad, std::mt19937_64& rng)
+  ScatteredBatch(Layout l, Op op_a, Op op_b, int m, int n, int k, int batch, int pad,
+                 std::mt19937_64& rng)
       : layout(l),
         p(shape_of(l, op_a, op_b, m, n, k, batch, pad)),
         a_slot(slot_floats(l, p.a_rows(), p.a_cols(), p.lda)),
@@ -99,7 +101,8 @@ struct ScatteredBatch {
     return as_row_major(layout, q);
   }
   // The float64 reference of every GEMM from the operands as they are now (call before the GEMM).
-  std::vector<std::vector<double>> references(const ReferenceGemm& reference, float alpha, float beta) const {
+  std::vector<std::vector<double>> references(const ReferenceGemm& reference, float alpha,
+                                              float beta) const {
     std::vector<std::vector<double>> out;
     for (int i = 0; i < p.batch; ++i) {
       DeviceArray<double> ref(size_t(p.m) * p.n);
@@ -141,9 +144,10 @@ struct ScatteredBatch {
 };
 
 std::string describe(const ScatteredBatch& d) {
-  return std::string(layout_name(d.layout)) + " " + d.p.layout() + " " + std::to_string(d.p.m) + "x" +
-         std::to_string(d.p.n) + "x" + std::to_string(d.p.k) + " batch " + std::to_string(d.p.batch) + " lda " +
-         std::to_string(d.p.lda) + " ldb " + std::to_string(d.p.ldb) + " ldc " + std::to_string(d.p.ldc);
+  return std::string(layout_name(d.layout)) + " " + d.p.layout() + " " + std::to_string(d.p.m) +
+         "x" + std::to_string(d.p.n) + "x" + std::to_string(d.p.k) + " batch " +
+         std::to_string(d.p.batch) + " lda " + std::to_string(d.p.lda) + " ldb " +
+         std::to_string(d.p.ldb) + " ldc " + std::to_string(d.p.ldc);
 }
 
 class DevicePointers : public BesideCublas {
@@ -175,13 +179,13 @@ class DevicePointers : public BesideCublas {
   void cublas_batched(const ScatteredBatch& d, const float* alpha, const float* beta) {
     const Problem& p = d.p;
     if (d.layout == Layout::col_major) {
-      CUBLAS_OK(cublasSgemmBatched(cublas_, cublas_op(p.op_a), cublas_op(p.op_b), p.m, p.n, p.k, alpha,
-                                   d.a_array.get(), int(p.lda), d.b_array.get(), int(p.ldb), beta, d.c_array.get(),
-                                   int(p.ldc), p.batch));
+      CUBLAS_OK(cublasSgemmBatched(cublas_, cublas_op(p.op_a), cublas_op(p.op_b), p.m, p.n, p.k,
+                                   alpha, d.a_array.get(), int(p.lda), d.b_array.get(), int(p.ldb),
+                                   beta, d.c_array.get(), int(p.ldc), p.batch));
     } else {
-      CUBLAS_OK(cublasSgemmBatched(cublas_, cublas_op(p.op_b), cublas_op(p.op_a), p.n, p.m, p.k, alpha,
-                                   d.b_array.get(), int(p.ldb), d.a_array.get(), int(p.lda), beta, d.c_array.get(),
-                                   int(p.ldc), p.batch));
+      CUBLAS_OK(cublasSgemmBatched(cublas_, cublas_op(p.op_b), cublas_op(p.op_a), p.n, p.m, p.k,
+                                   alpha, d.b_array.get(), int(p.ldb), d.a_array.get(), int(p.lda),
+                                   beta, d.c_array.get(), int(p.ldc), p.batch));
     }
     GEMMTUNE_CUDA(cudaDeviceSynchronize());
   }
@@ -189,12 +193,13 @@ class DevicePointers : public BesideCublas {
   void gemmtune_batched(const ScatteredBatch& d, float alpha, float beta) {
     const Problem& p = d.p;
     if (d.layout == Layout::col_major) {
-      GEMMTUNE_OK(gemmtune_cublasSgemmBatched(handle_, c_op(p.op_a), c_op(p.op_b), p.m, p.n, p.k, &alpha,
-                                              d.a_array.get(), int(p.lda), d.b_array.get(), int(p.ldb), &beta,
-                                              d.c_array.get(), int(p.ldc), p.batch));
+      GEMMTUNE_OK(gemmtune_cublasSgemmBatched(
+          handle_, c_op(p.op_a), c_op(p.op_b), p.m, p.n, p.k, &alpha, d.a_array.get(), int(p.lda),
+          d.b_array.get(), int(p.ldb), &beta, d.c_array.get(), int(p.ldc), p.batch));
     } else {
-      GEMMTUNE_OK(gemmtune_sgemm_batched_device(handle_, GEMMTUNE_ROW_MAJOR, c_op(p.op_a), c_op(p.op_b), p.m, p.n, p.k,
-                                                alpha, d.a_array.get(), p.lda, d.b_array.get(), p.ldb, beta,
+      GEMMTUNE_OK(gemmtune_sgemm_batched_device(handle_, GEMMTUNE_ROW_MAJOR, c_op(p.op_a),
+                                                c_op(p.op_b), p.m, p.n, p.k, alpha, d.a_array.get(),
+                                                p.lda, d.b_array.get(), p.ldb, beta,
                                                 d.c_array.get(), p.ldc, p.batch, nullptr));
     }
     GEMMTUNE_CUDA(cudaDeviceSynchronize());
@@ -204,12 +209,13 @@ class DevicePointers : public BesideCublas {
   void gemmtune_batched_device_scalars(const ScatteredBatch& d) {
     const Problem& p = d.p;
     if (d.layout == Layout::col_major) {
-      GEMMTUNE_OK(gemmtune_cublasSgemmBatched(handle_, c_op(p.op_a), c_op(p.op_b), p.m, p.n, p.k, d_alpha(),
-                                              d.a_array.get(), int(p.lda), d.b_array.get(), int(p.ldb), d_beta(),
-                                              d.c_array.get(), int(p.ldc), p.batch));
+      GEMMTUNE_OK(gemmtune_cublasSgemmBatched(
+          handle_, c_op(p.op_a), c_op(p.op_b), p.m, p.n, p.k, d_alpha(), d.a_array.get(),
+          int(p.lda), d.b_array.get(), int(p.ldb), d_beta(), d.c_array.get(), int(p.ldc), p.batch));
     } else {
-      cpp_->sgemm_batched_device(Layout::row_major, p.op_a, p.op_b, p.m, p.n, p.k, Scalar::on_device(d_alpha()),
-                                 d.a_array.get(), p.lda, d.b_array.get(), p.ldb, Scalar::on_device(d_beta()),
+      cpp_->sgemm_batched_device(Layout::row_major, p.op_a, p.op_b, p.m, p.n, p.k,
+                                 Scalar::on_device(d_alpha()), d.a_array.get(), p.lda,
+                                 d.b_array.get(), p.ldb, Scalar::on_device(d_beta()),
                                  d.c_array.get(), p.ldc, p.batch);
     }
     GEMMTUNE_CUDA(cudaDeviceSynchronize());
@@ -229,11 +235,15 @@ TEST_F(DevicePointers, DeviceArraysMatchCublasSgemmBatched) {
   };
   for (Layout layout : {Layout::col_major, Layout::row_major})
     for (auto [oa, ob] : {std::pair{Op::N, Op::N}, {Op::N, Op::T}, {Op::T, Op::N}, {Op::T, Op::T}})
-      for (auto [m, n, k, batch, pad] : {std::tuple{37, 53, 71, 5, 0}, {61, 29, 131, 3, 1}, {1, 67, 43, 4, 0},
-                                         {67, 1, 89, 3, 2}, {128, 64, 96, 3, 0}})
+      for (auto [m, n, k, batch, pad] : {std::tuple{37, 53, 71, 5, 0},
+                                         {61, 29, 131, 3, 1},
+                                         {1, 67, 43, 4, 0},
+                                         {67, 1, 89, 3, 2},
+                                         {128, 64, 96, 3, 0}})
         for (Scalars s : {Scalars{1.25f, 0.f}, Scalars{0.75f, -0.5f}}) {
           ScatteredBatch d(layout, oa, ob, m, n, k, batch, pad, rng);
-          SCOPED_TRACE(describe(d) + " alpha " + std::to_string(s.alpha) + " beta " + std::to_string(s.beta));
+          SCOPED_TRACE(describe(d) + " alpha " + std::to_string(s.alpha) + " beta " +
+                       std::to_string(s.beta));
           if (s.beta == 0.f) ScatteredBatch::fill(d.c_pool, d.c_init, kNaN);  // must not be read
           const auto refs = d.references(*reference_, s.alpha, s.beta);
           const double tolerance = fp32_tolerance(k);
@@ -247,11 +257,13 @@ TEST_F(DevicePointers, DeviceArraysMatchCublasSgemmBatched) {
           const std::vector<float> one_launch = d.c_pool.download();
 
           d.reset();
-          GEMMTUNE_OK(gemmtune_sgemm_batched(handle_, c_layout(layout), c_op(oa), c_op(ob), m, n, k, s.alpha,
-                                             d.a.data(), d.p.lda, d.b.data(), d.p.ldb, s.beta, d.c.data(), d.p.ldc,
-                                             batch, nullptr));
+          GEMMTUNE_OK(gemmtune_sgemm_batched(handle_, c_layout(layout), c_op(oa), c_op(ob), m, n, k,
+                                             s.alpha, d.a.data(), d.p.lda, d.b.data(), d.p.ldb,
+                                             s.beta, d.c.data(), d.p.ldc, batch, nullptr));
           GEMMTUNE_CUDA(cudaDeviceSynchronize());
-          EXPECT_EQ(std::memcmp(d.c_pool.download().data(), one_launch.data(), one_launch.size() * sizeof(float)), 0)
+          EXPECT_EQ(std::memcmp(d.c_pool.download().data(), one_launch.data(),
+                                one_launch.size() * sizeof(float)),
+                    0)
               << "the host-array call gave other bits";
         }
 }
@@ -272,9 +284,9 @@ TEST_F(DevicePointers, DevicePointerModeMatchesCublas) {
   cublas_batched(d, d_alpha(), d_beta());
   EXPECT_LE(d.max_error(refs), tolerance) << "cuBLAS";
   d.reset();
-  GEMMTUNE_OK(gemmtune_cublasSgemmBatched(handle_, GEMMTUNE_OP_T, GEMMTUNE_OP_N, p.m, p.n, p.k, d_alpha(),
-                                          d.a_array.get(), int(p.lda), d.b_array.get(), int(p.ldb), d_beta(),
-                                          d.c_array.get(), int(p.ldc), p.batch));
+  GEMMTUNE_OK(gemmtune_cublasSgemmBatched(
+      handle_, GEMMTUNE_OP_T, GEMMTUNE_OP_N, p.m, p.n, p.k, d_alpha(), d.a_array.get(), int(p.lda),
+      d.b_array.get(), int(p.ldb), d_beta(), d.c_array.get(), int(p.ldc), p.batch));
   GEMMTUNE_CUDA(cudaDeviceSynchronize());
   EXPECT_LE(d.max_error(refs), tolerance) << "gemmtune_cublasSgemmBatched";
 
@@ -282,29 +294,32 @@ TEST_F(DevicePointers, DevicePointerModeMatchesCublas) {
   // calls in device mode on the same matrices).
   for (int i = 0; i < p.batch; ++i) {
     d.reset();
-    CUBLAS_OK(cublasSgemm(cublas_, CUBLAS_OP_T, CUBLAS_OP_N, p.m, p.n, p.k, d_alpha(), d.a[i], int(p.lda), d.b[i],
-                          int(p.ldb), d_beta(), d.c[i], int(p.ldc)));
+    CUBLAS_OK(cublasSgemm(cublas_, CUBLAS_OP_T, CUBLAS_OP_N, p.m, p.n, p.k, d_alpha(), d.a[i],
+                          int(p.lda), d.b[i], int(p.ldb), d_beta(), d.c[i], int(p.ldc)));
     GEMMTUNE_CUDA(cudaDeviceSynchronize());
     const std::vector<float> from_cublas = d.c_pool.download();
     d.reset();
-    GEMMTUNE_OK(gemmtune_cublasSgemm(handle_, GEMMTUNE_OP_T, GEMMTUNE_OP_N, p.m, p.n, p.k, d_alpha(), d.a[i],
-                                     int(p.lda), d.b[i], int(p.ldb), d_beta(), d.c[i], int(p.ldc)));
+    GEMMTUNE_OK(gemmtune_cublasSgemm(handle_, GEMMTUNE_OP_T, GEMMTUNE_OP_N, p.m, p.n, p.k,
+                                     d_alpha(), d.a[i], int(p.lda), d.b[i], int(p.ldb), d_beta(),
+                                     d.c[i], int(p.ldc)));
     GEMMTUNE_CUDA(cudaDeviceSynchronize());
     const std::vector<float> got = d.c_pool.download();
     const Problem r = d.single(i, alpha, beta);
     const size_t at = size_t(d.c[i] - d.c_pool.get());
-    EXPECT_LE(relative_error(std::vector<float>(got.begin() + at, got.end()), r.ldc, 0, refs[i], r.m, r.n, 1),
+    EXPECT_LE(relative_error(std::vector<float>(got.begin() + at, got.end()), r.ldc, 0, refs[i],
+                             r.m, r.n, 1),
               tolerance)
         << i;
-    EXPECT_LE(relative_error(std::vector<float>(from_cublas.begin() + at, from_cublas.end()), r.ldc, 0, refs[i],
-                             r.m, r.n, 1),
+    EXPECT_LE(relative_error(std::vector<float>(from_cublas.begin() + at, from_cublas.end()), r.ldc,
+                             0, refs[i], r.m, r.n, 1),
               tolerance)
         << i;
   }
   d.reset();
-  GEMMTUNE_OK(gemmtune_cublasSgemmStridedBatched(handle_, GEMMTUNE_OP_T, GEMMTUNE_OP_N, p.m, p.n, p.k, d_alpha(),
-                                                 d.a_pool.get(), int(p.lda), d.a_slot, d.b_pool.get(), int(p.ldb),
-                                                 d.b_slot, d_beta(), d.c_pool.get(), int(p.ldc), d.c_slot, 2));
+  GEMMTUNE_OK(gemmtune_cublasSgemmStridedBatched(
+      handle_, GEMMTUNE_OP_T, GEMMTUNE_OP_N, p.m, p.n, p.k, d_alpha(), d.a_pool.get(), int(p.lda),
+      d.a_slot, d.b_pool.get(), int(p.ldb), d.b_slot, d_beta(), d.c_pool.get(), int(p.ldc),
+      d.c_slot, 2));
   GEMMTUNE_CUDA(cudaDeviceSynchronize());
   const std::vector<float> got = d.c_pool.download();
   for (int slot = 0; slot < 2; ++slot) {
@@ -316,8 +331,8 @@ TEST_F(DevicePointers, DevicePointerModeMatchesCublas) {
     d.c_pool.upload(d.c_init);  // the reference reads C's initial values
     DeviceArray<double> ref(size_t(p.m) * p.n);
     reference_->run(r, ref.get(), nullptr);
-    EXPECT_LE(relative_error(std::vector<float>(got.begin() + slot * d.c_slot, got.end()), r.ldc, 0, ref.download(),
-                             r.m, r.n, 1),
+    EXPECT_LE(relative_error(std::vector<float>(got.begin() + slot * d.c_slot, got.end()), r.ldc, 0,
+                             ref.download(), r.m, r.n, 1),
               tolerance)
         << "strided, slot " << slot;
   }
@@ -355,15 +370,16 @@ TEST_F(DevicePointers, DeviceScalarsKeepBlasSemantics) {
       d.expect_beta_c(beta);
       if (layout == Layout::col_major) {  // the strided call reads the first slots
         d.reset();
-        GEMMTUNE_OK(gemmtune_cublasSgemmStridedBatched(handle_, GEMMTUNE_OP_N, GEMMTUNE_OP_T, p.m, p.n, p.k,
-                                                       d_alpha(), d.a_pool.get(), int(p.lda), d.a_slot,
-                                                       d.b_pool.get(), int(p.ldb), d.b_slot, d_beta(),
-                                                       d.c_pool.get(), int(p.ldc), d.c_slot, 1));
+        GEMMTUNE_OK(gemmtune_cublasSgemmStridedBatched(
+            handle_, GEMMTUNE_OP_N, GEMMTUNE_OP_T, p.m, p.n, p.k, d_alpha(), d.a_pool.get(),
+            int(p.lda), d.a_slot, d.b_pool.get(), int(p.ldb), d.b_slot, d_beta(), d.c_pool.get(),
+            int(p.ldc), d.c_slot, 1));
         GEMMTUNE_CUDA(cudaDeviceSynchronize());
         const std::vector<float> got = d.c_pool.download();
         for (long long j = 0; j < p.n; ++j)
           for (long long i = 0; i < p.m; ++i)
-            ASSERT_EQ(got[i + j * p.ldc], beta == 0.f ? 0.f : beta * d.c_init[i + j * p.ldc]) << i << ", " << j;
+            ASSERT_EQ(got[i + j * p.ldc], beta == 0.f ? 0.f : beta * d.c_init[i + j * p.ldc])
+                << i << ", " << j;
       }
     }
 
@@ -375,12 +391,13 @@ TEST_F(DevicePointers, DeviceScalarsKeepBlasSemantics) {
       if (beta == 0.f) d.c_init[d.c[1] - d.c_pool.get()] = kNaN;  // does not survive beta 0
       d.reset();
       if (layout == Layout::col_major) {
-        GEMMTUNE_OK(gemmtune_cublasSgemmBatched(handle_, GEMMTUNE_OP_N, GEMMTUNE_OP_T, p.m, p.n, 0, d_alpha(),
-                                                nullptr, int(p.lda), nullptr, int(p.ldb), d_beta(), d.c_array.get(),
-                                                int(p.ldc), p.batch));
+        GEMMTUNE_OK(gemmtune_cublasSgemmBatched(handle_, GEMMTUNE_OP_N, GEMMTUNE_OP_T, p.m, p.n, 0,
+                                                d_alpha(), nullptr, int(p.lda), nullptr, int(p.ldb),
+                                                d_beta(), d.c_array.get(), int(p.ldc), p.batch));
       } else {
-        cpp_->sgemm_batched_device(layout, Op::N, Op::T, p.m, p.n, 0, Scalar::on_device(d_alpha()), nullptr, p.lda,
-                                 nullptr, p.ldb, Scalar::on_device(d_beta()), d.c_array.get(), p.ldc, p.batch);
+        cpp_->sgemm_batched_device(layout, Op::N, Op::T, p.m, p.n, 0, Scalar::on_device(d_alpha()),
+                                   nullptr, p.lda, nullptr, p.ldb, Scalar::on_device(d_beta()),
+                                   d.c_array.get(), p.ldc, p.batch);
       }
       GEMMTUNE_CUDA(cudaDeviceSynchronize());
       d.expect_beta_c(beta);
@@ -390,7 +407,7 @@ TEST_F(DevicePointers, DeviceScalarsKeepBlasSemantics) {
   // A null device address is an argument error, in C++.
   float* c = nullptr;
   EXPECT_THROW(cpp_->sgemm(Layout::row_major, Op::N, Op::N, 4, 4, 0, 1.f, nullptr, 1, nullptr, 4,
-                         Scalar::on_device(nullptr), c, 4),
+                           Scalar::on_device(nullptr), c, 4),
                Error);
 }
 
@@ -404,7 +421,8 @@ TEST_F(DevicePointers, SplitKWithPointerArraysAndDeviceScalars) {
   for (bool prescale : {false, true}) {
     SCOPED_TRACE(prescale ? "prescale_c" : "split-K protocol");
     const std::string path =
-        (scratch_dir("gpu_device_pointers") / (prescale ? "split_k_prescaled.db" : "split_k.db")).string();
+        (scratch_dir("gpu_device_pointers") / (prescale ? "split_k_prescaled.db" : "split_k.db"))
+            .string();
     {
       TuningDbBuilder b(path);
       b.gpu(device.name, device.limits.cc_major, device.limits.cc_minor, device.sm_count);
@@ -428,8 +446,9 @@ TEST_F(DevicePointers, SplitKWithPointerArraysAndDeviceScalars) {
 
     set_scalars(1.5f, -0.75f);
     const auto refs = data.references(*reference_, 1.5f, -0.75f);
-    d.sgemm_batched_device(Layout::row_major, Op::N, Op::N, p.m, p.n, p.k, Scalar::on_device(d_alpha()),
-                           data.a_array.get(), p.lda, data.b_array.get(), p.ldb, Scalar::on_device(d_beta()),
+    d.sgemm_batched_device(Layout::row_major, Op::N, Op::N, p.m, p.n, p.k,
+                           Scalar::on_device(d_alpha()), data.a_array.get(), p.lda,
+                           data.b_array.get(), p.ldb, Scalar::on_device(d_beta()),
                            data.c_array.get(), p.ldc, p.batch);
     GEMMTUNE_CUDA(cudaDeviceSynchronize());
     EXPECT_LE(data.max_error(refs), fp32_tolerance(p.k));
@@ -437,8 +456,9 @@ TEST_F(DevicePointers, SplitKWithPointerArraysAndDeviceScalars) {
     ScatteredBatch::fill(data.a_pool, data.a_init, kInf);
     set_scalars(0.f, -0.75f);
     data.reset();
-    d.sgemm_batched_device(Layout::row_major, Op::N, Op::N, p.m, p.n, p.k, Scalar::on_device(d_alpha()),
-                           data.a_array.get(), p.lda, data.b_array.get(), p.ldb, Scalar::on_device(d_beta()),
+    d.sgemm_batched_device(Layout::row_major, Op::N, Op::N, p.m, p.n, p.k,
+                           Scalar::on_device(d_alpha()), data.a_array.get(), p.lda,
+                           data.b_array.get(), p.ldb, Scalar::on_device(d_beta()),
                            data.c_array.get(), p.ldc, p.batch);
     GEMMTUNE_CUDA(cudaDeviceSynchronize());
     data.expect_beta_c(-0.75f);
@@ -474,8 +494,8 @@ TEST_F(DevicePointers, RepackConfigsRunNarrowedOnPointerArrays) {
   ScatteredBatch data(Layout::row_major, Op::N, Op::N, 61, 67, 71, 3, 0, rng);
   const Problem& p = data.p;
   const auto refs = data.references(*reference_, 0.5f, 2.f);
-  d.sgemm_batched_device(Layout::row_major, Op::N, Op::N, p.m, p.n, p.k, 0.5f, data.a_array.get(), p.lda,
-                         data.b_array.get(), p.ldb, 2.f, data.c_array.get(), p.ldc, p.batch);
+  d.sgemm_batched_device(Layout::row_major, Op::N, Op::N, p.m, p.n, p.k, 0.5f, data.a_array.get(),
+                         p.lda, data.b_array.get(), p.ldb, 2.f, data.c_array.get(), p.ldc, p.batch);
   GEMMTUNE_CUDA(cudaDeviceSynchronize());
   EXPECT_LE(data.max_error(refs), fp32_tolerance(p.k));
 }
@@ -488,24 +508,26 @@ TEST_F(DevicePointers, GraphReplaysNewScalarsAndArrays) {
   GEMMTUNE_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   GEMMTUNE_OK(gemmtune_set_stream(handle_, stream));
   std::mt19937_64 rng(36);
-  ScatteredBatch d(Layout::col_major, Op::T, Op::T, 45, 37, 59, 4, 0, rng);  // packed, odd: alignment 1
+  ScatteredBatch d(Layout::col_major, Op::T, Op::T, 45, 37, 59, 4, 0,
+                   rng);  // packed, odd: alignment 1
   ScatteredBatch k0(Layout::col_major, Op::N, Op::N, 30, 20, 0, 2, 0, rng);
   const Problem& p = d.p;
   device_mode(1.f, 0.f);
   // The captured calls, on the handle's stream.
   auto capture_calls = [&] {
     const gemmtune_status_t s = gemmtune_cublasSgemmBatched(
-        handle_, GEMMTUNE_OP_T, GEMMTUNE_OP_T, p.m, p.n, p.k, d_alpha(), d.a_array.get(), int(p.lda),
-        d.b_array.get(), int(p.ldb), d_beta(), d.c_array.get(), int(p.ldc), p.batch);
+        handle_, GEMMTUNE_OP_T, GEMMTUNE_OP_T, p.m, p.n, p.k, d_alpha(), d.a_array.get(),
+        int(p.lda), d.b_array.get(), int(p.ldb), d_beta(), d.c_array.get(), int(p.ldc), p.batch);
     if (s != GEMMTUNE_STATUS_SUCCESS) return s;
-    return gemmtune_cublasSgemmBatched(handle_, GEMMTUNE_OP_N, GEMMTUNE_OP_N, 30, 20, 0, d_alpha(), nullptr, 30,
-                                       nullptr, 1, d_beta(), k0.c_array.get(), 30, 2);
+    return gemmtune_cublasSgemmBatched(handle_, GEMMTUNE_OP_N, GEMMTUNE_OP_N, 30, 20, 0, d_alpha(),
+                                       nullptr, 30, nullptr, 1, d_beta(), k0.c_array.get(), 30, 2);
   };
 
   cudaGraph_t graph = nullptr;
   GEMMTUNE_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
   EXPECT_EQ(capture_calls(), GEMMTUNE_STATUS_NOT_PREPARED) << gemmtune_last_error();
-  EXPECT_NE(std::string(gemmtune_last_error()).find("prepare"), std::string::npos) << gemmtune_last_error();
+  EXPECT_NE(std::string(gemmtune_last_error()).find("prepare"), std::string::npos)
+      << gemmtune_last_error();
   ASSERT_EQ(cudaStreamEndCapture(stream, &graph), cudaSuccess);
   size_t nodes = 99;
   GEMMTUNE_CUDA(cudaGraphGetNodes(graph, nullptr, &nodes));
@@ -513,8 +535,23 @@ TEST_F(DevicePointers, GraphReplaysNewScalarsAndArrays) {
   GEMMTUNE_CUDA(cudaGraphDestroy(graph));
 
   gemmtune_problem problems[2] = {};
-  problems[0] = {GEMMTUNE_COL_MAJOR, GEMMTUNE_OP_T, GEMMTUNE_OP_T, p.m, p.n, p.k, p.batch, 0.f, 0.f, 0, 1, 1, 0, 0, 0};
-  problems[1] = {GEMMTUNE_COL_MAJOR, GEMMTUNE_OP_N, GEMMTUNE_OP_N, 30, 20, 0, 2, 0.f, 0.f, 0, 1, 1, 0, 0, 0};
+  problems[0] = {GEMMTUNE_COL_MAJOR,
+                 GEMMTUNE_OP_T,
+                 GEMMTUNE_OP_T,
+                 p.m,
+                 p.n,
+                 p.k,
+                 p.batch,
+                 0.f,
+                 0.f,
+                 0,
+                 1,
+                 1,
+                 0,
+                 0,
+                 0};
+  problems[1] = {
+      GEMMTUNE_COL_MAJOR, GEMMTUNE_OP_N, GEMMTUNE_OP_N, 30, 20, 0, 2, 0.f, 0.f, 0, 1, 1, 0, 0, 0};
   GEMMTUNE_OK(gemmtune_prepare(handle_, problems, 2, stream));
   GEMMTUNE_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
   EXPECT_EQ(capture_calls(), GEMMTUNE_STATUS_SUCCESS) << gemmtune_last_error();

@@ -11,7 +11,8 @@
 namespace gemmtune::test {
 
 /// A problem shape with alpha, beta (so that C is read) and its layout.
-inline Problem shape(Op op_a, Op op_b, int m, int n, int k, int batch = 1, float alpha = 1.25f, float beta = 0.5f) {
+inline Problem shape(Op op_a, Op op_b, int m, int n, int k, int batch = 1, float alpha = 1.25f,
+                     float beta = 0.5f) {
   Problem p = Problem::packed(op_a, op_b, m, n, k, batch);
   p.alpha = alpha, p.beta = beta;
   return p;
@@ -32,9 +33,10 @@ inline double dispatch_error(Dispatcher& d, ProblemData& data, const ReferenceGe
 
 /// "nt 127x129x65 batch 3 lda 68 ..." for failure messages.
 inline std::string describe(const Problem& p) {
-  return p.layout() + " " + std::to_string(p.m) + "x" + std::to_string(p.n) + "x" + std::to_string(p.k) + " batch " +
-         std::to_string(p.batch) + " lda " + std::to_string(p.lda) + " ldb " + std::to_string(p.ldb) + " ldc " +
-         std::to_string(p.ldc) + " align " + std::to_string(p.alignment());
+  return p.layout() + " " + std::to_string(p.m) + "x" + std::to_string(p.n) + "x" +
+         std::to_string(p.k) + " batch " + std::to_string(p.batch) + " lda " +
+         std::to_string(p.lda) + " ldb " + std::to_string(p.ldb) + " ldc " + std::to_string(p.ldc) +
+         " align " + std::to_string(p.alignment());
 }
 
 }  // namespace gemmtune::test

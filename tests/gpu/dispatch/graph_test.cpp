@@ -26,7 +26,8 @@ class GraphAndDeterminism : public ::testing::Test {
     b.add(db_problem(Op::N, Op::N, 96, 96, 2048), split.front(), 0.01);
     auto plain = tuned_pool(device.limits, Op::N, Op::N);
     ASSERT_FALSE(plain.empty());
-    b.add(db_problem(Op::N, Op::N, 96, 96, 2048), plain.front(), 0.02);  // slower: chosen only when deterministic
+    b.add(db_problem(Op::N, Op::N, 96, 96, 2048), plain.front(),
+          0.02);  // slower: chosen only when deterministic
   }
   void SetUp() override {
     GEMMTUNE_REQUIRE_GPU();
@@ -47,8 +48,8 @@ class GraphAndDeterminism : public ::testing::Test {
   std::vector<float> run(Dispatcher& d, ProblemData& data) {
     data.reset_c();
     const Problem& p = data.p;
-    d.sgemm(Layout::row_major, p.op_a, p.op_b, p.m, p.n, p.k, p.alpha, p.a, p.lda, p.b, p.ldb, p.beta, p.c, p.ldc,
-            stream_);
+    d.sgemm(Layout::row_major, p.op_a, p.op_b, p.m, p.n, p.k, p.alpha, p.a, p.lda, p.b, p.ldb,
+            p.beta, p.c, p.ldc, stream_);
     GEMMTUNE_CUDA(cudaStreamSynchronize(stream_));
     return data.result();
   }
@@ -70,14 +71,16 @@ TEST_F(GraphAndDeterminism, DeterministicModeGivesTheSameBitsEveryRun) {
   EXPECT_TRUE(same_bits.deterministic());
   const Explanation choice = same_bits.explain(data.p);
   EXPECT_EQ(explained_config(choice).split_k, 1) << choice.to_string();
-  EXPECT_EQ(choice.source, ChoiceSource::exact) << choice.to_string();  // the tuned non-split config
+  EXPECT_EQ(choice.source, ChoiceSource::exact)
+      << choice.to_string();  // the tuned non-split config
   const std::vector<float> first = run(same_bits, data);
   for (int i = 0; i < 5; ++i) EXPECT_EQ(run(same_bits, data), first) << "run " << i + 2;
   Dispatcher another(options(true));
   EXPECT_EQ(run(another, data), first) << "another deterministic dispatcher";
 
   ReferenceGemm reference(device_info(0).limits.arch());
-  EXPECT_LE(dispatch_error(fastest, data, reference, stream_), fp32_tolerance(data.p.k)) << "split-K result";
+  EXPECT_LE(dispatch_error(fastest, data, reference, stream_), fp32_tolerance(data.p.k))
+      << "split-K result";
 }
 
 // Prepared calls are captured into a graph and replayed; the replay gives the bits of a direct
@@ -108,8 +111,8 @@ TEST_F(GraphAndDeterminism, PreparedCallsAreCapturedAndReplayed) {
     GEMMTUNE_CUDA(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeGlobal));
     for (ProblemData* data : {&split_k, &plain, &scale}) {
       const Problem& p = data->p;
-      d.sgemm(Layout::row_major, p.op_a, p.op_b, p.m, p.n, p.k, p.alpha, p.a, p.lda, p.b, p.ldb, p.beta, p.c, p.ldc,
-              stream_);
+      d.sgemm(Layout::row_major, p.op_a, p.op_b, p.m, p.n, p.k, p.alpha, p.a, p.lda, p.b, p.ldb,
+              p.beta, p.c, p.ldc, stream_);
     }
     GEMMTUNE_CUDA(cudaStreamEndCapture(stream_, &graph));
     cudaGraphExec_t exec = nullptr;
@@ -125,7 +128,8 @@ TEST_F(GraphAndDeterminism, PreparedCallsAreCapturedAndReplayed) {
         EXPECT_EQ(split_k.result(), direct[0]);
       }
       const Problem& q = split_k.p;
-      EXPECT_LE(relative_error(split_k.result(), q.ldc, q.stride_c, want, q.m, q.n, 1), fp32_tolerance(q.k));
+      EXPECT_LE(relative_error(split_k.result(), q.ldc, q.stride_c, want, q.m, q.n, 1),
+                fp32_tolerance(q.k));
     }
     GEMMTUNE_CUDA(cudaGraphExecDestroy(exec));
     GEMMTUNE_CUDA(cudaGraphDestroy(graph));
@@ -145,16 +149,16 @@ TEST_F(GraphAndDeterminism, UnpreparedCallsRefuseDuringCapture) {
   cudaGraph_t graph = nullptr;
   GEMMTUNE_CUDA(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeGlobal));
   try {
-    d.sgemm(Layout::row_major, p.op_a, p.op_b, p.m, p.n, p.k, p.alpha, p.a, p.lda, p.b, p.ldb, p.beta, p.c, p.ldc,
-            stream_);
+    d.sgemm(Layout::row_major, p.op_a, p.op_b, p.m, p.n, p.k, p.alpha, p.a, p.lda, p.b, p.ldb,
+            p.beta, p.c, p.ldc, stream_);
     ADD_FAILURE() << "an unprepared call was captured";
   } catch (const Error& e) {
     EXPECT_EQ(e.status(), Status::kNotPrepared) << e.what();
     EXPECT_NE(std::string(e.what()).find("prepare"), std::string::npos) << e.what();
   }
   // K = 0 needs the C = beta C kernel, not prepared either: the C API says so.
-  EXPECT_EQ(gemmtune_sgemm(h, GEMMTUNE_ROW_MAJOR, GEMMTUNE_OP_N, GEMMTUNE_OP_N, 8, 8, 0, 1.f, nullptr, 1, nullptr, 8,
-                           0.5f, p.c, 8, stream_),
+  EXPECT_EQ(gemmtune_sgemm(h, GEMMTUNE_ROW_MAJOR, GEMMTUNE_OP_N, GEMMTUNE_OP_N, 8, 8, 0, 1.f,
+                           nullptr, 1, nullptr, 8, 0.5f, p.c, 8, stream_),
             GEMMTUNE_STATUS_NOT_PREPARED)
       << gemmtune_last_error();
   // Nothing was enqueued: the capture is still valid, and empty.
@@ -165,8 +169,8 @@ TEST_F(GraphAndDeterminism, UnpreparedCallsRefuseDuringCapture) {
   GEMMTUNE_CUDA(cudaGraphDestroy(graph));
   EXPECT_EQ(gemmtune_destroy(h), GEMMTUNE_STATUS_SUCCESS);
   // Outside capture the same call compiles and runs.
-  EXPECT_NO_THROW(d.sgemm(Layout::row_major, p.op_a, p.op_b, p.m, p.n, p.k, p.alpha, p.a, p.lda, p.b, p.ldb, p.beta,
-                          p.c, p.ldc, stream_));
+  EXPECT_NO_THROW(d.sgemm(Layout::row_major, p.op_a, p.op_b, p.m, p.n, p.k, p.alpha, p.a, p.lda,
+                          p.b, p.ldb, p.beta, p.c, p.ldc, stream_));
   GEMMTUNE_CUDA(cudaStreamSynchronize(stream_));
 }
 
@@ -187,8 +191,9 @@ TEST_F(GraphAndDeterminism, PreparedLeadingDimensionsMatchTheCapturedCall) {
   gemmtune_handle_t h = nullptr;
   ASSERT_EQ(gemmtune_create(&h, &o), GEMMTUNE_STATUS_SUCCESS) << gemmtune_last_error();
   auto call = [&] {
-    return gemmtune_sgemm(h, GEMMTUNE_ROW_MAJOR, GEMMTUNE_OP_N, GEMMTUNE_OP_N, p.m, p.n, p.k, p.alpha, p.a,
-                          int(p.lda), p.b, int(p.ldb), p.beta, p.c, int(p.ldc), stream_);
+    return gemmtune_sgemm(h, GEMMTUNE_ROW_MAJOR, GEMMTUNE_OP_N, GEMMTUNE_OP_N, p.m, p.n, p.k,
+                          p.alpha, p.a, int(p.lda), p.b, int(p.ldb), p.beta, p.c, int(p.ldc),
+                          stream_);
   };
   auto capture = [&](cudaGraph_t* graph) {
     GEMMTUNE_CUDA(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeGlobal));
@@ -216,7 +221,8 @@ TEST_F(GraphAndDeterminism, PreparedLeadingDimensionsMatchTheCapturedCall) {
   reference.run(p, ref.get(), stream_);
   GEMMTUNE_CUDA(cudaGraphLaunch(exec, stream_));
   GEMMTUNE_CUDA(cudaStreamSynchronize(stream_));
-  EXPECT_LE(relative_error(data.result(), p.ldc, p.stride_c, ref.download(), p.m, p.n, 1), fp32_tolerance(p.k));
+  EXPECT_LE(relative_error(data.result(), p.ldc, p.stride_c, ref.download(), p.m, p.n, 1),
+            fp32_tolerance(p.k));
   GEMMTUNE_CUDA(cudaGraphExecDestroy(exec));
   GEMMTUNE_CUDA(cudaGraphDestroy(graph));
   EXPECT_EQ(gemmtune_destroy(h), GEMMTUNE_STATUS_SUCCESS);

@@ -33,7 +33,8 @@ TEST(DispatchMissingDb, CppApiComputesRight) {
 TEST(DispatchMissingDb, GarbageFileIsAWarningNotAnError) {
   GEMMTUNE_REQUIRE_GPU();
   auto path = (scratch_dir("gpu_garbage_db") / "garbage.db").string();
-  std::ofstream(path) << "not a database at all, but long enough to look like it might have a header";
+  std::ofstream(path)
+      << "not a database at all, but long enough to look like it might have a header";
   DispatcherOptions o;
   o.db_path = path;
   Dispatcher d(o);
@@ -57,20 +58,22 @@ TEST(DispatchMissingDb, CApiComputesRight) {
   const Problem& p = data.p;
   DeviceArray<double> ref(size_t(p.m) * p.n);
   reference.run(p, ref.get(), nullptr);
-  ASSERT_EQ(gemmtune_sgemm(h, GEMMTUNE_ROW_MAJOR, GEMMTUNE_OP_N, GEMMTUNE_OP_T, p.m, p.n, p.k, p.alpha, p.a, p.lda, p.b, p.ldb, p.beta,
-                           p.c, p.ldc, nullptr),
+  ASSERT_EQ(gemmtune_sgemm(h, GEMMTUNE_ROW_MAJOR, GEMMTUNE_OP_N, GEMMTUNE_OP_T, p.m, p.n, p.k,
+                           p.alpha, p.a, p.lda, p.b, p.ldb, p.beta, p.c, p.ldc, nullptr),
             GEMMTUNE_STATUS_SUCCESS)
       << gemmtune_last_error();
   GEMMTUNE_CUDA(cudaDeviceSynchronize());
-  EXPECT_LE(relative_error(data.result(), p.ldc, 0, ref.download(), p.m, p.n, 1), fp32_tolerance(p.k));
+  EXPECT_LE(relative_error(data.result(), p.ldc, 0, ref.download(), p.m, p.n, 1),
+            fp32_tolerance(p.k));
   char text[2048];
   size_t length = 0;
-  ASSERT_EQ(gemmtune_explain(h, GEMMTUNE_ROW_MAJOR, GEMMTUNE_OP_N, GEMMTUNE_OP_T, 99, 101, 103, 1, 0, text, sizeof text, &length),
+  ASSERT_EQ(gemmtune_explain(h, GEMMTUNE_ROW_MAJOR, GEMMTUNE_OP_N, GEMMTUNE_OP_T, 99, 101, 103, 1,
+                             0, text, sizeof text, &length),
             GEMMTUNE_STATUS_SUCCESS);
   EXPECT_NE(std::string(text).find("builtin"), std::string::npos) << text;
   EXPECT_EQ(std::string(text).size(), std::min(length, sizeof text - 1));
-  EXPECT_EQ(gemmtune_sgemm(h, GEMMTUNE_ROW_MAJOR, GEMMTUNE_OP_N, GEMMTUNE_OP_T, p.m, p.n, p.k, p.alpha, p.a, 5, p.b, p.ldb, p.beta, p.c,
-                           p.ldc, nullptr),
+  EXPECT_EQ(gemmtune_sgemm(h, GEMMTUNE_ROW_MAJOR, GEMMTUNE_OP_N, GEMMTUNE_OP_T, p.m, p.n, p.k,
+                           p.alpha, p.a, 5, p.b, p.ldb, p.beta, p.c, p.ldc, nullptr),
             GEMMTUNE_STATUS_INVALID_ARGUMENT);
   EXPECT_EQ(gemmtune_destroy(h), GEMMTUNE_STATUS_SUCCESS);
 }

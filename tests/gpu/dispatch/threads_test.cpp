@@ -30,8 +30,10 @@ TEST(DispatchThreads, EightThreadsOwnStreams) {
   }
   Dispatcher d(o);
   ReferenceGemm reference(d.device().limits.arch());
-  const Problem shapes[] = {shape(Op::N, Op::N, 128, 128, 128, 1, 1.f, 0.f), shape(Op::N, Op::T, 77, 99, 111, 1, 1.f, 0.f),
-                            shape(Op::T, Op::N, 64, 32, 256, 3, 2.f, 0.f), shape(Op::N, Op::N, 96, 80, 2048, 1, 1.5f, 0.f)};
+  const Problem shapes[] = {shape(Op::N, Op::N, 128, 128, 128, 1, 1.f, 0.f),
+                            shape(Op::N, Op::T, 77, 99, 111, 1, 1.f, 0.f),
+                            shape(Op::T, Op::N, 64, 32, 256, 3, 2.f, 0.f),
+                            shape(Op::N, Op::N, 96, 80, 2048, 1, 1.5f, 0.f)};
   struct Work {
     std::unique_ptr<ProblemData> data;
     std::unique_ptr<DeviceArray<double>> ref;
@@ -41,7 +43,8 @@ TEST(DispatchThreads, EightThreadsOwnStreams) {
   for (int t = 0; t < kThreads; ++t)
     for (const Problem& s : shapes) {
       Work w;
-      w.data = std::make_unique<ProblemData>(s, t % 2, t % 3 == 2 ? 1 : 0, rng);  // several alignment classes
+      w.data = std::make_unique<ProblemData>(s, t % 2, t % 3 == 2 ? 1 : 0,
+                                             rng);  // several alignment classes
       w.ref = std::make_unique<DeviceArray<double>>(size_t(s.batch) * s.m * s.n);
       reference.run(w.data->p, w.ref->get(), nullptr);
       work[t].push_back(std::move(w));
@@ -57,7 +60,8 @@ TEST(DispatchThreads, EightThreadsOwnStreams) {
         cudaStream_t stream;
         GEMMTUNE_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
         ++ready;
-        while (ready.load() < kThreads) std::this_thread::yield();  // start together: cold plans race
+        while (ready.load() < kThreads)
+          std::this_thread::yield();  // start together: cold plans race
         for (int r = 0; r < kRepeats; ++r)
           for (auto& w : work[t]) d.run(w.data->p, stream);
         GEMMTUNE_CUDA(cudaStreamSynchronize(stream));
@@ -71,8 +75,9 @@ TEST(DispatchThreads, EightThreadsOwnStreams) {
   for (int t = 0; t < kThreads; ++t)
     for (auto& w : work[t]) {
       const Problem& p = w.data->p;
-      EXPECT_LE(relative_error(w.data->result(), p.ldc, p.stride_c, w.ref->download(), p.m, p.n, p.batch),
-                fp32_tolerance(p.k))
+      EXPECT_LE(
+          relative_error(w.data->result(), p.ldc, p.stride_c, w.ref->download(), p.m, p.n, p.batch),
+          fp32_tolerance(p.k))
           << "thread " << t << " " << describe(p);
     }
   EXPECT_GE(d.plan_count(), 4u);

@@ -46,22 +46,35 @@ TEST(HighAddresses, OperandsWithBit31SetInTheirAddressesAreCorrect) {
   // One per loader and pipeline: registers (and their early barrier), cp.async with split-K,
   // windowed and staged C, repack, streamed B, a matrix-vector reduction, a dot, tensor cores.
   const char* names[] = {
-      "sgemm_nt_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8",    "sgemm_nn_64x64x16_w32x64_t8x8_s2_v4_p4_k2_r8_b",
-      "sgemm_tn_64x64x16_w32x32_t4x8_s3_v4_p4_k2_r8",     "sgemm_nt_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8_c",
-      "sgemm_tt_64x96x8_w32x32_t4x8_s2_v4_p4_k1_r8_e",    "sgemm_nt_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8_q",
-      "sgemm_nn_1x256x16_w1x128_t1x4_s2_v4_p4_k8_r8",     "sgemm_nn_4x1x8_w4x1_t1x1_s2_v4_p4_k4_r8_l8",
-      "sgemm_nt_1x1x16_w1x1_t1x1_s2_v4_p4_k8_r8_l32",     "sgemm_nn_64x64x16_w32x32_t4x8_s3_v4_p4_k1_r8_m3",
+      "sgemm_nt_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8",
+      "sgemm_nn_64x64x16_w32x64_t8x8_s2_v4_p4_k2_r8_b",
+      "sgemm_tn_64x64x16_w32x32_t4x8_s3_v4_p4_k2_r8",
+      "sgemm_nt_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8_c",
+      "sgemm_tt_64x96x8_w32x32_t4x8_s2_v4_p4_k1_r8_e",
+      "sgemm_nt_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8_q",
+      "sgemm_nn_1x256x16_w1x128_t1x4_s2_v4_p4_k8_r8",
+      "sgemm_nn_4x1x8_w4x1_t1x1_s2_v4_p4_k4_r8_l8",
+      "sgemm_nt_1x1x16_w1x1_t1x1_s2_v4_p4_k8_r8_l32",
+      "sgemm_nn_64x64x16_w32x32_t4x8_s3_v4_p4_k1_r8_m3",
   };
-  struct Case { int m, n, k, offset; float beta; };
+  struct Case {
+    int m, n, k, offset;
+    float beta;
+  };
   // Odd sides, one float past alignment (narrowed), and the aligned twin; shapes for the thin
   // tiles and reductions too. Each config runs the cases it can implement.
-  const Case cases[] = {{131, 67, 97, 1, 0.f}, {128, 64, 96, 0, -0.5f}, {1, 1001, 997, 1, 0.f},
-                        {4, 1, 4099, 1, 0.5f}, {1, 1, 10007, 1, 0.f}};
-  const std::size_t need = std::size_t(16) << 20;  // bytes: the largest case (1x1001x997) takes 4 MiB
+  const Case cases[] = {{131, 67, 97, 1, 0.f},
+                        {128, 64, 96, 0, -0.5f},
+                        {1, 1001, 997, 1, 0.f},
+                        {4, 1, 4099, 1, 0.5f},
+                        {1, 1, 10007, 1, 0.f}};
+  const std::size_t need = std::size_t(16)
+                           << 20;  // bytes: the largest case (1x1001x997) takes 4 MiB
   // The window begins at most 4 GiB (2^30 floats) past the arena's start.
   std::size_t free_bytes = 0, total_bytes = 0;
   GEMMTUNE_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
-  if (free_bytes < (std::size_t(1) << 32) + 2 * need) GTEST_SKIP() << "needs 4 GiB of free GPU memory for its arena";
+  if (free_bytes < (std::size_t(1) << 32) + 2 * need)
+    GTEST_SKIP() << "needs 4 GiB of free GPU memory for its arena";
   DeviceArray<float> arena((std::size_t(1) << 30) + need / sizeof(float) + 1024);
   const std::size_t start = floats_to_high_window(arena.get(), need);
   ASSERT_LE(start + need / sizeof(float), arena.size()) << "the arena holds no window of that size";
@@ -72,7 +85,8 @@ TEST(HighAddresses, OperandsWithBit31SetInTheirAddressesAreCorrect) {
   for (const char* name : names) {
     auto cfg = parse_config_name(name);
     ASSERT_TRUE(cfg.has_value()) << name;
-    ASSERT_FALSE(cfg->validate(dev.limits).has_value()) << name << ": " << *cfg->validate(dev.limits);
+    ASSERT_FALSE(cfg->validate(dev.limits).has_value())
+        << name << ": " << *cfg->validate(dev.limits);
     for (const Case& c : cases) {
       Problem p = Problem::packed(cfg->op_a, cfg->op_b, c.m, c.n, c.k);
       p.alpha = 1.25f, p.beta = c.beta;
@@ -83,24 +97,28 @@ TEST(HighAddresses, OperandsWithBit31SetInTheirAddressesAreCorrect) {
         at += (count + c.offset + 3) / 4 * 4 + 4;
         return ptr;
       };
-      const std::size_t a_count = std::size_t(p.a_rows()) * p.a_cols(), b_count = std::size_t(p.b_rows()) * p.b_cols();
+      const std::size_t a_count = std::size_t(p.a_rows()) * p.a_cols(),
+                        b_count = std::size_t(p.b_rows()) * p.b_cols();
       const std::size_t c_count = std::size_t(p.m) * p.n;
       float* a = place(a_count);
       float* b = place(b_count);
       float* cc = place(c_count);
-      for (const float* ptr : {static_cast<const float*>(a), static_cast<const float*>(b), static_cast<const float*>(cc)})
+      for (const float* ptr : {static_cast<const float*>(a), static_cast<const float*>(b),
+                               static_cast<const float*>(cc)})
         ASSERT_NE(reinterpret_cast<std::uintptr_t>(ptr) & kBit31, 0u) << "not in the window";
       const std::vector<float> ha = random_floats(a_count, rng), hb = random_floats(b_count, rng);
       const std::vector<float> c_init = random_floats(c_count, rng);
       GEMMTUNE_CUDA(cudaMemcpy(a, ha.data(), a_count * sizeof(float), cudaMemcpyHostToDevice));
       GEMMTUNE_CUDA(cudaMemcpy(b, hb.data(), b_count * sizeof(float), cudaMemcpyHostToDevice));
-      const std::vector<float> c_start = c.beta == 0.f ? std::vector<float>(c_count, std::nanf("")) : c_init;
-      GEMMTUNE_CUDA(cudaMemcpy(cc, c_start.data(), c_count * sizeof(float), cudaMemcpyHostToDevice));
+      const std::vector<float> c_start =
+          c.beta == 0.f ? std::vector<float>(c_count, std::nanf("")) : c_init;
+      GEMMTUNE_CUDA(
+          cudaMemcpy(cc, c_start.data(), c_count * sizeof(float), cudaMemcpyHostToDevice));
       p.a = a, p.b = b, p.c = cc;
       const GemmConfig fitted = cfg->fitted_to(p);
       if (fitted.can_implement(p)) continue;
-      SCOPED_TRACE(config_name(fitted) + " on " + std::to_string(c.m) + "x" + std::to_string(c.n) + "x" +
-                   std::to_string(c.k) + " " + p.label());
+      SCOPED_TRACE(config_name(fitted) + " on " + std::to_string(c.m) + "x" + std::to_string(c.n) +
+                   "x" + std::to_string(c.k) + " " + p.label());
       DeviceArray<double> ref(c_count);
       reference.run(p, ref.get(), nullptr);
       auto& kernel = kernels[config_name(fitted)];
@@ -114,14 +132,17 @@ TEST(HighAddresses, OperandsWithBit31SetInTheirAddressesAreCorrect) {
       if (c_count == 1) {  // a dot: relative to the size of its terms (ProblemData::error says why)
         double terms = 0;
         for (int k = 0; k < p.k; ++k) terms += std::abs(double(ha[k]) * hb[k]);
-        err = std::abs(out[0] - expect[0]) / (std::abs(p.alpha) * terms + std::abs(p.beta * c_init[0]));
+        err = std::abs(out[0] - expect[0]) /
+              (std::abs(p.alpha) * terms + std::abs(p.beta * c_init[0]));
       }
       EXPECT_LT(err, fitted.math == 0 ? 1e-5 : 1e-4);
       worst = std::max(worst, err);
       ++checked;
     }
   }
-  std::cout << checked << " (config, problem) pairs checked at addresses with bit 31 set, worst relative error "
-            << worst << "\n";
+  std::cout
+      << checked
+      << " (config, problem) pairs checked at addresses with bit 31 set, worst relative error "
+      << worst << "\n";
   EXPECT_GE(checked, 20);
 }

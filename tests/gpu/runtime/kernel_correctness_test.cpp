@@ -31,21 +31,25 @@ struct Shape {
 };
 
 const std::vector<Shape> kShapes = {
-    {1, 1, 1, 1, 0, 0, 1.5f, -0.75f},        {7, 13, 11, 1, 0, 0, 1.5f, -0.75f},
-    {127, 257, 1023, 1, 0, 0, -0.5f, 0.f},   {1000, 1000, 1000, 1, 0, 0, 1.5f, 0.25f},
-    {1024, 1024, 2048, 1, 0, 0, 1.f, 0.f},   {65, 67, 129, 3, 0, 0, 0.5f, 2.f},
-    {129, 131, 67, 2, 3, 0, 1.5f, -0.75f},   {64, 96, 80, 1, 0, 1, 2.f, 0.f},
+    {1, 1, 1, 1, 0, 0, 1.5f, -0.75f},
+    {7, 13, 11, 1, 0, 0, 1.5f, -0.75f},
+    {127, 257, 1023, 1, 0, 0, -0.5f, 0.f},
+    {1000, 1000, 1000, 1, 0, 0, 1.5f, 0.25f},
+    {1024, 1024, 2048, 1, 0, 0, 1.f, 0.f},
+    {65, 67, 129, 3, 0, 0, 0.5f, 2.f},
+    {129, 131, 67, 2, 3, 0, 1.5f, -0.75f},
+    {64, 96, 80, 1, 0, 1, 2.f, 0.f},
     {1, 1000, 997, 2, 0, 0, 1.5f, 0.25f},  // rows of A misaligned, B and C aligned
     // One operand's accesses narrowed at a time (per layout: whichever has the odd extent):
-    {64, 1001, 256, 1, 0, 0, 1.5f, 0.25f},   // odd N
-    {96, 128, 1003, 2, 0, 0, -1.f, 0.f},     // odd K
-    {66, 130, 64, 1, 2, 0, 1.f, 0.5f},       // 2-float alignments
+    {64, 1001, 256, 1, 0, 0, 1.5f, 0.25f},  // odd N
+    {96, 128, 1003, 2, 0, 0, -1.f, 0.f},    // odd K
+    {66, 130, 64, 1, 2, 0, 1.f, 0.5f},      // 2-float alignments
 };
 
 std::string shape_name(const Shape& s, Op a, Op b) {
   return std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k) + " batch " +
-         std::to_string(s.batch) + " " + op_char(a) + op_char(b) + " ldpad " + std::to_string(s.ld_pad) +
-         " ptroff " + std::to_string(s.ptr_offset);
+         std::to_string(s.batch) + " " + op_char(a) + op_char(b) + " ldpad " +
+         std::to_string(s.ld_pad) + " ptroff " + std::to_string(s.ptr_offset);
 }
 
 }  // namespace
@@ -79,7 +83,8 @@ TEST(KernelCorrectness, SampledConfigsMatchFloat64Reference) {
       for (const auto& d : data)
         for (const GemmConfig& c : sample) {
           GemmConfig f = c.fitted_to(d->p);
-          if (!f.can_implement(d->p) && index.emplace(config_name(f), configs.size()).second) configs.push_back(f);
+          if (!f.can_implement(d->p) && index.emplace(config_name(f), configs.size()).second)
+            configs.push_back(f);
         }
       const std::vector<CompileResult> compiled = compile_all(configs, arch);
 
@@ -122,22 +127,27 @@ TEST(KernelCorrectness, StreamingTilesKeepWideVectorsWhenOnlyAIsMisaligned) {
   ReferenceSetup setup;
   auto& [dev, arch, reference, rng] = setup;
   LaunchWorkspace workspace;
-  for (const char* name : {"sgemm_nn_1x256x8_w1x128_t1x4_s2_v4_p4_k8_r8_o2", "sgemm_tn_1x256x8_w1x128_t1x4_s2_v4_p4_k8_r8_o2"}) {
+  for (const char* name : {"sgemm_nn_1x256x8_w1x128_t1x4_s2_v4_p4_k8_r8_o2",
+                           "sgemm_tn_1x256x8_w1x128_t1x4_s2_v4_p4_k8_r8_o2"}) {
     auto cfg = parse_config_name(name);
     ASSERT_TRUE(cfg.has_value()) << name;
     auto kernel = build_kernel(*cfg, arch);
-    for (const Shape& s : {Shape{1, 1000, 997, 2, 0, 0, 1.5f, 0.25f}, Shape{3, 1000, 997, 1, 0, 0, -1.f, 0.f}}) {
+    for (const Shape& s :
+         {Shape{1, 1000, 997, 2, 0, 0, 1.5f, 0.25f}, Shape{3, 1000, 997, 1, 0, 0, -1.f, 0.f}}) {
       SCOPED_TRACE(std::string(name) + " on " + shape_name(s, cfg->op_a, cfg->op_b));
       Problem shape = Problem::packed(cfg->op_a, cfg->op_b, s.m, s.n, s.k, s.batch);
       shape.alpha = s.alpha, shape.beta = s.beta;
       ProblemData data(shape, s.ld_pad, s.ptr_offset, rng);
       ASSERT_EQ(data.p.alignment(), 1);
-      ASSERT_FALSE(kernel->config().can_implement(data.p).has_value()) << *kernel->config().can_implement(data.p);
+      ASSERT_FALSE(kernel->config().can_implement(data.p).has_value())
+          << *kernel->config().can_implement(data.p);
       DeviceArray<double> ref(size_t(s.m) * s.n * s.batch);
       reference.run(data.p, ref.get(), nullptr);
       kernel->launch(data.p, nullptr, &workspace);
       GEMMTUNE_CUDA(cudaDeviceSynchronize());
-      EXPECT_LT(relative_error(data.result(), data.p.ldc, data.p.stride_c, ref.download(), s.m, s.n, s.batch), 1e-5);
+      EXPECT_LT(relative_error(data.result(), data.p.ldc, data.p.stride_c, ref.download(), s.m, s.n,
+                               s.batch),
+                1e-5);
     }
   }
 }
@@ -152,34 +162,38 @@ TEST(KernelCorrectness, ReductionsReadRowsOfAnyAlignment) {
   ReferenceSetup setup;
   auto& [dev, arch, reference, rng] = setup;
   std::vector<const char*> names = {
-      "sgemm_nt_8x1x16_w8x1_t4x1_s2_v4_p4_k1_r8_l16_j4",   // rows of A, 16 lanes x 4 warps
-      "sgemm_nt_1x4x16_w1x4_t1x4_s2_v4_p4_k1_r8_l32_j2",   // rows of B, 32 lanes x 2 warps
-      "sgemm_nn_4x1x8_w4x1_t1x1_s2_v4_p4_k4_r8_l8",        // rows of A in 4 splits, B along N
-      "sgemm_nt_1x1x16_w1x1_t1x1_s2_v4_p4_k8_r8_l32_j2",   // a dot product in 8 splits
-      "sgemm_nt_32x1x8_w32x1_t1x1_s2_v4_p4_k2_r8_j4",      // one lane per row, 4 warps
-      "sgemm_nt_2x1x8_w2x1_t1x1_s2_v2_p4_k1_r8_l16",       // 2-float runs
-      "sgemm_nt_1x1x16_w1x1_t1x1_s2_v4_p4_k4_r8_l32_j2_d", // ordered splits
-      "sgemm_nt_1x2x32_w1x2_t1x1_s2_v4_p4_k1_r8_l16_j2",   // rows of B, one block row
-      "sgemm_nt_1x2x32_w1x2_t1x1_s2_v4_p4_k1_r8_l16_j2_n", // the same, narrowed runs plain
-      "sgemm_nt_8x1x16_w8x1_t4x1_s2_v4_p4_k1_r8_l16_j4_n", // rows of A, narrowed runs plain
+      "sgemm_nt_8x1x16_w8x1_t4x1_s2_v4_p4_k1_r8_l16_j4",    // rows of A, 16 lanes x 4 warps
+      "sgemm_nt_1x4x16_w1x4_t1x4_s2_v4_p4_k1_r8_l32_j2",    // rows of B, 32 lanes x 2 warps
+      "sgemm_nn_4x1x8_w4x1_t1x1_s2_v4_p4_k4_r8_l8",         // rows of A in 4 splits, B along N
+      "sgemm_nt_1x1x16_w1x1_t1x1_s2_v4_p4_k8_r8_l32_j2",    // a dot product in 8 splits
+      "sgemm_nt_32x1x8_w32x1_t1x1_s2_v4_p4_k2_r8_j4",       // one lane per row, 4 warps
+      "sgemm_nt_2x1x8_w2x1_t1x1_s2_v2_p4_k1_r8_l16",        // 2-float runs
+      "sgemm_nt_1x1x16_w1x1_t1x1_s2_v4_p4_k4_r8_l32_j2_d",  // ordered splits
+      "sgemm_nt_1x2x32_w1x2_t1x1_s2_v4_p4_k1_r8_l16_j2",    // rows of B, one block row
+      "sgemm_nt_1x2x32_w1x2_t1x1_s2_v4_p4_k1_r8_l16_j2_n",  // the same, narrowed runs plain
+      "sgemm_nt_8x1x16_w8x1_t4x1_s2_v4_p4_k1_r8_l16_j4_n",  // rows of A, narrowed runs plain
   };
   const bool clusters = dev.limits.cc_major >= 9;
   if (clusters)
-    for (const char* name : {"sgemm_nt_1x1x16_w1x1_t1x1_s2_v4_p4_k8_r8_l32_j2_x",   // a dot's splits in a cluster
-                             "sgemm_nn_4x1x8_w4x1_t1x1_s2_v4_p4_k4_r8_l8_x",        // rows of A, 4 splits
-                             "sgemm_nt_1x4x16_w1x4_t1x4_s2_v4_p4_k16_r8_l32_j2_x"}) // rows of B, 16 splits
+    for (const char* name :
+         {"sgemm_nt_1x1x16_w1x1_t1x1_s2_v4_p4_k8_r8_l32_j2_x",    // a dot's splits in a cluster
+          "sgemm_nn_4x1x8_w4x1_t1x1_s2_v4_p4_k4_r8_l8_x",         // rows of A, 4 splits
+          "sgemm_nt_1x4x16_w1x4_t1x4_s2_v4_p4_k16_r8_l32_j2_x"})  // rows of B, 16 splits
       names.push_back(name);
-  struct Case { int m, n, k, ld_pad, ptr_offset; };
-  const Case cases[] = {{13, 1, 4095, 0, 0}, {9, 1, 1001, 0, 3}, {5, 1, 1, 0, 1},  {7, 1, 3, 2, 2},
-                        {1, 1, 37, 0, 1},    {3, 2, 130, 1, 0},  {1, 5, 4093, 0, 2}, {17, 3, 70, 3, 1},
-                        {1, 7, 1001, 1, 1}};
+  struct Case {
+    int m, n, k, ld_pad, ptr_offset;
+  };
+  const Case cases[] = {{13, 1, 4095, 0, 0}, {9, 1, 1001, 0, 3}, {5, 1, 1, 0, 1},
+                        {7, 1, 3, 2, 2},     {1, 1, 37, 0, 1},   {3, 2, 130, 1, 0},
+                        {1, 5, 4093, 0, 2},  {17, 3, 70, 3, 1},  {1, 7, 1001, 1, 1}};
   LaunchWorkspace workspace;
   int checked = 0, misaligned = 0, once_narrowed = 0, plain = 0, clustered = 0;
   double worst = 0;
   for (const char* name : names) {
     auto cfg = parse_config_name(name);
     ASSERT_TRUE(cfg.has_value()) << name;
-    ASSERT_FALSE(cfg->validate(dev.limits).has_value()) << name << ": " << *cfg->validate(dev.limits);
+    ASSERT_FALSE(cfg->validate(dev.limits).has_value())
+        << name << ": " << *cfg->validate(dev.limits);
     std::map<std::string, std::unique_ptr<GemmKernel>> kernels;  // by instance: fitted to each case
     for (const Case& c : cases) {
       Problem shape = Problem::packed(cfg->op_a, cfg->op_b, c.m, c.n, c.k, 1);
@@ -189,8 +203,8 @@ TEST(KernelCorrectness, ReductionsReadRowsOfAnyAlignment) {
       if (fitted.can_implement(data.p)) continue;  // K too short for the splits
       auto& built = kernels[config_name(fitted)];
       if (!built) built = build_kernel(fitted, arch);
-      SCOPED_TRACE(config_name(fitted) + " " + std::to_string(c.m) + "x" + std::to_string(c.n) + "x" +
-                   std::to_string(c.k) + " ldpad " + std::to_string(c.ld_pad) + " ptroff " +
+      SCOPED_TRACE(config_name(fitted) + " " + std::to_string(c.m) + "x" + std::to_string(c.n) +
+                   "x" + std::to_string(c.k) + " ldpad " + std::to_string(c.ld_pad) + " ptroff " +
                    std::to_string(c.ptr_offset));
       DeviceArray<double> ref(size_t(c.m) * c.n);
       reference.run(data.p, ref.get(), nullptr);
@@ -206,9 +220,11 @@ TEST(KernelCorrectness, ReductionsReadRowsOfAnyAlignment) {
       clustered += fitted.cluster_splits;
     }
   }
-  std::cout << checked << " (config, problem) pairs checked, " << misaligned << " reading misaligned rows ("
-            << once_narrowed << " a matrix in narrowed runs evict-first in L2, " << plain << " plainly), "
-            << clustered << " with splits summed in a cluster; worst relative error " << worst << "\n";
+  std::cout << checked << " (config, problem) pairs checked, " << misaligned
+            << " reading misaligned rows (" << once_narrowed
+            << " a matrix in narrowed runs evict-first in L2, " << plain << " plainly), "
+            << clustered << " with splits summed in a cluster; worst relative error " << worst
+            << "\n";
   EXPECT_GE(checked, 40);
   EXPECT_GE(misaligned, 30);
   EXPECT_GE(once_narrowed, 4);
@@ -250,7 +266,8 @@ VariantCheck check_variant(const std::vector<Shape>& shapes, Mark mark, Applies 
       for (const auto& d : data)
         for (const GemmConfig& c : sample) {
           GemmConfig f = c.fitted_to(d->p);
-          if (applies(f) && !f.can_implement(d->p) && index.emplace(f.name_expression(), binaries.size()).second)
+          if (applies(f) && !f.can_implement(d->p) &&
+              index.emplace(f.name_expression(), binaries.size()).second)
             binaries.push_back(f);
         }
       const std::vector<CompileResult> compiled = compile_all(binaries, arch);
@@ -307,10 +324,10 @@ TEST(KernelCorrectness, RepackConfigsMatchFloat64Reference) {
       {1000, 1, 997, 1, 0, 0, -1.f, 0.f},     // N = 1
       {66, 130, 64, 1, 2, 0, 1.f, 0.5f},      // 2-float alignments
   };
-  const VariantCheck r = check_variant(shapes, [](GemmConfig& c) { c.repack = true; },
-                                       [](const GemmConfig& f) { return f.repack; });
-  std::cout << r.checked << " (repack config, problem) pairs checked (A packed in " << r.packed_a << ", B in "
-            << r.packed_b << "), worst relative error " << r.worst << "\n";
+  const VariantCheck r = check_variant(
+      shapes, [](GemmConfig& c) { c.repack = true; }, [](const GemmConfig& f) { return f.repack; });
+  std::cout << r.checked << " (repack config, problem) pairs checked (A packed in " << r.packed_a
+            << ", B in " << r.packed_b << "), worst relative error " << r.worst << "\n";
   EXPECT_GT(r.checked, 200);
   EXPECT_GT(r.packed_a, 100);
   EXPECT_GT(r.packed_b, 100);
@@ -318,8 +335,8 @@ TEST(KernelCorrectness, RepackConfigsMatchFloat64Reference) {
 
 // Where an odd ldc narrows C: odd N and padded ldc, beta 0 (C poisoned) and not, batches.
 const std::vector<Shape> kNarrowedCShapes = {
-    {1023, 1001, 257, 1, 0, 0, 1.f, 0.f},   // odd N: C one float aligned
-    {7, 13, 11, 1, 0, 0, 1.5f, -0.75f},     {65, 67, 129, 3, 0, 0, 0.5f, 2.f},  // batched
+    {1023, 1001, 257, 1, 0, 0, 1.f, 0.f},  // odd N: C one float aligned
+    {7, 13, 11, 1, 0, 0, 1.5f, -0.75f},    {65, 67, 129, 3, 0, 0, 0.5f, 2.f},  // batched
     {129, 131, 67, 2, 3, 0, 1.5f, -0.75f},  // odd padded leading dimensions
     {64, 96, 80, 2, 0, 1, 2.f, 0.f},        // pointers one float off
     {200, 130, 2048, 1, 2, 0, 1.f, 0.5f},   // 2-float alignment, deep K
@@ -330,13 +347,15 @@ const std::vector<Shape> kNarrowedCShapes = {
 // pairs, split-K and tensor-core configs among them.
 void check_c_variant(bool GemmConfig::*flag, const char* what) {
   bool split = false, mma = false;
-  const VariantCheck r = check_variant(kNarrowedCShapes, [&](GemmConfig& c) { c.*flag = true; },
-                                       [&](const GemmConfig& f) {
-                                         split |= f.*flag && f.split_k > 1;
-                                         mma |= f.*flag && f.uses_tensor_cores();
-                                         return f.*flag;
-                                       });
-  std::cout << r.checked << " (" << what << " config, problem) pairs checked, worst relative error " << r.worst << "\n";
+  const VariantCheck r = check_variant(
+      kNarrowedCShapes, [&](GemmConfig& c) { c.*flag = true; },
+      [&](const GemmConfig& f) {
+        split |= f.*flag && f.split_k > 1;
+        mma |= f.*flag && f.uses_tensor_cores();
+        return f.*flag;
+      });
+  std::cout << r.checked << " (" << what << " config, problem) pairs checked, worst relative error "
+            << r.worst << "\n";
   EXPECT_GT(r.checked, 200);
   EXPECT_TRUE(split) << "no split-K " << what << " config";
   EXPECT_TRUE(mma) << "no tensor-core " << what << " config";
@@ -364,17 +383,19 @@ TEST(KernelCorrectness, WindowedCConfigsMatchFloat64Reference) {
 TEST(KernelCorrectness, EarlyBarrierConfigsMatchFloat64Reference) {
   GEMMTUNE_REQUIRE_GPU();
   const std::vector<Shape> shapes = {
-      {131, 67, 1, 1, 0, 0, 1.f, 0.f},         // K = 1
-      {65, 129, 8, 1, 0, 0, 1.5f, -0.75f},     // one slice of bk 8
-      {70, 33, 17, 2, 0, 0, 1.f, 0.f},         // one slice of bk 16 and a row more
-      {257, 255, 101, 1, 0, 0, 1.f, 0.5f},     // odd: every operand narrowed
-      {129, 131, 67, 2, 3, 0, 1.5f, -0.75f},   // odd padded leading dimensions
-      {64, 96, 80, 2, 0, 1, 2.f, 0.f},         // pointers one float off
-      {300, 200, 2048, 1, 0, 0, 1.f, 0.f},     // deep K: many slices (and splits)
+      {131, 67, 1, 1, 0, 0, 1.f, 0.f},        // K = 1
+      {65, 129, 8, 1, 0, 0, 1.5f, -0.75f},    // one slice of bk 8
+      {70, 33, 17, 2, 0, 0, 1.f, 0.f},        // one slice of bk 16 and a row more
+      {257, 255, 101, 1, 0, 0, 1.f, 0.5f},    // odd: every operand narrowed
+      {129, 131, 67, 2, 3, 0, 1.5f, -0.75f},  // odd padded leading dimensions
+      {64, 96, 80, 2, 0, 1, 2.f, 0.f},        // pointers one float off
+      {300, 200, 2048, 1, 0, 0, 1.f, 0.f},    // deep K: many slices (and splits)
   };
-  const VariantCheck r = check_variant(shapes, [](GemmConfig& c) { c.early_barrier = c.can_barrier_early(); },
-                                       [](const GemmConfig& f) { return f.early_barrier; });
-  std::cout << r.checked << " (early-barrier config, problem) pairs checked, worst relative error " << r.worst << "\n";
+  const VariantCheck r = check_variant(
+      shapes, [](GemmConfig& c) { c.early_barrier = c.can_barrier_early(); },
+      [](const GemmConfig& f) { return f.early_barrier; });
+  std::cout << r.checked << " (early-barrier config, problem) pairs checked, worst relative error "
+            << r.worst << "\n";
   EXPECT_GT(r.checked, 100);
 }
 
@@ -386,7 +407,7 @@ TEST(KernelCorrectness, EarlyBarrierConfigsMatchFloat64Reference) {
 TEST(KernelCorrectness, SplitTailConfigsMatchFloat64Reference) {
   GEMMTUNE_REQUIRE_GPU();
   const std::vector<Shape> shapes = {
-      {1531, 1531, 611, 1, 0, 0, 1.f, 0.f},     // 144 tiles of 128x128, 576 of 64x64
+      {1531, 1531, 611, 1, 0, 0, 1.f, 0.f},      // 144 tiles of 128x128, 576 of 64x64
       {1000, 1030, 997, 1, 0, 0, 1.5f, -0.75f},  // beta: the unsplit tiles read C too
       {1408, 1536, 160, 1, 0, 0, 1.f, 0.5f},     // 132 tiles of 128x128: no tile split
       {130, 131, 677, 1, 3, 0, 1.5f, 0.f},       // few tiles: every tile split
@@ -395,61 +416,66 @@ TEST(KernelCorrectness, SplitTailConfigsMatchFloat64Reference) {
   const VariantCheck r = check_variant(
       shapes, [](GemmConfig& c) { c.split_tail = c.split_k > 1 && !c.streams_b(); },
       [](const GemmConfig& f) { return f.split_tail; });
-  std::cout << r.checked << " (split-tail config, problem) pairs checked, worst relative error " << r.worst << "\n";
+  std::cout << r.checked << " (split-tail config, problem) pairs checked, worst relative error "
+            << r.worst << "\n";
   EXPECT_GT(r.checked, 20);
 }
 
-// Named tiles (the part of a name after the layout, e.g. "128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8"), each in
-// every one of `layouts` (default all four), fitted to each of `shapes`, against the float64 reference
-// with C poisoned where beta = 0; `check` sees each (config, problem data, error). One workspace for
-// all. Returns the pairs run.
+// Named tiles (the part of a name after the layout, e.g. "128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8"),
+// each in every one of `layouts` (default all four), fitted to each of `shapes`, against the
+// float64 reference with C poisoned where beta = 0; `check` sees each (config, problem data,
+// error). One workspace for all. Returns the pairs run.
 template <class Check>
-int check_named_tiles(const std::vector<const char*>& tiles, const std::vector<Shape>& shapes, Check check,
-                      const std::vector<std::pair<Op, Op>>& layouts = {{Op::N, Op::N}, {Op::N, Op::T}, {Op::T, Op::N}, {Op::T, Op::T}}) {
+int check_named_tiles(const std::vector<const char*>& tiles, const std::vector<Shape>& shapes,
+                      Check check,
+                      const std::vector<std::pair<Op, Op>>& layouts = {
+                          {Op::N, Op::N}, {Op::N, Op::T}, {Op::T, Op::N}, {Op::T, Op::T}}) {
   ReferenceSetup setup;
   auto& [dev, arch, reference, rng] = setup;
   LaunchWorkspace workspace;
   int checked = 0;
   for (const auto& [oa, ob] : layouts) {
-      std::vector<std::unique_ptr<ProblemData>> data;
-      std::vector<GemmConfig> configs;  // (tile, shape) pairs that apply, fitted
-      std::vector<size_t> shape_of;
-      for (size_t si = 0; si < shapes.size(); ++si) {
-        const Shape& s = shapes[si];
-        Problem shape = Problem::packed(oa, ob, s.m, s.n, s.k, s.batch);
-        shape.alpha = s.alpha, shape.beta = s.beta;
-        data.push_back(std::make_unique<ProblemData>(shape, s.ld_pad, s.ptr_offset, rng));
-        for (const char* tile : tiles) {
-          auto c = parse_config_name(std::string("sgemm_") + op_char(oa) + op_char(ob) + "_" + tile);
-          EXPECT_TRUE(c.has_value()) << tile;
-          if (!c) return checked;
-          EXPECT_FALSE(c->validate(dev.limits).has_value()) << tile << ": " << c->validate(dev.limits).value_or("");
-          const GemmConfig f = c->fitted_to(data.back()->p);
-          if (f.can_implement(data.back()->p)) continue;  // split_tail on a batch, splits without work
-          configs.push_back(f), shape_of.push_back(si);
-        }
-      }
-      const std::vector<CompileResult> compiled = compile_all(configs, arch);
-      std::map<size_t, std::vector<double>> expected;
-      for (size_t i = 0; i < configs.size(); ++i) {
-        const Shape& s = shapes[shape_of[i]];
-        ProblemData& d = *data[shape_of[i]];
-        if (!expected.count(shape_of[i])) {
-          DeviceArray<double> ref(size_t(s.m) * s.n * s.batch);
-          reference.run(d.p, ref.get(), nullptr);
-          expected[shape_of[i]] = ref.download();
-        }
-        SCOPED_TRACE(config_name(configs[i]) + " on " + shape_name(s, oa, ob));
-        EXPECT_TRUE(compiled[i].ok) << compiled[i].log;
-        if (!compiled[i].ok) continue;
-        GemmKernel kernel(configs[i], compiled[i].cubin, compiled[i].lowered_name);
-        d.reset_c();
-        kernel.launch(d.p, nullptr, &workspace);
-        GEMMTUNE_CUDA(cudaDeviceSynchronize());
-        check(configs[i], d, d.error(expected[shape_of[i]]));
-        ++checked;
+    std::vector<std::unique_ptr<ProblemData>> data;
+    std::vector<GemmConfig> configs;  // (tile, shape) pairs that apply, fitted
+    std::vector<size_t> shape_of;
+    for (size_t si = 0; si < shapes.size(); ++si) {
+      const Shape& s = shapes[si];
+      Problem shape = Problem::packed(oa, ob, s.m, s.n, s.k, s.batch);
+      shape.alpha = s.alpha, shape.beta = s.beta;
+      data.push_back(std::make_unique<ProblemData>(shape, s.ld_pad, s.ptr_offset, rng));
+      for (const char* tile : tiles) {
+        auto c = parse_config_name(std::string("sgemm_") + op_char(oa) + op_char(ob) + "_" + tile);
+        EXPECT_TRUE(c.has_value()) << tile;
+        if (!c) return checked;
+        EXPECT_FALSE(c->validate(dev.limits).has_value())
+            << tile << ": " << c->validate(dev.limits).value_or("");
+        const GemmConfig f = c->fitted_to(data.back()->p);
+        if (f.can_implement(data.back()->p))
+          continue;  // split_tail on a batch, splits without work
+        configs.push_back(f), shape_of.push_back(si);
       }
     }
+    const std::vector<CompileResult> compiled = compile_all(configs, arch);
+    std::map<size_t, std::vector<double>> expected;
+    for (size_t i = 0; i < configs.size(); ++i) {
+      const Shape& s = shapes[shape_of[i]];
+      ProblemData& d = *data[shape_of[i]];
+      if (!expected.count(shape_of[i])) {
+        DeviceArray<double> ref(size_t(s.m) * s.n * s.batch);
+        reference.run(d.p, ref.get(), nullptr);
+        expected[shape_of[i]] = ref.download();
+      }
+      SCOPED_TRACE(config_name(configs[i]) + " on " + shape_name(s, oa, ob));
+      EXPECT_TRUE(compiled[i].ok) << compiled[i].log;
+      if (!compiled[i].ok) continue;
+      GemmKernel kernel(configs[i], compiled[i].cubin, compiled[i].lowered_name);
+      d.reset_c();
+      kernel.launch(d.p, nullptr, &workspace);
+      GEMMTUNE_CUDA(cudaDeviceSynchronize());
+      check(configs[i], d, d.error(expected[shape_of[i]]));
+      ++checked;
+    }
+  }
   return checked;
 }
 
@@ -463,32 +489,44 @@ TEST(KernelCorrectness, WarpgroupConfigsMatchFloat64Reference) {
   GEMMTUNE_REQUIRE_GPU();
   GEMMTUNE_CUDA(cudaSetDevice(0));
   const DeviceInfo dev = device_info(0);
-  if (dev.limits.cc_major != 9 || dev.limits.cc_minor != 0) GTEST_SKIP() << "the warpgroup instruction needs sm_90";
+  if (dev.limits.cc_major != 9 || dev.limits.cc_minor != 0)
+    GTEST_SKIP() << "the warpgroup instruction needs sm_90";
   const std::vector<const char*> tiles = {
-      "128x128x32_w16x128_t2x32_s3_v4_p4_k1_r8_m3_wg1", "128x256x32_w16x256_t2x64_s3_v4_p4_k1_r8_m1_wg1",
-      "64x64x32_w16x64_t2x16_s4_v4_p4_k1_r8_m2_wg1",    "64x32x32_w16x32_t2x8_s2_v4_p4_k2_r1_m4_wg1",
-      "128x64x32_w16x64_t2x16_s3_v4_p4_k4_r8_m3_wg1_h", "128x128x32_w16x128_t2x32_s3_v4_p4_k1_r8_m3_wg1_e",
+      "128x128x32_w16x128_t2x32_s3_v4_p4_k1_r8_m3_wg1",
+      "128x256x32_w16x256_t2x64_s3_v4_p4_k1_r8_m1_wg1",
+      "64x64x32_w16x64_t2x16_s4_v4_p4_k1_r8_m2_wg1",
+      "64x32x32_w16x32_t2x8_s2_v4_p4_k2_r1_m4_wg1",
+      "128x64x32_w16x64_t2x16_s3_v4_p4_k4_r8_m3_wg1_h",
+      "128x128x32_w16x128_t2x32_s3_v4_p4_k1_r8_m3_wg1_e",
   };
   const std::vector<Shape> shapes = {
-      {2999, 301, 203, 1, 0, 0, 1.f, 0.f},    {7, 13, 11, 1, 0, 0, 1.5f, -0.75f},
-      {1, 1, 1, 1, 0, 0, 1.5f, -0.75f},       {65, 67, 129, 3, 0, 0, 0.5f, 2.f},
-      {129, 131, 67, 2, 3, 0, 1.5f, -0.75f},  {64, 96, 80, 2, 0, 1, 2.f, 0.f},
-      {100, 130, 1, 2, 0, 0, 1.5f, 0.25f},    {1, 1000, 997, 1, 0, 0, 1.5f, 0.25f},
-      {1000, 1, 997, 1, 0, 0, -1.f, 0.f},     {1031, 1029, 1031, 1, 0, 0, 1.f, 0.f},
+      {2999, 301, 203, 1, 0, 0, 1.f, 0.f},
+      {7, 13, 11, 1, 0, 0, 1.5f, -0.75f},
+      {1, 1, 1, 1, 0, 0, 1.5f, -0.75f},
+      {65, 67, 129, 3, 0, 0, 0.5f, 2.f},
+      {129, 131, 67, 2, 3, 0, 1.5f, -0.75f},
+      {64, 96, 80, 2, 0, 1, 2.f, 0.f},
+      {100, 130, 1, 2, 0, 0, 1.5f, 0.25f},
+      {1, 1000, 997, 1, 0, 0, 1.5f, 0.25f},
+      {1000, 1, 997, 1, 0, 0, -1.f, 0.f},
+      {1031, 1029, 1031, 1, 0, 0, 1.f, 0.f},
       // In place where K-major: odd M and N, K past a slice's edge, batches, padded rows.
-      {1031, 259, 516, 1, 0, 0, 1.f, 0.f},    {67, 131, 100, 3, 4, 0, 1.5f, -0.75f},
-      {1, 300, 1028, 1, 0, 0, 1.5f, 0.25f},   {257, 1, 4, 2, 8, 0, 1.f, 0.f},
+      {1031, 259, 516, 1, 0, 0, 1.f, 0.f},
+      {67, 131, 100, 3, 4, 0, 1.5f, -0.75f},
+      {1, 300, 1028, 1, 0, 0, 1.5f, 0.25f},
+      {257, 1, 4, 2, 8, 0, 1.f, 0.f},
   };
   int in_place = 0;
   double worst = 0;
-  const int checked = check_named_tiles(tiles, shapes, [&](const GemmConfig& c, const ProblemData& d, double err) {
-    EXPECT_LT(err, verification_tolerance(c, d.p.k));
-    in_place += c.reads_a_in_place(d.p) || c.reads_b_in_place(d.p);
-    if (c.math >= 3) {
-      EXPECT_LT(err, 1e-6);  // FP32 accuracy and better
-    }
-    worst = std::max(worst, c.math == 1 ? 0.0 : err);
-  });
+  const int checked =
+      check_named_tiles(tiles, shapes, [&](const GemmConfig& c, const ProblemData& d, double err) {
+        EXPECT_LT(err, verification_tolerance(c, d.p.k));
+        in_place += c.reads_a_in_place(d.p) || c.reads_b_in_place(d.p);
+        if (c.math >= 3) {
+          EXPECT_LT(err, 1e-6);  // FP32 accuracy and better
+        }
+        worst = std::max(worst, c.math == 1 ? 0.0 : err);
+      });
   std::cout << checked << " (warpgroup config, problem) pairs checked (" << in_place
             << " reading an operand in place), worst relative error of 3xTF32 " << worst << "\n";
   EXPECT_GT(checked, 150);
@@ -502,25 +540,27 @@ TEST(KernelCorrectness, WarpgroupConfigsMatchFloat64Reference) {
 TEST(KernelCorrectness, ThreeWarpTilesMatchFloat64Reference) {
   GEMMTUNE_REQUIRE_GPU();
   const std::vector<const char*> tiles = {
-      "48x128x16_w16x64_t4x8_s3_v4_p4_k1_r8",      "48x128x32_w16x64_t4x8_s3_v4_p4_k8_r8_o2_c",
-      "48x64x8_w16x32_t4x4_s2_v4_p4_k4_r8_e",      "96x64x8_w32x64_t8x8_s2_v4_p4_k1_r8",
-      "128x96x8_w64x32_t8x8_s2_v4_p4_k4_r8_h",     "48x48x16_w16x16_t2x4_s3_v4_p4_k2_r1",
-      "96x96x16_w32x32_t8x4_s3_v4_p4_k1_r8_o2_e",  "64x96x16_w32x32_t4x8_s1_v4_p4_k1_r8_c",
+      "48x128x16_w16x64_t4x8_s3_v4_p4_k1_r8",     "48x128x32_w16x64_t4x8_s3_v4_p4_k8_r8_o2_c",
+      "48x64x8_w16x32_t4x4_s2_v4_p4_k4_r8_e",     "96x64x8_w32x64_t8x8_s2_v4_p4_k1_r8",
+      "128x96x8_w64x32_t8x8_s2_v4_p4_k4_r8_h",    "48x48x16_w16x16_t2x4_s3_v4_p4_k2_r1",
+      "96x96x16_w32x32_t8x4_s3_v4_p4_k1_r8_o2_e", "64x96x16_w32x32_t4x8_s1_v4_p4_k1_r8_c",
   };
   const std::vector<Shape> shapes = {
-      {33, 4097, 1023, 1, 0, 0, 1.f, 0.f},    {48, 96, 64, 1, 0, 0, 1.5f, -0.75f},
-      {7, 13, 11, 1, 0, 0, 1.5f, -0.75f},     {1, 1, 1, 1, 0, 0, 1.5f, -0.75f},
-      {97, 95, 131, 3, 0, 0, 0.5f, 2.f},      {129, 131, 67, 2, 3, 0, 1.5f, -0.75f},
-      {512, 96, 100, 4, 0, 1, 2.f, 0.f},      {100, 130, 1, 2, 0, 0, 1.5f, 0.25f},
-      {1, 1000, 997, 1, 0, 0, 1.5f, 0.25f},   {1000, 1, 997, 1, 0, 0, -1.f, 0.f},
-      {1031, 1029, 1031, 1, 0, 0, 1.f, 0.f},  {66, 130, 64, 1, 2, 0, 1.f, 0.5f},
+      {33, 4097, 1023, 1, 0, 0, 1.f, 0.f},   {48, 96, 64, 1, 0, 0, 1.5f, -0.75f},
+      {7, 13, 11, 1, 0, 0, 1.5f, -0.75f},    {1, 1, 1, 1, 0, 0, 1.5f, -0.75f},
+      {97, 95, 131, 3, 0, 0, 0.5f, 2.f},     {129, 131, 67, 2, 3, 0, 1.5f, -0.75f},
+      {512, 96, 100, 4, 0, 1, 2.f, 0.f},     {100, 130, 1, 2, 0, 0, 1.5f, 0.25f},
+      {1, 1000, 997, 1, 0, 0, 1.5f, 0.25f},  {1000, 1, 997, 1, 0, 0, -1.f, 0.f},
+      {1031, 1029, 1031, 1, 0, 0, 1.f, 0.f}, {66, 130, 64, 1, 2, 0, 1.f, 0.5f},
   };
   double worst = 0;
-  const int checked = check_named_tiles(tiles, shapes, [&](const GemmConfig&, const ProblemData&, double err) {
-    EXPECT_LT(err, 1e-5);
-    worst = std::max(worst, err);
-  });
-  std::cout << checked << " (three-warp tile config, problem) pairs checked, worst relative error " << worst << "\n";
+  const int checked =
+      check_named_tiles(tiles, shapes, [&](const GemmConfig&, const ProblemData&, double err) {
+        EXPECT_LT(err, 1e-5);
+        worst = std::max(worst, err);
+      });
+  std::cout << checked << " (three-warp tile config, problem) pairs checked, worst relative error "
+            << worst << "\n";
   EXPECT_GT(checked, 250);
 }
 
@@ -535,16 +575,21 @@ TEST(KernelCorrectness, StreamingOneRegisterSetMatchesFloat64Reference) {
       "8x256x16_w8x128_t8x4_s1_v4_p4_k16_r8", "1x512x32_w1x128_t1x4_s1_v2_p4_k2_r8",
   };
   const std::vector<Shape> shapes = {
-      {1, 4093, 4099, 1, 0, 0, 1.f, 0.f},  {1, 1000, 997, 2, 0, 0, 1.5f, 0.25f}, {3, 1000, 997, 1, 3, 1, -1.f, 0.f},
-      {8, 4096, 4096, 1, 0, 0, 1.f, 0.f},  {7, 257, 1, 3, 0, 0, 1.5f, -0.75f},   {5, 130, 1031, 1, 1, 0, 0.5f, 2.f},
-      {1, 1, 2048, 1, 0, 0, 1.f, 0.f},     {2, 2048, 2048, 1, 0, 0, 1.f, 0.5f},
+      {1, 4093, 4099, 1, 0, 0, 1.f, 0.f}, {1, 1000, 997, 2, 0, 0, 1.5f, 0.25f},
+      {3, 1000, 997, 1, 3, 1, -1.f, 0.f}, {8, 4096, 4096, 1, 0, 0, 1.f, 0.f},
+      {7, 257, 1, 3, 0, 0, 1.5f, -0.75f}, {5, 130, 1031, 1, 1, 0, 0.5f, 2.f},
+      {1, 1, 2048, 1, 0, 0, 1.f, 0.f},    {2, 2048, 2048, 1, 0, 0, 1.f, 0.5f},
   };
   double worst = 0;
-  const int checked = check_named_tiles(tiles, shapes, [&](const GemmConfig&, const ProblemData&, double err) {
-    EXPECT_LT(err, 1e-5);
-    worst = std::max(worst, err);
-  }, {{Op::N, Op::N}, {Op::T, Op::N}});
-  std::cout << checked << " (one-set streaming config, problem) pairs checked, worst relative error " << worst << "\n";
+  const int checked = check_named_tiles(tiles, shapes,
+                                        [&](const GemmConfig&, const ProblemData&, double err) {
+                                          EXPECT_LT(err, 1e-5);
+                                          worst = std::max(worst, err);
+                                        },
+                                        {{Op::N, Op::N}, {Op::T, Op::N}});
+  std::cout << checked
+            << " (one-set streaming config, problem) pairs checked, worst relative error " << worst
+            << "\n";
   EXPECT_GT(checked, 50);
 }
 
@@ -575,7 +620,8 @@ TEST(KernelCorrectness, TensorCoreVariantsPropagateNaN) {
   auto& [dev, arch, reference, rng] = setup;
   for (int math : {0, 1, 2, 3, 4}) {
     GemmConfig c;
-    c.bm = c.bn = 64, c.bk = 16, c.wm = 32, c.wn = 32, c.tm = math ? 4 : 8, c.tn = math ? 8 : 4, c.stages = 3;
+    c.bm = c.bn = 64, c.bk = 16, c.wm = 32, c.wn = 32, c.tm = math ? 4 : 8, c.tn = math ? 8 : 4,
+    c.stages = 3;
     c.math = math;
     ASSERT_FALSE(c.validate(dev.limits).has_value()) << math;
     Problem shape = Problem::packed(Op::N, Op::N, 70, 50, 40);
@@ -590,6 +636,7 @@ TEST(KernelCorrectness, TensorCoreVariantsPropagateNaN) {
     const std::vector<float> out = data.result();
     for (int i = 0; i < 70; ++i)
       for (int j = 0; j < 50; ++j)
-        ASSERT_EQ(std::isnan(out[i * 50 + j]), i == 3) << "math " << math << " at " << i << ", " << j;
+        ASSERT_EQ(std::isnan(out[i * 50 + j]), i == 3)
+            << "math " << math << " at " << i << ", " << j;
   }
 }

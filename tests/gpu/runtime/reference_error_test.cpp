@@ -17,7 +17,8 @@ TEST(ReferenceError, DeviceSumsMatchTheHostComputation) {
   const std::string arch = device_info(0).limits.arch();
   ReferenceGemm reference(arch);
   std::mt19937_64 rng(std::random_device{}());
-  auto kernel = build_kernel(*parse_config_name("sgemm_nn_64x64x16_w32x32_t4x8_s3_v1_p4_k1_r8"), arch);
+  auto kernel =
+      build_kernel(*parse_config_name("sgemm_nn_64x64x16_w32x32_t4x8_s3_v1_p4_k1_r8"), arch);
   DeviceArray<double> sums(3);
   // Padded ld and a batch: the device pass must follow ldc and stride_c like the host one.
   Problem shape = Problem::packed(Op::N, Op::N, 131, 67, 97, 2);
@@ -26,8 +27,8 @@ TEST(ReferenceError, DeviceSumsMatchTheHostComputation) {
   reference.run(data.p, ref.get(), nullptr);
   kernel->launch(data.p, nullptr);
   GEMMTUNE_CUDA(cudaDeviceSynchronize());
-  double host = relative_error(data.result(), data.p.ldc, data.p.stride_c, ref.download(), shape.m, shape.n,
-                               shape.batch);
+  double host = relative_error(data.result(), data.p.ldc, data.p.stride_c, ref.download(), shape.m,
+                               shape.n, shape.batch);
   double device = reference.relative_error(data.p, ref.get(), sums.get(), nullptr);
   EXPECT_GT(host, 0);  // FP32 rounding leaves a small, non-zero error
   EXPECT_LT(host, 1e-5);
@@ -35,9 +36,11 @@ TEST(ReferenceError, DeviceSumsMatchTheHostComputation) {
 
   // A wrong element raises both alike; a NaN (an element never written) makes both infinite.
   float wrong = 1000.f, nan = std::nanf("");
-  float* last = data.p.c + (shape.batch - 1) * data.p.stride_c + (shape.m - 1) * data.p.ldc + shape.n - 1;
+  float* last =
+      data.p.c + (shape.batch - 1) * data.p.stride_c + (shape.m - 1) * data.p.ldc + shape.n - 1;
   GEMMTUNE_CUDA(cudaMemcpy(last, &wrong, sizeof wrong, cudaMemcpyHostToDevice));
-  host = relative_error(data.result(), data.p.ldc, data.p.stride_c, ref.download(), shape.m, shape.n, shape.batch);
+  host = relative_error(data.result(), data.p.ldc, data.p.stride_c, ref.download(), shape.m,
+                        shape.n, shape.batch);
   EXPECT_GT(host, 1e-3);
   EXPECT_NEAR(reference.relative_error(data.p, ref.get(), sums.get(), nullptr), host, 1e-9 * host);
   GEMMTUNE_CUDA(cudaMemcpy(last, &nan, sizeof nan, cudaMemcpyHostToDevice));

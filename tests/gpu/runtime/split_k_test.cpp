@@ -1,8 +1,9 @@
 // Split-K in one launch: the first split of each tile to start scales C by beta, and every split
-// adds to it (or, with prescale_c, a kernel before scales C and the splits only add); with ordered splits (reductions) the last split adds up all splits' sums.
-// Counters reset themselves between launches (a stale counter would let a split add to C before
-// C was scaled, or scale C over the others' sums), so repeated launches on one workspace stay
-// right; the workspace grows for a larger problem.
+// adds to it (or, with prescale_c, a kernel before scales C and the splits only add); with ordered
+// splits (reductions) the last split adds up all splits' sums. Counters reset themselves between
+// launches (a stale counter would let a split add to C before C was scaled, or scale C over the
+// others' sums), so repeated launches on one workspace stay right; the workspace grows for a larger
+// problem.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -48,10 +49,11 @@ std::unique_ptr<GemmKernel> kernel_named(const char* name, const ReferenceSetup&
 // Launches `kernel` `runs` times on fresh random data of case `c` (in its config's layout) on
 // `workspace`, C reset before each (poisoned where beta is 0), and checks every result against
 // the float64 reference; returns the results.
-std::vector<std::vector<float>> run_case(const GemmKernel& kernel, const Case& c, int runs, LaunchWorkspace& workspace,
-                                         ReferenceSetup& setup) {
+std::vector<std::vector<float>> run_case(const GemmKernel& kernel, const Case& c, int runs,
+                                         LaunchWorkspace& workspace, ReferenceSetup& setup) {
   SCOPED_TRACE(config_name(kernel.config()) + " " + describe(c));
-  Problem shape = Problem::packed(kernel.config().op_a, kernel.config().op_b, c.m, c.n, c.k, c.batch);
+  Problem shape =
+      Problem::packed(kernel.config().op_a, kernel.config().op_b, c.m, c.n, c.k, c.batch);
   shape.alpha = c.alpha, shape.beta = c.beta;
   ProblemData data(shape, 0, 0, setup.rng);
   if (auto why = kernel.config().can_implement(data.p)) {
@@ -69,7 +71,8 @@ std::vector<std::vector<float>> run_case(const GemmKernel& kernel, const Case& c
     out.push_back(data.result());
     // The tuner's FP32 criterion, which grows with K: one float sum per lane over a long K range
     // rounds more (1x1x100003, 4 splits of 8 lanes: 1.07e-5 on an H200).
-    EXPECT_LT(relative_error(out.back(), data.p.ldc, data.p.stride_c, expect, c.m, c.n, c.batch), fp32_tolerance(c.k))
+    EXPECT_LT(relative_error(out.back(), data.p.ldc, data.p.stride_c, expect, c.m, c.n, c.batch),
+              fp32_tolerance(c.k))
         << "run " << run;
   }
   return out;
@@ -82,19 +85,25 @@ TEST(SplitK, RepeatedLaunchesStayCorrect) {
   ReferenceSetup setup;
   // A shared-memory tile with 16 splits and a streaming one-row tile with 8; vec 1: any shape.
   // Then both, and a reduction, with C scaled by a kernel before (prescale_c, "_z").
-  for (const char* name : {"sgemm_nn_32x64x8_w32x32_t4x8_s3_v1_p4_k16_r8", "sgemm_nn_1x128x8_w1x128_t1x4_s2_v1_p4_k8_r1",
-                           "sgemm_nn_32x64x8_w32x32_t4x8_s3_v1_p4_k16_r8_z", "sgemm_nn_1x128x8_w1x128_t1x4_s2_v1_p4_k8_r1_z",
+  for (const char* name : {"sgemm_nn_32x64x8_w32x32_t4x8_s3_v1_p4_k16_r8",
+                           "sgemm_nn_1x128x8_w1x128_t1x4_s2_v1_p4_k8_r1",
+                           "sgemm_nn_32x64x8_w32x32_t4x8_s3_v1_p4_k16_r8_z",
+                           "sgemm_nn_1x128x8_w1x128_t1x4_s2_v1_p4_k8_r1_z",
                            "sgemm_nn_1x1x8_w1x1_t1x1_s2_v1_p4_k8_r8_l32_j4_z"}) {
     auto kernel = kernel_named(name, setup);
     ASSERT_TRUE(kernel) << name;
     LaunchWorkspace workspace;
     // Small, large (grows the workspace), small again (reuses it); K = 125: the last split of 16
     // gets 5 values.
-    const Case cases[] = {{37, 61, 1009, 1, 1.5f, -0.5f}, {1, 517, 4099, 3, 1.f, 0.f},
-                          {131, 259, 2003, 2, -0.75f, 0.25f}, {37, 61, 125, 1, 1.f, 0.f}};
+    const Case cases[] = {{37, 61, 1009, 1, 1.5f, -0.5f},
+                          {1, 517, 4099, 3, 1.f, 0.f},
+                          {131, 259, 2003, 2, -0.75f, 0.25f},
+                          {37, 61, 125, 1, 1.f, 0.f}};
     for (const Case& c : cases) EXPECT_EQ(run_case(*kernel, c, 3, workspace, setup).size(), 3u);
     EXPECT_GE(workspace.bytes(),
-              LaunchWorkspace::tile_count(kernel->config(), Problem::packed(Op::N, Op::N, 131, 259, 1, 2)) * sizeof(int));
+              LaunchWorkspace::tile_count(kernel->config(),
+                                          Problem::packed(Op::N, Op::N, 131, 259, 1, 2)) *
+                  sizeof(int));
   }
 }
 
@@ -105,20 +114,25 @@ TEST(SplitK, OrderedSplitsGiveTheSameBitsOnEveryRun) {
   GEMMTUNE_REQUIRE_GPU();
   ReferenceSetup setup;
   // A dot product over 32 lanes of 2 warps split 128 ways; rows of A over 8 lanes split 4 ways.
-  for (const char* name : {"sgemm_nn_1x1x8_w1x1_t1x1_s2_v1_p4_k128_r8_l32_j2_d", "sgemm_nn_4x1x8_w4x1_t1x1_s2_v1_p4_k4_r8_l8_d"}) {
+  for (const char* name : {"sgemm_nn_1x1x8_w1x1_t1x1_s2_v1_p4_k128_r8_l32_j2_d",
+                           "sgemm_nn_4x1x8_w4x1_t1x1_s2_v1_p4_k4_r8_l8_d"}) {
     auto kernel = kernel_named(name, setup);
     ASSERT_TRUE(kernel) << name;
     EXPECT_TRUE(kernel->config().deterministic());
     LaunchWorkspace workspace;
-    const Case cases[] = {{1, 1, 100003, 1, 1.5f, -0.5f}, {37, 3, 99991, 2, 1.f, 0.f}, {1, 1, 131071, 3, -0.75f, 0.25f}};
+    const Case cases[] = {{1, 1, 100003, 1, 1.5f, -0.5f},
+                          {37, 3, 99991, 2, 1.f, 0.f},
+                          {1, 1, 131071, 3, -0.75f, 0.25f}};
     for (const Case& c : cases) {
       const auto runs = run_case(*kernel, c, 5, workspace, setup);
       ASSERT_EQ(runs.size(), 5u) << describe(c);
       for (size_t run = 1; run < runs.size(); ++run)
-        EXPECT_TRUE(runs[run] == runs[0]) << describe(c) << ": run " << run << " differs from the first in some bits";
+        EXPECT_TRUE(runs[run] == runs[0])
+            << describe(c) << ": run " << run << " differs from the first in some bits";
     }
     EXPECT_GE(workspace.bytes(),
-              LaunchWorkspace::counter_words(kernel->config(), Problem::packed(Op::N, Op::N, 37, 3, 99991, 2)) *
+              LaunchWorkspace::counter_words(kernel->config(),
+                                             Problem::packed(Op::N, Op::N, 37, 3, 99991, 2)) *
                   sizeof(int));
   }
 }
@@ -130,19 +144,23 @@ TEST(SplitK, ClusterSplitsGiveTheSameBitsOnEveryRunWithoutAWorkspace) {
   GEMMTUNE_REQUIRE_GPU();
   ReferenceSetup setup;
   if (setup.dev.limits.cc_major < 9) GTEST_SKIP() << "thread-block clusters need sm_90 or newer";
-  for (const char* name : {"sgemm_nn_1x1x8_w1x1_t1x1_s2_v1_p4_k16_r8_l32_j8_x", "sgemm_nn_4x1x8_w4x1_t1x1_s2_v1_p4_k4_r8_l8_x",
+  for (const char* name : {"sgemm_nn_1x1x8_w1x1_t1x1_s2_v1_p4_k16_r8_l32_j8_x",
+                           "sgemm_nn_4x1x8_w4x1_t1x1_s2_v1_p4_k4_r8_l8_x",
                            "sgemm_nn_1x4x8_w1x4_t1x4_s2_v1_p4_k2_r8_l32_x"}) {
     auto kernel = kernel_named(name, setup);
     ASSERT_TRUE(kernel) << name;
     EXPECT_TRUE(kernel->config().deterministic());
     LaunchWorkspace workspace;
-    const Case cases[] = {{1, 1, 100003, 1, 1.5f, -0.5f}, {37, 3, 99991, 2, 1.f, 0.f}, {1, 1, 131071, 3, -0.75f, 0.25f},
+    const Case cases[] = {{1, 1, 100003, 1, 1.5f, -0.5f},
+                          {37, 3, 99991, 2, 1.f, 0.f},
+                          {1, 1, 131071, 3, -0.75f, 0.25f},
                           {5, 9, 517, 4, 1.f, 1.f}};
     for (const Case& c : cases) {
       const auto runs = run_case(*kernel, c, 5, workspace, setup);
       ASSERT_EQ(runs.size(), 5u) << describe(c);
       for (size_t run = 1; run < runs.size(); ++run)
-        EXPECT_TRUE(runs[run] == runs[0]) << describe(c) << ": run " << run << " differs from the first in some bits";
+        EXPECT_TRUE(runs[run] == runs[0])
+            << describe(c) << ": run " << run << " differs from the first in some bits";
     }
     EXPECT_EQ(workspace.bytes(), 0u) << "a cluster's splits need no workspace";
   }
@@ -170,7 +188,8 @@ TEST(SplitK, OrderedSplitsLeaveTheWorkspaceAsTheyFoundIt) {
 TEST(SplitK, LaunchWithoutWorkspaceIsAnError) {
   GEMMTUNE_REQUIRE_GPU();
   DeviceInfo dev = device_info(0);
-  auto kernel = build_kernel(*parse_config_name("sgemm_nn_32x64x8_w32x32_t4x8_s3_v1_p4_k16_r8"), dev.limits.arch());
+  auto kernel = build_kernel(*parse_config_name("sgemm_nn_32x64x8_w32x32_t4x8_s3_v1_p4_k16_r8"),
+                             dev.limits.arch());
   std::mt19937_64 rng(3);
   ProblemData data(Problem::packed(Op::N, Op::N, 32, 64, 256, 1), 0, 0, rng);
   try {
@@ -215,9 +234,12 @@ TEST(SplitK, WorkspaceFromTheCallersAllocator) {
   ASSERT_TRUE(kernel);
   CountingAllocator counting;
   {
-    LaunchWorkspace workspace(WorkspaceAllocator{CountingAllocator::allocate, CountingAllocator::free, &counting});
+    LaunchWorkspace workspace(
+        WorkspaceAllocator{CountingAllocator::allocate, CountingAllocator::free, &counting});
     // Small, then large (grows: the small one is given back), then small again (reuses).
-    const Case cases[] = {{37, 61, 1009, 1, 1.5f, -0.5f}, {131, 259, 2003, 2, -0.75f, 0.25f}, {37, 61, 125, 1, 1.f, 0.f}};
+    const Case cases[] = {{37, 61, 1009, 1, 1.5f, -0.5f},
+                          {131, 259, 2003, 2, -0.75f, 0.25f},
+                          {37, 61, 125, 1, 1.f, 0.f}};
     for (const Case& c : cases) EXPECT_EQ(run_case(*kernel, c, 2, workspace, setup).size(), 2u);
     EXPECT_EQ(counting.allocations, 2);
     EXPECT_EQ(counting.frees, 1);

@@ -143,19 +143,19 @@ TEST_F(ShardedSweep, TwoShardsMergedMatchOneSweep) {
   fs::create_directories(path("out"));
   for (const char* task : {"0", "1"}) {
     auto r = gemmtune::test::run_program({"bash", script},
-                                     {.set_env = {{"GEMMTUNE", gemmtune::test::cli_path()},
-                                                  {"PROBLEMS", path("problems.csv")},
-                                                  {"CACHE", path("cache.db")},
-                                                  {"OUT", path("out")},
-                                                  {"TMPDIR", dir_.string()},
-                                                  {"ARCH", arch},
-                                                  {"SMS", sms},
-                                                  {"CANDIDATES", candidate_names},
-                                                  {"SWEEP_ARGS", sweep_args},
-                                                  {"SLURM_JOB_ID", std::string("7") + task},
-                                                  {"SLURM_ARRAY_TASK_ID", task},
-                                                  {"SLURM_ARRAY_TASK_COUNT", "2"}},
-                                      .unset_env = {"GEMMTUNE_DB", "SHARD"}});
+                                         {.set_env = {{"GEMMTUNE", gemmtune::test::cli_path()},
+                                                      {"PROBLEMS", path("problems.csv")},
+                                                      {"CACHE", path("cache.db")},
+                                                      {"OUT", path("out")},
+                                                      {"TMPDIR", dir_.string()},
+                                                      {"ARCH", arch},
+                                                      {"SMS", sms},
+                                                      {"CANDIDATES", candidate_names},
+                                                      {"SWEEP_ARGS", sweep_args},
+                                                      {"SLURM_JOB_ID", std::string("7") + task},
+                                                      {"SLURM_ARRAY_TASK_ID", task},
+                                                      {"SLURM_ARRAY_TASK_COUNT", "2"}},
+                                          .unset_env = {"GEMMTUNE_DB", "SHARD"}});
     ASSERT_EQ(r.status, 0) << r.out << r.err;
     EXPECT_NE(r.out.find(std::string("shard ") + task + "/2: "), std::string::npos) << r.out;
     EXPECT_EQ(query(path("out/sweep-") + task + ".db",

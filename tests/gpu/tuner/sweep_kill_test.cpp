@@ -30,7 +30,8 @@ TEST_F(SweepKill, AKilledSweepLosesNothingItCommittedAndResumes) {
   const std::string db = path("tuning.db");
   std::vector<std::string> args = {"sweep", "--strategy", "exhaustive", "--seed", "5", "--db", db};
   for (const ProblemSpec& p : tiny_problems())
-    args.insert(args.end(), {"--shape", std::to_string(p.m) + "x" + std::to_string(p.n) + "x" + std::to_string(p.k)});
+    args.insert(args.end(), {"--shape", std::to_string(p.m) + "x" + std::to_string(p.n) + "x" +
+                                            std::to_string(p.k)});
   const std::vector<std::string> configs = tiny_space(8);
   ASSERT_EQ(configs.size(), 8u);
   for (const std::string& name : configs) args.insert(args.end(), {"--config", name});
@@ -71,16 +72,17 @@ TEST_F(SweepKill, AKilledSweepLosesNothingItCommittedAndResumes) {
   }
   EXPECT_EQ(before, after_kill.size()) << plan.out;
 
-  const ::gemmtune::test::CliRun rerun = ::gemmtune::test::run_program(::gemmtune::test::cli_argv(args),
-                                                                       {.merge_stderr = true});
+  const ::gemmtune::test::CliRun rerun =
+      ::gemmtune::test::run_program(::gemmtune::test::cli_argv(args), {.merge_stderr = true});
   ASSERT_EQ(rerun.status, 0) << rerun.out;
   const std::set<std::string> done = recorded_results(db, /*ok_only=*/false);
   for (const std::string& r : after_kill) EXPECT_TRUE(done.count(r)) << "lost " << r;
   EXPECT_EQ(done.size(), 16u) << "every config has a result on both problems";
-  const ::gemmtune::test::CliRun final_check = ::gemmtune::test::run_cli({"db", "check", "--db", db});
+  const ::gemmtune::test::CliRun final_check =
+      ::gemmtune::test::run_cli({"db", "check", "--db", db});
   EXPECT_EQ(final_check.status, 0) << final_check.out << final_check.err;
-  std::cout << "[ info     ] killed after " << seen.size() << " of 16 results (" << after_kill.size()
-            << " committed); the rerun measured the rest\n";
+  std::cout << "[ info     ] killed after " << seen.size() << " of 16 results ("
+            << after_kill.size() << " committed); the rerun measured the rest\n";
 }
 
 }  // namespace

@@ -12,14 +12,14 @@
 
 #include "gemmtune/db/database.hpp"
 #include "gemmtune/db_rows.hpp"
-#include "gemmtune/tuner/sweep.hpp"
 #include "gemmtune/reference.hpp"
 #include "gemmtune/tuner/candidates.hpp"
 #include "gemmtune/tuner/space.hpp"
+#include "gemmtune/tuner/sweep.hpp"
+#include "gpu/tuner/tuner_fixture.hpp"
 #include "support/cli.hpp"
 #include "support/gpu_env.hpp"
 #include "support/scratch.hpp"
-#include "gpu/tuner/tuner_fixture.hpp"
 
 using namespace gemmtune;
 using namespace gemmtune::tuner;
@@ -49,7 +49,9 @@ class Sweep : public gemmtune::test::ScratchDirTest {
   mutable std::ostringstream log_;
 };
 
-std::size_t ok_results(const std::string& db_path) { return tuner::test::recorded_results(db_path, /*ok_only=*/true).size(); }
+std::size_t ok_results(const std::string& db_path) {
+  return tuner::test::recorded_results(db_path, /*ok_only=*/true).size();
+}
 
 }  // namespace
 
@@ -89,7 +91,8 @@ TEST_F(Sweep, TinyExhaustiveSweepFillsTheDatabaseAndResumesToNothing) {
   SweepReport again = run_sweep(o);
   EXPECT_EQ(again.measurements, 0u) << log_.str();
   EXPECT_NE(log_.str().find("nothing new to measure"), std::string::npos) << log_.str();
-  for (const auto& spec : o.problems) EXPECT_EQ(db.results_for(to_db(spec.problem()), gpu).size(), 8u);
+  for (const auto& spec : o.problems)
+    EXPECT_EQ(db.results_for(to_db(spec.problem()), gpu).size(), 8u);
   ASSERT_EQ(again.rows.size(), 2u);
   EXPECT_EQ(again.rows[0].config, r.rows[0].config);
 
@@ -115,7 +118,8 @@ TEST_F(Sweep, WrongResultIsCaughtAndNeverWins) {
     for (const auto& row : db.results_for(key, gpu)) {
       if (row.config.name == honest) continue;
       EXPECT_EQ(row.result.status, db::Status::wrong_result) << row.config.name;
-      EXPECT_NE(row.result.error.find("exceeds the tolerance"), std::string::npos) << row.result.error;
+      EXPECT_NE(row.result.error.find("exceeds the tolerance"), std::string::npos)
+          << row.result.error;
       ASSERT_TRUE(row.result.rel_error);
       EXPECT_GT(*row.result.rel_error, fp32_tolerance(spec.k));
       ++wrong;
@@ -141,13 +145,14 @@ TEST_F(Sweep, Fp32SweepStoresWideRangeErrors) {
   ASSERT_TRUE(ieee.errors.empty()) << log_.str();
   {
     db::Database db(o.db_path, db::OpenMode::read_only);
-    for (const auto& row : db.results_for(key, gpu_id(db))) EXPECT_FALSE(row.result.wide_error) << row.config.name;
+    for (const auto& row : db.results_for(key, gpu_id(db)))
+      EXPECT_FALSE(row.result.wide_error) << row.config.name;
   }
 
   DeviceInfo dev = device_info(0);
   std::size_t tensor_core = 0;
-  for (const auto& c : candidate_configs(valid_space(dev.limits, Op::N, Op::N), p, dev.sm_count, SpaceKind::reduced,
-                                         Precision::fp32))
+  for (const auto& c : candidate_configs(valid_space(dev.limits, Op::N, Op::N), p, dev.sm_count,
+                                         SpaceKind::reduced, Precision::fp32))
     if (c.split_k == 1 && tensor_core < 3) o.only_configs.push_back(config_name(c)), ++tensor_core;
   ASSERT_EQ(tensor_core, 3u);
   o.precision = Precision::fp32;
@@ -170,7 +175,8 @@ TEST_F(Sweep, Fp32SweepStoresWideRangeErrors) {
     ++fma_rows;
     if (row.result.status == db::Status::ok && fastest_fma) {
       fastest_fma = false;
-      ASSERT_TRUE(row.result.wide_error) << row.config.name << " is the fastest FMA config\n" << log_.str();
+      ASSERT_TRUE(row.result.wide_error) << row.config.name << " is the fastest FMA config\n"
+                                         << log_.str();
       EXPECT_GT(*row.result.wide_error, 0);
       EXPECT_LT(*row.result.wide_error, 1e-4);
       EXPECT_EQ(row.sweep_id, db.sweeps().front().id) << "filled into the ieee sweep's result";
@@ -201,8 +207,8 @@ TEST_F(Sweep, BudgetStopsStartingCandidates) {
 
 TEST_F(Sweep, InterruptedCliSweepResumesToTheSameBest) {
   GEMMTUNE_REQUIRE_GPU();
-  std::vector<std::string> args = {"sweep", "--strategy", "exhaustive", "--shape", "256x256x256", "--shape",
-                                   "192x128x320", "--seed", "5"};
+  std::vector<std::string> args = {"sweep",   "--strategy",  "exhaustive", "--shape", "256x256x256",
+                                   "--shape", "192x128x320", "--seed",     "5"};
   for (const auto& name : tiny_space(8)) args.insert(args.end(), {"--config", name});
   // The CLI sweeping into `db`, in the background; stdout and stderr together.
   auto start = [&](const std::string& db) {
@@ -228,27 +234,32 @@ TEST_F(Sweep, InterruptedCliSweepResumesToTheSameBest) {
     EXPECT_LT(after_interrupt, 2 * 8u);
   }
 
-  db::Database whole(path("whole.db"), db::OpenMode::read_only), parts(path("parts.db"), db::OpenMode::read_only);
+  db::Database whole(path("whole.db"), db::OpenMode::read_only),
+      parts(path("parts.db"), db::OpenMode::read_only);
   for (const auto& spec : problems()) {
     auto key = to_db(spec.problem());
     auto a = whole.best_for(gpu_id(whole), key), b = parts.best_for(gpu_id(parts), key);
     ASSERT_TRUE(a && b);
     // Same winner, unless two configs are within timing noise of each other.
     if (a->config.name != b->config.name) {
-      EXPECT_NEAR(a->median_ms, b->median_ms, 0.05 * a->median_ms) << a->config.name << " vs " << b->config.name;
+      EXPECT_NEAR(a->median_ms, b->median_ms, 0.05 * a->median_ms)
+          << a->config.name << " vs " << b->config.name;
     }
-    std::set<std::string> configs;  // leaders of the first part are re-timed by the second: count names
+    std::set<std::string>
+        configs;  // leaders of the first part are re-timed by the second: count names
     for (const auto& row : parts.results_for(key, gpu_id(parts))) configs.insert(row.config.name);
     EXPECT_EQ(configs.size(), 8u) << "nothing lost";
   }
-  for (const auto& s : parts.sweeps()) EXPECT_TRUE(s.finished_at) << "the interrupted sweep was finished cleanly";
+  for (const auto& s : parts.sweeps())
+    EXPECT_TRUE(s.finished_at) << "the interrupted sweep was finished cleanly";
 }
 
 TEST_F(Sweep, HungKernelIsRecordedAsTimeoutAndStopsTheDevice) {
   GEMMTUNE_REQUIRE_GPU();
   SweepOptions o = options(path("t.db"), 2);
   o.problems = {{Op::N, Op::N, 4096, 4096, 4096, 1}, {Op::N, Op::N, 256, 256, 256, 1}};
-  o.runner.hang_timeout_s = 0;  // every verification run "hangs": the kernel is still running when polled
+  o.runner.hang_timeout_s =
+      0;  // every verification run "hangs": the kernel is still running when polled
   SweepReport r = run_sweep(o);
   EXPECT_TRUE(r.device_hung) << log_.str();
   ASSERT_EQ(r.errors.size(), 1u) << log_.str();
@@ -260,7 +271,8 @@ TEST_F(Sweep, HungKernelIsRecordedAsTimeoutAndStopsTheDevice) {
   ASSERT_EQ(results.size(), 1u);
   EXPECT_EQ(results[0].result.status, db::Status::timeout);
   EXPECT_NE(results[0].result.error.find("did not finish"), std::string::npos);
-  EXPECT_FALSE(db.find_problem(to_db(o.problems[1].problem()))) << "the sweep of the device stopped";
+  EXPECT_FALSE(db.find_problem(to_db(o.problems[1].problem())))
+      << "the sweep of the device stopped";
   ASSERT_EQ(db.sweeps().size(), 1u);
   EXPECT_TRUE(db.sweeps()[0].finished_at);
 }

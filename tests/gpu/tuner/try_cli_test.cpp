@@ -22,7 +22,8 @@ TEST_F(TryCli, JsonRowsSayWhatRanAndWhatCouldNot) {
   GEMMTUNE_REQUIRE_GPU();
   const std::string json = path("try.json");
   const std::string runs = "sgemm_nt_64x64x16_w32x32_t4x8_s3_v4_p4_k1_r8";
-  const std::string too_many_splits = "sgemm_nt_64x64x16_w32x32_t4x8_s3_v4_p4_k512_r8";  // K 67: 5 slices
+  const std::string too_many_splits =
+      "sgemm_nt_64x64x16_w32x32_t4x8_s3_v4_p4_k512_r8";  // K 67: 5 slices
   const auto r = ::gemmtune::test::run_cli({"try", runs, too_many_splits, "--shape", "127x129x67",
                                             "--out", json, "--db", path("absent.db")});
   ASSERT_EQ(r.status, 0) << r.out << r.err;
@@ -71,15 +72,24 @@ TEST_F(TryCli, CompilesOnceIntoTheBinaryCacheOfAnExistingDatabase) {
   GEMMTUNE_REQUIRE_GPU();
   const std::string db_path = path("tuning.db");
   db::Database(db_path, db::OpenMode::read_write);  // an empty tuning database
-  const std::vector<std::string> args = {"try", "sgemm_nt_64x64x16_w32x32_t4x8_s3_v4_p4_k1_r8",
-                                         "sgemm_nn_32x32x8_w16x16_t2x4_s2_v4_p4_k1_r8", "--layout", "nt",
-                                         "--shape", "128x128x64", "--shape", "64x192x128", "--db", db_path};
+  const std::vector<std::string> args = {"try",
+                                         "sgemm_nt_64x64x16_w32x32_t4x8_s3_v4_p4_k1_r8",
+                                         "sgemm_nn_32x32x8_w16x16_t2x4_s2_v4_p4_k1_r8",
+                                         "--layout",
+                                         "nt",
+                                         "--shape",
+                                         "128x128x64",
+                                         "--shape",
+                                         "64x192x128",
+                                         "--db",
+                                         db_path};
   const auto first = ::gemmtune::test::run_cli(args);
   ASSERT_EQ(first.status, 0) << first.out << first.err;
   EXPECT_NE(first.out.find("2 compiled, 0 from the binary cache"), std::string::npos) << first.out;
   const auto second = ::gemmtune::test::run_cli(args);
   ASSERT_EQ(second.status, 0) << second.out << second.err;
-  EXPECT_NE(second.out.find("0 compiled, 2 from the binary cache"), std::string::npos) << second.out;
+  EXPECT_NE(second.out.find("0 compiled, 2 from the binary cache"), std::string::npos)
+      << second.out;
   EXPECT_EQ(second.out.find("WRONG"), std::string::npos) << second.out;
 
   const std::string absent = path("absent.db");

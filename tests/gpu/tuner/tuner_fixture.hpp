@@ -26,7 +26,8 @@ inline std::vector<std::string> tiny_space(std::size_t n) {
   DeviceInfo dev = device_info(0);
   auto valid = valid_space(dev.limits, Op::N, Op::N);
   std::vector<std::string> names;
-  for (const auto& c : candidate_configs(valid, problems[0].problem(), dev.sm_count, SpaceKind::reduced))
+  for (const auto& c :
+       candidate_configs(valid, problems[0].problem(), dev.sm_count, SpaceKind::reduced))
     if (c.split_k == 1 && !c.can_implement(problems[1].problem()) && names.size() < n)
       names.push_back(config_name(c));
   return names;
@@ -50,7 +51,8 @@ inline std::set<std::string> recorded_results(const std::string& db_path, bool o
       for (const ProblemSpec& p : tiny_problems())
         if (db.find_problem(to_db(p.problem())))
           for (const auto& r : db.results_for(to_db(p.problem()), gpu.id))
-            if (!ok_only || r.result.status == db::Status::ok) out.insert(problem_label(p) + ": " + r.config.name);
+            if (!ok_only || r.result.status == db::Status::ok)
+              out.insert(problem_label(p) + ": " + r.config.name);
   } catch (const std::exception&) {
     out.clear();  // the schema may still be being created
   }

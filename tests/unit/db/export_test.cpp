@@ -141,36 +141,19 @@ class JsonReader {
       }
       const char e = s_[i_++];
       switch (e) {
-        case '"':
-          out += '"';
-          break;
-        case '\\':
-          out += '\\';
-          break;
-        case '/':
-          out += '/';
-          break;
-        case 'n':
-          out += '\n';
-          break;
-        case 'r':
-          out += '\r';
-          break;
-        case 't':
-          out += '\t';
-          break;
-        case 'b':
-          out += '\b';
-          break;
-        case 'f':
-          out += '\f';
-          break;
+        case '"': out += '"'; break;
+        case '\\': out += '\\'; break;
+        case '/': out += '/'; break;
+        case 'n': out += '\n'; break;
+        case 'r': out += '\r'; break;
+        case 't': out += '\t'; break;
+        case 'b': out += '\b'; break;
+        case 'f': out += '\f'; break;
         case 'u':
           put_utf8(out, std::stoul(s_.substr(i_, 4), nullptr, 16));
           i_ += 4;
           break;
-        default:
-          fail("bad escape");
+        default: fail("bad escape");
       }
     }
   }

@@ -60,7 +60,8 @@ TEST_F(OpenErrors, AForeignFileWithAKnownVersionIsRefusedUntouched) {
     }
     const std::string before = file_bytes(file);
     for (OpenMode mode : {OpenMode::read_only, OpenMode::read_write})
-      expect_error([&] { Database db(file, mode); }, {file, "another application", "no gemmtune application_id"});
+      expect_error([&] { Database db(file, mode); },
+                   {file, "another application", "no gemmtune application_id"});
     EXPECT_EQ(file_bytes(file), before);
   }
 }
@@ -198,8 +199,9 @@ TEST_F(OpenErrors, MergeFromAWalFileInAReadOnlyDirectory) {
   Connection(file, OpenMode::read_write).exec("PRAGMA journal_mode = WAL");
   const std::string before = file_bytes(file);
   fs::permissions(file, fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
-  fs::permissions(path("ro"), fs::perms::owner_read | fs::perms::owner_exec | fs::perms::group_read |
-                                  fs::perms::group_exec | fs::perms::others_read | fs::perms::others_exec);
+  fs::permissions(path("ro"), fs::perms::owner_read | fs::perms::owner_exec |
+                                  fs::perms::group_read | fs::perms::group_exec |
+                                  fs::perms::others_read | fs::perms::others_exec);
   fs::permissions(path("rw"), fs::perms::all);
   const std::string out = run_in_child(
       [&]() -> std::string {
@@ -219,10 +221,12 @@ TEST_F(OpenErrors, AFailedMergeNamesTheDamagedSource) {
   const std::string file = path("damaged.db");
   make_database(file, 200);
   std::string bytes = file_bytes(file);
-  for (std::size_t at = bytes.size() / 2; at < bytes.size(); at += 7) bytes[at] = char(0xa5);  // rows
+  for (std::size_t at = bytes.size() / 2; at < bytes.size(); at += 7)
+    bytes[at] = char(0xa5);  // rows
   std::ofstream(file, std::ios::binary | std::ios::trunc) << bytes;
   Database target(path("target.db"), OpenMode::read_write);
-  expect_error([&] { target.merge_from(file); }, {"'" + file + "' is damaged", "nothing was merged"});
+  expect_error([&] { target.merge_from(file); },
+               {"'" + file + "' is damaged", "nothing was merged"});
   EXPECT_EQ(file_bytes(file), bytes);
   EXPECT_TRUE(target.bests().empty());
 }

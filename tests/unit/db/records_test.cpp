@@ -175,7 +175,8 @@ TEST_F(Records, TopConfigsPerProblemTakeEachConfigsBestResult) {
                                                   ok_result(p, c0, 1.0), ok_result(p, c2, 2.5),
                                                   failed_result(p, c2, Status::launch_failed, "x"),
                                                   ok_result(q, c2, 4.0)});
-  db_->record_results(db_->begin_sweep(sweep_info(other_gpu)), std::vector<Result>{ok_result(p, c2, 0.1)});
+  db_->record_results(db_->begin_sweep(sweep_info(other_gpu)),
+                      std::vector<Result>{ok_result(p, c2, 0.1)});
   const auto top = db_->top_configs(gpu_, 2);
   ASSERT_EQ(top.size(), 3u);  // two of p, the only one of q
   EXPECT_EQ(top[0].config_id, c0);
@@ -186,7 +187,8 @@ TEST_F(Records, TopConfigsPerProblemTakeEachConfigsBestResult) {
   EXPECT_EQ(top[2].config_id, c2);
   EXPECT_EQ(top[2].problem, sample_problem(1024));
   EXPECT_EQ(db_->top_configs(gpu_, 1).size(), 2u);  // the bests
-  EXPECT_EQ(db_->top_configs(gpu_, 1)[0].config_id, db_->best_for(gpu_, sample_problem(512))->config_id);
+  EXPECT_EQ(db_->top_configs(gpu_, 1)[0].config_id,
+            db_->best_for(gpu_, sample_problem(512))->config_id);
 }
 
 TEST_F(Records, MeasuredIsPerGpuModelForResume) {

@@ -62,7 +62,8 @@ TEST_F(Schema, ConfigsTableHasEveryParameterColumn) {
   Database db(path("tuning.db"), OpenMode::read_write);
   Connection raw(db.path(), OpenMode::read_only);
   const auto cols = columns(raw, "configs");
-  for (const Knob& knob : kSgemmKnobs) EXPECT_TRUE(cols.count(std::string(knob.name))) << "configs lacks " << knob.name;
+  for (const Knob& knob : kSgemmKnobs)
+    EXPECT_TRUE(cols.count(std::string(knob.name))) << "configs lacks " << knob.name;
   EXPECT_EQ(cols.size(), std::size(kSgemmKnobs) + 5);  // + id, family, name, op_a, op_b
 }
 
@@ -75,8 +76,10 @@ TEST_F(Schema, AKnobAddedLaterGetsItsColumnWithItsDefault) {
     Connection raw(db.path(), OpenMode::read_write);
     raw.exec("ALTER TABLE configs DROP COLUMN occupancy");
     raw.exec(
-        "INSERT INTO configs (family, name, op_a, op_b, bm, bn, bk, wm, wn, tm, tn, stages, vec, pad, split_k, raster) "
-        "VALUES ('sgemm', 'sgemm_nn_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8', 'n', 'n', 128, 128, 8, 64, 32, 8, 8, 2, 4, 4, 1, 8)");
+        "INSERT INTO configs (family, name, op_a, op_b, bm, bn, bk, wm, wn, tm, tn, stages, vec, "
+        "pad, split_k, raster) "
+        "VALUES ('sgemm', 'sgemm_nn_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8', 'n', 'n', 128, 128, 8, "
+        "64, 32, 8, 8, 2, 4, 4, 1, 8)");
   }
   {
     Database db(path("tuning.db"), OpenMode::read_only);
@@ -129,7 +132,8 @@ TEST_F(Schema, MigratesFromEveryOlderVersion) {
                    {file, "schema version " + std::to_string(from), "older", "read-write"});
     } else {
       Database old(file, OpenMode::read_only);
-      const auto best = old.best_for(*old.find_gpu_model(GpuModel{"GPU", 8, 0, 108}), sample_problem(64, 64, 64));
+      const auto best =
+          old.best_for(*old.find_gpu_model(GpuModel{"GPU", 8, 0, 108}), sample_problem(64, 64, 64));
       ASSERT_TRUE(best);
       EXPECT_EQ(best->config.name, "c1");
       EXPECT_FALSE(best->wide_error);

@@ -30,8 +30,9 @@ class WideError : public OneGpuDbTest {
 TEST_F(WideError, RoundTripsThroughEveryRead) {
   record(0, 1.0, 3.5e-7);
   record(1, 2.0, std::nullopt);
-  Result failed = failed_result(problem_, db_->upsert_config(sample_config(2)), Status::wrong_result,
-                                "on wide-range inputs: relative error 0.01 exceeds the tolerance");
+  Result failed =
+      failed_result(problem_, db_->upsert_config(sample_config(2)), Status::wrong_result,
+                    "on wide-range inputs: relative error 0.01 exceeds the tolerance");
   failed.rel_error = 2e-7;
   failed.wide_error = 0.01;
   db_->record_results(sweep_, std::span<const Result>(&failed, 1));
@@ -111,7 +112,8 @@ void make_version_2_file(const std::string& file) {
   Connection raw(file, OpenMode::read_write);
   migrate(raw, 2);
   raw.exec(
-      "INSERT INTO gpu_models (name, cc_major, cc_minor, sm_count) VALUES ('NVIDIA H200', 9, 0, 132);"
+      "INSERT INTO gpu_models (name, cc_major, cc_minor, sm_count) VALUES ('NVIDIA H200', 9, 0, "
+      "132);"
       "INSERT INTO sweeps (uid, gpu_model_id, command_line) VALUES ('v2-sweep', 1, 'old sweep');"
       "INSERT INTO problems (op_a, op_b, m, n, k, alignment) VALUES ('n', 'n', 64, 64, 64, 4);"
       "INSERT INTO configs (family, name, op_a, op_b, bm, bn, bk, wm, wn, tm, tn, stages, vec, pad,"
@@ -217,7 +219,8 @@ TEST(WideErrorFixtures, RecordedDatabasesOpenMergeAndMigrate) {
   ASSERT_TRUE(fs::exists(exhaustive)) << "CMake unpacks tests/fixtures/h200-exhaustive.tar.xz";
   Database recorded(exhaustive.string(), OpenMode::read_only);
   EXPECT_FALSE(recorded.bests().empty());
-  EXPECT_GT(recorded.top_configs(recorded.gpu_models().front().id, 16).size(), recorded.bests().size());
+  EXPECT_GT(recorded.top_configs(recorded.gpu_models().front().id, 16).size(),
+            recorded.bests().size());
 }
 
 }  // namespace

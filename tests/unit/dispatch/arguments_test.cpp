@@ -45,7 +45,9 @@ bool has_gpu() {
 TEST(CheckArguments, ValidProblemRuns) { EXPECT_EQ(check_arguments(valid_problem()), Work::gemm); }
 
 TEST(CheckArguments, NegativeSizesAreInvalid) {
-  for (auto [field, name] : {std::pair{&Problem::m, "M = -1"}, {&Problem::n, "N = -1"}, {&Problem::k, "K = -1"},
+  for (auto [field, name] : {std::pair{&Problem::m, "M = -1"},
+                             {&Problem::n, "N = -1"},
+                             {&Problem::k, "K = -1"},
                              {&Problem::batch, "batch = -1"}}) {
     Problem p = valid_problem();
     p.*field = -1;
@@ -119,23 +121,28 @@ TEST(CheckArguments, BatchStrides) {
 
 TEST(CApi, ArgumentErrorsComeBeforeTheHandle) {
   float* fake = const_cast<float*>(addr(1024));
-  gemmtune_status_t s = gemmtune_sgemm(nullptr, GEMMTUNE_ROW_MAJOR, GEMMTUNE_OP_N, GEMMTUNE_OP_N, 100, 200, 300, 1.f, fake, 300, fake,
-                                       200, 0.f, fake, 150, nullptr);
+  gemmtune_status_t s =
+      gemmtune_sgemm(nullptr, GEMMTUNE_ROW_MAJOR, GEMMTUNE_OP_N, GEMMTUNE_OP_N, 100, 200, 300, 1.f,
+                     fake, 300, fake, 200, 0.f, fake, 150, nullptr);
   EXPECT_EQ(s, GEMMTUNE_STATUS_INVALID_ARGUMENT);
-  EXPECT_NE(std::string(gemmtune_last_error()).find("ldc = 150"), std::string::npos) << gemmtune_last_error();
+  EXPECT_NE(std::string(gemmtune_last_error()).find("ldc = 150"), std::string::npos)
+      << gemmtune_last_error();
 
-  s = gemmtune_sgemm(nullptr, GEMMTUNE_ROW_MAJOR, GEMMTUNE_OP_N, GEMMTUNE_OP_N, -5, 200, 300, 1.f, fake, 300, fake, 200, 0.f, fake, 200,
-                     nullptr);
+  s = gemmtune_sgemm(nullptr, GEMMTUNE_ROW_MAJOR, GEMMTUNE_OP_N, GEMMTUNE_OP_N, -5, 200, 300, 1.f,
+                     fake, 300, fake, 200, 0.f, fake, 200, nullptr);
   EXPECT_EQ(s, GEMMTUNE_STATUS_INVALID_ARGUMENT);
-  EXPECT_NE(std::string(gemmtune_last_error()).find("M = -5"), std::string::npos) << gemmtune_last_error();
+  EXPECT_NE(std::string(gemmtune_last_error()).find("M = -5"), std::string::npos)
+      << gemmtune_last_error();
 
-  s = gemmtune_sgemm(nullptr, GEMMTUNE_ROW_MAJOR, GEMMTUNE_OP_N, gemmtune_op_t(7), 100, 200, 300, 1.f, fake, 300, fake, 200, 0.f, fake,
-                     200, nullptr);
+  s = gemmtune_sgemm(nullptr, GEMMTUNE_ROW_MAJOR, GEMMTUNE_OP_N, gemmtune_op_t(7), 100, 200, 300,
+                     1.f, fake, 300, fake, 200, 0.f, fake, 200, nullptr);
   EXPECT_EQ(s, GEMMTUNE_STATUS_INVALID_ARGUMENT);
-  EXPECT_NE(std::string(gemmtune_last_error()).find("op"), std::string::npos) << gemmtune_last_error();
+  EXPECT_NE(std::string(gemmtune_last_error()).find("op"), std::string::npos)
+      << gemmtune_last_error();
 
-  s = gemmtune_sgemm_strided_batched(nullptr, GEMMTUNE_ROW_MAJOR, GEMMTUNE_OP_N, GEMMTUNE_OP_N, 10, 20, 30, 1.f, fake, 30, 300, nullptr,
-                                     20, 600, 0.f, fake, 20, 200, 3, nullptr);
+  s = gemmtune_sgemm_strided_batched(nullptr, GEMMTUNE_ROW_MAJOR, GEMMTUNE_OP_N, GEMMTUNE_OP_N, 10,
+                                     20, 30, 1.f, fake, 30, 300, nullptr, 20, 600, 0.f, fake, 20,
+                                     200, 3, nullptr);
   EXPECT_EQ(s, GEMMTUNE_STATUS_INVALID_ARGUMENT);
   EXPECT_NE(std::string(gemmtune_last_error()).find("B is a null pointer"), std::string::npos);
 }
@@ -150,19 +157,19 @@ TEST(CApi, OutOfRangeEnumValuesAreInvalidArguments) {
   for (int bad : {4, -1, 1 << 20, std::numeric_limits<int>::min()}) {  // beyond each enum's range
     SCOPED_TRACE(bad);
     const std::string value = std::to_string(bad);
-    EXPECT_EQ(gemmtune_sgemm(nullptr, GEMMTUNE_ROW_MAJOR, gemmtune_op_t(bad), GEMMTUNE_OP_N, 100, 200, 300, 1.f, fake,
-                             300, fake, 200, 0.f, fake, 200, nullptr),
+    EXPECT_EQ(gemmtune_sgemm(nullptr, GEMMTUNE_ROW_MAJOR, gemmtune_op_t(bad), GEMMTUNE_OP_N, 100,
+                             200, 300, 1.f, fake, 300, fake, 200, 0.f, fake, 200, nullptr),
               GEMMTUNE_STATUS_INVALID_ARGUMENT);
     EXPECT_NE(std::string(gemmtune_last_error()).find("op_a = " + value), std::string::npos)
         << gemmtune_last_error();
-    EXPECT_EQ(gemmtune_sgemm(nullptr, GEMMTUNE_ROW_MAJOR, GEMMTUNE_OP_N, gemmtune_op_t(bad), 100, 200, 300, 1.f, fake,
-                             300, fake, 200, 0.f, fake, 200, nullptr),
+    EXPECT_EQ(gemmtune_sgemm(nullptr, GEMMTUNE_ROW_MAJOR, GEMMTUNE_OP_N, gemmtune_op_t(bad), 100,
+                             200, 300, 1.f, fake, 300, fake, 200, 0.f, fake, 200, nullptr),
               GEMMTUNE_STATUS_INVALID_ARGUMENT);
     EXPECT_NE(std::string(gemmtune_last_error()).find("op_b = " + value), std::string::npos)
         << gemmtune_last_error();
     char buf[64];
-    EXPECT_EQ(gemmtune_explain(nullptr, GEMMTUNE_ROW_MAJOR, gemmtune_op_t(bad), GEMMTUNE_OP_N, 64, 64, 64, 1, 0, buf,
-                               sizeof buf, nullptr),
+    EXPECT_EQ(gemmtune_explain(nullptr, GEMMTUNE_ROW_MAJOR, gemmtune_op_t(bad), GEMMTUNE_OP_N, 64,
+                               64, 64, 1, 0, buf, sizeof buf, nullptr),
               GEMMTUNE_STATUS_INVALID_ARGUMENT);
     EXPECT_NE(std::string(gemmtune_last_error()).find("op_a = " + value), std::string::npos)
         << gemmtune_last_error();
@@ -179,12 +186,15 @@ TEST(CApi, OutOfRangeEnumValuesAreInvalidArguments) {
 
 TEST(CApi, NullHandleIsReported) {
   float* fake = const_cast<float*>(addr(1024));
-  gemmtune_status_t s = gemmtune_sgemm(nullptr, GEMMTUNE_ROW_MAJOR, GEMMTUNE_OP_N, GEMMTUNE_OP_T, 100, 200, 300, 1.f, fake, 300, fake,
-                                       300, 0.f, fake, 200, nullptr);
+  gemmtune_status_t s =
+      gemmtune_sgemm(nullptr, GEMMTUNE_ROW_MAJOR, GEMMTUNE_OP_N, GEMMTUNE_OP_T, 100, 200, 300, 1.f,
+                     fake, 300, fake, 300, 0.f, fake, 200, nullptr);
   EXPECT_EQ(s, GEMMTUNE_STATUS_INVALID_ARGUMENT);
-  EXPECT_NE(std::string(gemmtune_last_error()).find("handle is NULL"), std::string::npos) << gemmtune_last_error();
+  EXPECT_NE(std::string(gemmtune_last_error()).find("handle is NULL"), std::string::npos)
+      << gemmtune_last_error();
   char buf[64];
-  EXPECT_EQ(gemmtune_explain(nullptr, GEMMTUNE_ROW_MAJOR, GEMMTUNE_OP_N, GEMMTUNE_OP_N, 64, 64, 64, 1, 0, buf, sizeof buf, nullptr),
+  EXPECT_EQ(gemmtune_explain(nullptr, GEMMTUNE_ROW_MAJOR, GEMMTUNE_OP_N, GEMMTUNE_OP_N, 64, 64, 64,
+                             1, 0, buf, sizeof buf, nullptr),
             GEMMTUNE_STATUS_INVALID_ARGUMENT);
   EXPECT_EQ(gemmtune_destroy(nullptr), GEMMTUNE_STATUS_SUCCESS);
   EXPECT_EQ(gemmtune_create(nullptr, nullptr), GEMMTUNE_STATUS_INVALID_ARGUMENT);
@@ -198,7 +208,8 @@ TEST(CApi, StatusStringsMatchTheCppNames) {
 }
 
 TEST(CApi, LastErrorIsPerThread) {
-  gemmtune_sgemm(nullptr, GEMMTUNE_ROW_MAJOR, GEMMTUNE_OP_N, GEMMTUNE_OP_N, -1, 1, 1, 1.f, nullptr, 1, nullptr, 1, 0.f, nullptr, 1, nullptr);
+  gemmtune_sgemm(nullptr, GEMMTUNE_ROW_MAJOR, GEMMTUNE_OP_N, GEMMTUNE_OP_N, -1, 1, 1, 1.f, nullptr,
+                 1, nullptr, 1, 0.f, nullptr, 1, nullptr);
   std::string here = gemmtune_last_error();
   std::string there = "unset";
   std::thread([&] { there = gemmtune_last_error(); }).join();
@@ -218,7 +229,8 @@ TEST(CApi, AWorkspaceAllocatorNeedsBothCallbacks) {
   o.workspace_alloc = no_allocation;
   gemmtune_handle_t h = nullptr;
   EXPECT_EQ(gemmtune_create(&h, &o), GEMMTUNE_STATUS_INVALID_ARGUMENT);
-  EXPECT_NE(std::string(gemmtune_last_error()).find("set both allocate and free"), std::string::npos)
+  EXPECT_NE(std::string(gemmtune_last_error()).find("set both allocate and free"),
+            std::string::npos)
       << gemmtune_last_error();
   DispatcherOptions options;
   options.workspace_allocator.allocate = no_allocation;

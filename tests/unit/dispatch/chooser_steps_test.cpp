@@ -47,9 +47,7 @@ GemmConfig stale_config() {
   return c;
 }
 
-std::string stale_why() {
-  return *stale_config().validate(h200_limits());
-}
+std::string stale_why() { return *stale_config().validate(h200_limits()); }
 
 TunedProblem nn(long long m, long long n, long long k, int alignment = 4) {
   TunedProblem t;
@@ -78,9 +76,7 @@ Chooser chooser_of(std::vector<TunedBest> bests, std::vector<TunedBest> top_conf
   return Chooser(h200_limits(), s);
 }
 
-Problem nn_problem(int m, int n, int k) {
-  return shape_only_problem(Op::N, Op::N, m, n, k);
-}
+Problem nn_problem(int m, int n, int k) { return shape_only_problem(Op::N, Op::N, m, n, k); }
 
 const std::string kNotTuned = "exact: this problem was not tuned on this GPU model";
 
@@ -123,8 +119,8 @@ TEST(ChooserSteps, SkippedRowsBeyondSixAreCounted) {
     std::string name = "sgemm_nn_retired_" + std::to_string(i);
     bests.push_back(tuned(nn(m, m, m), name, i + 1));
     if (i < 6)
-      expect.push_back("nearest: " + std::to_string(m) + "x" + std::to_string(m) + "x" + std::to_string(m) +
-                       " nn: '" + name +
+      expect.push_back("nearest: " + std::to_string(m) + "x" + std::to_string(m) + "x" +
+                       std::to_string(m) + " nn: '" + name +
                        "' is not a config name this version knows");
   }
   expect.push_back("nearest: 2 more candidates skipped");
@@ -158,11 +154,9 @@ TEST(ChooserSteps, OnlyTheNearestFourCompete) {
   c = chooser_of(nearest_four_and_a_far_one(3)).choose(nn_problem(96, 4096, 4096));
   ASSERT_TRUE(c.tuned.has_value());
   EXPECT_EQ(c.tuned->problem.k, 1024);
-  EXPECT_EQ(
-      c.trail,
-      (Trail{kNotTuned,
-             "nearest: 128x4096x4096 nn passed over: its configs would keep 75% "
-             "of its best throughput here, 96x4096x1024 nn's 100%"}));
+  EXPECT_EQ(c.trail, (Trail{kNotTuned,
+                            "nearest: 128x4096x4096 nn passed over: its configs would keep 75% "
+                            "of its best throughput here, 96x4096x1024 nn's 100%"}));
 }
 
 TEST(ChooserSteps, TheNearestStaysWithinFifteenPercent) {
@@ -181,10 +175,9 @@ TEST(ChooserSteps, TheNearestStaysWithinFifteenPercent) {
   ASSERT_TRUE(passed.tuned.has_value());
   EXPECT_EQ(passed.tuned->problem.m, 104);
   EXPECT_DOUBLE_EQ(passed.distance, std::log(4.0));
-  EXPECT_EQ(passed.trail,
-            (Trail{kNotTuned,
-                   "nearest: 128x4096x4096 nn passed over: its configs would keep "
-                   "81% of its best throughput here, 104x4096x1024 nn's 100%"}));
+  EXPECT_EQ(passed.trail, (Trail{kNotTuned,
+                                 "nearest: 128x4096x4096 nn passed over: its configs would keep "
+                                 "81% of its best throughput here, 104x4096x1024 nn's 100%"}));
 }
 
 TEST(ChooserSteps, AnotherRegimeCompetesOnlyWhenNoneOfTheRegimeCanRun) {
@@ -233,10 +226,10 @@ TEST(ChooserSteps, RunnerUpStandsInForAStaleBest) {
   runner_up.config_name = "sgemm_nn_retired";
   c = chooser_of({best}, {best, runner_up}).choose(nn_problem(1000, 1000, 1000));
   EXPECT_EQ(c.source, ChoiceSource::builtin);
-  EXPECT_EQ(c.trail, (Trail{kNotTuned,
-                            "nearest: 1024x1024x1024 nn: " + stale +
-                                " no longer validates: " + stale_why(),
-                            "model_default: " + stale + " no longer validates: " + stale_why()}));
+  EXPECT_EQ(c.trail,
+            (Trail{kNotTuned,
+                   "nearest: 1024x1024x1024 nn: " + stale + " no longer validates: " + stale_why(),
+                   "model_default: " + stale + " no longer validates: " + stale_why()}));
 }
 
 TEST(ChooserSteps, ModelDefaultIsTheMostCommonBestOfTheLayout) {

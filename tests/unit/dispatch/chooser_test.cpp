@@ -33,25 +33,28 @@ class ChooserTest : public ::testing::Test {
     ASSERT_FALSE(split.empty());
     split16_ = split.front();
     stale_ = pool_[0];
-    stale_.bm = stale_.bn = 256, stale_.bk = 32, stale_.stages = 4;  // shared memory above the limit
+    stale_.bm = stale_.bn = 256, stale_.bk = 32,
+    stale_.stages = 4;  // shared memory above the limit
     ASSERT_TRUE(stale_.validate(limits_).has_value());
 
     path_ = (scratch_dir("chooser") / "tuning.db").string();
     TuningDbBuilder b(path_);
     b.gpu("NVIDIA H200", 9, 0, 132);
     b.add(db_problem(Op::N, Op::N, 1024, 1024, 1024), pool_[0], 1.0);
-    b.add(db_problem(Op::N, Op::N, 1024, 1024, 1024), pool_[1], 2.0);  // slower: not the best
-    b.add(db_problem(Op::N, Op::N, 64, 4096, 4096), pool_[2], 1.0);    // skinny
-    b.add(db_problem(Op::N, Op::N, 256, 4096, 4096), pool_[3], 1.0);   // square
-    b.add(db_problem(Op::N, Op::N, 4096, 4096, 4096), pool_[0], 3.0);  // pool_[0] wins twice
-    b.add(db_problem(Op::N, Op::N, 2048, 2048, 2048), stale_, 0.5);    // no longer valid
+    b.add(db_problem(Op::N, Op::N, 1024, 1024, 1024), pool_[1], 2.0);     // slower: not the best
+    b.add(db_problem(Op::N, Op::N, 64, 4096, 4096), pool_[2], 1.0);       // skinny
+    b.add(db_problem(Op::N, Op::N, 256, 4096, 4096), pool_[3], 1.0);      // square
+    b.add(db_problem(Op::N, Op::N, 4096, 4096, 4096), pool_[0], 3.0);     // pool_[0] wins twice
+    b.add(db_problem(Op::N, Op::N, 2048, 2048, 2048), stale_, 0.5);       // no longer valid
     b.add(db_problem(Op::N, Op::N, 128, 128, 128, 5000), split16_, 0.5);  // batch x split_k too big
     b.add(db_problem(Op::N, Op::N, 512, 512, 512), "sgemm_nn_from_an_older_family", pool_[4], 0.1);
     b.gpu("NVIDIA A100-SXM4-80GB", 8, 0, 108);
     b.add(db_problem(Op::N, Op::N, 1000, 1000, 1000), pool_[5], 1.0);
   }
 
-  static Chooser h200() { return Chooser(limits_, load_tuning_snapshot(path_, {"NVIDIA H200", 9, 0, 132})); }
+  static Chooser h200() {
+    return Chooser(limits_, load_tuning_snapshot(path_, {"NVIDIA H200", 9, 0, 132}));
+  }
 
   static inline DeviceLimits limits_;
   static inline std::vector<GemmConfig> pool_;
@@ -104,14 +107,16 @@ TEST_F(ChooserTest, NearestPrefersTheSameRegime) {
 }
 
 // A chooser for an H200 whose scratch database `name` holds the results `add` records.
-Chooser h200_chooser_with(const std::string& name, const std::function<void(TuningDbBuilder&)>& add) {
+Chooser h200_chooser_with(const std::string& name,
+                          const std::function<void(TuningDbBuilder&)>& add) {
   std::string path = (scratch_dir(name) / "tuning.db").string();
   {
     TuningDbBuilder b(path);
     b.gpu("NVIDIA H200", 9, 0, 132);
     add(b);
   }
-  return Chooser(DeviceLimits::for_arch("sm_90"), load_tuning_snapshot(path, {"NVIDIA H200", 9, 0, 132}));
+  return Chooser(DeviceLimits::for_arch("sm_90"),
+                 load_tuning_snapshot(path, {"NVIDIA H200", 9, 0, 132}));
 }
 
 TEST(ChooserCarryOver, NearestWhoseTilesWouldIdleTheGpuIsPassedOver) {
@@ -122,14 +127,16 @@ TEST(ChooserCarryOver, NearestWhoseTilesWouldIdleTheGpuIsPassedOver) {
   ASSERT_TRUE(whole && split);
   EXPECT_NEAR(predicted_efficiency(*whole, 1536, 1536, 1, 132), 72.0 / 132, 1e-12);
   EXPECT_NEAR(predicted_efficiency(*whole, 2048, 2048, 1, 132), 128.0 / 132, 1e-12);
-  EXPECT_NEAR(predicted_efficiency(*whole, 1000, 1000, 1, 0), 1e6 / (1024.0 * 1024), 1e-12);  // edge padding only
+  EXPECT_NEAR(predicted_efficiency(*whole, 1000, 1000, 1, 0), 1e6 / (1024.0 * 1024),
+              1e-12);  // edge padding only
   // Split only past whole rounds (split_tail): 2048^3 has 128 tiles, under one round, split 4
   // ways: 512 quarters over 132 SMs, at most 4 each.
   GemmConfig tail = *split;
   tail.split_tail = true;
   EXPECT_NEAR(predicted_efficiency(tail, 2048, 2048, 1, 132), 512.0 / (4 * 132), 1e-12);
   // 3072^3: 288 tiles, two rounds and 24 tiles split 4 ways (one quarter on 96 SMs).
-  EXPECT_NEAR(predicted_efficiency(tail, 3072, 3072, 1, 132), 288.0 * 4 / ((2 * 4 + 1) * 132), 1e-12);
+  EXPECT_NEAR(predicted_efficiency(tail, 3072, 3072, 1, 132), 288.0 * 4 / ((2 * 4 + 1) * 132),
+              1e-12);
   Chooser chooser = h200_chooser_with("chooser_carry_over", [&](TuningDbBuilder& b) {
     b.add(db_problem(Op::N, Op::N, 2048, 2048, 2048), *whole, 0.36);
     b.add(db_problem(Op::N, Op::N, 1024, 1024, 2048), *split, 0.104);
@@ -175,7 +182,8 @@ TEST_F(ChooserTest, ConfigThatCannotRunTheProblemIsSkipped) {
   Choice c = h200().choose(shape_only_problem(Op::N, Op::N, 128, 128, 128, 5000));
   EXPECT_NE(c.source, ChoiceSource::exact) << c.to_string();
   EXPECT_TRUE(trail_has(c, "cannot run this problem")) << trail_of(c);
-  EXPECT_FALSE(c.config.can_implement(shape_only_problem(Op::N, Op::N, 128, 128, 128, 5000)).has_value());
+  EXPECT_FALSE(
+      c.config.can_implement(shape_only_problem(Op::N, Op::N, 128, 128, 128, 5000)).has_value());
 }
 
 TEST_F(ChooserTest, UnknownConfigNameIsSkipped) {
@@ -222,7 +230,8 @@ TEST_F(ChooserTest, UntunedLayoutUsesTheBuiltinDefault) {
 }
 
 TEST_F(ChooserTest, OtherGpuModelsDataIsNotUsed) {
-  Chooser a100(DeviceLimits::for_arch("sm_80"), load_tuning_snapshot(path_, {"NVIDIA A100-SXM4-80GB", 8, 0, 108}));
+  Chooser a100(DeviceLimits::for_arch("sm_80"),
+               load_tuning_snapshot(path_, {"NVIDIA A100-SXM4-80GB", 8, 0, 108}));
   Choice c = a100.choose(shape_only_problem(Op::N, Op::N, 1000, 1000, 1000));
   EXPECT_EQ(c.source, ChoiceSource::exact) << c.to_string();
   EXPECT_EQ(c.config, pool_[5]);
@@ -256,7 +265,8 @@ TEST_F(ChooserTest, GarbageFileFallsBackToBuiltin) {
   {
     std::FILE* f = std::fopen(path.c_str(), "wb");
     ASSERT_NE(f, nullptr);
-    std::fputs("this is not a database, it is a text file long enough to have a header.........", f);
+    std::fputs("this is not a database, it is a text file long enough to have a header.........",
+               f);
     std::fclose(f);
   }
   TuningSnapshot s = load_tuning_snapshot(path, {"NVIDIA H200", 9, 0, 132});
@@ -276,7 +286,8 @@ TEST(ShapeOnlyProblem, AlignmentClass) {
   EXPECT_EQ(shape_only_problem(Op::N, Op::N, 64, 64, 64).alignment(), 4);
   EXPECT_EQ(shape_only_problem(Op::N, Op::N, 64, 64, 64, 1, 2).alignment(), 2);
   EXPECT_EQ(shape_only_problem(Op::N, Op::N, 64, 64, 64, 1, 1).alignment(), 1);
-  EXPECT_EQ(shape_only_problem(Op::N, Op::N, 64, 63, 64, 1, 4).alignment(), 1);  // the shape allows only 1
+  EXPECT_EQ(shape_only_problem(Op::N, Op::N, 64, 63, 64, 1, 4).alignment(),
+            1);  // the shape allows only 1
   // x^T B with x transposed: lda = 1 limits A alone; a requested class covers every pointer.
   EXPECT_EQ(shape_only_problem(Op::T, Op::N, 1, 4096, 4096).alignment(), 1);
   EXPECT_EQ(shape_only_problem(Op::T, Op::N, 1, 4096, 4096).b_alignment(), 4);
@@ -304,8 +315,10 @@ TEST(Chooser, RepackConfigReadsBackAndRunsItsProblem) {
   GemmConfig plain = *repack;
   plain.repack = false;
   Chooser chooser = h200_chooser_with("chooser_repack", [&](TuningDbBuilder& b) {
-    b.add(db_problem(Op::N, Op::N, 2999, 3001, 2003, 1, 1), plain.fitted_to(shape_only_problem(Op::N, Op::N, 2999, 3001, 2003)), 0.2);
-    b.add(db_problem(Op::N, Op::N, 2999, 3001, 2003, 1, 1), *repack, 0.15);  // same knob columns, faster
+    b.add(db_problem(Op::N, Op::N, 2999, 3001, 2003, 1, 1),
+          plain.fitted_to(shape_only_problem(Op::N, Op::N, 2999, 3001, 2003)), 0.2);
+    b.add(db_problem(Op::N, Op::N, 2999, 3001, 2003, 1, 1), *repack,
+          0.15);  // same knob columns, faster
   });
   Choice c = chooser.choose(shape_only_problem(Op::N, Op::N, 2999, 3001, 2003));
   EXPECT_EQ(c.source, ChoiceSource::exact) << trail_of(c);

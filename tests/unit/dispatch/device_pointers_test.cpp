@@ -32,64 +32,77 @@ void expect_invalid(gemmtune_status_t s, const std::string& part) {
 }
 
 // gemmtune_sgemm_batched_device, column-major 10x20x30 (lda 10, ldb 30, ldc 10) unless changed.
-gemmtune_status_t device_call(const float* const* a, const float* const* b, float* const* c, int k = 30,
-                              int batch = 3, int64_t lda = 10, float alpha = 1.f) {
-  return gemmtune_sgemm_batched_device(nullptr, GEMMTUNE_COL_MAJOR, GEMMTUNE_OP_N, GEMMTUNE_OP_N, 10, 20, k, alpha, a,
-                                       lda, b, 30, 0.5f, c, 10, batch, nullptr);
+gemmtune_status_t device_call(const float* const* a, const float* const* b, float* const* c,
+                              int k = 30, int batch = 3, int64_t lda = 10, float alpha = 1.f) {
+  return gemmtune_sgemm_batched_device(nullptr, GEMMTUNE_COL_MAJOR, GEMMTUNE_OP_N, GEMMTUNE_OP_N,
+                                       10, 20, k, alpha, a, lda, b, 30, 0.5f, c, 10, batch,
+                                       nullptr);
 }
 
 TEST(DeviceArrays, NullArraysThatWouldBeReadAreNamed) {
-  expect_invalid(device_call(nullptr, fake_array(), fake_c_array()), "the device array of A pointers is null");
-  expect_invalid(device_call(fake_array(), nullptr, fake_c_array()), "the device array of B pointers is null");
-  expect_invalid(device_call(fake_array(), fake_array(), nullptr), "the device array of C pointers is null");
+  expect_invalid(device_call(nullptr, fake_array(), fake_c_array()),
+                 "the device array of A pointers is null");
+  expect_invalid(device_call(fake_array(), nullptr, fake_c_array()),
+                 "the device array of B pointers is null");
+  expect_invalid(device_call(fake_array(), fake_array(), nullptr),
+                 "the device array of C pointers is null");
   // All arguments fine: only the handle is missing.
   expect_invalid(device_call(fake_array(), fake_array(), fake_c_array()), "handle is NULL");
   // K = 0 or alpha = 0 reads neither A nor B (C = beta C): their arrays may be null, C's not.
   expect_invalid(device_call(nullptr, nullptr, fake_c_array(), 0), "handle is NULL");
   expect_invalid(device_call(nullptr, nullptr, fake_c_array(), 30, 3, 10, 0.f), "handle is NULL");
-  expect_invalid(device_call(nullptr, nullptr, nullptr, 0), "the device array of C pointers is null");
+  expect_invalid(device_call(nullptr, nullptr, nullptr, 0),
+                 "the device array of C pointers is null");
   // batch 0: nothing to do, no array needed.
   expect_invalid(device_call(nullptr, nullptr, nullptr, 30, 0), "handle is NULL");
 }
 
 TEST(DeviceArrays, SizesLeadingDimensionsAndOpsAreChecked) {
-  expect_invalid(device_call(fake_array(), fake_array(), fake_c_array(), 30, -1), "batch = -1 is negative");
+  expect_invalid(device_call(fake_array(), fake_array(), fake_c_array(), 30, -1),
+                 "batch = -1 is negative");
   expect_invalid(device_call(fake_array(), fake_array(), fake_c_array(), -2), "K = -2 is negative");
   expect_invalid(device_call(fake_array(), fake_array(), fake_c_array(), 30, 3, 9),
                  "lda = 9 is smaller than a column of A");
-  expect_invalid(gemmtune_sgemm_batched_device(nullptr, GEMMTUNE_COL_MAJOR, gemmtune_op_t(7), GEMMTUNE_OP_N, 10, 20,
-                                               30, 1.f, fake_array(), 10, fake_array(), 30, 0.f, fake_c_array(), 10,
-                                               3, nullptr),
+  expect_invalid(gemmtune_sgemm_batched_device(
+                     nullptr, GEMMTUNE_COL_MAJOR, gemmtune_op_t(7), GEMMTUNE_OP_N, 10, 20, 30, 1.f,
+                     fake_array(), 10, fake_array(), 30, 0.f, fake_c_array(), 10, 3, nullptr),
                  "op_a = 7");
-  expect_invalid(gemmtune_sgemm_batched_device(nullptr, gemmtune_layout_t(3), GEMMTUNE_OP_N, GEMMTUNE_OP_N, 10, 20, 30,
-                                               1.f, fake_array(), 10, fake_array(), 30, 0.f, fake_c_array(), 10, 3,
-                                               nullptr),
+  expect_invalid(gemmtune_sgemm_batched_device(
+                     nullptr, gemmtune_layout_t(3), GEMMTUNE_OP_N, GEMMTUNE_OP_N, 10, 20, 30, 1.f,
+                     fake_array(), 10, fake_array(), 30, 0.f, fake_c_array(), 10, 3, nullptr),
                  "layout = 3");
 }
 
 TEST(DeviceArrays, TheCublasShapedCallChecksItsArguments) {
   const float one = 1.f, zero = 0.f;
-  expect_invalid(gemmtune_cublasSgemmBatched(nullptr, GEMMTUNE_OP_N, GEMMTUNE_OP_T, 10, 20, 30, nullptr, fake_array(),
-                                             10, fake_array(), 20, &zero, fake_c_array(), 10, 4),
-                 "alpha is a null pointer");
-  expect_invalid(gemmtune_cublasSgemmBatched(nullptr, GEMMTUNE_OP_N, GEMMTUNE_OP_T, 10, 20, 30, &one, fake_array(),
-                                             10, fake_array(), 20, nullptr, fake_c_array(), 10, 4),
+  expect_invalid(
+      gemmtune_cublasSgemmBatched(nullptr, GEMMTUNE_OP_N, GEMMTUNE_OP_T, 10, 20, 30, nullptr,
+                                  fake_array(), 10, fake_array(), 20, &zero, fake_c_array(), 10, 4),
+      "alpha is a null pointer");
+  expect_invalid(gemmtune_cublasSgemmBatched(nullptr, GEMMTUNE_OP_N, GEMMTUNE_OP_T, 10, 20, 30,
+                                             &one, fake_array(), 10, fake_array(), 20, nullptr,
+                                             fake_c_array(), 10, 4),
                  "beta is a null pointer");
-  expect_invalid(gemmtune_cublasSgemmBatched(nullptr, gemmtune_op_t(9), GEMMTUNE_OP_T, 10, 20, 30, &one, fake_array(),
-                                             10, fake_array(), 20, &zero, fake_c_array(), 10, 4),
-                 "transa = 9");
-  expect_invalid(gemmtune_cublasSgemmBatched(nullptr, GEMMTUNE_OP_N, GEMMTUNE_OP_T, 10, 20, 30, &one, nullptr, 10,
-                                             fake_array(), 20, &zero, fake_c_array(), 10, 4),
-                 "the device array of A pointers is null");
-  expect_invalid(gemmtune_cublasSgemmBatched(nullptr, GEMMTUNE_OP_N, GEMMTUNE_OP_T, 10, 20, 30, &one, fake_array(),
-                                             10, fake_array(), 19, &zero, fake_c_array(), 10, 4),
-                 "ldb = 19");  // B^T: B is stored N x K, column-major: ldb >= N
-  expect_invalid(gemmtune_cublasSgemmBatched(nullptr, GEMMTUNE_OP_N, GEMMTUNE_OP_T, 10, 20, 30, &one, fake_array(),
-                                             10, fake_array(), 20, &zero, fake_c_array(), 10, -4),
+  expect_invalid(
+      gemmtune_cublasSgemmBatched(nullptr, gemmtune_op_t(9), GEMMTUNE_OP_T, 10, 20, 30, &one,
+                                  fake_array(), 10, fake_array(), 20, &zero, fake_c_array(), 10, 4),
+      "transa = 9");
+  expect_invalid(
+      gemmtune_cublasSgemmBatched(nullptr, GEMMTUNE_OP_N, GEMMTUNE_OP_T, 10, 20, 30, &one, nullptr,
+                                  10, fake_array(), 20, &zero, fake_c_array(), 10, 4),
+      "the device array of A pointers is null");
+  expect_invalid(
+      gemmtune_cublasSgemmBatched(nullptr, GEMMTUNE_OP_N, GEMMTUNE_OP_T, 10, 20, 30, &one,
+                                  fake_array(), 10, fake_array(), 19, &zero, fake_c_array(), 10, 4),
+      "ldb = 19");  // B^T: B is stored N x K, column-major: ldb >= N
+  expect_invalid(gemmtune_cublasSgemmBatched(nullptr, GEMMTUNE_OP_N, GEMMTUNE_OP_T, 10, 20, 30,
+                                             &one, fake_array(), 10, fake_array(), 20, &zero,
+                                             fake_c_array(), 10, -4),
                  "batch = -4 is negative");
-  expect_invalid(gemmtune_cublasSgemmBatched(nullptr, GEMMTUNE_OP_N, GEMMTUNE_OP_T, 10, 20, 30, &one, fake_array(),
-                                             10, fake_array(), 20, &zero, fake_c_array(), 10, 4),
-                 "handle is NULL");
+  expect_invalid(
+      gemmtune_cublasSgemmBatched(nullptr, GEMMTUNE_OP_N, GEMMTUNE_OP_T, 10, 20, 30, &one,
+                                  fake_array(), 10, fake_array(), 20, &zero, fake_c_array(), 10, 4),
+      "handle is NULL");
 }
 
 Problem pointer_array_problem() {
@@ -173,10 +186,13 @@ TEST(PointerMode, ValuesAreCublasPointerModes) {
 }
 
 TEST(PointerMode, SetAndGetCheckTheirArguments) {
-  expect_invalid(gemmtune_set_pointer_mode(nullptr, gemmtune_pointer_mode_t(2)),
-                 "pointer mode = 2 is not GEMMTUNE_POINTER_MODE_HOST (0) or GEMMTUNE_POINTER_MODE_DEVICE (1)");
-  expect_invalid(gemmtune_set_pointer_mode(nullptr, gemmtune_pointer_mode_t(-1)), "pointer mode = -1");
-  expect_invalid(gemmtune_set_pointer_mode(nullptr, GEMMTUNE_POINTER_MODE_DEVICE), "handle is NULL");
+  expect_invalid(
+      gemmtune_set_pointer_mode(nullptr, gemmtune_pointer_mode_t(2)),
+      "pointer mode = 2 is not GEMMTUNE_POINTER_MODE_HOST (0) or GEMMTUNE_POINTER_MODE_DEVICE (1)");
+  expect_invalid(gemmtune_set_pointer_mode(nullptr, gemmtune_pointer_mode_t(-1)),
+                 "pointer mode = -1");
+  expect_invalid(gemmtune_set_pointer_mode(nullptr, GEMMTUNE_POINTER_MODE_DEVICE),
+                 "handle is NULL");
   gemmtune_pointer_mode_t mode = GEMMTUNE_POINTER_MODE_HOST;
   expect_invalid(gemmtune_get_pointer_mode(nullptr, &mode), "handle is NULL");
 }
@@ -207,7 +223,8 @@ TEST(PointerMode, DeviceScalarsAreNeitherZeroNorOne) {
 TEST(PointerMode, ScalarsConvertFromValuesAndOnlyExplicitlyFromAddresses) {
   static_assert(std::is_convertible_v<float, Scalar>);
   static_assert(std::is_convertible_v<int, Scalar>);
-  static_assert(!std::is_convertible_v<const float*, Scalar>, "a host pointer must not pass for a device one");
+  static_assert(!std::is_convertible_v<const float*, Scalar>,
+                "a host pointer must not pass for a device one");
   const Scalar value = 2.5f;
   EXPECT_FALSE(value.is_on_device());
   EXPECT_EQ(value.value(), 2.5f);
@@ -215,24 +232,26 @@ TEST(PointerMode, ScalarsConvertFromValuesAndOnlyExplicitlyFromAddresses) {
   const Scalar on_device = Scalar::on_device(address);
   EXPECT_TRUE(on_device.is_on_device());
   EXPECT_EQ(on_device.address(), address);
-  const Problem p = detail::make_problem(Op::N, Op::N, 4, 5, 6, on_device, fake(), 6, 0, fake(), 5, 0, 0.5f, fake(),
-                                         5, 0, 1);
+  const Problem p = detail::make_problem(Op::N, Op::N, 4, 5, 6, on_device, fake(), 6, 0, fake(), 5,
+                                         0, 0.5f, fake(), 5, 0, 1);
   EXPECT_EQ(p.alpha_ptr, address);
   EXPECT_EQ(p.beta_ptr, nullptr);
   EXPECT_EQ(p.beta, 0.5f);
   try {
-    detail::make_problem(Op::N, Op::N, 4, 5, 6, 1.f, fake(), 6, 0, fake(), 5, 0, Scalar::on_device(nullptr), fake(),
-                         5, 0, 1);
+    detail::make_problem(Op::N, Op::N, 4, 5, 6, 1.f, fake(), 6, 0, fake(), 5, 0,
+                         Scalar::on_device(nullptr), fake(), 5, 0, 1);
     ADD_FAILURE() << "a null device beta accepted";
   } catch (const Error& e) {
     EXPECT_EQ(e.status(), Status::kInvalidArgument);
-    EXPECT_NE(std::string(e.what()).find("beta is a null device pointer"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("beta is a null device pointer"), std::string::npos)
+        << e.what();
   }
 }
 
 TEST(PointerMode, PrepareTakesTheNewFields) {
   gemmtune_problem p{};
-  p.layout = GEMMTUNE_COL_MAJOR, p.op_a = GEMMTUNE_OP_N, p.op_b = GEMMTUNE_OP_T, p.m = 4, p.n = 4, p.k = 4;
+  p.layout = GEMMTUNE_COL_MAJOR, p.op_a = GEMMTUNE_OP_N, p.op_b = GEMMTUNE_OP_T, p.m = 4, p.n = 4,
+  p.k = 4;
   p.pointer_arrays = 1, p.device_scalars = 1;
   expect_invalid(gemmtune_prepare(nullptr, &p, 1, nullptr), "handle is NULL");
 }

@@ -1,4 +1,5 @@
-// `gemmtune explain` without a GPU (--arch): what it prints for tuned, nearest and untuned problems.
+// `gemmtune explain` without a GPU (--arch): what it prints for tuned, nearest and untuned
+// problems.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -43,7 +44,8 @@ TEST_F(ExplainCli, ExactWithoutAGpu) {
   EXPECT_NE(r.out.find("NVIDIA H200"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("3.0000 ms"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("rel. error 2e-07 (wide-range inputs 3e-07)"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("math     FP32 FMA (ieee class); precision policy ieee"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("math     FP32 FMA (ieee class); precision policy ieee"), std::string::npos)
+      << r.out;
 }
 
 TEST_F(ExplainCli, NearestAndBuiltin) {

@@ -31,8 +31,10 @@ void host_gemm(const Problem& p, At at) {
         }
         double sum = 0;
         for (int l = 0; l < p.k; ++l) {
-          const float a = p.a[b * p.stride_a + (p.op_a == Op::N ? at(i, l, p.lda) : at(l, i, p.lda))];
-          const float x = p.b[b * p.stride_b + (p.op_b == Op::N ? at(l, j, p.ldb) : at(j, l, p.ldb))];
+          const float a =
+              p.a[b * p.stride_a + (p.op_a == Op::N ? at(i, l, p.lda) : at(l, i, p.lda))];
+          const float x =
+              p.b[b * p.stride_b + (p.op_b == Op::N ? at(l, j, p.ldb) : at(j, l, p.ldb))];
           sum += double(a) * x;
         }
         c = float(p.alpha * sum + (p.beta == 0.f ? 0.0 : double(p.beta) * c));
@@ -72,9 +74,10 @@ struct HostProblem : HostData {
 TEST(Layout, ColumnMajorRunsAsTheSwappedRowMajorProblem) {
   std::mt19937 rng(17);
   for (auto [oa, ob] : {std::pair{Op::N, Op::N}, {Op::N, Op::T}, {Op::T, Op::N}, {Op::T, Op::T}})
-    for (auto [m, n, k, batch, pad] : {std::tuple{5, 7, 3, 1, 0}, {1, 9, 4, 2, 3}, {8, 1, 6, 3, 1}, {6, 6, 1, 1, 2}}) {
-      SCOPED_TRACE(testing::Message() << op_char(oa) << op_char(ob) << " " << m << "x" << n << "x" << k << " b"
-                                      << batch << " pad " << pad);
+    for (auto [m, n, k, batch, pad] :
+         {std::tuple{5, 7, 3, 1, 0}, {1, 9, 4, 2, 3}, {8, 1, 6, 3, 1}, {6, 6, 1, 1, 2}}) {
+      SCOPED_TRACE(testing::Message() << op_char(oa) << op_char(ob) << " " << m << "x" << n << "x"
+                                      << k << " b" << batch << " pad " << pad);
       HostProblem h(oa, ob, m, n, k, batch, pad, rng);
       EXPECT_EQ(check_arguments(h.p, Layout::col_major), Work::gemm);
       const std::vector<float> c0 = h.c;
@@ -83,17 +86,19 @@ TEST(Layout, ColumnMajorRunsAsTheSwappedRowMajorProblem) {
       h.c = c0;
       const Problem r = as_row_major(Layout::col_major, h.p);
       EXPECT_EQ(check_arguments(r), Work::gemm);  // the row-major problem is valid as it stands
-      host_gemm(r, row_major_at);  // what the kernels compute
+      host_gemm(r, row_major_at);                 // what the kernels compute
       EXPECT_EQ(h.c, want);
     }
 }
 
 // A row-major problem on host memory, leading dimensions padded by `pad` (C's only when asked).
 struct HostRowMajor : HostData {
-  HostRowMajor(Op op_a, Op op_b, int m, int n, int k, int batch, int pad, int c_pad, std::mt19937& rng) {
+  HostRowMajor(Op op_a, Op op_b, int m, int n, int k, int batch, int pad, int c_pad,
+               std::mt19937& rng) {
     p = Problem::packed(op_a, op_b, m, n, k, batch);
     p.lda += pad, p.ldb += pad, p.ldc += c_pad;
-    p.stride_a = p.lda * p.a_rows() + 3, p.stride_b = p.ldb * p.b_rows() + 5, p.stride_c = p.ldc * m + 1;
+    p.stride_a = p.lda * p.a_rows() + 3, p.stride_b = p.ldb * p.b_rows() + 5,
+    p.stride_c = p.ldc * m + 1;
     fill(rng);
   }
 };
@@ -113,7 +118,8 @@ TEST(Layout, MatrixTransposedTimesVectorRunsAsItsTranspose) {
   std::mt19937 rng(23);
   for (Op ob : {Op::N, Op::T})
     for (auto [m, k, batch, pad] : {std::tuple{7, 5, 1, 0}, {13, 1, 2, 3}, {2, 9, 3, 1}}) {
-      SCOPED_TRACE(testing::Message() << "t" << op_char(ob) << " " << m << "x1x" << k << " b" << batch);
+      SCOPED_TRACE(testing::Message()
+                   << "t" << op_char(ob) << " " << m << "x1x" << k << " b" << batch);
       HostRowMajor h(Op::T, ob, m, 1, k, batch, pad, 0, rng);
       const Problem r = kernel_form(h.p);
       ASSERT_EQ(r.m, 1);
@@ -145,7 +151,8 @@ TEST(Layout, AdjacentVectorElementsAreReadAsARow) {
       {Op::N, Op::N, 3, 1, 1, 1, Op::N, Op::T},  // K = 1
   };
   for (const Case& c : cases) {
-    SCOPED_TRACE(testing::Message() << op_char(c.op_a) << op_char(c.op_b) << " " << c.m << "x" << c.n << "x" << c.k);
+    SCOPED_TRACE(testing::Message()
+                 << op_char(c.op_a) << op_char(c.op_b) << " " << c.m << "x" << c.n << "x" << c.k);
     HostRowMajor h(c.op_a, c.op_b, c.m, c.n, c.k, c.batch, 0, 0, rng);
     const Problem r = kernel_form(h.p);
     EXPECT_EQ(r.op_a, c.want_a);
@@ -161,14 +168,17 @@ TEST(Layout, OtherProblemsRunAsTheyAre) {
   std::mt19937 rng(29);
   auto unchanged = [](const Problem& p) {
     const Problem r = kernel_form(p);
-    return r.m == p.m && r.n == p.n && r.a == p.a && r.op_a == p.op_a && r.op_b == p.op_b && r.lda == p.lda &&
-           r.ldb == p.ldb && r.ldc == p.ldc;
+    return r.m == p.m && r.n == p.n && r.a == p.a && r.op_a == p.op_a && r.op_b == p.op_b &&
+           r.lda == p.lda && r.ldb == p.ldb && r.ldc == p.ldc;
   };
-  EXPECT_TRUE(unchanged(HostRowMajor(Op::N, Op::N, 7, 1, 5, 1, 2, 0, rng).p));  // x's elements apart
+  EXPECT_TRUE(
+      unchanged(HostRowMajor(Op::N, Op::N, 7, 1, 5, 1, 2, 0, rng).p));  // x's elements apart
   EXPECT_TRUE(unchanged(HostRowMajor(Op::N, Op::T, 7, 1, 5, 1, 0, 0, rng).p));  // x a row already
   EXPECT_TRUE(unchanged(HostRowMajor(Op::T, Op::N, 7, 2, 5, 1, 0, 0, rng).p));  // not a vector
-  EXPECT_TRUE(unchanged(HostRowMajor(Op::T, Op::N, 1, 1, 5, 1, 3, 0, rng).p));  // a dot of strided vectors
-  EXPECT_TRUE(unchanged(HostRowMajor(Op::T, Op::N, 7, 1, 5, 1, 1, 2, rng).p));  // C's elements apart
+  EXPECT_TRUE(
+      unchanged(HostRowMajor(Op::T, Op::N, 1, 1, 5, 1, 3, 0, rng).p));  // a dot of strided vectors
+  EXPECT_TRUE(
+      unchanged(HostRowMajor(Op::T, Op::N, 7, 1, 5, 1, 1, 2, rng).p));  // C's elements apart
   // Pointer arrays trade places with the operands.
   Problem arrays = Problem::packed(Op::T, Op::N, 7, 1, 5, 2);
   const float* a_ptrs[2] = {nullptr, nullptr};
@@ -215,7 +225,9 @@ TEST(Layout, ColumnMajorLeadingDimensionsCoverAColumn) {
     check_arguments(p, Layout::col_major);
     ADD_FAILURE() << "lda 99 accepted";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("lda = 99 is smaller than a column of A"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("lda = 99 is smaller than a column of A"),
+              std::string::npos)
+        << e.what();
   }
 }
 
@@ -284,40 +296,47 @@ float* fake() { return reinterpret_cast<float*>(std::uintptr_t(1024)); }
 
 TEST(CApi, LayoutIsChecked) {
   const float one = 1.f, zero = 0.f;
-  EXPECT_EQ(gemmtune_sgemm(nullptr, gemmtune_layout_t(7), GEMMTUNE_OP_N, GEMMTUNE_OP_N, 4, 4, 4, 1.f, fake(), 4,
-                           fake(), 4, 0.f, fake(), 4, nullptr),
+  EXPECT_EQ(gemmtune_sgemm(nullptr, gemmtune_layout_t(7), GEMMTUNE_OP_N, GEMMTUNE_OP_N, 4, 4, 4,
+                           1.f, fake(), 4, fake(), 4, 0.f, fake(), 4, nullptr),
             GEMMTUNE_STATUS_INVALID_ARGUMENT);
-  EXPECT_NE(std::string(gemmtune_last_error()).find("layout = 7"), std::string::npos) << gemmtune_last_error();
+  EXPECT_NE(std::string(gemmtune_last_error()).find("layout = 7"), std::string::npos)
+      << gemmtune_last_error();
   // Column-major: lda must cover a column of A (M = 100 floats).
-  EXPECT_EQ(gemmtune_cublasSgemm(nullptr, GEMMTUNE_OP_N, GEMMTUNE_OP_N, 100, 200, 300, &one, fake(), 99, fake(), 300,
-                                 &zero, fake(), 100),
+  EXPECT_EQ(gemmtune_cublasSgemm(nullptr, GEMMTUNE_OP_N, GEMMTUNE_OP_N, 100, 200, 300, &one, fake(),
+                                 99, fake(), 300, &zero, fake(), 100),
             GEMMTUNE_STATUS_INVALID_ARGUMENT);
-  EXPECT_NE(std::string(gemmtune_last_error()).find("lda = 99 is smaller than a column of A"), std::string::npos)
+  EXPECT_NE(std::string(gemmtune_last_error()).find("lda = 99 is smaller than a column of A"),
+            std::string::npos)
       << gemmtune_last_error();
   // Valid column-major arguments (CUBLAS_OP_C is the transpose): only the handle is missing.
-  EXPECT_EQ(gemmtune_cublasSgemm(nullptr, GEMMTUNE_OP_C, GEMMTUNE_OP_N, 100, 200, 300, &one, fake(), 300, fake(),
-                                 300, &zero, fake(), 100),
+  EXPECT_EQ(gemmtune_cublasSgemm(nullptr, GEMMTUNE_OP_C, GEMMTUNE_OP_N, 100, 200, 300, &one, fake(),
+                                 300, fake(), 300, &zero, fake(), 100),
             GEMMTUNE_STATUS_INVALID_ARGUMENT);
-  EXPECT_NE(std::string(gemmtune_last_error()).find("handle is NULL"), std::string::npos) << gemmtune_last_error();
-  EXPECT_EQ(gemmtune_cublasSgemm(nullptr, GEMMTUNE_OP_N, GEMMTUNE_OP_N, 100, 200, 300, nullptr, fake(), 100, fake(),
-                                 300, &zero, fake(), 100),
+  EXPECT_NE(std::string(gemmtune_last_error()).find("handle is NULL"), std::string::npos)
+      << gemmtune_last_error();
+  EXPECT_EQ(gemmtune_cublasSgemm(nullptr, GEMMTUNE_OP_N, GEMMTUNE_OP_N, 100, 200, 300, nullptr,
+                                 fake(), 100, fake(), 300, &zero, fake(), 100),
             GEMMTUNE_STATUS_INVALID_ARGUMENT);
   EXPECT_NE(std::string(gemmtune_last_error()).find("alpha is a null pointer"), std::string::npos);
   // K = 0 needs no A or B, even through the cuBLAS-shaped call.
-  EXPECT_EQ(gemmtune_cublasSgemmStridedBatched(nullptr, GEMMTUNE_OP_N, GEMMTUNE_OP_N, 10, 20, 0, &one, nullptr, 10, 0,
-                                               nullptr, 1, 0, &zero, fake(), 10, 200, 2),
-            GEMMTUNE_STATUS_INVALID_ARGUMENT);
-  EXPECT_NE(std::string(gemmtune_last_error()).find("handle is NULL"), std::string::npos) << gemmtune_last_error();
+  EXPECT_EQ(
+      gemmtune_cublasSgemmStridedBatched(nullptr, GEMMTUNE_OP_N, GEMMTUNE_OP_N, 10, 20, 0, &one,
+                                         nullptr, 10, 0, nullptr, 1, 0, &zero, fake(), 10, 200, 2),
+      GEMMTUNE_STATUS_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(gemmtune_last_error()).find("handle is NULL"), std::string::npos)
+      << gemmtune_last_error();
   // M = 0: nothing to do, no pointer needed; only the handle is missing.
-  EXPECT_EQ(gemmtune_sgemm(nullptr, GEMMTUNE_COL_MAJOR, GEMMTUNE_OP_N, GEMMTUNE_OP_N, 0, 4, 4, 1.f, nullptr, 1,
-                           nullptr, 4, 0.f, nullptr, 1, nullptr),
+  EXPECT_EQ(gemmtune_sgemm(nullptr, GEMMTUNE_COL_MAJOR, GEMMTUNE_OP_N, GEMMTUNE_OP_N, 0, 4, 4, 1.f,
+                           nullptr, 1, nullptr, 4, 0.f, nullptr, 1, nullptr),
             GEMMTUNE_STATUS_INVALID_ARGUMENT);
-  EXPECT_NE(std::string(gemmtune_last_error()).find("handle is NULL"), std::string::npos) << gemmtune_last_error();
+  EXPECT_NE(std::string(gemmtune_last_error()).find("handle is NULL"), std::string::npos)
+      << gemmtune_last_error();
 }
 
 TEST(CApi, PrepareChecksItsProblems) {
   gemmtune_problem p{};
-  p.layout = GEMMTUNE_COL_MAJOR, p.op_a = GEMMTUNE_OP_N, p.op_b = GEMMTUNE_OP_T, p.m = 4, p.n = -1, p.k = 4;
+  p.layout = GEMMTUNE_COL_MAJOR, p.op_a = GEMMTUNE_OP_N, p.op_b = GEMMTUNE_OP_T, p.m = 4, p.n = -1,
+  p.k = 4;
   EXPECT_EQ(gemmtune_prepare(nullptr, &p, 1, nullptr), GEMMTUNE_STATUS_INVALID_ARGUMENT);
   EXPECT_NE(std::string(gemmtune_last_error()).find("must not be negative"), std::string::npos);
   EXPECT_EQ(gemmtune_prepare(nullptr, nullptr, 1, nullptr), GEMMTUNE_STATUS_INVALID_ARGUMENT);

@@ -51,13 +51,15 @@ TEST(Deterministic, SplitKIsNotDeterministicUnlessItsSplitsAreOrdered) {
   EXPECT_TRUE(ordered->deterministic());
   EXPECT_FALSE(ordered->validate(h200_limits()).has_value());
   EXPECT_EQ(ordered->name_expression(),
-            "gemmtune::sgemm<1,1,8,1,1,1,1,2,4,4,128,8,1,32,2,0,0,false,false,4,4,4,false,false,false,true>");
+            "gemmtune::sgemm<1,1,8,1,1,1,1,2,4,4,128,8,1,32,2,0,0,false,false,4,4,4,false,false,"
+            "false,true>");
   // Only a split reduction orders its splits.
   GemmConfig tile;
   tile.split_k = 4, tile.ordered_splits = true;
   ASSERT_TRUE(tile.validate(h200_limits()).has_value());
   EXPECT_NE(tile.validate(h200_limits())->find("ordered_splits"), std::string::npos);
-  EXPECT_FALSE(parse_config_name("sgemm_nn_1x1x8_w1x1_t1x1_s2_v4_p4_k128_r8_l32_j2_d_d").has_value());
+  EXPECT_FALSE(
+      parse_config_name("sgemm_nn_1x1x8_w1x1_t1x1_s2_v4_p4_k128_r8_l32_j2_d_d").has_value());
 }
 
 TEST(Deterministic, TheFastestSplitKConfigRunsOnlyByDefault) {
@@ -69,7 +71,8 @@ TEST(Deterministic, TheFastestSplitKConfigRunsOnlyByDefault) {
   EXPECT_EQ(fastest.source, ChoiceSource::exact);
   EXPECT_EQ(fastest.config.split_k, split.split_k);
   EXPECT_FALSE(fastest.deterministic_only);
-  EXPECT_NE(fastest.to_string().find("bits     may differ"), std::string::npos) << fastest.to_string();
+  EXPECT_NE(fastest.to_string().find("bits     may differ"), std::string::npos)
+      << fastest.to_string();
 
   const Chooser deterministic(h200_limits(), s, true);
   EXPECT_TRUE(deterministic.deterministic());
@@ -83,7 +86,8 @@ TEST(Deterministic, TheFastestSplitKConfigRunsOnlyByDefault) {
   EXPECT_NE(same_bits.to_string().find("bits     the same on every run"), std::string::npos)
       << same_bits.to_string();
   // Nearby shapes are held to the same rule.
-  EXPECT_TRUE(deterministic.choose(shape_only_problem(Op::N, Op::N, 100, 90, 3000)).config.deterministic());
+  EXPECT_TRUE(
+      deterministic.choose(shape_only_problem(Op::N, Op::N, 100, 90, 3000)).config.deterministic());
 }
 
 TEST(Deterministic, TheFastestUnsplitConfigMeasuredOnTheProblemRunsInstead) {
@@ -93,10 +97,12 @@ TEST(Deterministic, TheFastestUnsplitConfigMeasuredOnTheProblemRunsInstead) {
   plain.config_name = config_name(tuned_pool(h200_limits(), Op::N, Op::N).at(0));
   plain.config_id = 2, plain.median_ms = 0.07;  // second fastest on the problem
   s.top_configs.push_back(plain);
-  const Choice c = Chooser(h200_limits(), s, true).choose(shape_only_problem(Op::N, Op::N, 96, 96, 2048));
+  const Choice c =
+      Chooser(h200_limits(), s, true).choose(shape_only_problem(Op::N, Op::N, 96, 96, 2048));
   EXPECT_EQ(c.source, ChoiceSource::exact) << c.to_string();
   EXPECT_EQ(config_name(c.config), plain.config_name);
-  EXPECT_NE(c.trail.front().find("is not deterministic (split-K"), std::string::npos) << c.to_string();
+  EXPECT_NE(c.trail.front().find("is not deterministic (split-K"), std::string::npos)
+      << c.to_string();
 }
 
 // Collects what the log callback receives; restores stderr when done.
@@ -130,7 +136,8 @@ TEST(Log, CallbackReceivesMessagesInsteadOfStderr) {
 }
 
 TEST(Log, ACallbackThatThrowsIsContained) {
-  set_log_callback([](LogLevel, const std::string&) { throw std::runtime_error("callback failed"); });
+  set_log_callback(
+      [](LogLevel, const std::string&) { throw std::runtime_error("callback failed"); });
   EXPECT_NO_THROW(detail::log(LogLevel::error, "x"));
   set_log_callback(nullptr);
 }

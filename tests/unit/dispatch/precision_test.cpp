@@ -16,7 +16,8 @@ namespace {
 
 GemmConfig tensor_core(int math) {
   GemmConfig c;
-  c.bm = c.bn = 128, c.bk = 16, c.wm = 64, c.wn = 32, c.tm = 8, c.tn = 8, c.stages = 3, c.math = math;
+  c.bm = c.bn = 128, c.bk = 16, c.wm = 64, c.wn = 32, c.tm = 8, c.tn = 8, c.stages = 3,
+  c.math = math;
   return c;
 }
 
@@ -27,7 +28,8 @@ class PrecisionPolicy : public ::testing::Test {
     auto pool = tuned_pool(limits_, Op::N, Op::N);
     ASSERT_GE(pool.size(), 2u);
     fma_ = pool[0];
-    for (int math : {1, 2, 3}) ASSERT_FALSE(tensor_core(math).validate(limits_).has_value()) << math;
+    for (int math : {1, 2, 3})
+      ASSERT_FALSE(tensor_core(math).validate(limits_).has_value()) << math;
     path_ = (scratch_dir("precision_policy") / "tuning.db").string();
     TuningDbBuilder b(path_);
     b.gpu("NVIDIA H200", 9, 0, 132);
@@ -56,7 +58,8 @@ class PrecisionPolicy : public ::testing::Test {
   }
 
   static Choice choose(Precision precision, int n) {
-    Chooser chooser(limits_, load_tuning_snapshot(path_, {"NVIDIA H200", 9, 0, 132}), false, precision);
+    Chooser chooser(limits_, load_tuning_snapshot(path_, {"NVIDIA H200", 9, 0, 132}), false,
+                    precision);
     return chooser.choose(Problem::packed(Op::N, Op::N, n, n, n));
   }
 
@@ -97,7 +100,8 @@ TEST_F(PrecisionPolicy, Tf32RunsTheFastestOfAll) {
 // elsewhere; on problems without tuning data of their own only if it was as accurate on every
 // tuned problem that measured it.
 TEST_F(PrecisionPolicy, AConfigLessAccurateOnOneTunedProblemRunsOnlyWhereItWasAsAccurate) {
-  const auto qualified = fp32_qualified_configs(load_tuning_snapshot(path_, {"NVIDIA H200", 9, 0, 132}));
+  const auto qualified =
+      fp32_qualified_configs(load_tuning_snapshot(path_, {"NVIDIA H200", 9, 0, 132}));
   GemmConfig unlucky = tensor_core(3);
   unlucky.stages = 4;
   const std::string at512 = TunedProblem{Op::N, Op::N, 512, 512, 512}.to_string(),
@@ -127,8 +131,9 @@ TEST(Fp32Qualification, BothErrorsNoLargerThanTheFastestFmaConfigs) {
     c.stages = stages, c.bk = bk;
     return c;
   };
-  const GemmConfig as_accurate = variant(2, 16), worse_wide = variant(3, 16), no_wide = variant(4, 16),
-                   unmeasured_fma = variant(2, 32), worse_random = variant(3, 32);
+  const GemmConfig as_accurate = variant(2, 16), worse_wide = variant(3, 16),
+                   no_wide = variant(4, 16), unmeasured_fma = variant(2, 32),
+                   worse_random = variant(3, 32);
   const std::string path = (scratch_dir("fp32_qualification") / "tuning.db").string();
   {
     TuningDbBuilder b(path);
@@ -147,11 +152,13 @@ TEST(Fp32Qualification, BothErrorsNoLargerThanTheFastestFmaConfigs) {
     b.add(q, pool[1], 0.021, 1.0e-6, 2.0e-6);
     b.add(q, unmeasured_fma, 0.015, 5.0e-7, 5.0e-7);
   }
-  const auto qualified = fp32_qualified_configs(load_tuning_snapshot(path, {"NVIDIA H200", 9, 0, 132}));
+  const auto qualified =
+      fp32_qualified_configs(load_tuning_snapshot(path, {"NVIDIA H200", 9, 0, 132}));
   EXPECT_EQ(qualified.everywhere, std::set<std::string>{config_name(as_accurate)});
   using Pairs = std::set<std::pair<std::string, std::string>>;
-  EXPECT_EQ(qualified.on_problem,
-            (Pairs{{TunedProblem{Op::N, Op::N, 256, 256, 256}.to_string(), config_name(as_accurate)}}));
+  EXPECT_EQ(
+      qualified.on_problem,
+      (Pairs{{TunedProblem{Op::N, Op::N, 256, 256, 256}.to_string(), config_name(as_accurate)}}));
 }
 
 // The model default of a problem with no exact or nearest tuned problem (the layout was tuned
@@ -175,7 +182,8 @@ TEST(PrecisionModelDefault, RanksWithinTheClassesThePolicyAdmits) {
     }
   }
   auto choose = [&](Precision precision) {
-    Chooser chooser(limits, load_tuning_snapshot(path, {"NVIDIA H200", 9, 0, 132}), false, precision);
+    Chooser chooser(limits, load_tuning_snapshot(path, {"NVIDIA H200", 9, 0, 132}), false,
+                    precision);
     return chooser.choose(shape_only_problem(Op::N, Op::N, 512, 512, 512));
   };
   const std::vector<std::pair<Precision, GemmConfig>> expected_of = {
@@ -201,10 +209,12 @@ TEST(PrecisionModelDefault, SaysWhenThePolicyAdmitsNoneOfTheConfigs) {
   Chooser chooser(limits, load_tuning_snapshot(path, {"NVIDIA H200", 9, 0, 132}));
   const Choice c = chooser.choose(shape_only_problem(Op::N, Op::N, 512, 512, 512));
   EXPECT_EQ(c.source, ChoiceSource::builtin);
-  EXPECT_NE(std::find(c.trail.begin(), c.trail.end(),
-                      "model_default: the precision policy ieee admits none of the configs of the 1 tuned "
-                      "problems of layout nn"),
-            c.trail.end())
+  EXPECT_NE(
+      std::find(
+          c.trail.begin(), c.trail.end(),
+          "model_default: the precision policy ieee admits none of the configs of the 1 tuned "
+          "problems of layout nn"),
+      c.trail.end())
       << c.to_string();
 }
 

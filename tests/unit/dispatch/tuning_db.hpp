@@ -23,8 +23,8 @@ inline db::KernelConfig to_db_config(const GemmConfig& c) {
 }
 
 /// A problem key of the database.
-inline db::ProblemKey db_problem(Op op_a, Op op_b, long long m, long long n, long long k, long long batch = 1,
-                                 int alignment = 4) {
+inline db::ProblemKey db_problem(Op op_a, Op op_b, long long m, long long n, long long k,
+                                 long long batch = 1, int alignment = 4) {
   db::ProblemKey p;
   p.op_a = op_char(op_a), p.op_b = op_char(op_b);
   p.m = m, p.n = n, p.k = k, p.batch = batch, p.alignment = alignment;
@@ -49,7 +49,8 @@ class TuningDbBuilder {
   /// Records an ok result of `config_name` (stored with `params`' columns) on `problem`, with its
   /// errors on the random and (when measured) the wide-range verification inputs.
   void add(const db::ProblemKey& problem, const std::string& config_name, const GemmConfig& params,
-           double median_ms, double rel_error = 1e-7, std::optional<double> wide_error = std::nullopt) {
+           double median_ms, double rel_error = 1e-7,
+           std::optional<double> wide_error = std::nullopt) {
     db::KernelConfig k = to_db_config(params);
     k.name = config_name;
     db::Result r;
@@ -63,8 +64,8 @@ class TuningDbBuilder {
     db_.record_results(sweep_, std::span<const db::Result>(&r, 1));
   }
   /// Records an ok result of `config`.
-  void add(const db::ProblemKey& problem, const GemmConfig& config, double median_ms, double rel_error = 1e-7,
-           std::optional<double> wide_error = std::nullopt) {
+  void add(const db::ProblemKey& problem, const GemmConfig& config, double median_ms,
+           double rel_error = 1e-7, std::optional<double> wide_error = std::nullopt) {
     add(problem, config_name(config), config, median_ms, rel_error, wide_error);
   }
   db::Database& database() { return db_; }
@@ -74,11 +75,13 @@ class TuningDbBuilder {
   db::Id sweep_ = 0;
 };
 
-/// Distinct valid configs of a layout on `limits` with vec 4, one K slice: a tuned set to choose from.
-inline std::vector<GemmConfig> tuned_pool(const DeviceLimits& limits, Op op_a, Op op_b, int split_k = 1) {
+/// Distinct valid configs of a layout on `limits` with vec 4, one K slice: a tuned set to choose
+/// from.
+inline std::vector<GemmConfig> tuned_pool(const DeviceLimits& limits, Op op_a, Op op_b,
+                                          int split_k = 1) {
   return tuner::valid_space(limits, op_a, op_b, [&](const GemmConfig& c) {
-    return c.vec == 4 && c.split_k == split_k && c.stages == 2 && c.pad == 4 && c.raster == 8 && c.bm >= 64 &&
-           c.bn >= 64;
+    return c.vec == 4 && c.split_k == split_k && c.stages == 2 && c.pad == 4 && c.raster == 8 &&
+           c.bm >= 64 && c.bn >= 64;
   });
 }
 

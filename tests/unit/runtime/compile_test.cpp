@@ -14,8 +14,9 @@
 using namespace gemmtune;
 
 TEST(Compile, TrivialKernelToSm90Cubin) {
-  const char* src = "extern \"C\" __global__ void axpy(float a, const float* x, float* y) {\n"
-                    "  int i = blockIdx.x * blockDim.x + threadIdx.x; y[i] += a * x[i]; }\n";
+  const char* src =
+      "extern \"C\" __global__ void axpy(float a, const float* x, float* y) {\n"
+      "  int i = blockIdx.x * blockDim.x + threadIdx.x; y[i] += a * x[i]; }\n";
   CompileResult r = compile_cuda(src, "axpy.cu", "axpy", {});
   ASSERT_TRUE(r.ok) << r.log;
   ASSERT_GE(r.cubin.size(), 4u);
@@ -99,7 +100,8 @@ TEST(Compile, SampleOfTheFamilyCompilesForSm90) {
     seconds.push_back(results[i].seconds);
   }
   std::sort(seconds.begin(), seconds.end());
-  std::cout << sample.size() << " configs compiled, median " << seconds[seconds.size() / 2] << " s each\n";
+  std::cout << sample.size() << " configs compiled, median " << seconds[seconds.size() / 2]
+            << " s each\n";
 }
 
 // Odd leading dimensions narrow the global accesses of their operand only: every path (register
@@ -117,7 +119,8 @@ TEST(Compile, NarrowedAccessesCompileForSm90) {
       auto sample = tuner::coverage_sample(limits, a, b);
       for (size_t i = 0; i < sample.size(); i += 2) {
         GemmConfig c = sample[i].fitted_to(i % 4 == 0 ? odd : even);
-        if (c.width_a() < c.vec || c.width_b() < c.vec || c.width_c() < c.vec) narrowed.push_back(c);
+        if (c.width_a() < c.vec || c.width_b() < c.vec || c.width_c() < c.vec)
+          narrowed.push_back(c);
       }
     }
   ASSERT_GT(narrowed.size(), 40u);
@@ -181,15 +184,17 @@ TEST(Compile, EachCubinHoldsTheKernelsItsLaunchesRunFirstAndNoOthers) {
   EXPECT_NE(config_name(fitted), config_name(aligned));
   GemmConfig prescaled;
   prescaled.split_k = 4, prescaled.prescale_c = true;
-  const auto warpgroup = parse_config_name("sgemm_nn_128x128x32_w16x128_t2x32_s3_v4_p4_k1_r8_m3_wg1");
+  const auto warpgroup =
+      parse_config_name("sgemm_nn_128x128x32_w16x128_t2x32_s3_v4_p4_k1_r8_m3_wg1");
   ASSERT_TRUE(warpgroup.has_value());
   struct Expect {
     GemmConfig config;
     bool pack, split, prescale;
   };
-  for (const Expect& e : {Expect{fitted, true, false, false}, Expect{aligned, false, false, false},
-                          Expect{GemmConfig{}, false, false, false}, Expect{prescaled, false, false, true},
-                          Expect{*warpgroup, false, true, false}}) {
+  for (const Expect& e :
+       {Expect{fitted, true, false, false}, Expect{aligned, false, false, false},
+        Expect{GemmConfig{}, false, false, false}, Expect{prescaled, false, false, true},
+        Expect{*warpgroup, false, true, false}}) {
     SCOPED_TRACE(config_name(e.config));
     CompileResult r = compile_config(e.config, "sm_90");
     ASSERT_TRUE(r.ok) << r.log;

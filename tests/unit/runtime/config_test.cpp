@@ -4,8 +4,8 @@
 #include <set>
 
 #include "gemmtune/config.hpp"
-#include "gemmtune/reference.hpp"
 #include "gemmtune/error.hpp"
+#include "gemmtune/reference.hpp"
 #include "gemmtune/tuner/space.hpp"
 
 using namespace gemmtune;
@@ -27,7 +27,8 @@ Problem with_aligned_pointers(Problem p) {
 }  // namespace
 
 TEST(Config, DefaultIsValidEverywhere) {
-  for (const char* arch : {"sm_80", "sm_86", "sm_89", "sm_90"}) EXPECT_EQ(reason(GemmConfig{}, DeviceLimits::for_arch(arch)), "") << arch;
+  for (const char* arch : {"sm_80", "sm_86", "sm_89", "sm_90"})
+    EXPECT_EQ(reason(GemmConfig{}, DeviceLimits::for_arch(arch)), "") << arch;
 }
 
 TEST(Config, InvalidConfigsSayWhy) {
@@ -37,38 +38,53 @@ TEST(Config, InvalidConfigsSayWhy) {
 }
 
 TEST(Config, EachConstraintHasItsReason) {
-  struct Case { void (*edit)(GemmConfig&); const char* expect; };
+  struct Case {
+    void (*edit)(GemmConfig&);
+    const char* expect;
+  };
   const Case cases[] = {
       {[](GemmConfig& c) { c.bm = 80; }, "powers of two or 3 x"},
       {[](GemmConfig& c) { c.bm = 24, c.wm = 8, c.tm = 2; }, "powers of two or 3 x"},
       {[](GemmConfig& c) { c.wm = 48; }, "must be a power of two"},
-      {[](GemmConfig& c) { c.bm = 96, c.wm = 32, c.tm = 4, c.tn = 4, c.wn = 32, c.math = 1; }, "FP32 FMA tile kernels"},
-      {[](GemmConfig& c) { c.tm = 16, c.tn = 16, c.wm = 64, c.wn = 128, c.bn = 128; }, "exceeds 128 accumulators"},
+      {[](GemmConfig& c) { c.bm = 96, c.wm = 32, c.tm = 4, c.tn = 4, c.wn = 32, c.math = 1; },
+       "FP32 FMA tile kernels"},
+      {[](GemmConfig& c) { c.tm = 16, c.tn = 16, c.wm = 64, c.wn = 128, c.bn = 128; },
+       "exceeds 128 accumulators"},
       {[](GemmConfig& c) { c.bm = 32; }, "multiple of the warp tile"},
-      {[](GemmConfig& c) { c.bm = 256, c.bn = 256, c.tm = 4, c.tn = 4, c.wm = 16, c.wn = 32; }, "threads per block exceed"},
+      {[](GemmConfig& c) { c.bm = 256, c.bn = 256, c.tm = 4, c.tn = 4, c.wm = 16, c.wn = 32; },
+       "threads per block exceed"},
       {[](GemmConfig& c) { c.stages = 5; }, "stages must be 1 to 4"},
       {[](GemmConfig& c) { c.pad = 2; }, "pad must be 0 or 4"},
-      {[](GemmConfig& c) { c.bk = 32, c.stages = 4, c.bm = 256, c.bn = 256, c.tm = 16, c.tn = 8, c.wm = 64, c.wn = 64; },
+      {[](GemmConfig& c) {
+         c.bk = 32, c.stages = 4, c.bm = 256, c.bn = 256, c.tm = 16, c.tn = 8, c.wm = 64, c.wn = 64;
+       },
        "shared memory"},
       {[](GemmConfig& c) { c.split_k = 1024; }, "split_k must be at most 512"},
-      {[](GemmConfig& c) { c.bm = 256, c.wm = 64, c.wn = 64, c.tm = 16, c.occupancy = 2; }, "registers"},
+      {[](GemmConfig& c) { c.bm = 256, c.wm = 64, c.wn = 64, c.tm = 16, c.occupancy = 2; },
+       "registers"},
       {[](GemmConfig& c) { c.occupancy = 5; }, "occupancy must be 1 to 4"},
-      {[](GemmConfig& c) { c.bm = 256, c.bn = 256, c.wm = 64, c.wn = 64, c.tm = 16, c.tn = 8; }, "registers"},
-      {[](GemmConfig& c) { c.bn = 2, c.wn = 2, c.tn = 1, c.wm = 128, c.tm = 8; }, "vec must divide"},
-      {[](GemmConfig& c) { c.bm = 1, c.wm = 1, c.tm = 1, c.tn = 4, c.wn = 128, c.stages = 3; }, "streams B"},
+      {[](GemmConfig& c) { c.bm = 256, c.bn = 256, c.wm = 64, c.wn = 64, c.tm = 16, c.tn = 8; },
+       "registers"},
+      {[](GemmConfig& c) { c.bn = 2, c.wn = 2, c.tn = 1, c.wm = 128, c.tm = 8; },
+       "vec must divide"},
+      {[](GemmConfig& c) { c.bm = 1, c.wm = 1, c.tm = 1, c.tn = 4, c.wn = 128, c.stages = 3; },
+       "streams B"},
   };
   for (const Case& k : cases) {
     GemmConfig c;
     k.edit(c);
-    EXPECT_NE(reason(c).find(k.expect), std::string::npos) << config_name(c) << ": '" << reason(c) << "'";
+    EXPECT_NE(reason(c).find(k.expect), std::string::npos)
+        << config_name(c) << ": '" << reason(c) << "'";
   }
 }
 
 // Block sides of three warp tiles (48 and 96 rows or columns) are valid FMA tile configs, and their
 // thread count is three times a power of two.
 TEST(Config, ThreeWarpSidesAreValidTiles) {
-  for (const char* name : {"sgemm_nn_48x128x16_w16x64_t4x8_s3_v4_p4_k1_r8", "sgemm_tn_96x64x8_w32x64_t8x8_s2_v4_p4_k1_r8",
-                           "sgemm_nt_128x96x8_w64x32_t8x8_s2_v4_p4_k4_r8", "sgemm_tt_48x48x16_w16x16_t2x4_s3_v4_p4_k1_r8"}) {
+  for (const char* name : {"sgemm_nn_48x128x16_w16x64_t4x8_s3_v4_p4_k1_r8",
+                           "sgemm_tn_96x64x8_w32x64_t8x8_s2_v4_p4_k1_r8",
+                           "sgemm_nt_128x96x8_w64x32_t8x8_s2_v4_p4_k4_r8",
+                           "sgemm_tt_48x48x16_w16x16_t2x4_s3_v4_p4_k1_r8"}) {
     auto c = parse_config_name(name);
     ASSERT_TRUE(c.has_value()) << name;
     EXPECT_EQ(reason(*c), "") << name;
@@ -100,7 +116,8 @@ TEST(Config, ThinTilesWithAllRowsPerThreadStreamB) {
   EXPECT_EQ(reason(*thin), "");
   EXPECT_TRUE(thin->streams_b());
   EXPECT_EQ(thin->smem_bytes(), 0);
-  auto transposed_b = parse_config_name("sgemm_nt_1x256x16_w1x128_t1x4_s3_v4_p4_k8_r8");  // B via shared memory
+  auto transposed_b =
+      parse_config_name("sgemm_nt_1x256x16_w1x128_t1x4_s3_v4_p4_k8_r8");  // B via shared memory
   ASSERT_TRUE(transposed_b);
   EXPECT_EQ(reason(*transposed_b), "");
   EXPECT_FALSE(transposed_b->streams_b());
@@ -121,7 +138,8 @@ TEST(Config, StreamedBTakesOneRegisterSetOrTwo) {
   EXPECT_NE(reason(two).find("registers"), std::string::npos) << reason(two);
   auto three = *one;
   three.stages = 3;
-  EXPECT_NE(reason(three).find("stages 1 (one register set) or 2"), std::string::npos) << reason(three);
+  EXPECT_NE(reason(three).find("stages 1 (one register set) or 2"), std::string::npos)
+      << reason(three);
 }
 
 TEST(Config, CpAsyncNeedsAmpere) {
@@ -136,13 +154,11 @@ TEST(Config, CpAsyncNeedsAmpere) {
 TEST(Config, SharedMemoryLimitFollowsTheArchitecture) {
   GemmConfig c;
   c.bm = 256, c.bn = 128, c.bk = 32, c.stages = 3, c.tm = 16, c.tn = 8, c.wm = 64, c.wn = 64;
-  EXPECT_EQ(reason(c), "");                                          // 147 KiB fits sm_90's 227 KiB
+  EXPECT_EQ(reason(c), "");  // 147 KiB fits sm_90's 227 KiB
   EXPECT_NE(reason(c, DeviceLimits::for_arch("sm_86")).find("shared memory"), std::string::npos);
 }
 
-TEST(Config, UnknownArchitectureIsAnError) {
-  EXPECT_THROW(DeviceLimits::for_arch("sm_12"), Error);
-}
+TEST(Config, UnknownArchitectureIsAnError) { EXPECT_THROW(DeviceLimits::for_arch("sm_12"), Error); }
 
 TEST(Config, NamesRoundTripAndAreUniqueOverTheSpace) {
   std::set<std::string> names;
@@ -162,7 +178,8 @@ TEST(Config, NamesRoundTripAndAreUniqueOverTheSpace) {
 
 TEST(Config, ParseRejectsNonNames) {
   for (const char* bad : {"", "sgemm", "sgemm_xn_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8",
-                          "sgemm_nn_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8 ", "sgemm_nn_0128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8"})
+                          "sgemm_nn_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8 ",
+                          "sgemm_nn_0128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8"})
     EXPECT_FALSE(parse_config_name(bad).has_value()) << bad;
   EXPECT_EQ(config_name(GemmConfig{}), "sgemm_nn_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8");
   GemmConfig two;
@@ -208,9 +225,10 @@ TEST(Config, CoverageSampleTakesEveryValueOfEveryKnob) {
     for (auto& c : v) s.insert(c.*field);
     return s;
   };
-  for (auto field : {&GemmConfig::bm, &GemmConfig::bn, &GemmConfig::bk, &GemmConfig::tm, &GemmConfig::tn,
-                     &GemmConfig::stages, &GemmConfig::vec, &GemmConfig::pad, &GemmConfig::split_k,
-                     &GemmConfig::raster, &GemmConfig::wm, &GemmConfig::wn, &GemmConfig::occupancy})
+  for (auto field :
+       {&GemmConfig::bm, &GemmConfig::bn, &GemmConfig::bk, &GemmConfig::tm, &GemmConfig::tn,
+        &GemmConfig::stages, &GemmConfig::vec, &GemmConfig::pad, &GemmConfig::split_k,
+        &GemmConfig::raster, &GemmConfig::wm, &GemmConfig::wn, &GemmConfig::occupancy})
     EXPECT_EQ(values(sample, field), values(valid, field));
   for (auto& c : sample) EXPECT_FALSE(c.validate(kSm90).has_value()) << config_name(c);
   EXPECT_LT(sample.size(), 64u);
@@ -229,7 +247,8 @@ TEST(Config, AlignmentClassAndCanImplement) {
   EXPECT_EQ(p.c_alignment(), 1);
   GemmConfig c;
   c.op_b = Op::T;
-  EXPECT_NE(c.can_implement(p)->find("A is accessed 4 floats at a time; its data allows 2"), std::string::npos);
+  EXPECT_NE(c.can_implement(p)->find("A is accessed 4 floats at a time; its data allows 2"),
+            std::string::npos);
   // Fitted to the data: each operand's accesses narrowed to its own alignment, vec kept.
   GemmConfig fitted = c.fitted_to(p);
   EXPECT_EQ(fitted.vec, 4);
@@ -238,7 +257,8 @@ TEST(Config, AlignmentClassAndCanImplement) {
   EXPECT_EQ(fitted.width_c(), 1);
   EXPECT_FALSE(fitted.can_implement(p).has_value());
   EXPECT_TRUE(config_name(fitted).ends_with("_r8_g2x4x1")) << config_name(fitted);
-  EXPECT_EQ(fitted.name_expression(), "gemmtune::sgemm<128,128,8,64,32,8,8,2,4,4,1,8,1,1,1,0,0,false,true,2,4,1>");
+  EXPECT_EQ(fitted.name_expression(),
+            "gemmtune::sgemm<128,128,8,64,32,8,8,2,4,4,1,8,1,1,1,0,0,false,true,2,4,1>");
   c.vec = 1;
   EXPECT_FALSE(c.can_implement(p).has_value());
   EXPECT_EQ(c.fitted_to(p), c);  // vec 1: nothing to narrow
@@ -260,7 +280,8 @@ TEST(Config, StreamingBIgnoresTheAlignmentOfA) {
   EXPECT_EQ(reason(*streaming), "");  // vec 4 along B's rows, though A's tile is one float wide
   EXPECT_EQ(streaming->fitted_to(p), *streaming);
   EXPECT_FALSE(streaming->can_implement(p).has_value());
-  auto shared = parse_config_name("sgemm_tn_4x128x16_w4x32_t1x4_s2_v4_p4_k16_r8");  // B via shared memory
+  auto shared =
+      parse_config_name("sgemm_tn_4x128x16_w4x32_t1x4_s2_v4_p4_k16_r8");  // B via shared memory
   ASSERT_TRUE(shared && !shared->streams_b());
   ASSERT_TRUE(shared->can_implement(p).has_value());
   EXPECT_NE(shared->can_implement(p)->find("allows 1"), std::string::npos);
@@ -279,13 +300,15 @@ TEST(Config, StreamingBIgnoresTheAlignmentOfA) {
 }
 
 TEST(Config, EverySplitGetsWork) {
-  GemmConfig c;  // bk 8
+  GemmConfig c;               // bk 8
   c.split_k = 16, c.vec = 1;  // packed() leaves the pointers null: alignment 1
-  Problem p = Problem::packed(Op::N, Op::N, 64, 64, 125);  // 15 slices of 8, the last split 5 values
+  Problem p =
+      Problem::packed(Op::N, Op::N, 64, 64, 125);  // 15 slices of 8, the last split 5 values
   EXPECT_FALSE(c.can_implement(p).has_value());
   p.k = 120;  // 16 splits of one slice need more than 120
   ASSERT_TRUE(c.can_implement(p).has_value());
-  EXPECT_NE(c.can_implement(p)->find("leaves splits without work for K = 120"), std::string::npos) << *c.can_implement(p);
+  EXPECT_NE(c.can_implement(p)->find("leaves splits without work for K = 120"), std::string::npos)
+      << *c.can_implement(p);
   c.split_k = 8;
   EXPECT_FALSE(c.can_implement(p).has_value());
   // Slices are shared as evenly as they go: 257 slices of 16 among 64 splits (4 or 5 each),
@@ -368,7 +391,8 @@ TEST(Config, RepackFitsPackedOperandsAtFullWidth) {
   GemmConfig unpacked = fitted;
   unpacked.repack = false;
   ASSERT_TRUE(unpacked.can_implement(p).has_value());
-  EXPECT_NE(unpacked.can_implement(p)->find("A is accessed 4 floats at a time; its data allows 1"), std::string::npos);
+  EXPECT_NE(unpacked.can_implement(p)->find("A is accessed 4 floats at a time; its data allows 1"),
+            std::string::npos);
   EXPECT_EQ(plain.fitted_to(p).width_a(), 1);
   EXPECT_EQ(plain.fitted_to(p).width_b(), 1);
   EXPECT_FALSE(plain.fitted_to(p).needs_workspace());
@@ -404,7 +428,8 @@ TEST(Config, RepackFitsPackedOperandsAtFullWidth) {
 
 // A tile that streams B reads A one float at a time: repack packs only B there.
 TEST(Config, StagedCIsNamedBeforeRepackAndKeptOnlyWhereCIsNarrowed) {
-  const Problem odd_n = with_aligned_pointers(Problem::packed(Op::N, Op::N, 64, 1001, 64));  // C one float aligned
+  const Problem odd_n =
+      with_aligned_pointers(Problem::packed(Op::N, Op::N, 64, 1001, 64));  // C one float aligned
   GemmConfig staged;
   staged.stage_c = true;
   EXPECT_EQ(reason(staged), "");
@@ -412,17 +437,20 @@ TEST(Config, StagedCIsNamedBeforeRepackAndKeptOnlyWhereCIsNarrowed) {
   ASSERT_TRUE(fitted.stage_c);
   EXPECT_EQ(config_name(fitted), "sgemm_nn_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8_g4x1x1_e");
   EXPECT_EQ(parse_config_name(config_name(fitted)), fitted);
-  EXPECT_EQ(fitted.name_expression(), "gemmtune::sgemm<128,128,8,64,32,8,8,2,4,4,1,8,1,1,1,0,0,false,false,4,1,1,true>");
+  EXPECT_EQ(fitted.name_expression(),
+            "gemmtune::sgemm<128,128,8,64,32,8,8,2,4,4,1,8,1,1,1,0,0,false,false,4,1,1,true>");
   GemmConfig both = staged;
   both.repack = true;
-  EXPECT_EQ(config_name(both.fitted_to(odd_n)), "sgemm_nn_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8_g4x4x1_e_q");
+  EXPECT_EQ(config_name(both.fitted_to(odd_n)),
+            "sgemm_nn_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8_g4x4x1_e_q");
   // Aligned C: nothing to stage, the flag is cleared and the instance is the plain one.
   const Problem aligned = Problem::packed(Op::N, Op::N, 64, 1024, 64);
   EXPECT_FALSE(staged.fitted_to(aligned).stage_c);
   EXPECT_EQ(staged.fitted_to(aligned).name_expression(), GemmConfig{}.name_expression());
   // Reductions and streamed B have no shared-memory tiles to stage through.
   GemmConfig reduction = staged;
-  reduction.bm = reduction.wm = 4, reduction.bn = reduction.wn = 1, reduction.tm = 1, reduction.tn = 1;
+  reduction.bm = reduction.wm = 4, reduction.bn = reduction.wn = 1, reduction.tm = 1,
+  reduction.tn = 1;
   reduction.k_lanes = 8;
   EXPECT_FALSE(reduction.can_stage_c());
   EXPECT_NE(reason(reduction).find("stage_c"), std::string::npos) << reason(reduction);
@@ -441,13 +469,15 @@ TEST(Config, WindowedCIsNamedAfterStagedAndKeptOnlyWhereCIsNarrowed) {
   ASSERT_TRUE(fitted.window_c);
   EXPECT_EQ(config_name(fitted), "sgemm_nt_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8_g4x4x1_c");
   EXPECT_EQ(parse_config_name(config_name(fitted)), fitted);
-  EXPECT_EQ(fitted.name_expression(),
-            "gemmtune::sgemm<128,128,8,64,32,8,8,2,4,4,1,8,1,1,1,0,0,false,true,4,4,1,false,false,true>");
+  EXPECT_EQ(
+      fitted.name_expression(),
+      "gemmtune::sgemm<128,128,8,64,32,8,8,2,4,4,1,8,1,1,1,0,0,false,true,4,4,1,false,false,true>");
   GemmConfig tail = fitted;
   tail.split_k = 4, tail.split_tail = true;
   EXPECT_EQ(config_name(tail), "sgemm_nt_128x128x8_w64x32_t8x8_s2_v4_p4_k4_r8_g4x4x1_c_h");
-  EXPECT_EQ(tail.name_expression(),
-            "gemmtune::sgemm<128,128,8,64,32,8,8,2,4,4,4,8,1,1,1,0,0,false,true,4,4,1,false,true,true>");
+  EXPECT_EQ(
+      tail.name_expression(),
+      "gemmtune::sgemm<128,128,8,64,32,8,8,2,4,4,4,8,1,1,1,0,0,false,true,4,4,1,false,true,true>");
   EXPECT_EQ(parse_config_name(config_name(tail)), tail);
   // Aligned C: the plain instance.
   EXPECT_FALSE(windowed.fitted_to(Problem::packed(Op::N, Op::T, 64, 1024, 64)).window_c);
@@ -457,9 +487,11 @@ TEST(Config, WindowedCIsNamedAfterStagedAndKeptOnlyWhereCIsNarrowed) {
   EXPECT_NE(reason(both).find("window_c"), std::string::npos) << reason(both);
   EXPECT_FALSE(both.fitted_to(odd_n).window_c);
   EXPECT_TRUE(both.fitted_to(odd_n).stage_c);
-  EXPECT_FALSE(parse_config_name("sgemm_nt_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8_g4x4x1_c_e").has_value());
+  EXPECT_FALSE(
+      parse_config_name("sgemm_nt_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8_g4x4x1_c_e").has_value());
   GemmConfig reduction = windowed;
-  reduction.bm = reduction.wm = 4, reduction.bn = reduction.wn = 1, reduction.tm = 1, reduction.tn = 1;
+  reduction.bm = reduction.wm = 4, reduction.bn = reduction.wn = 1, reduction.tm = 1,
+  reduction.tn = 1;
   reduction.k_lanes = 8;
   EXPECT_FALSE(reduction.can_window_c());
   EXPECT_NE(reason(reduction).find("window_c"), std::string::npos) << reason(reduction);
@@ -508,7 +540,8 @@ TEST(Config, RepackIsForTileKernelsOnly) {
   ASSERT_TRUE(reduction && reduction->reduces());
   EXPECT_EQ(reason(*reduction), "");
   reduction->repack = true;
-  EXPECT_NE(reason(*reduction).find("repack is for the tile kernels"), std::string::npos) << reason(*reduction);
+  EXPECT_NE(reason(*reduction).find("repack is for the tile kernels"), std::string::npos)
+      << reason(*reduction);
   GemmConfig split;
   split.split_k = 4, split.repack = true;  // split-K tiles may repack
   EXPECT_EQ(reason(split), "");
@@ -558,7 +591,8 @@ TEST(Config, TensorCoreRules) {
 TEST(Config, WarpgroupRules) {
   const DeviceLimits h100 = DeviceLimits::for_arch("sm_90");
   GemmConfig c;
-  c.bm = c.bn = 128, c.bk = 32, c.wm = 16, c.wn = 128, c.tm = 2, c.tn = 32, c.stages = 3, c.math = 3, c.wgmma = 1;
+  c.bm = c.bn = 128, c.bk = 32, c.wm = 16, c.wn = 128, c.tm = 2, c.tn = 32, c.stages = 3,
+  c.math = 3, c.wgmma = 1;
   EXPECT_FALSE(c.validate(h100).has_value()) << *c.validate(h100);
   EXPECT_EQ(config_name(c), "sgemm_nn_128x128x32_w16x128_t2x32_s3_v4_p4_k1_r8_m3_wg1");
   EXPECT_EQ(parse_config_name(config_name(c)), c);
@@ -584,7 +618,8 @@ TEST(Config, WarpgroupRules) {
   slice.bk = 16;
   rejects(slice, "bk 32", h100);
   GemmConfig warp = c;
-  warp.wm = 32, warp.tm = 4, warp.wn = 64, warp.tn = 16;  // a valid mma.sync warp tile, not a warpgroup one
+  warp.wm = 32, warp.tm = 4, warp.wn = 64,
+  warp.tn = 16;  // a valid mma.sync warp tile, not a warpgroup one
   rejects(warp, "wm 16", h100);
   GemmConfig single = c;
   single.stages = 1;
@@ -609,7 +644,8 @@ TEST(Config, WarpgroupRules) {
   EXPECT_EQ(fitted.width_b(), 4);
   EXPECT_EQ(fitted.width_c(), 1);
   EXPECT_FALSE(fitted.repack);
-  GemmConfig asked = c;  // a repack twin (the tuner proposes one for misaligned data) stays a plain one
+  GemmConfig asked =
+      c;  // a repack twin (the tuner proposes one for misaligned data) stays a plain one
   asked.repack = true;
   EXPECT_FALSE(asked.fitted_to(p).repack);
   EXPECT_FALSE(asked.packs_a(p) || asked.packs_b(p));
@@ -626,21 +662,27 @@ TEST(Config, WarpgroupRules) {
 // copy unit can address; everything else is split and copied first.
 TEST(Config, WarpgroupReadsKMajorAlignedOperandsInPlace) {
   GemmConfig c;
-  c.bm = 128, c.bn = 256, c.bk = 32, c.wm = 16, c.wn = 256, c.tm = 2, c.tn = 64, c.stages = 4, c.math = 1, c.wgmma = 1;
-  EXPECT_EQ(c.name_expression().rfind("gemmtune::sgemm_wgmma<128,256,32,", 0), 0u) << c.name_expression();
+  c.bm = 128, c.bn = 256, c.bk = 32, c.wm = 16, c.wn = 256, c.tm = 2, c.tn = 64, c.stages = 4,
+  c.math = 1, c.wgmma = 1;
+  EXPECT_EQ(c.name_expression().rfind("gemmtune::sgemm_wgmma<128,256,32,", 0), 0u)
+      << c.name_expression();
   auto in_place = [&](Op oa, Op ob, const Problem& p) {
     GemmConfig x = c;
     x.op_a = oa, x.op_b = ob;
     return std::pair{x.reads_a_in_place(p), x.reads_b_in_place(p)};
   };
   using P = std::pair<bool, bool>;
-  EXPECT_EQ(in_place(Op::N, Op::N, Problem::packed(Op::N, Op::N, 4096, 4096, 4096)), P(true, false));
+  EXPECT_EQ(in_place(Op::N, Op::N, Problem::packed(Op::N, Op::N, 4096, 4096, 4096)),
+            P(true, false));
   EXPECT_EQ(in_place(Op::N, Op::T, Problem::packed(Op::N, Op::T, 4096, 4096, 4096)), P(true, true));
-  EXPECT_EQ(in_place(Op::T, Op::N, Problem::packed(Op::T, Op::N, 4096, 4096, 4096)), P(false, false));
-  EXPECT_EQ(in_place(Op::T, Op::T, Problem::packed(Op::T, Op::T, 4096, 4096, 4096)), P(false, true));
+  EXPECT_EQ(in_place(Op::T, Op::N, Problem::packed(Op::T, Op::N, 4096, 4096, 4096)),
+            P(false, false));
+  EXPECT_EQ(in_place(Op::T, Op::T, Problem::packed(Op::T, Op::T, 4096, 4096, 4096)),
+            P(false, true));
   // Odd M and N do not matter (the copy unit fills past the edges), rows along K do.
   EXPECT_EQ(in_place(Op::N, Op::T, Problem::packed(Op::N, Op::T, 4095, 4097, 1024)), P(true, true));
-  EXPECT_EQ(in_place(Op::N, Op::T, Problem::packed(Op::N, Op::T, 4096, 4096, 1023)), P(false, false));
+  EXPECT_EQ(in_place(Op::N, Op::T, Problem::packed(Op::N, Op::T, 4096, 4096, 1023)),
+            P(false, false));
   Problem padded = Problem::packed(Op::N, Op::T, 100, 100, 1023, 3);
   padded.lda = 1024, padded.stride_a = 1024 * 100;
   EXPECT_EQ(in_place(Op::N, Op::T, padded), P(true, false));
@@ -665,11 +707,14 @@ TEST(Config, SplitTailIsNamedLastAndOnlyForSplitTileKernelsOfOneMatrix) {
   EXPECT_EQ(reason(tail), "");
   EXPECT_EQ(config_name(tail), "sgemm_nn_128x128x8_w64x32_t8x8_s2_v4_p4_k8_r8_h");
   EXPECT_EQ(parse_config_name(config_name(tail)), tail);
-  EXPECT_EQ(tail.name_expression(), "gemmtune::sgemm<128,128,8,64,32,8,8,2,4,4,8,8,1,1,1,0,0,false,false,4,4,4,false,true>");
+  EXPECT_EQ(
+      tail.name_expression(),
+      "gemmtune::sgemm<128,128,8,64,32,8,8,2,4,4,8,8,1,1,1,0,0,false,false,4,4,4,false,true>");
   GemmConfig staged = tail;
   staged.stage_c = true;
   EXPECT_EQ(config_name(staged), "sgemm_nn_128x128x8_w64x32_t8x8_s2_v4_p4_k8_r8_e_h");
-  EXPECT_EQ(staged.name_expression(), "gemmtune::sgemm<128,128,8,64,32,8,8,2,4,4,8,8,1,1,1,0,0,false,false,4,4,4,true,true>");
+  EXPECT_EQ(staged.name_expression(),
+            "gemmtune::sgemm<128,128,8,64,32,8,8,2,4,4,8,8,1,1,1,0,0,false,false,4,4,4,true,true>");
   EXPECT_FALSE(parse_config_name("sgemm_nn_128x128x8_w64x32_t8x8_s2_v4_p4_k8_r8_h_e").has_value());
   // Nothing to split: split_k 1, or a reduction.
   GemmConfig unsplit = tail;
@@ -679,7 +724,8 @@ TEST(Config, SplitTailIsNamedLastAndOnlyForSplitTileKernelsOfOneMatrix) {
   Problem batched = with_aligned_pointers(Problem::packed(Op::N, Op::N, 1531, 1531, 1531, 2));
   const GemmConfig fitted = tail.fitted_to(batched);
   ASSERT_TRUE(fitted.can_implement(batched).has_value());
-  EXPECT_NE(fitted.can_implement(batched)->find("batch"), std::string::npos) << *fitted.can_implement(batched);
+  EXPECT_NE(fitted.can_implement(batched)->find("batch"), std::string::npos)
+      << *fitted.can_implement(batched);
   batched.batch = 1;
   EXPECT_FALSE(fitted.can_implement(batched).has_value()) << *fitted.can_implement(batched);
   // Blocks: the whole waves' tiles once, the rest split_k times.

@@ -1,4 +1,5 @@
-// The runtime <-> database rows module: what the tuner and the dispatcher store reads back the same.
+// The runtime <-> database rows module: what the tuner and the dispatcher store reads back the
+// same.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -23,7 +24,8 @@ TEST(DbRows, ConfigsRoundTripInEveryLayout) {
         EXPECT_EQ(row.op_b, op_char(b));
         for (const Knob& knob : kSgemmKnobs) EXPECT_EQ(knob.get(row), knob.get(c)) << knob.name;
         EXPECT_EQ(from_db(row), c) << row.name;
-        const GemmConfig narrowed = c.fitted_to(Problem::packed(a, b, 7, 13, 11));  // odd: 1-float accesses
+        const GemmConfig narrowed =
+            c.fitted_to(Problem::packed(a, b, 7, 13, 11));  // odd: 1-float accesses
         EXPECT_EQ(from_db(to_db(narrowed)), narrowed) << config_name(narrowed);
       }
 }

@@ -27,13 +27,16 @@ TEST(Knobs, RowsFollowTheStructsFieldOrder) {
   for (std::size_t i = 0; i < std::size(kSgemmKnobs); ++i) kSgemmKnobs[i].set(k, 1000 + int(i));
   int raw[std::size(kSgemmKnobs)];
   std::memcpy(raw, &k, sizeof raw);
-  for (std::size_t i = 0; i < std::size(kSgemmKnobs); ++i) EXPECT_EQ(raw[i], 1000 + int(i)) << kSgemmKnobs[i].name;
+  for (std::size_t i = 0; i < std::size(kSgemmKnobs); ++i)
+    EXPECT_EQ(raw[i], 1000 + int(i)) << kSgemmKnobs[i].name;
 }
 
 TEST(Knobs, EveryKnobHasValuesTheDefaultAmongThemAndAMeaning) {
   for (const Knob& knob : kSgemmKnobs) {
     EXPECT_FALSE(knob.values.empty()) << knob.name;
-    EXPECT_NE(std::find(knob.values.begin(), knob.values.end(), knob.default_value()), knob.values.end()) << knob.name;
+    EXPECT_NE(std::find(knob.values.begin(), knob.values.end(), knob.default_value()),
+              knob.values.end())
+        << knob.name;
     EXPECT_GT(knob.meaning.size(), 10u) << knob.name;
   }
 }
@@ -46,11 +49,15 @@ TEST(Knobs, TemplateParametersAreTheKnobsInTableOrder) {
   auto params_of = [&](const std::string& entry) {
     std::smatch m;
     std::vector<std::string> params;
-    EXPECT_TRUE(std::regex_search(source, m, std::regex(R"(template <([^>]*)>\s*__global__ void\b[^;{]*?\b)" + entry + R"(\(GemmArgs)")))
-        << "no `template <...> __global__ void ... " << entry << "(GemmArgs` in templates/sgemm.cuh";
+    EXPECT_TRUE(std::regex_search(
+        source, m,
+        std::regex(R"(template <([^>]*)>\s*__global__ void\b[^;{]*?\b)" + entry + R"(\(GemmArgs)")))
+        << "no `template <...> __global__ void ... " << entry
+        << "(GemmArgs` in templates/sgemm.cuh";
     const std::string list = m.empty() ? "" : m[1].str();
     std::regex param(R"((?:int|bool)\s+(\w+))");
-    for (auto it = std::sregex_iterator(list.begin(), list.end(), param); it != std::sregex_iterator(); ++it)
+    for (auto it = std::sregex_iterator(list.begin(), list.end(), param);
+         it != std::sregex_iterator(); ++it)
       params.push_back((*it)[1].str());
     return params;
   };
@@ -59,7 +66,8 @@ TEST(Knobs, TemplateParametersAreTheKnobsInTableOrder) {
   for (const Knob& knob : kSgemmKnobs) expected.push_back(upper_case(knob.name));
   expected.push_back("TA");
   expected.push_back("TB");
-  for (const char* width : {"GA", "GB", "GC"}) expected.push_back(width);  // fitted to the data, not knobs
+  for (const char* width : {"GA", "GB", "GC"})
+    expected.push_back(width);  // fitted to the data, not knobs
   // Then the flags in their template order (defaulted: names without them omit them).
   std::vector<std::string> flags(std::size(kSgemmFlags));
   for (const Knob& flag : kSgemmFlags)
@@ -74,10 +82,12 @@ TEST(Knobs, NameExpressionListsTheValuesInTableOrder) {
   GemmConfig c;
   c.op_b = Op::T;
   c.split_k = 4;
-  EXPECT_EQ(c.name_expression(), "gemmtune::sgemm<128,128,8,64,32,8,8,2,4,4,4,8,1,1,1,0,0,false,true,4,4,4>");
+  EXPECT_EQ(c.name_expression(),
+            "gemmtune::sgemm<128,128,8,64,32,8,8,2,4,4,4,8,1,1,1,0,0,false,true,4,4,4>");
   c.prescale_c = true;  // the flags up to the last one set
   EXPECT_EQ(c.name_expression(),
-            "gemmtune::sgemm<128,128,8,64,32,8,8,2,4,4,4,8,1,1,1,0,0,false,true,4,4,4,false,false,false,false,true>");
+            "gemmtune::sgemm<128,128,8,64,32,8,8,2,4,4,4,8,1,1,1,0,0,false,true,4,4,4,false,false,"
+            "false,false,true>");
 }
 
 // C scaled by a kernel before the splits (prescale_c): "_z" after "_d", only for atomic splits
@@ -92,7 +102,8 @@ TEST(Knobs, PrescaledSplitsAreNamedAndValidatedAsSuch) {
   GemmConfig c = *dot;
   c.ordered_splits = true;
   EXPECT_NE(c.validate(limits), std::nullopt);
-  EXPECT_FALSE(parse_config_name("sgemm_nt_1x1x8_w1x1_t1x1_s2_v4_p4_k64_r8_l32_j4_z_d").has_value()) << "_d comes first";
+  EXPECT_FALSE(parse_config_name("sgemm_nt_1x1x8_w1x1_t1x1_s2_v4_p4_k64_r8_l32_j4_z_d").has_value())
+      << "_d comes first";
   c = *dot;
   c.split_k = 1;
   ASSERT_TRUE(c.validate(limits).has_value());
@@ -109,8 +120,10 @@ TEST(Knobs, PlainNarrowRunsAreNamedValidatedAndFitted) {
   EXPECT_TRUE(row->plain_narrow_runs);
   EXPECT_EQ(row->validate(limits), std::nullopt);
   EXPECT_EQ(row->name_expression(),
-            "gemmtune::sgemm<1,2,32,1,2,1,1,2,4,4,1,8,1,16,2,0,0,false,true,4,1,4,false,false,false,false,false,true>");
-  EXPECT_FALSE(parse_config_name("sgemm_nt_1x2x32_w1x2_t1x1_s2_v4_p4_k1_r8_l16_j2_n_z").has_value()) << "_z comes first";
+            "gemmtune::sgemm<1,2,32,1,2,1,1,2,4,4,1,8,1,16,2,0,0,false,true,4,1,4,false,false,"
+            "false,false,false,true>");
+  EXPECT_FALSE(parse_config_name("sgemm_nt_1x2x32_w1x2_t1x1_s2_v4_p4_k1_r8_l16_j2_n_z").has_value())
+      << "_z comes first";
   // 1 x 4095 x 4095 nt: B (4095 x 4095, ldb 4095) is the matrix, read in narrowed runs.
   const Problem odd = Problem::packed(Op::N, Op::T, 1, 4095, 4095);
   const Problem aligned = Problem::packed(Op::N, Op::T, 1, 4096, 4096);
@@ -122,12 +135,13 @@ TEST(Knobs, PlainNarrowRunsAreNamedValidatedAndFitted) {
   EXPECT_FALSE(c.fitted_to(Problem::packed(Op::N, Op::T, 2, 4095, 4095)).plain_narrow_runs)
       << "two rows: B is read by two blocks";
   for (const char* name : {"sgemm_nt_1x1x8_w1x1_t1x1_s2_v4_p4_k64_r8_l32_j4_n",  // a dot's block
-                           "sgemm_nt_1x4x32_w1x4_t1x1_s2_v4_p4_k1_r8_l8_n",     // 8 lanes to a row
+                           "sgemm_nt_1x4x32_w1x4_t1x1_s2_v4_p4_k1_r8_l8_n",      // 8 lanes to a row
                            "sgemm_nt_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8_n"}) {  // a tile kernel
     auto bad = parse_config_name(name);
     ASSERT_TRUE(bad.has_value()) << name;
     ASSERT_TRUE(bad->validate(limits).has_value()) << name;
-    EXPECT_NE(bad->validate(limits)->find("plain_narrow_runs"), std::string::npos) << *bad->validate(limits);
+    EXPECT_NE(bad->validate(limits)->find("plain_narrow_runs"), std::string::npos)
+        << *bad->validate(limits);
   }
 }
 
@@ -142,19 +156,23 @@ TEST(Knobs, EarlyBarrierIsNamedAndValidatedAsSuch) {
   EXPECT_TRUE(tile->split_tail);
   EXPECT_EQ(tile->validate(limits), std::nullopt);
   EXPECT_EQ(tile->name_expression(),
-            "gemmtune::sgemm<128,128,8,64,32,8,8,2,4,4,2,8,1,1,1,0,0,false,true,4,4,1,false,true,true,false,false,false,"
+            "gemmtune::sgemm<128,128,8,64,32,8,8,2,4,4,2,8,1,1,1,0,0,false,true,4,4,1,false,true,"
+            "true,false,false,false,"
             "false,true>");
-  EXPECT_FALSE(parse_config_name("sgemm_nt_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8_b_c").has_value()) << "_c comes first";
-  for (const char* name : {"sgemm_nt_128x128x16_w64x32_t8x8_s3_v4_p4_k1_r8_b",      // cp.async ring
-                           "sgemm_nt_128x128x8_w64x32_t8x8_s1_v4_p4_k1_r8_b",       // one stage
-                           "sgemm_nt_128x128x8_w32x32_t4x8_s2_v4_p4_k1_r8_o2_b",    // 512 thread slots
-                           "sgemm_nn_1x256x16_w1x128_t1x4_s2_v4_p4_k8_r8_b",        // streamed B
-                           "sgemm_nt_1x1x16_w1x1_t1x1_s2_v4_p4_k8_r8_l32_b",        // a reduction
-                           "sgemm_tt_64x64x16_w32x32_t4x8_s2_v4_p4_k2_r8_m1_b"}) {  // tensor cores
+  EXPECT_FALSE(parse_config_name("sgemm_nt_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8_b_c").has_value())
+      << "_c comes first";
+  for (const char* name :
+       {"sgemm_nt_128x128x16_w64x32_t8x8_s3_v4_p4_k1_r8_b",      // cp.async ring
+        "sgemm_nt_128x128x8_w64x32_t8x8_s1_v4_p4_k1_r8_b",       // one stage
+        "sgemm_nt_128x128x8_w32x32_t4x8_s2_v4_p4_k1_r8_o2_b",    // 512 thread slots
+        "sgemm_nn_1x256x16_w1x128_t1x4_s2_v4_p4_k8_r8_b",        // streamed B
+        "sgemm_nt_1x1x16_w1x1_t1x1_s2_v4_p4_k8_r8_l32_b",        // a reduction
+        "sgemm_tt_64x64x16_w32x32_t4x8_s2_v4_p4_k2_r8_m1_b"}) {  // tensor cores
     auto bad = parse_config_name(name);
     ASSERT_TRUE(bad.has_value()) << name;
     ASSERT_TRUE(bad->validate(limits).has_value()) << name;
-    EXPECT_NE(bad->validate(limits)->find("early_barrier"), std::string::npos) << *bad->validate(limits);
+    EXPECT_NE(bad->validate(limits)->find("early_barrier"), std::string::npos)
+        << *bad->validate(limits);
   }
 }
 
@@ -165,23 +183,28 @@ TEST(Knobs, ClusterSplitsAreNamedValidatedAndNeedNoWorkspace) {
   EXPECT_TRUE(dot->cluster_splits);
   EXPECT_EQ(dot->validate(sm90), std::nullopt);
   EXPECT_EQ(dot->name_expression(),
-            "gemmtune::sgemm<1,1,32,1,1,1,1,2,4,4,16,8,1,32,8,0,0,false,true,4,4,4,false,false,false,false,false,false,"
+            "gemmtune::sgemm<1,1,32,1,1,1,1,2,4,4,16,8,1,32,8,0,0,false,true,4,4,4,false,false,"
+            "false,false,false,false,"
             "true>");
   EXPECT_TRUE(dot->deterministic());
   EXPECT_FALSE(dot->needs_workspace()) << "the splits add in shared memory: no counters";
-  EXPECT_FALSE(parse_config_name("sgemm_nt_1x1x32_w1x1_t1x1_s2_v4_p4_k16_r8_l32_j8_x_n").has_value()) << "_n comes first";
+  EXPECT_FALSE(
+      parse_config_name("sgemm_nt_1x1x32_w1x1_t1x1_s2_v4_p4_k16_r8_l32_j8_x_n").has_value())
+      << "_n comes first";
   // Clusters exist from sm_90 on.
   ASSERT_TRUE(dot->validate(DeviceLimits::for_arch("sm_80")).has_value());
   EXPECT_NE(dot->validate(DeviceLimits::for_arch("sm_80"))->find("sm_90"), std::string::npos);
-  for (const char* name : {"sgemm_nt_1x1x32_w1x1_t1x1_s2_v4_p4_k32_r8_l32_j8_x",  // 32 blocks: more than a cluster
-                           "sgemm_nt_1x1x32_w1x1_t1x1_s2_v4_p4_k1_r8_l32_j8_x",   // nothing to add
-                           "sgemm_nt_1x1x32_w1x1_t1x1_s2_v4_p4_k16_r8_l32_j8_d_x",  // two protocols
-                           "sgemm_nt_1x1x32_w1x1_t1x1_s2_v4_p4_k16_r8_l32_j8_z_x",
-                           "sgemm_nt_128x128x8_w64x32_t8x8_s2_v4_p4_k4_r8_x"}) {  // a tile kernel
+  for (const char* name :
+       {"sgemm_nt_1x1x32_w1x1_t1x1_s2_v4_p4_k32_r8_l32_j8_x",    // 32 blocks: more than a cluster
+        "sgemm_nt_1x1x32_w1x1_t1x1_s2_v4_p4_k1_r8_l32_j8_x",     // nothing to add
+        "sgemm_nt_1x1x32_w1x1_t1x1_s2_v4_p4_k16_r8_l32_j8_d_x",  // two protocols
+        "sgemm_nt_1x1x32_w1x1_t1x1_s2_v4_p4_k16_r8_l32_j8_z_x",
+        "sgemm_nt_128x128x8_w64x32_t8x8_s2_v4_p4_k4_r8_x"}) {  // a tile kernel
     auto bad = parse_config_name(name);
     ASSERT_TRUE(bad.has_value()) << name;
     ASSERT_TRUE(bad->validate(sm90).has_value()) << name;
-    EXPECT_NE(bad->validate(sm90)->find("cluster_splits"), std::string::npos) << *bad->validate(sm90);
+    EXPECT_NE(bad->validate(sm90)->find("cluster_splits"), std::string::npos)
+        << *bad->validate(sm90);
   }
 }
 
@@ -194,7 +217,8 @@ TEST(Knobs, KnobsNamedOnlyAwayFromTheirDefaultRoundTrip) {
       knob.set(c, v);
       const std::string name = config_name(c);
       if (!knob.named_when_default && v == knob.default_value()) {
-        EXPECT_EQ(name.find(std::string(knob.name_prefix) + std::to_string(v)), std::string::npos) << name;
+        EXPECT_EQ(name.find(std::string(knob.name_prefix) + std::to_string(v)), std::string::npos)
+            << name;
       }
       auto back = parse_config_name(name);
       ASSERT_TRUE(back) << name;

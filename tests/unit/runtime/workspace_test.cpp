@@ -22,7 +22,8 @@ TEST(Workspace, PackedRowsAndMatricesAreMultiplesOfFourFloats) {
 }
 
 TEST(Workspace, SizesFollowWhatTheConfigPacksAndCounts) {
-  const Problem p = Problem::packed(Op::N, Op::T, 2999, 3001, 2003, 2);  // A 2999 x 2003, B 3001 x 2003
+  const Problem p =
+      Problem::packed(Op::N, Op::T, 2999, 3001, 2003, 2);  // A 2999 x 2003, B 3001 x 2003
   GemmConfig plain;
   plain.op_b = Op::T;
   EXPECT_EQ(LaunchWorkspace::packed_floats(plain, p), 0u);
@@ -36,7 +37,8 @@ TEST(Workspace, SizesFollowWhatTheConfigPacksAndCounts) {
   even_k.a = even_k.b = reinterpret_cast<const float*>(std::uintptr_t(0x1000));
   even_k.c = reinterpret_cast<float*>(std::uintptr_t(0x1000));
   even_k.lda = 2005, even_k.stride_a = 2005 * 2999;
-  EXPECT_EQ(LaunchWorkspace::packed_floats(repack, even_k), size_t(2999) * 2004);  // rows as long as A's, not lda
+  EXPECT_EQ(LaunchWorkspace::packed_floats(repack, even_k),
+            size_t(2999) * 2004);  // rows as long as A's, not lda
 }
 
 // Split configs take one counter per tile; ordered splits (a split reduction's) also their
@@ -45,16 +47,19 @@ TEST(Workspace, OrderedSplitsKeepTheirSumsAfterTheCounters) {
   GemmConfig split;
   split.split_k = 4;
   const Problem square = Problem::packed(Op::N, Op::N, 256, 256, 4096, 3);
-  EXPECT_EQ(LaunchWorkspace::counter_words(split, square), LaunchWorkspace::tile_count(split, square));
+  EXPECT_EQ(LaunchWorkspace::counter_words(split, square),
+            LaunchWorkspace::tile_count(split, square));
   auto atomic_dot = parse_config_name("sgemm_nn_1x1x8_w1x1_t1x1_s2_v4_p4_k128_r8_l32_j2");
   ASSERT_TRUE(atomic_dot.has_value());
-  EXPECT_EQ(LaunchWorkspace::counter_words(*atomic_dot, Problem::packed(Op::N, Op::N, 1, 1, 100000)), 1u);
+  EXPECT_EQ(
+      LaunchWorkspace::counter_words(*atomic_dot, Problem::packed(Op::N, Op::N, 1, 1, 100000)), 1u);
   auto dot = parse_config_name("sgemm_nn_1x1x8_w1x1_t1x1_s2_v4_p4_k128_r8_l32_j2_d");
   ASSERT_TRUE(dot.has_value());
   const Problem dots = Problem::packed(Op::N, Op::N, 1, 1, 100000, 3);  // one tile per matrix
   EXPECT_EQ(LaunchWorkspace::tile_count(*dot, dots), 3u);
   EXPECT_EQ(LaunchWorkspace::counter_words(*dot, dots), size_t(kSplitSumsAlign) + 3 * 128);
-  auto rows = parse_config_name("sgemm_nn_4x1x8_w4x1_t1x1_s2_v4_p4_k4_r8_l8_d");  // 4 outputs a tile
+  auto rows =
+      parse_config_name("sgemm_nn_4x1x8_w4x1_t1x1_s2_v4_p4_k4_r8_l8_d");  // 4 outputs a tile
   ASSERT_TRUE(rows.has_value());
   const Problem mv = Problem::packed(Op::N, Op::N, 4099, 1, 700);  // 1025 tiles
   EXPECT_EQ(LaunchWorkspace::counter_words(*rows, mv), size_t(1088) + 1025 * 4 * 4);
@@ -66,7 +71,8 @@ TEST(Workspace, WarpgroupConfigsSplitBothOperandsIntoWholeTiles) {
   const Problem p = Problem::packed(Op::N, Op::T, 2999, 3001, 2003, 2);
   GemmConfig c;
   c.op_b = Op::T;
-  c.bm = 128, c.bn = 64, c.bk = 32, c.wm = 16, c.wn = 64, c.tm = 2, c.tn = 16, c.stages = 3, c.math = 3, c.wgmma = 1;
+  c.bm = 128, c.bn = 64, c.bk = 32, c.wm = 16, c.wn = 64, c.tm = 2, c.tn = 16, c.stages = 3,
+  c.math = 3, c.wgmma = 1;
   // K = 2003 in rows of 2016 floats; A's 2999 rows in 24 tiles of 128, B's 3001 in 47 of 64; two
   // planes each, two matrices.
   const PackedOperand a = PackedOperand::split_layout(2999, 2003, 128, 2);

@@ -18,7 +18,9 @@ using cli::cpu_blas_setup;
 using cli::cpu_sgemm;
 
 // Element (r, c) of op(X) for a row-major X with leading dimension ld.
-float at(const float* x, Op op, long long ld, int r, int c) { return op == Op::N ? x[r * ld + c] : x[c * ld + r]; }
+float at(const float* x, Op op, long long ld, int r, int c) {
+  return op == Op::N ? x[r * ld + c] : x[c * ld + r];
+}
 
 #ifdef GEMMTUNE_HAVE_OPENBLAS
 
@@ -37,7 +39,8 @@ TEST(CpuBlas, MatchesATripleLoopInEveryLayout) {
       Problem p = Problem::packed(op_a, op_b, 37, 29, 53, 3);
       p.lda += 3, p.ldb += 5, p.ldc += 2;  // padded rows: the leading dimensions must be honoured
       p.stride_a = p.a_rows() * p.lda, p.stride_b = p.b_rows() * p.ldb, p.stride_c = p.m * p.ldc;
-      std::vector<float> a(p.stride_a * p.batch), b(p.stride_b * p.batch), c(p.stride_c * p.batch, 0.5f);
+      std::vector<float> a(p.stride_a * p.batch), b(p.stride_b * p.batch),
+          c(p.stride_c * p.batch, 0.5f);
       for (auto& x : a) x = d(rng);
       for (auto& x : b) x = d(rng);
       p.a = a.data(), p.b = b.data(), p.c = c.data(), p.alpha = 2.0f, p.beta = 0.25f;
@@ -48,7 +51,8 @@ TEST(CpuBlas, MatchesATripleLoopInEveryLayout) {
           for (int col = 0; col < p.n; ++col) {
             double sum = 0;
             for (int k = 0; k < p.k; ++k)
-              sum += double(at(p.a + i * p.stride_a, op_a, p.lda, r, k)) * at(p.b + i * p.stride_b, op_b, p.ldb, k, col);
+              sum += double(at(p.a + i * p.stride_a, op_a, p.lda, r, k)) *
+                     at(p.b + i * p.stride_b, op_b, p.ldb, k, col);
             const double want = 2.0 * sum + 0.25 * 0.5;
             worst = std::max(worst, std::abs(want - c[i * p.stride_c + r * p.ldc + col]));
           }
@@ -64,7 +68,8 @@ TEST(CpuBlas, WithoutOpenBlasSaysHowToGetIt) {
     cpu_blas_setup();
     FAIL() << "built without OpenBLAS, yet it set up";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("apt-get install libopenblas-dev"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("apt-get install libopenblas-dev"), std::string::npos)
+        << e.what();
   }
 }
 

@@ -7,7 +7,9 @@ namespace {
 
 using DbCommands = CliTest;
 
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+bool contains(const std::string& s, const std::string& part) {
+  return s.find(part) != std::string::npos;
+}
 
 // The line of `text` that contains `part`, or "".
 std::string line_with(const std::string& text, const std::string& part) {
@@ -47,18 +49,19 @@ TEST_F(DbCommands, BestShowsTheWinnerWithSpeedupSpreadAndMargin) {
   ASSERT_FALSE(big.empty()) << r.out;
   EXPECT_TRUE(contains(big, "128x128x8_w64x32_t8x8_s2")) << big;  // the best config
   EXPECT_TRUE(contains(big, "3.00 ms")) << big;
-  EXPECT_TRUE(contains(big, "45.8")) << big;    // 2*4096^3 / 3 ms
-  EXPECT_TRUE(contains(big, "68.5%")) << big;   // of 66.9 TFLOP/s
+  EXPECT_TRUE(contains(big, "45.8")) << big;     // 2*4096^3 / 3 ms
+  EXPECT_TRUE(contains(big, "68.5%")) << big;    // of 66.9 TFLOP/s
   EXPECT_TRUE(contains(big, "3.60 ms")) << big;  // cuBLAS in the same sweep
-  EXPECT_TRUE(contains(big, "1.20x")) << big;   // 3.6 / 3.0
-  EXPECT_TRUE(contains(big, "10.0%")) << big;   // (3.15 - 2.85) / 3.0
-  EXPECT_TRUE(contains(big, "5.0%")) << big;    // runner-up 3.15 ms
+  EXPECT_TRUE(contains(big, "1.20x")) << big;    // 3.6 / 3.0
+  EXPECT_TRUE(contains(big, "10.0%")) << big;    // (3.15 - 2.85) / 3.0
+  EXPECT_TRUE(contains(big, "5.0%")) << big;     // runner-up 3.15 ms
   const std::string mid = line_with(r.out, "1024x1024x2048 nn");
   EXPECT_TRUE(contains(mid, "128x64x8_w64x32_t8x4_s2")) << mid;
   EXPECT_TRUE(contains(mid, "200 us")) << mid;
   EXPECT_TRUE(contains(mid, "1.05x")) << mid;  // 0.21 / 0.2
   EXPECT_TRUE(contains(r.out, "2048x2048x2048 nt")) << r.out;
-  EXPECT_TRUE(contains(r.out, "a1/a2: the widest vector (floats)")) << r.out;  // the problem column explained
+  EXPECT_TRUE(contains(r.out, "a1/a2: the widest vector (floats)"))
+      << r.out;  // the problem column explained
 }
 
 TEST_F(DbCommands, BestFiltersByShapeAndLayoutAndWritesJson) {
@@ -66,11 +69,13 @@ TEST_F(DbCommands, BestFiltersByShapeAndLayoutAndWritesJson) {
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(json_parses(r.out)) << r.out;
   EXPECT_EQ(line_count(r.out), 4) << r.out;  // [ + a row per GPU + ]
-  EXPECT_TRUE(contains(r.out, "\"config\":\"sgemm_nn_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8\"")) << r.out;
+  EXPECT_TRUE(contains(r.out, "\"config\":\"sgemm_nn_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8\""))
+      << r.out;
   EXPECT_TRUE(contains(r.out, "\"speedup_vs_cublas\":1.2")) << r.out;
   EXPECT_TRUE(contains(r.out, "\"gpu\":\"NVIDIA H100 80GB HBM3\"")) << r.out;
   // The problem as separate fields, not one string to parse.
-  EXPECT_TRUE(contains(r.out, "\"m\":4096,\"n\":4096,\"k\":4096,\"batch\":1,\"layout\":\"nn\",\"alignment\":4"))
+  EXPECT_TRUE(contains(
+      r.out, "\"m\":4096,\"n\":4096,\"k\":4096,\"batch\":1,\"layout\":\"nn\",\"alignment\":4"))
       << r.out;
   EXPECT_FALSE(contains(r.out, "\"problem\"")) << r.out;
 
@@ -88,7 +93,8 @@ TEST_F(DbCommands, BestAndResultsShowThePrecisionClassAndBothErrors) {
   {
     Database db(file.string(), OpenMode::read_write);
     const Id gpu = db.upsert_gpu_model(h200());
-    const Id big = db.upsert_problem(make_problem(4096, 4096, 4096)), mid = db.upsert_problem(make_problem(1024, 1024, 2048));
+    const Id big = db.upsert_problem(make_problem(4096, 4096, 4096)),
+             mid = db.upsert_problem(make_problem(1024, 1024, 2048));
     KernelConfig tc = make_config("nn", 128, 128, 16, 64, 32, 8, 8, 3);
     tc.math = 3;
     tc.name += "_m3";
@@ -103,7 +109,8 @@ TEST_F(DbCommands, BestAndResultsShowThePrecisionClassAndBothErrors) {
   }
   CliRun r = db_cmd({"best"}, file);
   ASSERT_EQ(r.status, 0) << r.err;
-  const std::string big = line_with(r.out, "4096x4096x4096 nn"), mid = line_with(r.out, "1024x1024x2048 nn");
+  const std::string big = line_with(r.out, "4096x4096x4096 nn"),
+                    mid = line_with(r.out, "1024x1024x2048 nn");
   EXPECT_TRUE(std::regex_search(big, std::regex("_m3 +fp32 "))) << r.out;
   EXPECT_TRUE(std::regex_search(big, std::regex(" 3\\.1e-07 +2\\.9e-07$"))) << r.out;
   EXPECT_TRUE(std::regex_search(mid, std::regex("_r8 +ieee "))) << r.out;
@@ -113,7 +120,8 @@ TEST_F(DbCommands, BestAndResultsShowThePrecisionClassAndBothErrors) {
   CliRun j = db_cmd({"best", "--format", "json"}, file);
   ASSERT_EQ(j.status, 0) << j.err;
   EXPECT_TRUE(json_parses(j.out)) << j.out;
-  const std::string big_json = line_with(j.out, "\"m\":4096"), mid_json = line_with(j.out, "\"m\":1024");
+  const std::string big_json = line_with(j.out, "\"m\":4096"),
+                    mid_json = line_with(j.out, "\"m\":1024");
   EXPECT_TRUE(contains(big_json, "\"precision_class\":\"fp32\"")) << j.out;
   EXPECT_TRUE(contains(big_json, "\"rel_error\":3.1e-07,\"wide_error\":2.9e-07")) << j.out;
   EXPECT_TRUE(contains(mid_json, "\"precision_class\":\"ieee\"")) << j.out;
@@ -141,10 +149,12 @@ TEST_F(DbCommands, ResultsRanksCandidatesWithResources) {
              second = line_with(r.out, "128x64x8_w64x32_t8x4_s2");
   EXPECT_EQ(first.substr(0, 2), "1 ") << r.out;
   EXPECT_EQ(second.substr(0, 2), "2 ") << r.out;
-  EXPECT_TRUE(contains(second, "5.0%")) << second;      // slower than the best
-  EXPECT_TRUE(contains(first, "16 KiB")) << first;      // shared memory
-  EXPECT_TRUE(contains(first, "128")) << first;         // registers
-  EXPECT_TRUE(contains(r.out, "4 configs ran; 4 failed: 1 compile_failed, 2 invalid, 1 wrong_result")) << r.out;
+  EXPECT_TRUE(contains(second, "5.0%")) << second;  // slower than the best
+  EXPECT_TRUE(contains(first, "16 KiB")) << first;  // shared memory
+  EXPECT_TRUE(contains(first, "128")) << first;     // registers
+  EXPECT_TRUE(
+      contains(r.out, "4 configs ran; 4 failed: 1 compile_failed, 2 invalid, 1 wrong_result"))
+      << r.out;
 
   CliRun top = db_cmd({"results", "--shape", "4096x4096x4096", "--gpu-model", "H200", "--top", "2"},
                       fixture());
@@ -163,7 +173,8 @@ TEST_F(DbCommands, ResultsGroupsFailuresByReason) {
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(config_names_whole(r.out)) << r.out;
   const std::string invalid = line_with(r.out, "invalid   ");
-  EXPECT_TRUE(contains(invalid, " 2 needs 264 KiB of shared memory")) << invalid;  // two configs, one reason
+  EXPECT_TRUE(contains(invalid, " 2 needs 264 KiB of shared memory"))
+      << invalid;  // two configs, one reason
   EXPECT_TRUE(contains(invalid, "+1 more")) << invalid;
   EXPECT_TRUE(contains(line_with(r.out, "compile_failed   "), "too much shared data")) << r.out;
   EXPECT_TRUE(contains(line_with(r.out, "wrong_result   "), "relative error")) << r.out;
@@ -181,9 +192,9 @@ TEST_F(DbCommands, CompareShowsCommonProblems) {
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(config_names_whole(r.out)) << r.out;
   const std::string big = line_with(r.out, "4096x4096x4096 nn");
-  EXPECT_TRUE(contains(big, "45.8")) << big;   // A: 3.0 ms
-  EXPECT_TRUE(contains(big, "34.4")) << big;   // B: 4.0 ms
-  EXPECT_TRUE(contains(big, "0.75x")) << big;  // B vs A: 3.0 / 4.0
+  EXPECT_TRUE(contains(big, "45.8")) << big;              // A: 3.0 ms
+  EXPECT_TRUE(contains(big, "34.4")) << big;              // B: 4.0 ms
+  EXPECT_TRUE(contains(big, "0.75x")) << big;             // B vs A: 3.0 / 4.0
   EXPECT_FALSE(contains(r.out, "512x512x512")) << r.out;  // only on B
   EXPECT_TRUE(contains(r.out, "2 common problems")) << r.out;
   EXPECT_TRUE(contains(r.out, "only on A: 1, only on B: 1")) << r.out;
@@ -216,7 +227,8 @@ TEST_F(DbCommands, ExportCsvAndJson) {
   EXPECT_TRUE(contains(csv.out, "ptxas error")) << csv.out;
 
   const fs::path out = dir_ / "bests.json";
-  CliRun json = db_cmd({"export", "--format", "json", "--what", "bests", "--out", out.string()}, fixture());
+  CliRun json =
+      db_cmd({"export", "--format", "json", "--what", "bests", "--out", out.string()}, fixture());
   ASSERT_EQ(json.status, 0) << json.err;
   const std::string text = file_bytes(out);
   EXPECT_TRUE(json_parses(text)) << text;
@@ -491,7 +503,7 @@ TEST_F(DbCommands, MigrateIsWhatTheHintOfAnOlderDatabaseSays) {
   CliRun r = db_cmd({"migrate"}, old);
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(contains(r.out, "migrated " + old.string() + " from schema version 1 to " +
-                                 std::to_string(kSchemaVersion)))
+                                  std::to_string(kSchemaVersion)))
       << r.out;
   EXPECT_EQ(db_cmd({"check"}, old).status, 0);
   CliRun again = db_cmd({"migrate"}, old);
@@ -524,7 +536,8 @@ TEST_F(DbCommands, FailedMergeLeavesNoNewTargetBehind) {
   CliRun r = db_cmd({"merge", damaged.string()}, target);
   EXPECT_NE(r.status, 0);
   EXPECT_TRUE(contains(r.err, "baselines")) << r.err;
-  for (const char* suffix : {"", "-wal", "-shm"}) EXPECT_FALSE(fs::exists(target.string() + suffix)) << suffix;
+  for (const char* suffix : {"", "-wal", "-shm"})
+    EXPECT_FALSE(fs::exists(target.string() + suffix)) << suffix;
 }
 
 // Many files at once (the shards of a cluster sweep): one that cannot be merged is named, the
@@ -535,12 +548,14 @@ TEST_F(DbCommands, MergeOfManyFilesGoesOnPastOneThatFails) {
   const fs::path empty = dir_ / "empty.db";
   { Database d(empty.string(), OpenMode::read_write); }
   const fs::path target = dir_ / "merged.db";
-  const std::vector<std::string> merge = {"db", "merge", fixture().string(), damaged.string(), empty.string(),
-                                          "--db", target.string()};
+  const std::vector<std::string> merge = {
+      "db", "merge", fixture().string(), damaged.string(), empty.string(), "--db", target.string()};
   CliRun first = cli(merge);
   EXPECT_EQ(first.status, 1) << first.err;
-  EXPECT_TRUE(contains(first.err, "1 of 3 files not merged (" + damaged.string() + ")")) << first.err;
-  EXPECT_TRUE(contains(line_with(first.out, "merged " + fixture().string()), "15 results")) << first.out;
+  EXPECT_TRUE(contains(first.err, "1 of 3 files not merged (" + damaged.string() + ")"))
+      << first.err;
+  EXPECT_TRUE(contains(line_with(first.out, "merged " + fixture().string()), "15 results"))
+      << first.out;
   EXPECT_TRUE(contains(first.out, "nothing new in " + empty.string())) << first.out;
   EXPECT_TRUE(contains(first.out, "2 of 3 files merged into " + target.string())) << first.out;
   CliRun best = db_cmd({"best", "--gpu-model", "H200", "--shape", "4096x4096x4096"}, target);
@@ -558,7 +573,8 @@ TEST_F(DbCommands, MergeOfManyFilesGoesOnPastOneThatFails) {
   const fs::path text = dir_ / "notes.txt";
   std::ofstream(text) << "not a database\n";
   const fs::path untouched = dir_ / "untouched.db";
-  CliRun refused = cli({"db", "merge", fixture().string(), text.string(), "--db", untouched.string()});
+  CliRun refused =
+      cli({"db", "merge", fixture().string(), text.string(), "--db", untouched.string()});
   EXPECT_NE(refused.status, 0);
   EXPECT_FALSE(fs::exists(untouched)) << "refused before the target was made";
 }
@@ -617,7 +633,8 @@ TEST_F(DbCommands, NotADatabaseIsOneClearLine) {
   }
   const fs::path missing = dir_ / "missing.db";
   for (const fs::path& f : {text, other, missing}) {
-    for (const auto& args : std::vector<std::vector<std::string>>{{"best"}, {"devices"}, {"check"}, {"export"}}) {
+    for (const auto& args :
+         std::vector<std::vector<std::string>>{{"best"}, {"devices"}, {"check"}, {"export"}}) {
       CliRun r = db_cmd(args, f);
       EXPECT_NE(r.status, 0) << f << " " << args[0];
       EXPECT_EQ(line_count(r.err), 1) << f << " " << args[0] << ": " << r.err;

@@ -9,7 +9,9 @@ namespace {
 
 using ExitCodes = CliTest;
 
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+bool contains(const std::string& s, const std::string& part) {
+  return s.find(part) != std::string::npos;
+}
 
 // The first line of `text` that holds `part` ("" when none does).
 std::string first_line_with(const std::string& text, const std::string& part) {
@@ -109,11 +111,11 @@ TEST_F(ExitCodes, ReadOnlyCommandsCreateNothingAtTheDefaultPath) {
 
 TEST_F(ExitCodes, AFailureIsOne) {
   const fs::path db = copy_fixture();
-  Connection(db.string(), OpenMode::read_write)
-      .exec("UPDATE binaries SET cubin = zeroblob(256)");
+  Connection(db.string(), OpenMode::read_write).exec("UPDATE binaries SET cubin = zeroblob(256)");
   EXPECT_EQ(db_cmd({"check"}, db).status, 1);
   const fs::path garbage = write("garbage.db", std::string(4096, 'x'));  // returns its path
-  EXPECT_EQ(db_cmd({"best"}, garbage).status, 1);  // a file that is not a database: an error, not usage
+  EXPECT_EQ(db_cmd({"best"}, garbage).status,
+            1);  // a file that is not a database: an error, not usage
 }
 
 TEST_F(ExitCodes, PruneDryRunSaysWhatWouldGoAndDeletesNothing) {
@@ -121,15 +123,19 @@ TEST_F(ExitCodes, PruneDryRunSaysWhatWouldGoAndDeletesNothing) {
   const std::string before = file_bytes(db);
   CliRun dry = db_cmd({"prune", "--older-than", "30", "--dry-run"}, db);
   ASSERT_EQ(dry.status, 0) << dry.err;
-  EXPECT_TRUE(contains(dry.out, "would prune " + db.string() + ": 1 sweeps, 1 results, 1 baselines")) << dry.out;
+  EXPECT_TRUE(
+      contains(dry.out, "would prune " + db.string() + ": 1 sweeps, 1 results, 1 baselines"))
+      << dry.out;
   EXPECT_TRUE(contains(dry.out, "  sweep ")) << dry.out;
   EXPECT_TRUE(contains(dry.out, "nothing was deleted (--dry-run)")) << dry.out;
   EXPECT_EQ(file_bytes(db), before);
   // The real prune drops what the dry run listed.
   CliRun r = db_cmd({"prune", "--older-than", "30"}, db);
   ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_TRUE(contains(r.out, "pruned " + db.string() + ": 1 sweeps, 1 results, 1 baselines")) << r.out;
-  EXPECT_EQ(first_line_with(r.out, "  sweep "), first_line_with(dry.out, "  sweep ")) << r.out << dry.out;
+  EXPECT_TRUE(contains(r.out, "pruned " + db.string() + ": 1 sweeps, 1 results, 1 baselines"))
+      << r.out;
+  EXPECT_EQ(first_line_with(r.out, "  sweep "), first_line_with(dry.out, "  sweep "))
+      << r.out << dry.out;
 }
 
 // Not an exit status, but the database side of deterministic mode: `db best` says which tuned
@@ -148,15 +154,17 @@ TEST_F(ExitCodes, BestNamesTheSplitKWinners) {
     KernelConfig split = make_config("nn", 64, 64, 8, 32, 32, 4, 4, 2);
     split.split_k = 8;
     split.name = "sgemm_nn_64x64x8_w32x32_t4x4_s2_v4_p4_k8_r8";
-    const Id problem = d.upsert_problem(make_problem(64, 64, 65536)), config = d.upsert_config(split);
+    const Id problem = d.upsert_problem(make_problem(64, 64, 65536)),
+             config = d.upsert_config(split);
     d.record_results(sweep, std::vector<Result>{ok(problem, config, 0.05, 2.0 * 64 * 64 * 65536)});
     d.finish_sweep(sweep);
   }
   CliRun r = db_cmd({"best", "--gpu-model", "H200"}, db);
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(config_names_whole(r.out)) << r.out;
-  EXPECT_EQ(first_line_with(r.out, "split-K, not deterministic"),
-            "split-K, not deterministic (a deterministic dispatcher runs another config): 64x64x65536 nn")
+  EXPECT_EQ(
+      first_line_with(r.out, "split-K, not deterministic"),
+      "split-K, not deterministic (a deterministic dispatcher runs another config): 64x64x65536 nn")
       << r.out;
   EXPECT_TRUE(contains(db_cmd({"best", "--format", "json"}, db).out, "\"deterministic\":false"));
 }

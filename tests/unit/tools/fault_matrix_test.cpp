@@ -22,7 +22,8 @@ TEST(Sha256, KnownDigests) {
   EXPECT_EQ(sha256("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
   EXPECT_EQ(sha256("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
             "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
-  EXPECT_EQ(sha256(std::string(1000, 'a')), "41edece42d63e8d9bf515a9ba6932e1c20cbc9f5a5d134645adb5db1b9737ea3");
+  EXPECT_EQ(sha256(std::string(1000, 'a')),
+            "41edece42d63e8d9bf515a9ba6932e1c20cbc9f5a5d134645adb5db1b9737ea3");
 }
 
 // What the commands must do with a damaged file.
@@ -67,7 +68,8 @@ std::vector<Damage> damages() {
       {"last_byte_cut", [](std::uintmax_t size) { return size - 1; }},
   };
   for (const auto& [name, left] : cuts)
-    d.push_back({name, Expect::refused, [left](const fs::path& f) { truncate_to(f, left(fs::file_size(f))); }});
+    d.push_back({name, Expect::refused,
+                 [left](const fs::path& f) { truncate_to(f, left(fs::file_size(f))); }});
   for (unsigned seed : {1u, 2u, 3u, 4u})
     d.push_back({"header_flips_seed_" + std::to_string(seed), Expect::any,
                  [seed](const fs::path& f) { flip_bytes(f, seed, 3, 0, 100); }});
@@ -77,7 +79,8 @@ std::vector<Damage> damages() {
   d.push_back({"foreign_sqlite_file", Expect::refused, [](const fs::path& f) {
                  fs::remove(f);
                  db::Connection c(f.string(), db::OpenMode::read_write);
-                 c.exec("CREATE TABLE notes (x); INSERT INTO notes VALUES ('not a tuning database')");
+                 c.exec(
+                     "CREATE TABLE notes (x); INSERT INTO notes VALUES ('not a tuning database')");
                }});
   d.push_back({"empty_file", Expect::empty, [](const fs::path& f) { truncate_to(f, 0); }});
   d.push_back({"newer_schema", Expect::refused, [](const fs::path& f) {
@@ -134,7 +137,8 @@ TEST_P(DamagedFile, EveryCommandEndsCleanlyAndChangesNothingItMustNot) {
           EXPECT_EQ(r.status, 0) << r.err;
           const std::string note = "skipped  tuning data: cannot read the tuning database: ";
           EXPECT_NE(r.out.find(note), std::string::npos) << r.out;
-          EXPECT_NE(r.out.find("'" + file_.string() + "'", r.out.find(note)), std::string::npos) << r.out;
+          EXPECT_NE(r.out.find("'" + file_.string() + "'", r.out.find(note)), std::string::npos)
+              << r.out;
         } else {
           EXPECT_EQ(r.status, 1) << r.out;
         }
@@ -149,8 +153,7 @@ TEST_P(DamagedFile, EveryCommandEndsCleanlyAndChangesNothingItMustNot) {
           EXPECT_NE(r.err.find("empty"), std::string::npos) << r.err;
         }
         break;
-      case Expect::any:
-        break;
+      case Expect::any: break;
     }
   }
   std::cout << "[ info     ] " << d.name << ":" << summary << "\n";
@@ -167,7 +170,8 @@ class ReadOnlyDatabase : public CliTest {
   std::vector<CliRun> intact_runs(const std::vector<Command>& commands, const fs::path& file) {
     std::vector<CliRun> runs;
     for (const Command& c : commands) {
-      for (const char* suffix : {"", "-wal", "-shm", "-journal"}) fs::remove(file.string() + suffix);
+      for (const char* suffix : {"", "-wal", "-shm", "-journal"})
+        fs::remove(file.string() + suffix);
       fs::remove_all(dir_ / "out");
       fs::create_directories(dir_ / "out");
       fs::copy_file(intact_database(), file);
@@ -224,9 +228,11 @@ TEST_F(ReadOnlyDatabase, ReadOnlyDirectory) {
   fs::create_directories(dir_ / "ro");
   const fs::path file = dir_ / "ro/tuning.db";
   expect_read_only(file, [&] {
-    fs::permissions(file, fs::perms::all & ~(fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec));
-    fs::permissions(dir_ / "ro", fs::perms::owner_read | fs::perms::owner_exec | fs::perms::group_read |
-                                     fs::perms::group_exec | fs::perms::others_read | fs::perms::others_exec);
+    fs::permissions(file, fs::perms::all & ~(fs::perms::owner_exec | fs::perms::group_exec |
+                                             fs::perms::others_exec));
+    fs::permissions(dir_ / "ro", fs::perms::owner_read | fs::perms::owner_exec |
+                                     fs::perms::group_read | fs::perms::group_exec |
+                                     fs::perms::others_read | fs::perms::others_exec);
   });
 }
 
@@ -238,8 +244,9 @@ TEST_F(ReadOnlyDatabase, ReadOnlyDirectoryWithTheFileInWalMode) {
   expect_read_only(file, [&] {
     db::Connection(file.string(), db::OpenMode::read_write).exec("PRAGMA journal_mode = WAL");
     fs::permissions(file, fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
-    fs::permissions(dir_ / "ro", fs::perms::owner_read | fs::perms::owner_exec | fs::perms::group_read |
-                                     fs::perms::group_exec | fs::perms::others_read | fs::perms::others_exec);
+    fs::permissions(dir_ / "ro", fs::perms::owner_read | fs::perms::owner_exec |
+                                     fs::perms::group_read | fs::perms::group_exec |
+                                     fs::perms::others_read | fs::perms::others_exec);
   });
 }
 
@@ -249,7 +256,8 @@ TEST_F(ReadOnlyDatabase, ReadOnlyDirectoryWithTheFileInWalMode) {
 using LockedDatabase = CliTest;
 
 TEST_F(LockedDatabase, ReadsGoOnAndWritesWait) {
-  const fs::path file = dir_ / "tuning.db", source = dir_ / "source.db", target = dir_ / "out/merged.db";
+  const fs::path file = dir_ / "tuning.db", source = dir_ / "source.db",
+                 target = dir_ / "out/merged.db";
   fs::copy_file(fixture(), source);
   const std::string source_sha = file_sha256(source);
   auto reset = [&] {

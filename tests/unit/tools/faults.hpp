@@ -44,11 +44,16 @@ inline std::vector<Command> db_commands(const std::string& file, const std::stri
   return {
       {"db check", Command::reads, {"db", "check", "--db", file}},
       {"db best", Command::reads, {"db", "best", "--db", file}},
-      {"db export", Command::reads, {"db", "export", "--what", "results", "--format", "json", "--db", file}},
+      {"db export",
+       Command::reads,
+       {"db", "export", "--what", "results", "--format", "json", "--db", file}},
       {"db replay", Command::reads, {"db", "replay", "--db", file}},
-      {"explain", Command::reads,
-       {"explain", "--shape", "1024x1024x2048", "--arch", "sm_90", "--gpu-model", "NVIDIA H200", "--db", file}},
-      {"sweep --dry-run", Command::reads,
+      {"explain",
+       Command::reads,
+       {"explain", "--shape", "1024x1024x2048", "--arch", "sm_90", "--gpu-model", "NVIDIA H200",
+        "--db", file}},
+      {"sweep --dry-run",
+       Command::reads,
        {"sweep", "--dry-run", "--arch", "sm_90", "--shape", "100x100x100", "--db", file}},
       {"db merge (source)", Command::merges_from, {"db", "merge", file, "--db", target}},
       {"db merge (target)", Command::writes, {"db", "merge", source, "--db", file}},
@@ -79,7 +84,8 @@ inline void expect_clean_end(const CliRun& r, const std::string& file) {
     EXPECT_NE(r.out.find("problems:\n  - "), std::string::npos) << r.out;
   } else if (r.status != 0) {
     EXPECT_EQ(r.err.rfind("gemmtune: ", 0), 0u) << r.err;
-    EXPECT_NE(r.err.find(file), std::string::npos) << "the error does not name " << file << ": " << r.err;
+    EXPECT_NE(r.err.find(file), std::string::npos)
+        << "the error does not name " << file << ": " << r.err;
   }
 }
 
@@ -87,13 +93,14 @@ inline void expect_clean_end(const CliRun& r, const std::string& file) {
 inline ::testing::AssertionResult check_passes(const fs::path& file) {
   const CliRun r = ::gemmtune::test::run_cli({"db", "check", "--db", file.string()});
   if (r.status == 0) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << "db check " << file << ": status " << r.status << "\n" << r.out << r.err;
+  return ::testing::AssertionFailure() << "db check " << file << ": status " << r.status << "\n"
+                                       << r.out << r.err;
 }
 
 /// `r` as text that unpack() reads back: for runs in a forked child.
 inline std::string pack(const CliRun& r) {
-  return std::to_string(r.status) + ' ' + std::to_string(r.out.size()) + ' ' + std::to_string(r.err.size()) +
-         '\n' + r.out + r.err;
+  return std::to_string(r.status) + ' ' + std::to_string(r.out.size()) + ' ' +
+         std::to_string(r.err.size()) + '\n' + r.out + r.err;
 }
 
 /// The next run pack() wrote to `in`; false when there is none.
@@ -115,7 +122,8 @@ struct UnprivilegedRun {
 
 /// Runs each command in turn in a child that is nobody (root ignores permissions), hashing
 /// `file` after each.
-inline std::vector<UnprivilegedRun> run_unprivileged(const std::vector<Command>& commands, const fs::path& file) {
+inline std::vector<UnprivilegedRun> run_unprivileged(const std::vector<Command>& commands,
+                                                     const fs::path& file) {
   const std::string packed = ::gemmtune::test::run_in_child(
       [&] {
         std::ostringstream out;
@@ -152,12 +160,14 @@ inline void make_large_source(const fs::path& file, int problems) {
     for (int bn : {16, 32, 64, 128, 256})
       for (int bk : {8, 16, 32})
         for (int stages : {1, 2, 3, 4})
-          configs.push_back(db.upsert_config(make_config("nn", bm, bn, bk, bm / 2, bn / 2, 4, 4, stages)));
+          configs.push_back(
+              db.upsert_config(make_config("nn", bm, bn, bk, bm / 2, bn / 2, 4, 4, stages)));
   for (int p = 0; p < problems; ++p) {
     const Id problem = db.upsert_problem(make_problem(64 + p, 4096, 1024));
     std::vector<Result> batch;
     for (std::size_t c = 0; c < configs.size(); ++c)
-      batch.push_back(ok(problem, configs[c], 1.0 + 0.01 * double(c), 2.0 * (64 + p) * 4096 * 1024));
+      batch.push_back(
+          ok(problem, configs[c], 1.0 + 0.01 * double(c), 2.0 * (64 + p) * 4096 * 1024));
     db.record_results(sweep, batch);
   }
   db.finish_sweep(sweep);

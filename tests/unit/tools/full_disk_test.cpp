@@ -30,7 +30,8 @@ class FullDisk : public ::gemmtune::test::ScratchDirTest {
     before_ = checked_counts(intact_database());
     const fs::path whole = dir_ / "whole.db";
     fs::copy_file(intact_database(), whole);
-    const CliRun merged = ::gemmtune::test::run_cli({"db", "merge", source_.string(), "--db", whole.string()});
+    const CliRun merged =
+        ::gemmtune::test::run_cli({"db", "merge", source_.string(), "--db", whole.string()});
     EXPECT_EQ(merged.status, 0) << merged.err;
     after_ = checked_counts(whole);
   }
@@ -60,7 +61,8 @@ TEST_F(FullDisk, MergeOntoAFullFileSystem) {
   // The merge, db check, then the same with room to spare; the tmpfs goes with the child.
   const std::string packed = ::gemmtune::test::run_in_child([&]() -> std::string {
     const std::string size = "size=" + std::to_string(room);
-    if (unshare(CLONE_NEWNS) != 0 || mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0 ||
+    if (unshare(CLONE_NEWNS) != 0 ||
+        mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0 ||
         mount("tmpfs", disk.c_str(), "tmpfs", 0, size.c_str()) != 0)
       return std::string("cannot mount a tmpfs here: ") + std::strerror(errno);
     fs::copy_file(intact_database(), target);
@@ -84,7 +86,8 @@ TEST_F(FullDisk, MergePastAFileSizeLimit) {
   const fs::path target = dir_ / "tuning.db";
   fs::copy_file(intact_database(), target);
   const auto blocks = (fs::file_size(target) + 256 * 1024) / 1024;  // ulimit -f counts KiB
-  std::vector<std::string> argv = {"bash", "-c", "ulimit -f " + std::to_string(blocks) + " && exec \"$@\"",
+  std::vector<std::string> argv = {"bash", "-c",
+                                   "ulimit -f " + std::to_string(blocks) + " && exec \"$@\"",
                                    "bash", ::gemmtune::test::cli_path()};
   for (const std::string& a : merge_into(target)) argv.push_back(a);
   const CliRun limited = ::gemmtune::test::run_program(argv);
@@ -102,14 +105,16 @@ TEST_F(FullDisk, BatchesPastAFileSizeLimitKeepEveryEarlierBatch) {
   const auto limit = fs::file_size(file) + 512 * 1024;
   const std::string out = ::gemmtune::test::run_in_child([&]() -> std::string {
     const rlimit fsize{rlim_t(limit), rlim_t(limit)};
-    if (setrlimit(RLIMIT_FSIZE, &fsize) != 0 || signal(SIGXFSZ, SIG_IGN) == SIG_ERR) return "no limit";
+    if (setrlimit(RLIMIT_FSIZE, &fsize) != 0 || signal(SIGXFSZ, SIG_IGN) == SIG_ERR)
+      return "no limit";
     Database db(file.string(), OpenMode::read_write);
     SweepInfo info;
     info.gpu_model_id = db.upsert_gpu_model(h100());
     const Id sweep = db.begin_sweep(info);
     std::vector<Id> configs;
     for (int bm : {16, 32, 64, 128, 256})
-      for (int stages : {1, 2, 3, 4}) configs.push_back(db.upsert_config(make_config("nn", bm, 64, 8, bm / 2, 32, 4, 4, stages)));
+      for (int stages : {1, 2, 3, 4})
+        configs.push_back(db.upsert_config(make_config("nn", bm, 64, 8, bm / 2, 32, 4, 4, stages)));
     int batches = 0;
     try {
       for (;; ++batches) {
@@ -141,12 +146,14 @@ TEST_F(FullDisk, BatchesPastAFileSizeLimitKeepEveryEarlierBatch) {
   }
   EXPECT_EQ(stored, std::int64_t(batches) * 20) << "a committed batch was lost";
   if (db.find_problem(make_problem(1 + batches, 512, 512))) {
-    EXPECT_TRUE(db.results_for(make_problem(1 + batches, 512, 512), *db.find_gpu_model(h100())).empty())
+    EXPECT_TRUE(
+        db.results_for(make_problem(1 + batches, 512, 512), *db.find_gpu_model(h100())).empty())
         << "a part of the batch that failed was stored";
   }
   ASSERT_EQ(db.sweeps().size(), 2u);
   EXPECT_EQ(db.sweeps()[1].id, sweep);
-  std::cout << "[ info     ] " << batches << " batches of 20 results fit under the limit; the next failed\n";
+  std::cout << "[ info     ] " << batches
+            << " batches of 20 results fit under the limit; the next failed\n";
 }
 
 }  // namespace

@@ -20,7 +20,8 @@ using MergeKill = ::gemmtune::test::ScratchDirTest;
 constexpr int kProblems = 150;
 
 TEST_F(MergeKill, AKilledMergeLeavesAllOrNothing) {
-  const fs::path source = dir_ / "source.db", target = dir_ / "target.db", whole = dir_ / "whole.db";
+  const fs::path source = dir_ / "source.db", target = dir_ / "target.db",
+                 whole = dir_ / "whole.db";
   make_large_source(source, kProblems);
   const std::string source_sha = file_sha256(source);
   auto fresh_target = [&](const fs::path& p) {
@@ -46,7 +47,8 @@ TEST_F(MergeKill, AKilledMergeLeavesAllOrNothing) {
   const int kills = 8;
   for (int i = 0; i < kills; ++i) {
     fresh_target(target);
-    const auto delay = std::chrono::duration_cast<std::chrono::microseconds>(merge_time * moment(rng));
+    const auto delay =
+        std::chrono::duration_cast<std::chrono::microseconds>(merge_time * moment(rng));
     SCOPED_TRACE("seed " + std::to_string(seed) + ", kill " + std::to_string(i) + " after " +
                  std::to_string(delay.count()) + " us");
     ::gemmtune::test::ChildProcess run(::gemmtune::test::cli_argv(merge));
@@ -71,9 +73,9 @@ TEST_F(MergeKill, AKilledMergeLeavesAllOrNothing) {
     EXPECT_EQ(checked_counts(target), after);
   }
   std::cout << "[ info     ] merge of " << kProblems * 300 << " results took "
-            << std::chrono::duration_cast<std::chrono::milliseconds>(merge_time).count() << " ms; " << kills
-            << " kills (seed " << seed << "): " << killed << " before the end (" << mid_write
-            << " while it wrote), " << finished << " after it\n";
+            << std::chrono::duration_cast<std::chrono::milliseconds>(merge_time).count() << " ms; "
+            << kills << " kills (seed " << seed << "): " << killed << " before the end ("
+            << mid_write << " while it wrote), " << finished << " after it\n";
   EXPECT_GE(killed, kills / 2) << "too few kills landed during the merge to test anything";
 }
 

@@ -15,8 +15,8 @@ namespace {
 using Report = CliTest;
 
 const fs::path kRecordedDb = fs::path(GEMMTUNE_TEST_UNPACKED_FIXTURES) / "h200-exhaustive.db";
-const fs::path kRecordedBench =
-    fs::path(GEMMTUNE_TEST_FIXTURES) / ".." / ".." / "docs" / "bench" / "h200-2026-11-23-users-final.json";
+const fs::path kRecordedBench = fs::path(GEMMTUNE_TEST_FIXTURES) / ".." / ".." / "docs" / "bench" /
+                                "h200-2026-11-23-users-final.json";
 
 // The report's own search: Debian's python3 first, then python3 on PATH.
 bool has_matplotlib() {
@@ -25,9 +25,10 @@ bool has_matplotlib() {
   return false;
 }
 
-#define SKIP_WITHOUT_MATPLOTLIB()                                                                      \
-  if (!has_matplotlib())                                                                               \
-  GTEST_SKIP() << "Python 3 with matplotlib is needed: apt-get install python3-matplotlib (tools/setup.sh)"
+#define SKIP_WITHOUT_MATPLOTLIB() \
+  if (!has_matplotlib())          \
+  GTEST_SKIP()                    \
+      << "Python 3 with matplotlib is needed: apt-get install python3-matplotlib (tools/setup.sh)"
 
 std::uintmax_t size_of(const fs::path& p) {
   std::error_code ec;
@@ -47,17 +48,20 @@ std::vector<std::string> tick_labels(const std::string& svg, char axis) {
   std::vector<std::string> out;
   const std::string tick = std::string("<g id=\"") + axis + "tick_";
   for (auto at = svg.find(tick); at != std::string::npos; at = svg.find(tick, at)) {
-    const auto open = svg.find("<text", at), start = svg.find('>', open), end = svg.find("</text>", start);
+    const auto open = svg.find("<text", at), start = svg.find('>', open),
+               end = svg.find("</text>", start);
     if (open == std::string::npos || start == std::string::npos || end == std::string::npos) break;
     const std::string label = svg.substr(start + 1, end - start - 1);
-    if (!label.empty() && (std::isdigit(static_cast<unsigned char>(label[0])) || label[0] == '.')) out.push_back(label);
+    if (!label.empty() && (std::isdigit(static_cast<unsigned char>(label[0])) || label[0] == '.'))
+      out.push_back(label);
     at = end;
   }
   return out;
 }
 
 // The tick labels of an axis are all distinct and there are at least `min_count` of them.
-void expect_distinct_ticks(const std::string& svg, char axis, std::size_t min_count, const std::string& what) {
+void expect_distinct_ticks(const std::string& svg, char axis, std::size_t min_count,
+                           const std::string& what) {
   const std::vector<std::string> ticks = tick_labels(svg, axis);
   const std::set<std::string> unique(ticks.begin(), ticks.end());
   EXPECT_GE(ticks.size(), min_count) << what << " " << axis;
@@ -82,15 +86,18 @@ TEST_F(Report, RecordedH200SweepPicturesAndIndex) {
   SKIP_WITHOUT_MATPLOTLIB();
   ASSERT_TRUE(fs::exists(kRecordedDb)) << "CMake unpacks tests/fixtures/h200-exhaustive.tar.xz";
   const fs::path out = dir_ / "h200";
-  CliRun r = cli({"report", "--out", out.string(), "--db", kRecordedDb.string(), "--bench", kRecordedBench.string()});
+  CliRun r = cli({"report", "--out", out.string(), "--db", kRecordedDb.string(), "--bench",
+                  kRecordedBench.string()});
   ASSERT_EQ(r.status, 0) << r.out << r.err;
   std::set<std::string> contents;
-  for (const char* name : {"speedup", "heatmap", "heatmap_*_large", "heatmap_*_small", "heatmap_*_batched",
-                           "heatmap_*_long_k", "heatmap_*_matrix_vector", "heatmap_*_dot_product", "roofline"}) {
+  for (const char* name :
+       {"speedup", "heatmap", "heatmap_*_large", "heatmap_*_small", "heatmap_*_batched",
+        "heatmap_*_long_k", "heatmap_*_matrix_vector", "heatmap_*_dot_product", "roofline"}) {
     std::string file = std::string(name) + ".png";
     const auto star = file.find("_*");
-    file = star == std::string::npos ? std::string(name) + "_nvidia_h200.png"
-                                     : file.substr(0, star) + "_nvidia_h200" + file.substr(star + 2);
+    file = star == std::string::npos
+               ? std::string(name) + "_nvidia_h200.png"
+               : file.substr(0, star) + "_nvidia_h200" + file.substr(star + 2);
     const fs::path png = out / file;
     EXPECT_GT(size_of(png), 10000u) << png << ": missing or too small to hold a chart";
     const std::string bytes = file_bytes(png);
@@ -98,11 +105,13 @@ TEST_F(Report, RecordedH200SweepPicturesAndIndex) {
     EXPECT_TRUE(contents.insert(bytes).second) << png << " is a copy of another picture";
   }
   const std::string index = file_bytes(out / "index.html");
-  EXPECT_NE(index.find("Geometric mean speedup over cuBLAS: " + geomean_in(kRecordedDb)), std::string::npos)
+  EXPECT_NE(index.find("Geometric mean speedup over cuBLAS: " + geomean_in(kRecordedDb)),
+            std::string::npos)
       << "expected " << geomean_in(kRecordedDb);
-  for (const char* fact : {"NVIDIA H200, sm_90, 132 SMs", "<th>NVRTC</th><td>13.0</td>", "2026-11-23T05:39:29",
-                           "2026-11-23T06:06:17", "FMA 58.5 TFLOP/s, memory 4224 GB/s (measured",
-                           "for the dispatcher over the 19 problems", "a1/a2: the widest vector"})
+  for (const char* fact :
+       {"NVIDIA H200, sm_90, 132 SMs", "<th>NVRTC</th><td>13.0</td>", "2026-11-23T05:39:29",
+        "2026-11-23T06:06:17", "FMA 58.5 TFLOP/s, memory 4224 GB/s (measured",
+        "for the dispatcher over the 19 problems", "a1/a2: the widest vector"})
     EXPECT_NE(index.find(fact), std::string::npos) << fact;
   // Adaptive units: 4.13 us and 4.83 us stay apart; tiny rates are not 0.0.
   EXPECT_NE(index.find("4.13 us"), std::string::npos);
@@ -112,20 +121,22 @@ TEST_F(Report, RecordedH200SweepPicturesAndIndex) {
   for (int n = 1; n <= 30; ++n) {
     const std::string page = "problem_nvidia_h200_" + std::to_string(n) + ".html";
     EXPECT_NE(index.find("href='" + page + "'"), std::string::npos) << page;
-    EXPECT_NE(file_bytes(out / page).find("index.html#p" + std::to_string(n)), std::string::npos) << page;
+    EXPECT_NE(file_bytes(out / page).find("index.html#p" + std::to_string(n)), std::string::npos)
+        << page;
   }
 }
 
 TEST_F(Report, RecordedH200SweepLabelsAreDistinct) {
   SKIP_WITHOUT_MATPLOTLIB();
   const fs::path out = dir_ / "svg";
-  CliRun r = cli({"report", "--out", out.string(), "--db", kRecordedDb.string(), "--bench", kRecordedBench.string(),
-                  "--format", "svg"});
+  CliRun r = cli({"report", "--out", out.string(), "--db", kRecordedDb.string(), "--bench",
+                  kRecordedBench.string(), "--format", "svg"});
   ASSERT_EQ(r.status, 0) << r.out << r.err;
   const std::string roof = file_bytes(out / "roofline_nvidia_h200.svg");
   expect_distinct_ticks(roof, 'x', 4, "roofline");  // 0.1 .. 1000 FLOP/byte
   expect_distinct_ticks(roof, 'y', 6, "roofline");  // 0.0001 .. 100 TFLOP/s
-  for (const char* tick : {">0.001<", ">0.01<", ">0.1<"}) EXPECT_NE(roof.find(tick), std::string::npos) << tick;
+  for (const char* tick : {">0.001<", ">0.01<", ">0.1<"})
+    EXPECT_NE(roof.find(tick), std::string::npos) << tick;
   // Each problem's number labels the roofline once (the axes' "1", "10", "100" aside).
   std::vector<std::string> ticks = tick_labels(roof, 'x');
   const std::vector<std::string> y_ticks = tick_labels(roof, 'y');
@@ -154,12 +165,14 @@ std::string crossover_bench(double& gpu_wins_above, double& cpu_wins_at) {
     if (total < cpu && gpu_wins_above == 0) gpu_wins_above = n;
     char row[320];
     std::snprintf(row, sizeof row,
-                  "%s{\"m\": %d, \"n\": %d, \"k\": %d, \"batch\": 1, \"layout\": \"nn\", \"gemmtune_ms\": %.6f, "
+                  "%s{\"m\": %d, \"n\": %d, \"k\": %d, \"batch\": 1, \"layout\": \"nn\", "
+                  "\"gemmtune_ms\": %.6f, "
                   "\"cublas_ms\": %.6f, \"cpu_ms\": %.6f, \"gpu_transfer_ms\": %.6f}",
                   problems.empty() ? "" : ", ", n, n, n, kernel, kernel, cpu, total);
     problems += row;
   }
-  return "{\"gpu\": \"NVIDIA H200\", \"cpu\": {\"name\": \"Test CPU\", \"threads\": 16}, \"problems\": [" +
+  return "{\"gpu\": \"NVIDIA H200\", \"cpu\": {\"name\": \"Test CPU\", \"threads\": 16}, "
+         "\"problems\": [" +
          problems + "]}";
 }
 
@@ -176,7 +189,8 @@ TEST_F(Report, NamesTheSizeWhereTheGpuStartsToWin) {
   const std::string index = file_bytes(out / "index.html");
   const std::smatch m = [&] {
     std::smatch found;
-    std::regex_search(index, found, std::regex("nn</b>: the GPU with transfers wins from n &asymp; ([0-9]+)"));
+    std::regex_search(index, found,
+                      std::regex("nn</b>: the GPU with transfers wins from n &asymp; ([0-9]+)"));
     return found;
   }();
   ASSERT_FALSE(m.empty()) << index.substr(index.find("crossover"), 600);
@@ -201,12 +215,14 @@ TEST_F(Report, WritesPicturesAndAnIndexPerGpu) {
   const std::string index = file_bytes(out / "index.html");
   EXPECT_NE(index.find("speedup_nvidia_h200.png"), std::string::npos);
   EXPECT_NE(index.find("sgemm_nn_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8"), std::string::npos);
-  EXPECT_NE(index.find("(datasheet)"), std::string::npos) << "no bench file: the ceilings say where they are from";
+  EXPECT_NE(index.find("(datasheet)"), std::string::npos)
+      << "no bench file: the ceilings say where they are from";
   // The config's precision class and its errors (the fixture's: 2e-07 on random inputs, no
   // wide-range error), in the table of bests and on each problem's page.
   EXPECT_NE(index.find("<th>precision</th>"), std::string::npos);
   EXPECT_NE(index.find("<td>ieee</td>"), std::string::npos);
-  EXPECT_NE(index.find("<td class=n>2e-07</td><td class=n>-</td></tr>"), std::string::npos) << index;
+  EXPECT_NE(index.find("<td class=n>2e-07</td><td class=n>-</td></tr>"), std::string::npos)
+      << index;
   const std::string page = file_bytes(out / "problem_nvidia_h200_1.html");
   EXPECT_NE(page.find("<th>error</th><th>wide-range</th>"), std::string::npos) << page;
   EXPECT_NE(page.find("<td class=n>2e-07</td><td class=n>-</td></tr>"), std::string::npos) << page;
@@ -235,7 +251,8 @@ TEST_F(Report, ErrorsAreOneLine) {
   EXPECT_EQ(line_count(dev.err), 1) << dev.err;
   EXPECT_NE(dev.err.find("unknown GPU model"), std::string::npos) << dev.err;
   if (has_matplotlib()) {
-    CliRun bench = cli({"report", "--out", (dir_ / "r").string(), "--db", fixture().string(), "--bench", text.string()});
+    CliRun bench = cli({"report", "--out", (dir_ / "r").string(), "--db", fixture().string(),
+                        "--bench", text.string()});
     EXPECT_NE(bench.status, 0);
     EXPECT_EQ(line_count(bench.err), 1) << bench.err;
     EXPECT_NE(bench.err.find("not a gemmtune bench JSON file"), std::string::npos) << bench.err;
@@ -247,8 +264,10 @@ TEST_F(Report, ErrorsAreOneLine) {
 TEST_F(Report, ReadsTheFileNamedWithAPercentSign) {
   SKIP_WITHOUT_MATPLOTLIB();
   const fs::path named = copy_fixture("x%41y.db"), decoy = copy_fixture("xAy.db");
-  Connection(decoy.string(), OpenMode::read_write).exec("UPDATE gpu_models SET name = 'Decoy GPU ' || id");
-  CliRun r = cli({"report", "--out", (dir_ / "r").string(), "--db", named.string(), "--gpu-model", "H200"});
+  Connection(decoy.string(), OpenMode::read_write)
+      .exec("UPDATE gpu_models SET name = 'Decoy GPU ' || id");
+  CliRun r = cli(
+      {"report", "--out", (dir_ / "r").string(), "--db", named.string(), "--gpu-model", "H200"});
   ASSERT_EQ(r.status, 0) << r.err;
   const std::string index = file_bytes(dir_ / "r" / "index.html");
   EXPECT_NE(index.find("NVIDIA H200"), std::string::npos);
@@ -286,7 +305,8 @@ TEST_F(Report, WritesNoFileThroughALink) {
   fs::create_directory(out);
   const std::string elsewhere = write("elsewhere.png", "not the report's\n");
   fs::create_symlink(elsewhere, out / "speedup_nvidia_h200.png");  // the first file it writes
-  CliRun r = cli({"report", "--out", out.string(), "--db", fixture().string(), "--gpu-model", "H200"});
+  CliRun r =
+      cli({"report", "--out", out.string(), "--db", fixture().string(), "--gpu-model", "H200"});
   EXPECT_EQ(r.status, 1) << r.err;
   EXPECT_EQ(line_count(r.err), 1) << r.err;
   EXPECT_NE(r.err.find("is a symbolic link"), std::string::npos) << r.err;
@@ -296,7 +316,8 @@ TEST_F(Report, WritesNoFileThroughALink) {
 TEST_F(Report, SaysWhatToInstallWithoutMatplotlib) {
   ::gemmtune::test::RunOptions options;
   options.set_env = {{"GEMMTUNE_PYTHON", (dir_ / "no-such-python").string()}};
-  CliRun r = ::gemmtune::test::run_cli({"report", "--out", (dir_ / "r").string(), "--db", fixture().string()}, options);
+  CliRun r = ::gemmtune::test::run_cli(
+      {"report", "--out", (dir_ / "r").string(), "--db", fixture().string()}, options);
   EXPECT_NE(r.status, 0);
   EXPECT_EQ(line_count(r.err), 1) << r.err;
   EXPECT_NE(r.err.find("apt-get install python3-matplotlib"), std::string::npos) << r.err;

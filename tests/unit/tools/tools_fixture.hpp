@@ -36,21 +36,22 @@ inline std::string fixture_entry_name(const KernelConfig& config) {
 inline std::string current_template_hash() { return gemmtune::template_hash(); }
 
 /// A config of the family with the given tiles; its name encodes them as the runtime's does.
-inline KernelConfig make_config(const char* layout, int bm, int bn, int bk, int wm, int wn, int tm, int tn,
-                                int stages) {
+inline KernelConfig make_config(const char* layout, int bm, int bn, int bk, int wm, int wn, int tm,
+                                int tn, int stages) {
   KernelConfig c;
   c.op_a = layout[0];
   c.op_b = layout[1];
   c.bm = bm, c.bn = bn, c.bk = bk, c.wm = wm, c.wn = wn, c.tm = tm, c.tn = tn, c.stages = stages;
   c.vec = 4, c.pad = 4, c.split_k = 1, c.raster = 8;
   char buf[128];
-  std::snprintf(buf, sizeof buf, "sgemm_%s_%dx%dx%d_w%dx%d_t%dx%d_s%d_v4_p4_k1_r8", layout, bm, bn, bk, wm, wn, tm,
-                tn, stages);
+  std::snprintf(buf, sizeof buf, "sgemm_%s_%dx%dx%d_w%dx%d_t%dx%d_s%d_v4_p4_k1_r8", layout, bm, bn,
+                bk, wm, wn, tm, tn, stages);
   c.name = buf;
   return c;
 }
 
-inline ProblemKey make_problem(std::int64_t m, std::int64_t n, std::int64_t k, const char* layout = "nn") {
+inline ProblemKey make_problem(std::int64_t m, std::int64_t n, std::int64_t k,
+                               const char* layout = "nn") {
   ProblemKey p;
   p.m = m, p.n = n, p.k = k;
   p.op_a = layout[0], p.op_b = layout[1];
@@ -89,21 +90,31 @@ inline Baseline cublas(Id problem, double median_ms) {
   return b;
 }
 
-inline GpuModel h200() { return {"NVIDIA H200", 9, 0, 132, 150ll << 30, 60ll << 20, 232448, 1980000}; }
-inline GpuModel h100() { return {"NVIDIA H100 80GB HBM3", 9, 0, 132, 80ll << 30, 50ll << 20, 232448, 1980000}; }
+inline GpuModel h200() {
+  return {"NVIDIA H200", 9, 0, 132, 150ll << 30, 60ll << 20, 232448, 1980000};
+}
+inline GpuModel h100() {
+  return {"NVIDIA H100 80GB HBM3", 9, 0, 132, 80ll << 30, 50ll << 20, 232448, 1980000};
+}
 
 /// The configs of the fixture, by the role they play.
-inline KernelConfig cfg_best() { return make_config("nn", 128, 128, 8, 64, 32, 8, 8, 2); }   // best on H200 4096^3
-inline KernelConfig cfg_second() { return make_config("nn", 128, 64, 8, 64, 32, 8, 4, 2); }  // runner-up
+inline KernelConfig cfg_best() {
+  return make_config("nn", 128, 128, 8, 64, 32, 8, 8, 2);
+}  // best on H200 4096^3
+inline KernelConfig cfg_second() {
+  return make_config("nn", 128, 64, 8, 64, 32, 8, 4, 2);
+}  // runner-up
 inline KernelConfig cfg_third() { return make_config("nn", 64, 64, 8, 32, 32, 4, 4, 1); }
-inline KernelConfig cfg_old() { return make_config("nn", 32, 32, 8, 32, 32, 2, 2, 1); }      // old sweep only
+inline KernelConfig cfg_old() {
+  return make_config("nn", 32, 32, 8, 32, 32, 2, 2, 1);
+}  // old sweep only
 
 /// Builds the fixture database at `path` (replacing any file there):
 ///  H200, sweep 1 (started 2020, stale template hash): 4096^3 nn with cfg_old.
 ///  H200, sweep 2 (now, current hash): 4096^3 nn: cfg_best 3.0 ms (spread 10%), cfg_second 3.15 ms,
 ///    cfg_third 4.5 ms, cuBLAS 3.6 ms (speedup 1.20x, margin 5.0%); failures: 1 compile_failed,
-///    2 invalid with one reason, 1 wrong_result. 1024x1024x2048 nn: cfg_second 0.2 ms, cfg_best 0.25 ms,
-///    cuBLAS 0.21 ms. 2048^3 nt: one config.
+///    2 invalid with one reason, 1 wrong_result. 1024x1024x2048 nn: cfg_second 0.2 ms, cfg_best
+///    0.25 ms, cuBLAS 0.21 ms. 2048^3 nt: one config.
 ///  H100, one sweep: 4096^3 nn cfg_second 4.0 ms, cfg_best 4.4 ms, cuBLAS 4.2 ms; 1024x1024x2048 nn
 ///    cfg_best 0.3 ms; 512^3 nn cfg_third 0.05 ms.
 ///  One cached binary.
@@ -115,10 +126,10 @@ inline void build_fixture(const fs::path& path) {
   const Id g200 = db.upsert_gpu_model(h200()), g100 = db.upsert_gpu_model(h100());
   const ProblemKey big = make_problem(4096, 4096, 4096), mid = make_problem(1024, 1024, 2048),
                    nt = make_problem(2048, 2048, 2048, "nt"), small = make_problem(512, 512, 512);
-  const Id p_big = db.upsert_problem(big), p_mid = db.upsert_problem(mid), p_nt = db.upsert_problem(nt),
-           p_small = db.upsert_problem(small);
-  const double f_big = 2.0 * 4096 * 4096 * 4096, f_mid = 2.0 * 1024 * 1024 * 2048, f_nt = 2.0 * 2048 * 2048 * 2048,
-               f_small = 2.0 * 512 * 512 * 512;
+  const Id p_big = db.upsert_problem(big), p_mid = db.upsert_problem(mid),
+           p_nt = db.upsert_problem(nt), p_small = db.upsert_problem(small);
+  const double f_big = 2.0 * 4096 * 4096 * 4096, f_mid = 2.0 * 1024 * 1024 * 2048,
+               f_nt = 2.0 * 2048 * 2048 * 2048, f_small = 2.0 * 512 * 512 * 512;
   const Id c_best = db.upsert_config(cfg_best()), c_second = db.upsert_config(cfg_second()),
            c_third = db.upsert_config(cfg_third()), c_old = db.upsert_config(cfg_old());
   const Id c_fail1 = db.upsert_config(make_config("nn", 256, 256, 16, 64, 64, 16, 16, 4));
@@ -145,24 +156,28 @@ inline void build_fixture(const fs::path& path) {
 
   info.template_hash = current_template_hash();
   const Id s200 = db.begin_sweep(info);
-  db.record_results(s200, std::vector<Result>{
-                              ok(p_big, c_best, 3.0, f_big), ok(p_big, c_second, 3.15, f_big),
-                              ok(p_big, c_third, 4.5, f_big),
-                              failed(p_big, c_fail1, Status::compile_failed,
-                                     "ptxas error: Entry function uses too much shared data"),
-                              failed(p_big, c_fail2, Status::invalid, "needs 264 KiB of shared memory, the GPU allows 227 KiB"),
-                              failed(p_big, c_fail3, Status::invalid, "needs 264 KiB of shared memory, the GPU allows 227 KiB"),
-                              failed(p_big, c_fail4, Status::wrong_result, "relative error 3.1e-02 > 1e-04"),
-                              ok(p_mid, c_second, 0.2, f_mid), ok(p_mid, c_best, 0.25, f_mid),
-                              ok(p_nt, c_nt, 0.6, f_nt)});
+  db.record_results(
+      s200, std::vector<Result>{
+                ok(p_big, c_best, 3.0, f_big), ok(p_big, c_second, 3.15, f_big),
+                ok(p_big, c_third, 4.5, f_big),
+                failed(p_big, c_fail1, Status::compile_failed,
+                       "ptxas error: Entry function uses too much shared data"),
+                failed(p_big, c_fail2, Status::invalid,
+                       "needs 264 KiB of shared memory, the GPU allows 227 KiB"),
+                failed(p_big, c_fail3, Status::invalid,
+                       "needs 264 KiB of shared memory, the GPU allows 227 KiB"),
+                failed(p_big, c_fail4, Status::wrong_result, "relative error 3.1e-02 > 1e-04"),
+                ok(p_mid, c_second, 0.2, f_mid), ok(p_mid, c_best, 0.25, f_mid),
+                ok(p_nt, c_nt, 0.6, f_nt)});
   db.record_baseline(s200, cublas(p_big, 3.6));
   db.record_baseline(s200, cublas(p_mid, 0.21));
   db.finish_sweep(s200);
 
   info.gpu_model_id = g100;
   const Id s100 = db.begin_sweep(info);
-  db.record_results(s100, std::vector<Result>{ok(p_big, c_second, 4.0, f_big), ok(p_big, c_best, 4.4, f_big),
-                                              ok(p_mid, c_best, 0.3, f_mid), ok(p_small, c_third, 0.05, f_small)});
+  db.record_results(s100, std::vector<Result>{
+                              ok(p_big, c_second, 4.0, f_big), ok(p_big, c_best, 4.4, f_big),
+                              ok(p_mid, c_best, 0.3, f_mid), ok(p_small, c_third, 0.05, f_small)});
   db.record_baseline(s100, cublas(p_big, 4.2));
   db.finish_sweep(s100);
 
@@ -221,7 +236,8 @@ class CliTest : public ::gemmtune::test::ScratchDirTest {
     CliRun r = ::gemmtune::test::run_program(
         {"python3", "-c",
          "import json,sys; v = json.load(open(sys.argv[1], 'rb')); assert isinstance(v, list)", f});
-    if (r.status == 127) return json.size() > 1 && json.front() == '[';  // no python3: a minimal check
+    if (r.status == 127)
+      return json.size() > 1 && json.front() == '[';  // no python3: a minimal check
     return r.status == 0;
   }
 
@@ -241,13 +257,15 @@ inline ::testing::AssertionResult fits_100_columns(const std::string& text) {
 /// Every config name in `text` is whole (as `gemmtune try` takes it: no elision, nothing cut
 /// off), and there is at least one.
 inline ::testing::AssertionResult config_names_whole(const std::string& text) {
-  static const std::regex whole("sgemm_[nt]{2}_[0-9]+x[0-9]+x[0-9]+_w[0-9]+x[0-9]+_t[0-9]+x[0-9]+_s[0-9]+"
-                                "_v[0-9]+_p[0-9]+_k[0-9]+_r[0-9]+(_[a-z][0-9]+(x[0-9]+x[0-9]+)?)*");
+  static const std::regex whole(
+      "sgemm_[nt]{2}_[0-9]+x[0-9]+x[0-9]+_w[0-9]+x[0-9]+_t[0-9]+x[0-9]+_s[0-9]+"
+      "_v[0-9]+_p[0-9]+_k[0-9]+_r[0-9]+(_[a-z][0-9]+(x[0-9]+x[0-9]+)?)*");
   std::istringstream in(text);
   int names = 0;
   for (std::string word; in >> word;) {
     if (word.find("sgemm_") == std::string::npos && word.find("..") == std::string::npos) continue;
-    if (!std::regex_match(word, whole)) return ::testing::AssertionFailure() << "not a whole config name: " << word;
+    if (!std::regex_match(word, whole))
+      return ::testing::AssertionFailure() << "not a whole config name: " << word;
     ++names;
   }
   if (names == 0) return ::testing::AssertionFailure() << "no config name in: " << text;

@@ -165,7 +165,8 @@ TEST(Calibration, EachKernelPathsBestRankedConfigLeads) {
   // best-ranked config of each kernel path comes first, then the rest fastest first.
   const Problem p = Problem::packed(Op::N, Op::T, 3, 50000, 512);
   GemmConfig lanes;  // a dot product per warp: 32 lanes along K
-  lanes.op_b = Op::T, lanes.bm = lanes.bn = lanes.wm = lanes.wn = lanes.tm = lanes.tn = 1, lanes.k_lanes = 32;
+  lanes.op_b = Op::T, lanes.bm = lanes.bn = lanes.wm = lanes.wn = lanes.tm = lanes.tn = 1,
+  lanes.k_lanes = 32;
   std::vector<GemmConfig> candidates;
   for (int bn : {32, 64, 128, 256}) {
     GemmConfig tile = config(4, bn);
@@ -177,7 +178,8 @@ TEST(Calibration, EachKernelPathsBestRankedConfigLeads) {
   const ModelRanking r = rank_candidates(candidates, p, gpu);
   ASSERT_EQ(r.order.size(), candidates.size());
   ASSERT_TRUE(candidates.back().reduces());
-  // The model ranks the reduction behind at least two tiles: without path leaders it would come later.
+  // The model ranks the reduction behind at least two tiles: without path leaders it would come
+  // later.
   const auto faster_tiles = std::count_if(r.predicted_ms.begin(), r.predicted_ms.end() - 1,
                                           [&](double ms) { return ms < r.predicted_ms.back(); });
   ASSERT_GE(faster_tiles, 2);
@@ -203,11 +205,13 @@ TEST(Calibration, NearTiesAreSpreadOverTileShapes) {
   std::set<std::tuple<int, int, int, bool>> shapes;
   for (std::size_t j = 0; j < r.order.size() && families.size() < 12; ++j) {
     const GemmConfig& c = candidates[r.order[j]];
-    if (families.insert(r.family[r.order[j]]).second) shapes.insert({c.bm, c.bn, c.split_k, c.split_tail});
+    if (families.insert(r.family[r.order[j]]).second)
+      shapes.insert({c.bm, c.bn, c.split_k, c.split_tail});
   }
   EXPECT_GE(shapes.size(), 8u);
   std::size_t first_twelve_end = 0;  // where the twelfth family starts
-  for (std::set<std::size_t> seen; seen.size() < 12; ++first_twelve_end) seen.insert(r.family[r.order[first_twelve_end]]);
+  for (std::set<std::size_t> seen; seen.size() < 12; ++first_twelve_end)
+    seen.insert(r.family[r.order[first_twelve_end]]);
   EXPECT_LE(first_twelve_end, 12u) << "the families' other members come after the run's families";
   double slowest_so_far = 0;
   for (std::size_t i : r.order) {

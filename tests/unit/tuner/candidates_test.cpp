@@ -6,10 +6,10 @@
 #include <algorithm>
 #include <set>
 
+#include "gemmtune/db_rows.hpp"
 #include "gemmtune/error.hpp"
 #include "gemmtune/tuner/calibration.hpp"
 #include "gemmtune/tuner/candidates.hpp"
-#include "gemmtune/db_rows.hpp"
 #include "gemmtune/tuner/space.hpp"
 #include "gemmtune/tuner/sweep.hpp"
 
@@ -44,7 +44,8 @@ TEST(Candidates, FittedToTheDataAndAllCanImplement) {
       EXPECT_EQ(c, c.fitted_to(p)) << config_name(c);
       EXPECT_FALSE(c.can_implement(p)) << config_name(c);
       if (c.vec < 4) {
-        EXPECT_FALSE(c.tiles_hold_vectors_of(4)) << config_name(c);  // else vec 4 fitted is the same kernel
+        EXPECT_FALSE(c.tiles_hold_vectors_of(4))
+            << config_name(c);  // else vec 4 fitted is the same kernel
       }
     }
     EXPECT_EQ(vecs, (align == 4 ? std::set<int>{4} : std::set<int>{align, 4}));
@@ -53,15 +54,22 @@ TEST(Candidates, FittedToTheDataAndAllCanImplement) {
 
 TEST(Candidates, StreamingConfigsKeepWideVectorsWhenOnlyAIsMisaligned) {
   // Rows of A of 4095 floats; A transposed with M = 1 (lda = 1).
-  for (const auto& [valid, p] : {std::pair{&reduced_space(Op::N, Op::N), Problem::packed(Op::N, Op::N, 1, 4096, 4095)},
-                                 std::pair{&reduced_space(Op::T, Op::N), Problem::packed(Op::T, Op::N, 1, 4096, 4096)}}) {
+  for (const auto& [valid, p] :
+       {std::pair{&reduced_space(Op::N, Op::N), Problem::packed(Op::N, Op::N, 1, 4096, 4095)},
+        std::pair{&reduced_space(Op::T, Op::N), Problem::packed(Op::T, Op::N, 1, 4096, 4096)}}) {
     SCOPED_TRACE(p.layout());
     ASSERT_EQ(p.alignment(), 1);
     bool streaming_seen = false;
     for (const auto& c : candidate_configs(*valid, p, 132, SpaceKind::reduced)) {
-      if (!c.reads_a_in_vectors()) EXPECT_EQ(c.vec, 4) << config_name(c);  // reads A one float at a time
-      else if (c.repack) EXPECT_TRUE(c.vec == 4 && c.width_a() == 4 && c.width_b() == 4) << config_name(c);  // A copied aligned
-      else EXPECT_TRUE((c.vec == 1 && !c.tiles_hold_vectors_of(4)) || (c.vec == 4 && c.width_a() == 1 && c.width_b() == 4)) << config_name(c);
+      if (!c.reads_a_in_vectors())
+        EXPECT_EQ(c.vec, 4) << config_name(c);  // reads A one float at a time
+      else if (c.repack)
+        EXPECT_TRUE(c.vec == 4 && c.width_a() == 4 && c.width_b() == 4)
+            << config_name(c);  // A copied aligned
+      else
+        EXPECT_TRUE((c.vec == 1 && !c.tiles_hold_vectors_of(4)) ||
+                    (c.vec == 4 && c.width_a() == 1 && c.width_b() == 4))
+            << config_name(c);
       EXPECT_FALSE(c.can_implement(p)) << config_name(c);
       streaming_seen = streaming_seen || c.streams_b();
     }
@@ -84,13 +92,15 @@ TEST(Candidates, SplitKOnlyWhenTilesCannotFillTheGpu) {
     EXPECT_TRUE(c.split_k == 1 || c.split_tail) << config_name(c);
   Problem deep = Problem::packed(Op::N, Op::N, 64, 64, 65536);
   std::set<int> splits;
-  for (const auto& c : candidate_configs(reduced_space(Op::N, Op::N), deep, 132, SpaceKind::reduced))
+  for (const auto& c :
+       candidate_configs(reduced_space(Op::N, Op::N), deep, 132, SpaceKind::reduced))
     splits.insert(c.split_k);
   EXPECT_EQ(splits, (std::set<int>{1, 2, 4, 8, 16, 32, 64, 128, 256, 512}));
   EXPECT_TRUE(split_k_useful(deep, 64, 64, 8, 16, 132, 256));
-  EXPECT_TRUE(split_k_useful(deep, 64, 64, 8, 128, 132, 256));   // 128 blocks: one wave
-  EXPECT_FALSE(split_k_useful(deep, 8, 8, 8, 128, 132, 256));  // 8192 blocks of 256 threads: 8 waves
-  EXPECT_TRUE(split_k_useful(deep, 8, 8, 8, 128, 132, 64));     // of 64 threads: two waves
+  EXPECT_TRUE(split_k_useful(deep, 64, 64, 8, 128, 132, 256));  // 128 blocks: one wave
+  EXPECT_FALSE(
+      split_k_useful(deep, 8, 8, 8, 128, 132, 256));         // 8192 blocks of 256 threads: 8 waves
+  EXPECT_TRUE(split_k_useful(deep, 8, 8, 8, 128, 132, 64));  // of 64 threads: two waves
   Problem shallow = Problem::packed(Op::N, Op::N, 64, 64, 64);
   EXPECT_FALSE(split_k_useful(shallow, 64, 64, 8, 4, 132, 256));  // 16 K values per split: too few
   EXPECT_TRUE(split_k_useful(shallow, 64, 64, 8, 1, 132, 256));
@@ -117,14 +127,15 @@ TEST(Candidates, DotProductReductionsSplitDownToOneStepEach) {
 TEST(Candidates, DotProductsAlsoTakeBlocksOf512ThreadsAlongK) {
   for (const auto& c : reduced_space(Op::N, Op::T)) {
     if (!c.reduces() || c.threads() <= 256) continue;
-    EXPECT_TRUE(c.threads() == 512 && c.bm == 1 && c.bn == 1 && c.k_lanes == 32 && c.k_warps == 16 &&
-                c.occupancy == 2 && c.split_k <= 16)
+    EXPECT_TRUE(c.threads() == 512 && c.bm == 1 && c.bn == 1 && c.k_lanes == 32 &&
+                c.k_warps == 16 && c.occupancy == 2 && c.split_k <= 16)
         << config_name(c);
   }
   const Problem dot = Problem::packed(Op::N, Op::T, 1, 1, 100000);
   const auto cs = candidate_configs(reduced_space(Op::N, Op::T), dot, 132, SpaceKind::reduced);
   EXPECT_TRUE(std::any_of(cs.begin(), cs.end(), [](const GemmConfig& c) {
-    return c.threads() == 512 && c.k_warps == 16 && c.occupancy == 2 && c.split_k == 16 && c.cluster_splits;
+    return c.threads() == 512 && c.k_warps == 16 && c.occupancy == 2 && c.split_k == 16 &&
+           c.cluster_splits;
   })) << "the 16-block cluster of 512-thread blocks is a candidate";
 }
 
@@ -139,8 +150,9 @@ TEST(Candidates, ThinTilesOnlyForThinProblems) {
   EXPECT_EQ(thinnest(Problem::packed(Op::N, Op::N, 1, 4096, 4096)).first, 1);
   EXPECT_EQ(thinnest(Problem::packed(Op::N, Op::N, 4096, 1, 4096)).second, 1);
   // Large problems get neither thin nor elongated tiles.
-  for (const auto& c : candidate_configs(reduced_space(Op::N, Op::N), Problem::packed(Op::N, Op::N, 4096, 4096, 4096),
-                                         132, SpaceKind::reduced)) {
+  for (const auto& c : candidate_configs(reduced_space(Op::N, Op::N),
+                                         Problem::packed(Op::N, Op::N, 4096, 4096, 4096), 132,
+                                         SpaceKind::reduced)) {
     EXPECT_GE(std::min(c.bm, c.bn), 64) << config_name(c);
     EXPECT_LE(std::max(c.bm, c.bn), 2 * std::min(c.bm, c.bn)) << config_name(c);
   }
@@ -164,15 +176,17 @@ TEST(Candidates, SmallBatchedMatricesGetTilesTheirSize) {
     }
   }
   // Large sides keep the 64x64-and-up rule: smaller tiles only where blocks run short.
-  for (const auto& c : candidate_configs(reduced_space(Op::N, Op::N), Problem::packed(Op::N, Op::N, 256, 256, 256, 512),
-                                         132, SpaceKind::reduced))
+  for (const auto& c : candidate_configs(reduced_space(Op::N, Op::N),
+                                         Problem::packed(Op::N, Op::N, 256, 256, 256, 512), 132,
+                                         SpaceKind::reduced))
     EXPECT_GE(c.bm * c.bn, 64 * 64) << config_name(c);
 }
 
 TEST(Candidates, ThreeWarpTilesWherePowersOfTwoOverhangNearlyHalf) {
   auto sides = [](const Problem& p) {
     std::set<int> rows, cols;
-    for (const auto& c : candidate_configs(reduced_space(p.op_a, p.op_b), p, 132, SpaceKind::reduced))
+    for (const auto& c :
+         candidate_configs(reduced_space(p.op_a, p.op_b), p, 132, SpaceKind::reduced))
       rows.insert(c.bm), cols.insert(c.bn);
     return std::pair{rows, cols};
   };
@@ -181,7 +195,8 @@ TEST(Candidates, ThreeWarpTilesWherePowersOfTwoOverhangNearlyHalf) {
   // An attention-like product with 96 columns (a head dimension): one 96-column tile.
   EXPECT_TRUE(sides(Problem::packed(Op::N, Op::T, 512, 96, 512, 64)).second.count(96));
   // 64 rows fit a power-of-two tile exactly; long sides are covered as well by powers of two.
-  for (const Problem& p : {Problem::packed(Op::N, Op::N, 64, 4096, 4096), Problem::packed(Op::N, Op::N, 2999, 3001, 2003),
+  for (const Problem& p : {Problem::packed(Op::N, Op::N, 64, 4096, 4096),
+                           Problem::packed(Op::N, Op::N, 2999, 3001, 2003),
                            Problem::packed(Op::T, Op::N, 4096, 4096, 4096)}) {
     const auto [rows, cols] = sides(p);
     for (int side : {48, 96}) {
@@ -195,11 +210,12 @@ TEST(Candidates, ReducedSpaceIsSmallSubsetOfFull) {
   Problem p = Problem::packed(Op::N, Op::N, 1024, 1024, 1024);
   auto full = candidate_configs(valid_nn(), p, 132, SpaceKind::full);
   auto reduced = candidate_configs(valid_nn(), p, 132, SpaceKind::reduced);
-  std::printf("1024^3 nn on 132 SMs: %zu candidates in the full space, %zu in the reduced one\n", full.size(),
-              reduced.size());
+  std::printf("1024^3 nn on 132 SMs: %zu candidates in the full space, %zu in the reduced one\n",
+              full.size(), reduced.size());
   EXPECT_GT(reduced.size(), 20u);
   // Early-barrier twins (timed only as variants of their base) aside, as before them.
-  const auto twins = std::count_if(reduced.begin(), reduced.end(), [](const GemmConfig& c) { return c.early_barrier; });
+  const auto twins = std::count_if(reduced.begin(), reduced.end(),
+                                   [](const GemmConfig& c) { return c.early_barrier; });
   EXPECT_LT(reduced.size() - std::size_t(twins), 2500u);
   EXPECT_LT(reduced.size(), 4000u);
   EXPECT_GT(full.size(), 4 * reduced.size());
@@ -237,8 +253,12 @@ TEST(DbConvert, ConfigRoundTripsAndProblemKey) {
 TEST(Candidates, ReductionsWhereTheOutputIsSmall) {
   for (auto [a, b] : {std::pair{Op::N, Op::N}, {Op::N, Op::T}, {Op::T, Op::N}, {Op::T, Op::T}}) {
     const auto& valid = reduced_space(a, b);
-    for (auto [m, n, k] : std::vector<std::tuple<int, int, int>>{
-             {1, 1, 100000}, {1, 1, 1000}, {4096, 1, 4096}, {1, 4096, 4096}, {4095, 1, 4095}, {5, 3, 262144}}) {
+    for (auto [m, n, k] : std::vector<std::tuple<int, int, int>>{{1, 1, 100000},
+                                                                 {1, 1, 1000},
+                                                                 {4096, 1, 4096},
+                                                                 {1, 4096, 4096},
+                                                                 {4095, 1, 4095},
+                                                                 {5, 3, 262144}}) {
       Problem p = Problem::packed(a, b, m, n, k);
       SCOPED_TRACE(p.label());
       int reductions = 0, total = 0;
@@ -246,19 +266,22 @@ TEST(Candidates, ReductionsWhereTheOutputIsSmall) {
         ++total;
         if (!c.reduces()) continue;
         ++reductions;
-        EXPECT_LT(c.bm, 2 * m) << config_name(c);  // no more lanes past M or N than powers of two need
+        EXPECT_LT(c.bm, 2 * m) << config_name(
+            c);  // no more lanes past M or N than powers of two need
         EXPECT_LT(c.bn, 2 * n) << config_name(c);
         EXPECT_FALSE(c.can_implement(p)) << config_name(c);
       }
       EXPECT_GT(reductions, 0);
       std::cout << p.label() << ": " << reductions << " reductions of " << total << " candidates\n";
     }
-    for (auto [m, n, k] : std::vector<std::tuple<int, int, int>>{{1, 1, 1}, {8, 8, 8}, {2, 3, 1}, {7, 1, 5}}) {
+    for (auto [m, n, k] :
+         std::vector<std::tuple<int, int, int>>{{1, 1, 1}, {8, 8, 8}, {2, 3, 1}, {7, 1, 5}}) {
       Problem tiny = Problem::packed(a, b, m, n, k, 3);
       EXPECT_FALSE(candidate_configs(valid, tiny, 132, SpaceKind::reduced).empty()) << tiny.label();
     }
     Problem square = Problem::packed(a, b, 4096, 4096, 4096);
-    for (const auto& c : candidate_configs(valid, square, 132, SpaceKind::reduced)) EXPECT_FALSE(c.reduces()) << config_name(c);
+    for (const auto& c : candidate_configs(valid, square, 132, SpaceKind::reduced))
+      EXPECT_FALSE(c.reduces()) << config_name(c);
   }
 }
 
@@ -271,8 +294,11 @@ void expect_c_variants_only_where_c_is_narrowed(bool GemmConfig::*flag, Can can,
   const auto count = [&](const std::vector<GemmConfig>& cs) {
     return std::count_if(cs.begin(), cs.end(), [&](const GemmConfig& c) { return c.*flag; });
   };
-  EXPECT_EQ(count(candidate_configs(valid_nt, Problem::packed(Op::N, Op::T, 1024, 50256, 768), 132, SpaceKind::reduced)), 0);
-  const auto cs = candidate_configs(valid_nt, Problem::packed(Op::N, Op::T, 1024, 50257, 768), 132, SpaceKind::reduced);
+  EXPECT_EQ(count(candidate_configs(valid_nt, Problem::packed(Op::N, Op::T, 1024, 50256, 768), 132,
+                                    SpaceKind::reduced)),
+            0);
+  const auto cs = candidate_configs(valid_nt, Problem::packed(Op::N, Op::T, 1024, 50257, 768), 132,
+                                    SpaceKind::reduced);
   std::set<std::string> names;
   for (const auto& c : cs) names.insert(config_name(c));
   EXPECT_EQ(names.size(), cs.size());
@@ -283,14 +309,16 @@ void expect_c_variants_only_where_c_is_narrowed(bool GemmConfig::*flag, Can can,
     if (c.stage_c || c.window_c || !can(c)) continue;
     GemmConfig variant = c;
     variant.*flag = true;
-    EXPECT_TRUE(names.count(config_name(variant))) << config_name(c) << " has no " << what << " variant";
+    EXPECT_TRUE(names.count(config_name(variant)))
+        << config_name(c) << " has no " << what << " variant";
   }
   EXPECT_GT(count(cs), 50);
 }
 
 TEST(Candidates, StagedCVariantsOnlyWhereCIsNarrowed) {
   expect_c_variants_only_where_c_is_narrowed(
-      &GemmConfig::stage_c, [](const GemmConfig& c) { return !c.reduces() && !c.streams_b(); }, "staged");
+      &GemmConfig::stage_c, [](const GemmConfig& c) { return !c.reduces() && !c.streams_b(); },
+      "staged");
 }
 
 TEST(Candidates, WindowedCVariantsOnlyWhereCIsNarrowed) {
@@ -356,10 +384,12 @@ TEST(Candidates, EarlyBarrierTwinsOfTwoStageFmaTiles) {
       EXPECT_EQ(ranking.variant[i], ranking.variant[j]) << config_name(c);
       EXPECT_EQ(ranking.family[i], ranking.family[j]) << config_name(c);
       twins += c.early_barrier;
-      EXPECT_EQ(from_db(to_db(c)), c) << config_name(c) << ": the database row keeps the flag (in its name)";
+      EXPECT_EQ(from_db(to_db(c)), c)
+          << config_name(c) << ": the database row keeps the flag (in its name)";
     }
     EXPECT_GT(twins, 20) << p.label();
-    EXPECT_GT(spilling, 0) << p.label() << ": no two-stage tile of 512 thread slots, the case validate() refuses";
+    EXPECT_GT(spilling, 0)
+        << p.label() << ": no two-stage tile of 512 thread slots, the case validate() refuses";
   }
 }
 
@@ -372,8 +402,10 @@ TEST(Candidates, ClusterTwinsOfSplitReductionsWhereTheGpuHasClusters) {
   for (const auto& c : cs) names.insert(config_name(c));
   int twins = 0;
   for (const auto& c : cs) {
-    EXPECT_TRUE(!c.cluster_splits || (c.reduces() && c.split_k >= 2 && c.split_k <= 16)) << config_name(c);
-    if (!c.reduces() || c.split_k < 2 || c.split_k > 16 || c.prescale_c || c.ordered_splits) continue;
+    EXPECT_TRUE(!c.cluster_splits || (c.reduces() && c.split_k >= 2 && c.split_k <= 16))
+        << config_name(c);
+    if (!c.reduces() || c.split_k < 2 || c.split_k > 16 || c.prescale_c || c.ordered_splits)
+      continue;
     GemmConfig other = c;
     other.cluster_splits = !c.cluster_splits;
     EXPECT_TRUE(names.count(config_name(other))) << config_name(c) << " has no twin";
@@ -387,7 +419,8 @@ TEST(Candidates, ClusterTwinsOfSplitReductionsWhereTheGpuHasClusters) {
     device.limits = DeviceLimits::for_arch(arch);
     SearchSpaces spaces(o, device.limits);
     const auto swept = sweep_candidates(o, device, spaces.of(Op::N, Op::T), dot);
-    const auto clustered = std::count_if(swept.begin(), swept.end(), [](const GemmConfig& c) { return c.cluster_splits; });
+    const auto clustered = std::count_if(swept.begin(), swept.end(),
+                                         [](const GemmConfig& c) { return c.cluster_splits; });
     if (std::string(arch) == "sm_90")
       EXPECT_EQ(clustered, twins);
     else
@@ -405,12 +438,17 @@ TEST(Candidates, RepackVariantsOnlyWhereAOrBIsMisaligned) {
     return std::count_if(cs.begin(), cs.end(), [](const GemmConfig& c) { return c.repack; });
   };
   // Aligned, and only C misaligned (nt: A and B rows of K = 64, C rows of N = 63): none.
-  EXPECT_EQ(repacks(candidate_configs(valid_nn(), Problem::packed(Op::N, Op::N, 1024, 1024, 1024), 132, SpaceKind::full)), 0);
-  EXPECT_EQ(repacks(candidate_configs(valid_nt, Problem::packed(Op::N, Op::T, 640, 63, 64), 132, SpaceKind::full)), 0);
+  EXPECT_EQ(repacks(candidate_configs(valid_nn(), Problem::packed(Op::N, Op::N, 1024, 1024, 1024),
+                                      132, SpaceKind::full)),
+            0);
+  EXPECT_EQ(repacks(candidate_configs(valid_nt, Problem::packed(Op::N, Op::T, 640, 63, 64), 132,
+                                      SpaceKind::full)),
+            0);
 
-  for (const auto& [valid, p] : {std::pair{&valid_nn(), Problem::packed(Op::N, Op::N, 2999, 3001, 2003)},
-                                 std::pair{&valid_nt, Problem::packed(Op::N, Op::T, 640, 512, 63)},  // A and B rows of 63
-                                 std::pair{&valid_nn(), Problem::packed(Op::N, Op::N, 4095, 1, 4095)}}) {  // reductions too
+  for (const auto& [valid, p] :
+       {std::pair{&valid_nn(), Problem::packed(Op::N, Op::N, 2999, 3001, 2003)},
+        std::pair{&valid_nt, Problem::packed(Op::N, Op::T, 640, 512, 63)},  // A and B rows of 63
+        std::pair{&valid_nn(), Problem::packed(Op::N, Op::N, 4095, 1, 4095)}}) {  // reductions too
     SCOPED_TRACE(p.label());
     for (SpaceKind space : {SpaceKind::reduced, SpaceKind::full}) {
       const auto cs = candidate_configs(*valid, p, 132, space);
@@ -441,7 +479,8 @@ TEST(Candidates, RepackVariantsOnlyWhereAOrBIsMisaligned) {
         EXPECT_TRUE(c.packs_a(p) || c.packs_b(p)) << config_name(c);
         GemmConfig plain = c;
         plain.repack = false;
-        EXPECT_TRUE(names.count(config_name(plain.fitted_to(p)))) << config_name(c) << ": its plain variant is missing";
+        EXPECT_TRUE(names.count(config_name(plain.fitted_to(p))))
+            << config_name(c) << ": its plain variant is missing";
       }
       EXPECT_GT(tiles, 0);
       EXPECT_GT(packed, 0);
@@ -464,9 +503,11 @@ TEST(Candidates, PrecisionClassesAreSearchedApart) {
   EXPECT_LT(fp32.size(), fma.size());
   EXPECT_GT(tf32.size(), 2u);
   for (const auto& c : fp32) EXPECT_GE(c.stages, 3) << config_name(c);
-  // On sm_90 (the default limits) both tensor-core classes hold warpgroup configs, and mma.sync ones.
+  // On sm_90 (the default limits) both tensor-core classes hold warpgroup configs, and mma.sync
+  // ones.
   for (const auto* set : {&fp32, &tf32}) {
-    const auto warpgroup = std::count_if(set->begin(), set->end(), [](const GemmConfig& c) { return c.wgmma == 1; });
+    const auto warpgroup =
+        std::count_if(set->begin(), set->end(), [](const GemmConfig& c) { return c.wgmma == 1; });
     EXPECT_GT(warpgroup, 0);
     EXPECT_LT(warpgroup, std::ssize(*set));
   }
@@ -494,10 +535,13 @@ TEST(Candidates, SweepsTakeTheReducedSpaceBeforeKnowingTheProblem) {
   EXPECT_EQ(config_name(fitted[0]), "sgemm_nt_1x2x32_w1x2_t1x1_s2_v4_p4_k1_r8_l16_j2_g1x1x1");
   for (Precision precision : {Precision::ieee, Precision::fp32}) {
     reduced.precision = precision;
-    for (const Problem& p : {Problem::packed(Op::N, Op::N, 2999, 3001, 2003), Problem::packed(Op::N, Op::N, 1, 1, 100000),
-                             Problem::packed(Op::N, Op::N, 33, 4097, 4095), Problem::packed(Op::N, Op::N, 7, 9, 13),
-                             Problem::packed(Op::N, Op::N, 4096, 4096, 4096), Problem::packed(Op::N, Op::N, 64, 64, 262144),
-                             Problem::packed(Op::N, Op::N, 512, 64, 512, 64)}) {
+    for (const Problem& p :
+         {Problem::packed(Op::N, Op::N, 2999, 3001, 2003),
+          Problem::packed(Op::N, Op::N, 1, 1, 100000),
+          Problem::packed(Op::N, Op::N, 33, 4097, 4095), Problem::packed(Op::N, Op::N, 7, 9, 13),
+          Problem::packed(Op::N, Op::N, 4096, 4096, 4096),
+          Problem::packed(Op::N, Op::N, 64, 64, 262144),
+          Problem::packed(Op::N, Op::N, 512, 64, 512, 64)}) {
       SCOPED_TRACE(p.label());
       const auto from_space = sweep_candidates(reduced, device, spaces.of(Op::N, Op::N), p);
       const auto from_all = sweep_candidates(reduced, device, valid_nn(), p);
@@ -510,7 +554,8 @@ TEST(Candidates, SweepsTakeTheReducedSpaceBeforeKnowingTheProblem) {
 TEST(Candidates, SplitTailTwinsForOneToEightRoundsOfTilesOfOneMatrix) {
   auto tails = [](const Problem& p) {
     std::vector<GemmConfig> out;
-    for (const auto& c : candidate_configs(reduced_space(p.op_a, p.op_b), p, 132, SpaceKind::reduced))
+    for (const auto& c :
+         candidate_configs(reduced_space(p.op_a, p.op_b), p, 132, SpaceKind::reduced))
       if (c.split_tail) out.push_back(c);
     return out;
   };

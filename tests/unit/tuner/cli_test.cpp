@@ -22,9 +22,7 @@ CliRun sweep(std::vector<std::string> args) {
   return gemmtune::test::run_cli(args, {.unset_env = {"GEMMTUNE_DB"}, .merge_stderr = true});
 }
 
-bool have_gpu() {
-  return gemmtune::test::gpu_unavailable_reason().empty();
-}
+bool have_gpu() { return gemmtune::test::gpu_unavailable_reason().empty(); }
 
 class SweepCli : public gemmtune::test::ScratchDirTest {};
 
@@ -135,9 +133,9 @@ TEST_F(SweepCli, CompileJobsOutOfRangeAreRefused) {
 TEST_F(SweepCli, NumbersAndNamesItCannotUseAreRefused) {
   const std::string db = path("t.db");
   const std::vector<std::vector<std::string>> refused = {
-      {"--budget", "nan"},        {"--budget", "-1"},        {"--budget", "inf"},
-      {"--hang-timeout", "0"},    {"--hang-timeout", "-1"},  {"--hang-timeout", "nan"},
-      {"--gpus", "0,0"},       {"--gpus", "1,0,1"},    {"--config", "sgemm_nn_bogus"}};
+      {"--budget", "nan"},     {"--budget", "-1"},       {"--budget", "inf"},
+      {"--hang-timeout", "0"}, {"--hang-timeout", "-1"}, {"--hang-timeout", "nan"},
+      {"--gpus", "0,0"},       {"--gpus", "1,0,1"},      {"--config", "sgemm_nn_bogus"}};
   for (const auto& option : refused) {
     std::vector<std::string> args = {"--dry-run", "--db", db};
     args.insert(args.end(), option.begin(), option.end());
@@ -147,11 +145,13 @@ TEST_F(SweepCli, NumbersAndNamesItCannotUseAreRefused) {
     EXPECT_EQ(r.out.find("dry run"), std::string::npos) << r.out;
   }
   for (const char* budget : {"nan", "-1"}) {
-    CliRun r = gemmtune::test::run_cli({"db", "replay", "--db", db, "--budget", budget}, {.merge_stderr = true});
+    CliRun r = gemmtune::test::run_cli({"db", "replay", "--db", db, "--budget", budget},
+                                       {.merge_stderr = true});
     EXPECT_EQ(r.status, 2) << budget << ": " << r.out;
     EXPECT_NE(r.out.find("--budget"), std::string::npos) << r.out;
   }
-  CliRun r = sweep({"--dry-run", "--db", db, "--budget", "0", "--hang-timeout", "0.5", "--gpus", "0,1"});
+  CliRun r =
+      sweep({"--dry-run", "--db", db, "--budget", "0", "--hang-timeout", "0.5", "--gpus", "0,1"});
   EXPECT_EQ(r.status, 0) << r.out;
 }
 

@@ -107,8 +107,10 @@ TEST_F(CompileCli, ResourcesShowWhatPtxasReportedForEveryConfigOfTheRun) {
   ASSERT_GE(configs.size(), 2u);
   // Two configs: the first compiled by an earlier run (read back from the cache), the second now.
   auto run = [&](std::size_t count) {
-    std::vector<std::string> args = {"compile", "--shape", "1x1x1024", "--db", path("c.db"), "--resources"};
-    for (std::size_t i = 0; i < count; ++i) args.insert(args.end(), {"--config", config_name(configs[i])});
+    std::vector<std::string> args = {"compile", "--shape",    "1x1x1024",
+                                     "--db",    path("c.db"), "--resources"};
+    for (std::size_t i = 0; i < count; ++i)
+      args.insert(args.end(), {"--config", config_name(configs[i])});
     return gemmtune::test::run_cli(args, {.unset_env = {"SLURM_ARRAY_TASK_ID"}});
   };
   ASSERT_EQ(run(1).status, 0);

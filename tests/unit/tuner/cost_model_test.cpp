@@ -108,7 +108,8 @@ TEST(CostModel, ReductionsPayForShortRunsAlongTheOutputs) {
   along_outputs.k_lanes = 4;
   ASSERT_FALSE(along_k.validate(h200().limits)) << *along_k.validate(h200().limits);
   ASSERT_FALSE(along_outputs.validate(h200().limits)) << *along_outputs.validate(h200().limits);
-  EXPECT_GT(predict(along_k, p, h200()).memory_ms, 1.3 * predict(along_outputs, p, h200()).memory_ms);
+  EXPECT_GT(predict(along_k, p, h200()).memory_ms,
+            1.3 * predict(along_outputs, p, h200()).memory_ms);
   // With B stored along K (nt) the same lanes read long runs: no penalty.
   GemmConfig nt = along_k;
   nt.op_b = Op::T;
@@ -125,7 +126,8 @@ TEST(CostModel, RepackPaysForItsCopies) {
   const GemmConfig packed = c.fitted_to(p);
   ASSERT_TRUE(packed.repack);
   ASSERT_EQ(packed.width_a(), 4);
-  const double copies = predict(packed, p, h200()).overhead_ms - predict(narrow, p, h200()).overhead_ms;
+  const double copies =
+      predict(packed, p, h200()).overhead_ms - predict(narrow, p, h200()).overhead_ms;
   // A (2999 x 2003) and B (2003 x 3001) read and written once, two launches: about 30 us.
   EXPECT_GT(copies, 0.02);
   EXPECT_LT(copies, 0.05);
@@ -141,7 +143,8 @@ TEST(CostModel, NarrowedReadsCostTheStepsWhatACopyCostsOnlyOnce) {
   GemmConfig copied = c;
   copied.repack = true;
   const Problem large = Problem::packed(Op::N, Op::T, 4097, 4097, 4097);
-  EXPECT_LT(predict(copied.fitted_to(large), large, h200()).ms, predict(c.fitted_to(large), large, h200()).ms);
+  EXPECT_LT(predict(copied.fitted_to(large), large, h200()).ms,
+            predict(c.fitted_to(large), large, h200()).ms);
   GemmConfig small_tile = tile(128, 128, 8, 32, 64, 8, 8, 2);
   small_tile.window_c = true;
   GemmConfig small_copied = small_tile;

@@ -36,10 +36,14 @@ TEST(Problems, ShapesTimesLayouts) {
 }
 
 TEST(Problems, BadShapeLayoutBatchAreNamed) {
-  EXPECT_NE(error_of([] { problems_from_shapes({"12x0x3"}, "nn", 1); }).find("12x0x3"), std::string::npos);
-  EXPECT_NE(error_of([] { problems_from_shapes({"12x3"}, "nn", 1); }).find("'12x3'"), std::string::npos);
-  EXPECT_NE(error_of([] { problems_from_shapes({"8x8x8"}, "nx", 1); }).find("'nx'"), std::string::npos);
-  EXPECT_NE(error_of([] { problems_from_shapes({"8x8x8"}, "nn", 0); }).find("batch 0"), std::string::npos);
+  EXPECT_NE(error_of([] { problems_from_shapes({"12x0x3"}, "nn", 1); }).find("12x0x3"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { problems_from_shapes({"12x3"}, "nn", 1); }).find("'12x3'"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { problems_from_shapes({"8x8x8"}, "nx", 1); }).find("'nx'"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { problems_from_shapes({"8x8x8"}, "nn", 0); }).find("batch 0"),
+            std::string::npos);
 }
 
 TEST_F(ProblemFile, HeaderCommentsLayoutsAndBatch) {
@@ -61,21 +65,29 @@ TEST_F(ProblemFile, ErrorsNameFileAndLine) {
   std::string f = write("bad.csv", "m,n,k\n1,2,3\n# ok\n4,x,6\n");
   EXPECT_NE(error_of([&] { problems_from_csv(f); }).find(f + ":4: n 'x'"), std::string::npos);
   f = write("cols.csv", "1,2\n");
-  EXPECT_NE(error_of([&] { problems_from_csv(f); }).find(f + ":1: expected m,n,k"), std::string::npos);
+  EXPECT_NE(error_of([&] { problems_from_csv(f); }).find(f + ":1: expected m,n,k"),
+            std::string::npos);
   f = write("layout.csv", "1,2,3,nq\n");
-  EXPECT_NE(error_of([&] { problems_from_csv(f); }).find(f + ":1: bad layout 'nq'"), std::string::npos);
+  EXPECT_NE(error_of([&] { problems_from_csv(f); }).find(f + ":1: bad layout 'nq'"),
+            std::string::npos);
   f = write("batch.csv", "1,2,3,nn,0\n");
   EXPECT_NE(error_of([&] { problems_from_csv(f); }).find(f + ":1: batch"), std::string::npos);
   f = write("header_late.csv", "1,2,3\nm,n,k\n");
   EXPECT_NE(error_of([&] { problems_from_csv(f); }).find(f + ":2:"), std::string::npos);
-  EXPECT_NE(error_of([&] { problems_from_csv(path("missing.csv")); }).find("missing.csv"), std::string::npos);
+  EXPECT_NE(error_of([&] { problems_from_csv(path("missing.csv")); }).find("missing.csv"),
+            std::string::npos);
 }
 
 // A file saved with a UTF-8 byte order mark reads as without it.
 TEST_F(ProblemFile, AByteOrderMarkIsSkipped) {
   const std::string f = write("bom.csv", "\xEF\xBB\xBFm,n,k\n64,64,64\n");
   ASSERT_EQ(problems_from_csv(f).size(), 1u);
-  EXPECT_EQ(problems_from_csv(write("bom2.csv", "\xEF\xBB\xBF" "32,32,32\n")).front().m, 32);
+  EXPECT_EQ(problems_from_csv(write("bom2.csv",
+                                    "\xEF\xBB\xBF"
+                                    "32,32,32\n"))
+                .front()
+                .m,
+            32);
 }
 
 // An error shows a bad line cut short and escaped (no terminal control, not all of a long line);
@@ -128,7 +140,9 @@ TEST_F(ProblemFile, OnlyTheDocumentedHeaderIsSkipped) {
 }
 
 TEST(Presets, NamesAndContents) {
-  EXPECT_EQ(preset_names(), (std::vector<std::string>{"broad", "classes", "holdout", "quick", "squares", "suite", "transformer", "users", "wide"}));
+  EXPECT_EQ(preset_names(),
+            (std::vector<std::string>{"broad", "classes", "holdout", "quick", "squares", "suite",
+                                      "transformer", "users", "wide"}));
   auto quick = preset_problems("quick");
   ASSERT_EQ(quick.size(), 4u);
   EXPECT_EQ(problem_label(quick[2]), "127x257x1023 nn");
@@ -137,12 +151,18 @@ TEST(Presets, NamesAndContents) {
   EXPECT_EQ(suite.size(), 15u);
   EXPECT_EQ(problem_label(suite.back()), "100x100x100 nn");
   auto squares = preset_problems("squares");
-  EXPECT_NE(std::find(squares.begin(), squares.end(), ProblemSpec{Op::N, Op::N, 3000, 3000, 3000, 1}), squares.end());
+  EXPECT_NE(
+      std::find(squares.begin(), squares.end(), ProblemSpec{Op::N, Op::N, 3000, 3000, 3000, 1}),
+      squares.end());
   EXPECT_EQ(squares.front().m, 256);
   EXPECT_EQ(squares.back().m, 8192);
   auto tf = preset_problems("transformer");
-  EXPECT_NE(std::find(tf.begin(), tf.end(), ProblemSpec{Op::N, Op::N, 2048, 11008, 4096, 1}), tf.end());
-  EXPECT_NE(error_of([] { preset_problems("huge"); }).find("broad, classes, holdout, quick, squares, suite, transformer, users, wide"), std::string::npos);
+  EXPECT_NE(std::find(tf.begin(), tf.end(), ProblemSpec{Op::N, Op::N, 2048, 11008, 4096, 1}),
+            tf.end());
+  EXPECT_NE(error_of([] {
+              preset_problems("huge");
+            }).find("broad, classes, holdout, quick, squares, suite, transformer, users, wide"),
+            std::string::npos);
   auto wide = preset_problems("wide", "tt");
   EXPECT_EQ(wide.size(), 41u);
   EXPECT_EQ(problem_label(wide.front()), "999x999x999 nn");  // each shape in its own layout

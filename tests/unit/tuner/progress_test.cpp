@@ -49,7 +49,9 @@ TEST(Progress, UpdatingLineOnATerminal) {
   p.end_problem("done");
   std::string s = out.str();
   EXPECT_EQ(count(s, "\r\033[K"), 3u) << s;  // two updates and the clear before the note
-  EXPECT_NE(s.find("[gpu 1] [2/3] 8x8x8 tt: 2/4 measured (50%), best 1.5 TFLOP/s, ETA 30s"), std::string::npos) << s;
+  EXPECT_NE(s.find("[gpu 1] [2/3] 8x8x8 tt: 2/4 measured (50%), best 1.5 TFLOP/s, ETA 30s"),
+            std::string::npos)
+      << s;
   EXPECT_NE(s.find("1/4 measured (25%), best -, ETA 0s"), std::string::npos) << s;
   EXPECT_NE(s.find("\r\033[Ka message\n"), std::string::npos) << s;
 }
@@ -61,9 +63,16 @@ TEST(Progress, Durations) {
 }
 
 TEST(Summary, TableWithMissingValues) {
-  SummaryRow a{"NVIDIA H200", "4096x4096x4096 nn", "sgemm_nn_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8", 3.0, 45.8, 71.6,
-               2.7, ""};
-  SummaryRow b{"NVIDIA H200", "1x2x3 nn", "", std::nullopt, std::nullopt, std::nullopt, 0.01, "interrupted"};
+  SummaryRow a{"NVIDIA H200",
+               "4096x4096x4096 nn",
+               "sgemm_nn_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8",
+               3.0,
+               45.8,
+               71.6,
+               2.7,
+               ""};
+  SummaryRow b{"NVIDIA H200", "1x2x3 nn",   "",   std::nullopt,
+               std::nullopt,  std::nullopt, 0.01, "interrupted"};
   std::string t = format_summary({a, b});
   EXPECT_NE(t.find("best config"), std::string::npos);
   EXPECT_NE(t.find("0.90x"), std::string::npos) << t;

@@ -23,13 +23,16 @@ class Resume : public gemmtune::test::ScratchDirTest {
     }
     return out;
   }
-  db::Result result(db::Database& db, db::Id problem, const GemmConfig& c, db::Status s, double ms = 1) {
+  db::Result result(db::Database& db, db::Id problem, const GemmConfig& c, db::Status s,
+                    double ms = 1) {
     db::Result r;
     r.problem_id = problem;
     r.config_id = db.upsert_config(to_db(c));
     r.status = s;
-    if (s == db::Status::ok) r.median_ms = r.min_ms = r.max_ms = ms;
-    else r.error = "test";
+    if (s == db::Status::ok)
+      r.median_ms = r.min_ms = r.max_ms = ms;
+    else
+      r.error = "test";
     return r;
   }
 };
@@ -81,7 +84,9 @@ TEST_F(Resume, MeasuredPairsAreSkippedAndForceMeasuresAll) {
   db::Id h100 = db.upsert_gpu_model(gpu("NVIDIA H100"));
   EXPECT_EQ(load_resume_state(db, h100, p, cs, false).fresh(), 4u);
   // Another problem neither.
-  EXPECT_EQ(load_resume_state(db, h200, Problem::packed(Op::N, Op::N, 512, 512, 256), cs, false).fresh(), 4u);
+  EXPECT_EQ(
+      load_resume_state(db, h200, Problem::packed(Op::N, Op::N, 512, 512, 256), cs, false).fresh(),
+      4u);
 }
 
 TEST(ResumeState, FromRows) {

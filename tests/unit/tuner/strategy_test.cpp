@@ -93,9 +93,11 @@ TEST(Strategy, HalvingFindsTrueBestWithFewerMeasurementsOfCare) {
     EXPECT_EQ(*res.best, best);
     EXPECT_EQ(planned.size(), 200u);
     EXPECT_EQ(last_done, res.measurements);
-    EXPECT_EQ(last_total, res.measurements);  // the plan's total came true (no failure among leaders)
+    EXPECT_EQ(last_total,
+              res.measurements);  // the plan's total came true (no failure among leaders)
     std::size_t quick = 0, normal = 0, careful = 0;
-    for (auto [i, e] : r.calls) (e == Effort::quick ? quick : e == Effort::normal ? normal : careful)++;
+    for (auto [i, e] : r.calls)
+      (e == Effort::quick ? quick : e == Effort::normal ? normal : careful)++;
     EXPECT_EQ(quick, 200u);
     EXPECT_LT(normal, 120u);  // 63 + 21 + 7 + 4 of the survivors, not all 200
     EXPECT_EQ(careful, 3u);
@@ -124,7 +126,8 @@ TEST(Strategy, EveryStrategyHonoursTheBudget) {
     o.budget_s = 10;
     StrategyResult res = run_strategy(500, {}, o, r.hooks());
     EXPECT_TRUE(res.budget_exhausted) << strategy_name(kind);
-    EXPECT_LT(r.clock, 10 + 1.0 + 1e-9) << strategy_name(kind);  // at most the measurement in flight
+    EXPECT_LT(r.clock, 10 + 1.0 + 1e-9)
+        << strategy_name(kind);  // at most the measurement in flight
     EXPECT_LT(r.calls.size(), 500u);
     EXPECT_TRUE(res.best) << "what was measured still has a winner";
   }
@@ -133,7 +136,8 @@ TEST(Strategy, EveryStrategyHonoursTheBudget) {
 // A budget spent before the first measurement ends (the compiles of a cold start) still allows
 // min_measurements of them: the sweep sets its compile threads, whose first round runs at once.
 TEST(Strategy, TheBudgetAllowsTheFirstRoundOfCompiles) {
-  for (auto kind : {StrategyKind::model, StrategyKind::exhaustive, StrategyKind::halving, StrategyKind::random}) {
+  for (auto kind : {StrategyKind::model, StrategyKind::exhaustive, StrategyKind::halving,
+                    StrategyKind::random}) {
     for (std::size_t min : {std::size_t(1), std::size_t(16)}) {
       Replay r(500);
       r.clock = 30;  // the budget below is gone before anything is measured
@@ -181,7 +185,8 @@ TEST(Strategy, StopRequestEndsAfterTheCurrentCandidate) {
 TEST(Strategy, KnownCandidatesAreNotMeasuredAgainButCompete) {
   Replay r(50, 10);
   std::map<std::size_t, double> known;
-  for (std::size_t i = 0; i < 25; ++i) known[i] = r.truth[i];  // the first half measured before, best included
+  for (std::size_t i = 0; i < 25; ++i)
+    known[i] = r.truth[i];  // the first half measured before, best included
   for (auto kind : {StrategyKind::exhaustive, StrategyKind::halving}) {
     r.calls.clear();
     StrategyOptions o;
@@ -211,7 +216,8 @@ namespace {
 std::vector<std::size_t> true_order(const Replay& r) {
   std::vector<std::size_t> order(r.truth.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return r.truth[a] < r.truth[b]; });
+  std::sort(order.begin(), order.end(),
+            [&](std::size_t a, std::size_t b) { return r.truth[a] < r.truth[b]; });
   return order;
 }
 
@@ -307,8 +313,9 @@ TEST(Strategy, ModelKeepsKnownResultsInTheRaceAndHonoursTheBudget) {
   std::map<std::size_t, double> known{{38, 1.0}};  // the best was measured by an earlier sweep
   StrategyResult res = run_strategy(300, known, o, r.hooks());
   EXPECT_EQ(*res.best, 38u);
-  for (auto [i, e] : r.calls) EXPECT_TRUE(i != 38u || e != Effort::quick);  // not re-measured quickly
-  o.budget_s = 1.0;  // ten quick measurements
+  for (auto [i, e] : r.calls)
+    EXPECT_TRUE(i != 38u || e != Effort::quick);  // not re-measured quickly
+  o.budget_s = 1.0;                               // ten quick measurements
   Replay budgeted(300, 38);
   res = run_strategy(300, {}, o, budgeted.hooks());
   EXPECT_TRUE(res.budget_exhausted);
@@ -362,11 +369,9 @@ TEST(Strategy, ModelTimesOneMemberPerFamilyFirstThenTheLeadersRelatives) {
   EXPECT_EQ(plans.front().size(), 100u);
   EXPECT_NE(std::find(plans[1].begin(), plans[1].end(), 41u), plans[1].end());
   // Before the relatives, only family heads were measured.
-  const auto first_relative =
-      std::find_if(r.calls.begin(), r.calls.end(), [&](auto call) {
-        return std::find(plans.front().begin(), plans.front().end(), call.first) ==
-               plans.front().end();
-      });
+  const auto first_relative = std::find_if(r.calls.begin(), r.calls.end(), [&](auto call) {
+    return std::find(plans.front().begin(), plans.front().end(), call.first) == plans.front().end();
+  });
   ASSERT_NE(first_relative, r.calls.end());
   EXPECT_GT(first_relative - r.calls.begin(), std::ptrdiff_t(o.model_first));
 }

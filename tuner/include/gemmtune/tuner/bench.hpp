@@ -24,7 +24,8 @@ namespace gemmtune::tuner {
 class DeviceUnusable : public Error {
  public:
   /// `hung`: a kernel did not finish before its deadline.
-  DeviceUnusable(bool hung, const std::string& message) : Error(Status::kCudaError, message), hung_(hung) {}
+  DeviceUnusable(bool hung, const std::string& message)
+      : Error(Status::kCudaError, message), hung_(hung) {}
   /// Whether a kernel is still running (its resources must not be freed: that would wait forever).
   bool hung() const { return hung_; }
 
@@ -52,7 +53,8 @@ class ProblemBench {
   /// uniform random numbers in [-1, 1] (never zeros: a kernel that skips work is caught) and
   /// computes the float64 reference with `reference`, which must outlive the bench (it also
   /// verifies candidates, on the GPU).
-  ProblemBench(const ProblemSpec& spec, const ReferenceGemm& reference, cudaStream_t stream, std::uint64_t seed);
+  ProblemBench(const ProblemSpec& spec, const ReferenceGemm& reference, cudaStream_t stream,
+               std::uint64_t seed);
   ~ProblemBench();
   ProblemBench(const ProblemBench&) = delete;
   ProblemBench& operator=(const ProblemBench&) = delete;
@@ -83,7 +85,8 @@ class ProblemBench {
  private:
   void free_buffers();
   // One verification of `kernel` on `p` (this bench's C, inputs `p.a`, `p.b`) against `ref`.
-  Verification check(const GemmKernel& kernel, const Problem& p, const double* ref, double timeout_s, bool corrupt);
+  Verification check(const GemmKernel& kernel, const Problem& p, const double* ref,
+                     double timeout_s, bool corrupt);
   void make_wide_range_inputs();
 
   Problem p_;

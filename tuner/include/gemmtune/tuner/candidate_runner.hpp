@@ -52,8 +52,8 @@ struct SweepTimes {
 class CandidateRunner {
  public:
   /// All references must outlive the runner.
-  CandidateRunner(RecordTarget target, const DeviceInfo& device, ProblemBench& bench, CompilePool& pool,
-                  const GpuTimer& timer, const RunnerOptions& options);
+  CandidateRunner(RecordTarget target, const DeviceInfo& device, ProblemBench& bench,
+                  CompilePool& pool, const GpuTimer& timer, const RunnerOptions& options);
 
   /// Measures `config` at `effort` and records the outcome: the median in ms when it ran and was
   /// right, nullopt when it failed (compile_failed, pruned, launch_failed, wrong_result). The
@@ -79,8 +79,8 @@ class CandidateRunner {
   // After a verification that hung (`kernel` and every loaded module are leaked) or left a sticky
   // error, throws DeviceUnusable; clears a launch error that is not sticky. `recorded`: the
   // failure is in the database, so a resumed sweep skips the config.
-  void stop_if_context_lost(const GemmConfig& config, const Verification& v, std::unique_ptr<GemmKernel>& kernel,
-                            bool recorded);
+  void stop_if_context_lost(const GemmConfig& config, const Verification& v,
+                            std::unique_ptr<GemmKernel>& kernel, bool recorded);
 
   // A verified config's errors, for its ok results.
   struct Errors {

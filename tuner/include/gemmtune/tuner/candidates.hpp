@@ -36,8 +36,8 @@ bool tile_suits(const GemmConfig& c, const Problem& p, int sm_count);
 /// cannot fill twice the SMs, the split blocks fit two waves of fully occupied SMs (2048 threads
 /// each), and every split still gets at least four K slices of bk (a `reduction`'s: one step of
 /// bk, its lanes' and warps' whole step).
-bool split_k_useful(const Problem& p, int bm, int bn, int bk, int split_k, int sm_count, int threads,
-                    bool reduction = false);
+bool split_k_useful(const Problem& p, int bm, int bn, int bk, int split_k, int sm_count,
+                    int threads, bool reduction = false);
 
 /// Whether `c`'s split_k, as a split of only the tiles past whole rounds of one tile per SM
 /// (GemmConfig::split_tail), makes sense for `p`: a tile kernel of tiles 32 or more on each
@@ -50,12 +50,13 @@ bool split_tail_useful(const GemmConfig& c, const Problem& p, int sm_count);
 /// data allows) and, where the data is not aligned, those whose tiles are too narrow for vec 4
 /// at the vec the data allows; that can_implement p, with a useful split_k, and in the reduced
 /// space (with a tile that suits p) if asked. Where A or B would narrow a tile candidate's
-/// accesses, its repack variant (GemmConfig::repack: those operands copied aligned first) follows it;
-/// a split config whose split_tail_useful() also comes as its split_tail twin (only that twin
+/// accesses, its repack variant (GemmConfig::repack: those operands copied aligned first) follows
+/// it; a split config whose split_tail_useful() also comes as its split_tail twin (only that twin
 /// where splitting every tile is not useful).
 /// Only configs of precision class `precision` (GemmConfig::precision()): the sweep searches
 /// each class it tunes on its own.
-std::vector<GemmConfig> candidate_configs(const std::vector<GemmConfig>& valid, const Problem& p, int sm_count,
-                                          SpaceKind space, Precision precision = Precision::ieee);
+std::vector<GemmConfig> candidate_configs(const std::vector<GemmConfig>& valid, const Problem& p,
+                                          int sm_count, SpaceKind space,
+                                          Precision precision = Precision::ieee);
 
 }  // namespace gemmtune::tuner

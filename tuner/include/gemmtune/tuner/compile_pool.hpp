@@ -22,12 +22,12 @@ namespace gemmtune::tuner {
 struct CompiledCandidate {
   GemmConfig config;
   bool ok = false;
-  std::string log;              ///< NVRTC's log when the compile failed
+  std::string log;  ///< NVRTC's log when the compile failed
   std::vector<char> cubin;
   std::string lowered_name;
   KernelResources resources;
-  bool from_cache = false;      ///< found in the binary cache: no need to store it again
-  std::string cache_key;        ///< binary_key(config, arch)
+  bool from_cache = false;  ///< found in the binary cache: no need to store it again
+  std::string cache_key;    ///< binary_key(config, arch)
 };
 
 /// The binary-cache row of a successful compile, for Database::put_binary.
@@ -39,7 +39,8 @@ class CompilePool {
   /// `threads` workers (0: one per core) compile for `arch`; each opens `db_path` read-only for
   /// binary-cache look-ups (empty: no cache). Workers stay at most `look_ahead` results ahead of
   /// the consumer (0: 4 per worker), which bounds the memory held in cubins.
-  CompilePool(std::string arch, std::string db_path, unsigned threads = 0, std::size_t look_ahead = 0);
+  CompilePool(std::string arch, std::string db_path, unsigned threads = 0,
+              std::size_t look_ahead = 0);
   /// Stops the workers; queued work is dropped.
   ~CompilePool();
   CompilePool(const CompilePool&) = delete;
@@ -67,10 +68,10 @@ class CompilePool {
   std::deque<GemmConfig> queue_;
   std::map<std::string, std::shared_ptr<CompiledCandidate>> done_;
   std::map<std::string, int> running_;  // name -> workers compiling it
-  std::size_t generation_ = 0;          // bumped by clear(): results of an older generation are dropped
+  std::size_t generation_ = 0;  // bumped by clear(): results of an older generation are dropped
   bool stopping_ = false;
   std::vector<std::thread> workers_;
-  void* consumer_cache_ = nullptr;      // the consumer thread's read-only connection
+  void* consumer_cache_ = nullptr;  // the consumer thread's read-only connection
 };
 
 }  // namespace gemmtune::tuner

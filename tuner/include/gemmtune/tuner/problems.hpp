@@ -1,5 +1,6 @@
 #pragma once
-// The problems a sweep tunes: from --shape/--layout/--batch, from a CSV file, or from a named preset.
+// The problems a sweep tunes: from --shape/--layout/--batch, from a CSV file, or from a named
+// preset.
 #include <istream>
 #include <string>
 #include <vector>
@@ -29,14 +30,15 @@ std::string problem_label(const ProblemSpec& p);
 
 /// Every (shape, layout) pair of `shapes` ("MxNxK" each) and `layout` (nn|nt|tn|tt|all), with
 /// `batch`. Throws Error(kInvalidArgument) naming the bad shape, layout or batch.
-std::vector<ProblemSpec> problems_from_shapes(const std::vector<std::string>& shapes, const std::string& layout,
-                                              int batch);
+std::vector<ProblemSpec> problems_from_shapes(const std::vector<std::string>& shapes,
+                                              const std::string& layout, int batch);
 
 /// Reads a CSV file: columns m,n,k[,layout][,batch]; an optional first line that is the header
 /// m,n,k[,layout][,batch] (any case); '#' starts a comment; blank lines are skipped. layout may be
 /// nn|nt|tn|tt|all and defaults to `default_layout`. Throws Error(kInvalidArgument) naming
 /// file:line on a bad line, and naming the file when it holds no problem or is a directory.
-std::vector<ProblemSpec> problems_from_csv(const std::string& path, const std::string& default_layout = "nn");
+std::vector<ProblemSpec> problems_from_csv(const std::string& path,
+                                           const std::string& default_layout = "nn");
 
 /// problems_from_csv() on text already open: `name` stands for the file in messages.
 std::vector<ProblemSpec> problems_from_csv(std::istream& in, const std::string& name,

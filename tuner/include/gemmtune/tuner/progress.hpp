@@ -25,8 +25,8 @@ class ProgressReporter {
 
   /// A problem starts: `index` counts from 1 out of `count`; `candidates` is the candidate set's
   /// size and `prefix` names the device when there are several (e.g. "[gpu 1] ").
-  void begin_problem(std::size_t index, std::size_t count, const std::string& label, std::size_t candidates,
-                     const std::string& prefix = "");
+  void begin_problem(std::size_t index, std::size_t count, const std::string& label,
+                     std::size_t candidates, const std::string& prefix = "");
   /// `done` of `total` measurements made; `best_tflops` is the best so far, if any.
   void update(std::size_t done, std::size_t total, std::optional<double> best_tflops);
   /// The problem is finished; `outcome` says with what (e.g. "best sgemm_... 41.2 TFLOP/s").
@@ -38,7 +38,8 @@ class ProgressReporter {
   static std::string format_duration(double seconds);
 
  private:
-  std::string status_text(std::size_t done, std::size_t total, std::optional<double> best_tflops) const;
+  std::string status_text(std::size_t done, std::size_t total,
+                          std::optional<double> best_tflops) const;
   void clear_line();
 
   std::ostream& out_;

@@ -21,7 +21,8 @@ struct ResumeState {
 
 /// Splits `candidates` by the earlier results `prior` (of the same problem and GPU model): a
 /// config with an earlier failure is dropped; one with earlier ok results keeps its best median.
-ResumeState resume_state(const std::vector<GemmConfig>& candidates, const std::vector<db::ResultRow>& prior);
+ResumeState resume_state(const std::vector<GemmConfig>& candidates,
+                         const std::vector<db::ResultRow>& prior);
 
 /// resume_state() with the earlier results of `problem` on GPU model `gpu_model_id` read from
 /// `db`; with `force` nothing counts as measured.

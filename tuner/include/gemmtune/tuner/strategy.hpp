@@ -36,8 +36,8 @@ enum class Effort {
 /// What a strategy is told to do.
 struct StrategyOptions {
   StrategyKind kind = StrategyKind::halving;
-  std::size_t max_configs = 0;     ///< random: candidates to try (0: all)
-  double budget_s = 0;             ///< seconds for this problem; 0: unlimited
+  std::size_t max_configs = 0;  ///< random: candidates to try (0: all)
+  double budget_s = 0;          ///< seconds for this problem; 0: unlimited
   /// Measurements the budget always allows: those whose compiles were started at once (the
   /// sweep sets its compile threads), since their cost is paid already.
   std::size_t min_measurements = 1;
@@ -62,11 +62,11 @@ struct StrategyOptions {
   std::vector<double> model_predicted_ms;
   double model_flat = 0.05;  ///< model: "alike": predicted within this share of the favourite
   std::size_t model_family_leaders = 3;  ///< model: families whose other members are measured
-  std::size_t model_first = 24;       ///< model: leaders measured quickly before any widening
-  std::size_t model_step = 16;        ///< model: further ranks measured per widening
-  std::size_t model_patience = 32;    ///< model: stop once this many measurements in a row...
-  double model_improvement = 0.01;    ///< ...improved the best by no more than this share
-  std::size_t model_retime = 6;       ///< model: leaders re-timed normally before the finalists
+  std::size_t model_first = 24;          ///< model: leaders measured quickly before any widening
+  std::size_t model_step = 16;           ///< model: further ranks measured per widening
+  std::size_t model_patience = 32;       ///< model: stop once this many measurements in a row...
+  double model_improvement = 0.01;       ///< ...improved the best by no more than this share
+  std::size_t model_retime = 6;          ///< model: leaders re-timed normally before the finalists
 };
 
 /// How a strategy acts on the world. measure and elapsed_s are required, the rest optional.
@@ -86,12 +86,12 @@ struct StrategyHooks {
 
 /// What a strategy found.
 struct StrategyResult {
-  std::optional<std::size_t> best;    ///< index of the fastest candidate, if any succeeded
-  std::optional<double> best_ms;       ///< its latest median
-  std::size_t measurements = 0;        ///< measure() calls
-  std::size_t new_candidates = 0;      ///< distinct candidates measured for the first time
-  bool budget_exhausted = false;       ///< stopped because the budget was spent
-  bool stopped = false;                ///< stopped because stop_requested() said so
+  std::optional<std::size_t> best;  ///< index of the fastest candidate, if any succeeded
+  std::optional<double> best_ms;    ///< its latest median
+  std::size_t measurements = 0;     ///< measure() calls
+  std::size_t new_candidates = 0;   ///< distinct candidates measured for the first time
+  bool budget_exhausted = false;    ///< stopped because the budget was spent
+  bool stopped = false;             ///< stopped because stop_requested() said so
   /// model: stopped widening because the best held (model_patience), before the budget ran out
   bool settled = false;
 };

@@ -9,13 +9,13 @@ namespace gemmtune::tuner {
 
 /// One line of the summary.
 struct SummaryRow {
-  std::string gpu;                        ///< e.g. "NVIDIA H200"
-  std::string problem;                    ///< problem_label()
-  std::string config;                     ///< best config name; empty when none succeeded
-  std::optional<double> ms, tflops;       ///< the best config's median
-  std::optional<double> peak_percent;     ///< tflops as % of the device's FP32 peak
-  std::optional<double> cublas_ms;        ///< cuBLAS on the same problem
-  std::string note;                       ///< e.g. "interrupted", "budget spent", "no new candidates"
+  std::string gpu;                     ///< e.g. "NVIDIA H200"
+  std::string problem;                 ///< problem_label()
+  std::string config;                  ///< best config name; empty when none succeeded
+  std::optional<double> ms, tflops;    ///< the best config's median
+  std::optional<double> peak_percent;  ///< tflops as % of the device's FP32 peak
+  std::optional<double> cublas_ms;     ///< cuBLAS on the same problem
+  std::string note;                    ///< e.g. "interrupted", "budget spent", "no new candidates"
 
   /// cuBLAS time / our time (> 1: faster than cuBLAS).
   std::optional<double> speedup() const {

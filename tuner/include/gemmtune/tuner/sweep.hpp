@@ -20,33 +20,35 @@ namespace gemmtune::tuner {
 
 /// Everything a sweep is told.
 struct SweepOptions {
-  std::vector<ProblemSpec> problems;       ///< what to tune
-  std::string db_path;                     ///< the tuning database (created when missing)
-  StrategyOptions strategy;                ///< strategy, budget per problem, max configs
-  SpaceKind space = SpaceKind::reduced;    ///< full or reduced valid space
-  std::vector<std::string> only_configs;   ///< when not empty: only these config names (any layout part)
-  Precision precision = Precision::ieee;   ///< the classes tuned: every one up to this, each searched
-                                           ///< on its own (ieee: FP32 FMA only)
-  bool force = false;                      ///< re-measure what is already in the database
-  std::vector<int> devices = {0};          ///< CUDA ordinals, one worker each
-  unsigned compile_threads = 0;            ///< NVRTC threads in all (0: one per core)
-  std::string command_line;                ///< stored with the sweep
-  std::string gemmtune_version;            ///< stored with the sweep
-  RunnerOptions runner;                    ///< hang timeout, test hooks
-  const std::atomic<bool>* stop = nullptr; ///< set (e.g. by SIGINT): stop after the current candidate
-  std::ostream* out = nullptr;             ///< progress and messages (nullptr: std::cout)
-  bool is_tty = false;                     ///< progress as an updating line
-  std::uint64_t seed = 0;                  ///< random data and sampling (0: random)
+  std::vector<ProblemSpec> problems;     ///< what to tune
+  std::string db_path;                   ///< the tuning database (created when missing)
+  StrategyOptions strategy;              ///< strategy, budget per problem, max configs
+  SpaceKind space = SpaceKind::reduced;  ///< full or reduced valid space
+  std::vector<std::string>
+      only_configs;  ///< when not empty: only these config names (any layout part)
+  Precision precision = Precision::ieee;  ///< the classes tuned: every one up to this, each
+                                          ///< searched on its own (ieee: FP32 FMA only)
+  bool force = false;                     ///< re-measure what is already in the database
+  std::vector<int> devices = {0};         ///< CUDA ordinals, one worker each
+  unsigned compile_threads = 0;           ///< NVRTC threads in all (0: one per core)
+  std::string command_line;               ///< stored with the sweep
+  std::string gemmtune_version;           ///< stored with the sweep
+  RunnerOptions runner;                   ///< hang timeout, test hooks
+  const std::atomic<bool>* stop =
+      nullptr;                  ///< set (e.g. by SIGINT): stop after the current candidate
+  std::ostream* out = nullptr;  ///< progress and messages (nullptr: std::cout)
+  bool is_tty = false;          ///< progress as an updating line
+  std::uint64_t seed = 0;       ///< random data and sampling (0: random)
 };
 
 /// What a sweep did.
 struct SweepReport {
-  std::vector<SummaryRow> rows;        ///< one per (GPU, problem) reached
-  std::size_t measurements = 0;        ///< candidate measurements made, all workers
-  SweepTimes times;                    ///< where the workers' seconds went, all workers
-  bool interrupted = false;            ///< stopped by options.stop
-  bool device_hung = false;            ///< a kernel hung: the process should exit without CUDA cleanup
-  std::vector<std::string> errors;     ///< a worker's fatal error per line (e.g. a GPU that failed)
+  std::vector<SummaryRow> rows;     ///< one per (GPU, problem) reached
+  std::size_t measurements = 0;     ///< candidate measurements made, all workers
+  SweepTimes times;                 ///< where the workers' seconds went, all workers
+  bool interrupted = false;         ///< stopped by options.stop
+  bool device_hung = false;         ///< a kernel hung: the process should exit without CUDA cleanup
+  std::vector<std::string> errors;  ///< a worker's fatal error per line (e.g. a GPU that failed)
 };
 
 /// Runs the sweep. Throws Error(kNoDevice) when there is no GPU or a listed device does not
@@ -84,6 +86,7 @@ class SearchSpaces {
 /// The candidate set of `problem` for `device` under `options` (space and config restriction),
 /// from `space` = SearchSpaces(options, device.limits).of(problem's layout).
 std::vector<GemmConfig> sweep_candidates(const SweepOptions& options, const DeviceInfo& device,
-                                         const std::vector<GemmConfig>& space, const Problem& problem);
+                                         const std::vector<GemmConfig>& space,
+                                         const Problem& problem);
 
 }  // namespace gemmtune::tuner

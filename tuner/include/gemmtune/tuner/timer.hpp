@@ -9,12 +9,12 @@ namespace gemmtune::tuner {
 
 /// How hard to try.
 struct TimerOptions {
-  int warmup = 2;                  ///< untimed runs first
-  int min_reps = 5;                ///< at least this many timed runs
-  int max_reps = 50;               ///< at most this many
-  double target_spread = 0.02;     ///< stop once (p75 - p25) / median is below this
-  double max_seconds = 2.0;        ///< and never spend more than this on one measurement
-  bool flush_l2 = true;            ///< overwrite a buffer larger than L2 before each run
+  int warmup = 2;               ///< untimed runs first
+  int min_reps = 5;             ///< at least this many timed runs
+  int max_reps = 50;            ///< at most this many
+  double target_spread = 0.02;  ///< stop once (p75 - p25) / median is below this
+  double max_seconds = 2.0;     ///< and never spend more than this on one measurement
+  bool flush_l2 = true;         ///< overwrite a buffer larger than L2 before each run
 };
 
 /// One measurement, in milliseconds.
