@@ -104,6 +104,11 @@ TEST_F(ProblemFile, ErrorsShowLinesShortAndEscaped) {
   const std::string layout = write("layout.csv", "1,2,3,n\x07\n");
   const std::string le = error_of([&] { problems_from_csv(layout); });
   EXPECT_EQ(le.find('\x07'), std::string::npos) << le;
+  // Bytes shown as \xNN count four times: a long layout of them is cut as short as plain text.
+  const std::string wide = write("wide.csv", "1,496,4096," + std::string(300, '\xff') + ",\n");
+  const std::string we = error_of([&] { problems_from_csv(wide); });
+  EXPECT_LT(we.size(), 600u) << we;
+  EXPECT_NE(we.find("\\xff"), std::string::npos) << we;
 
   std::istringstream zeros(std::string(1 << 20, '\0'));
   const std::string z = error_of([&] { problems_from_csv(zeros, "/dev/zero"); });
