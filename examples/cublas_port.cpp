@@ -1,14 +1,12 @@
 // A cuBLAS program ported to gemmtune by renaming. The original call site:
 //
-//   cublasHandle_t handle;          cublasCreate(&handle);          cublasSetStream(handle,
-//   stream); cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_T, m, n, k, &alpha, A, lda, B, ldb, &beta,
-//   C, ldc);
+//   cublasHandle_t handle;          cublasCreate(&handle);          cublasSetStream(handle, stream);
+//   cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_T, m, n, k, &alpha, A, lda, B, ldb, &beta, C, ldc);
 //
 // becomes, with the same arguments (column-major, alpha and beta by host pointer):
 //
-//   gemmtune_handle_t handle;       gemmtune_create(&handle, NULL); gemmtune_set_stream(handle,
-//   stream); gemmtune_cublasSgemm(handle, GEMMTUNE_OP_N, GEMMTUNE_OP_T, m, n, k, &alpha, A, lda, B,
-//   ldb, &beta, C, ldc);
+//   gemmtune_handle_t handle;       gemmtune_create(&handle, NULL); gemmtune_set_stream(handle, stream);
+//   gemmtune_cublasSgemm(handle, GEMMTUNE_OP_N, GEMMTUNE_OP_T, m, n, k, &alpha, A, lda, B, ldb, &beta, C, ldc);
 //
 // and a batch whose pointers live in device arrays, cublasSgemmBatched(handle, ..., Aarray, ...),
 // becomes gemmtune_cublasSgemmBatched(handle, ..., Aarray, ...) (every pointer in the arrays

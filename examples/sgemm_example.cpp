@@ -72,8 +72,7 @@ int main() {
       }
     double err_row = max_rel_diff(got, want);
 
-    // Column-major (as BLAS and cuBLAS store matrices): C2 (M x N, ld M) = A2 (M x K, ld M) * B2 (K
-    // x N, ld K).
+    // Column-major (as BLAS and cuBLAS store matrices): C2 (M x N, ld M) = A2 (M x K, ld M) * B2 (K x N, ld K).
     std::vector<float> a2(M * K), b2(K * N);  // column-major
     for (auto* v : {&a2, &b2})
       for (auto& x : *v) x = dist(rng);

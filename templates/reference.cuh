@@ -1,6 +1,5 @@
 // Float64 reference GEMM (GemmArgs is prepended when embedded): one thread per element of C,
-// products and sums in double. Slow and simple on purpose: it is what every kernel is checked
-// against.
+// products and sums in double. Slow and simple on purpose: it is what every kernel is checked against.
 extern "C" __global__ void gemmtune_reference(gemmtune::GemmArgs p, double* out) {
   const long long total = static_cast<long long>(p.m) * p.n * p.batch;
   for (long long idx = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; idx < total;

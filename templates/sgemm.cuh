@@ -1,7 +1,7 @@
 // The FP32 GEMM kernel family, compiled at run time by NVRTC. Embedded as one source, in this
 // order (templates/CMakeLists.txt): include/gemmtune/kernel_args.h (GemmArgs, PackArgs),
-// sgemm/memory.cuh, sgemm/mma.cuh, sgemm/tiles.cuh, sgemm/wgmma.cuh, sgemm/mainloops.cuh,
-// sgemm/epilogue.cuh, sgemm/pack.cuh, this file.
+// sgemm/memory.cuh, sgemm/mma.cuh, sgemm/tiles.cuh, sgemm/wgmma.cuh, sgemm/mainloops.cuh, sgemm/epilogue.cuh, sgemm/pack.cuh,
+// this file.
 //
 // C = alpha * op(A) * op(B) + beta * C, row-major, any M, N, K >= 1, batched by blockIdx.z.
 // A block computes a BM x BN tile of C stepping through K in BK slices; its warps each own a
@@ -41,8 +41,8 @@
 //   gemmtune_pack_operand (pack.cuh) not part of an instance: the copy that repack configs run
 //                                   first, in their cubins only (GemmConfig::repack)
 //
-// Each knob is a template parameter; GemmConfig::validate() (runtime/src/kernel/config.cpp) states
-// which combinations are valid, and the launcher (runtime/src/kernel/kernel.cpp) sizes the grid.
+// Each knob is a template parameter; GemmConfig::validate() (runtime/src/kernel/config.cpp) states which
+// combinations are valid, and the launcher (runtime/src/kernel/kernel.cpp) sizes the grid.
 namespace gemmtune {
 
 // One instance of the family. Template parameters, in the knob table's order (templates/include/
@@ -53,8 +53,7 @@ namespace gemmtune {
 //   STAGES       1: load-sync-compute; 2: register prefetch (double buffer); >=3: cp.async ring
 //   VEC          floats per global access (1, 2, 4)
 //   PAD          floats of padding per shared row against bank conflicts
-//   SPLIT_K      K slices computed by separate blocks, each adding its sums to C atomically once
-//   the
+//   SPLIT_K      K slices computed by separate blocks, each adding its sums to C atomically once the
 //                tile's first split to start has scaled C by beta (SplitKCounter)
 //   RASTER       tile-rows per rasterization group
 //   OCCUPANCY    blocks per SM the registers are budgeted for (__launch_bounds__ minimum)

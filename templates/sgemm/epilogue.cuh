@@ -19,8 +19,7 @@ struct SplitKCounter {
     __syncthreads();
     return first;
   }
-  // Block-wide, first split only, after its writes of beta * C: makes them visible, raises the
-  // flag.
+  // Block-wide, first split only, after its writes of beta * C: makes them visible, raises the flag.
   __device__ __forceinline__ static void raise(int* counter, int tid) {
     __threadfence();
     __syncthreads();
@@ -137,8 +136,8 @@ struct Epilogue {
       cluster_split_sums(p, w, tile, acc, tid);
       return;
     }
-    // Split-tail blocks of unsplit tiles store like an unsplit kernel; split tiles' C holds beta *
-    // C (start()), to which each split adds.
+    // Split-tail blocks of unsplit tiles store like an unsplit kernel; split tiles' C holds beta * C
+    // (start()), to which each split adds.
     const bool splits = SPLIT_K > 1 && (!Cfg::kSplitTail || w.split);
     const bool store_c = !splits;
     if constexpr (Cfg::kPrescaleC) {
@@ -396,8 +395,8 @@ struct Epilogue {
 #pragma unroll
       for (int b = 0; b < NB; ++b) {
         const float* x = &acc[i][b * VN];
-        float prev[VN];  // by value: a pointer chosen at run time would put the arrays in local
-                         // memory
+        float prev
+            [VN];  // by value: a pointer chosen at run time would put the arrays in local memory
 #pragma unroll
         for (int e = 0; e < VN; ++e)
           prev[e] = tx > 0 || b == 0 ? before[b][e] : before[b > 0 ? b - 1 : 0][e];

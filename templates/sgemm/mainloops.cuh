@@ -106,8 +106,8 @@ struct StreamingMainloop {
 // k0 + (u * S + share) * VEC, so that together the KL lanes of a warp read KL * VEC
 // adjacent floats of each K-contiguous row (A not transposed, B transposed), in GA/GB-float
 // pieces; an operand stored the other way is read along its outputs, for each k the thread
-// tile's VM (VN) adjacent rows (columns) as one vector, as wide as GA (GB) allows. Two register
-// sets of steps, as in StreamingMainloop. An operand that no other block reads (A where one block
+// tile's VM (VN) adjacent rows (columns) as one vector, as wide as GA (GB) allows. Two register sets
+// of steps, as in StreamingMainloop. An operand that no other block reads (A where one block
 // column covers N, B where one block row covers M: the matrix of a matrix-vector product, both
 // vectors of a dot) is read evict-first (load_vec_once) where each value is loaded by one thread
 // tile and 16 or more lanes share a row (kOnceA/B). Where its runs are narrowed by an odd leading
@@ -115,13 +115,12 @@ struct StreamingMainloop {
 // the run's next piece), and not in blocks of one thread tile (a dot's; kOnceNarrowA/B), and
 // not in PLAIN_NARROW_RUNS instances: which is faster depends on the problem, so the tuner times
 // both (H200, 1x2 l16 j2: 1x4095x4095 nt 27.4 us plain, 25.1 evict-first in L2; 1x12289x4097 nt
-// 60.5 and 62.0; evict-first in L1 and L2 as well, 26.8 and 69.3; commit 438bd92). A dot's vectors
-// evict-first: 99999, 1x1 l32 j4 k64, 6.6 -> 7.2 us (H100). Measured against evict-first (H200):
-// tiles of 8 lanes per row (50000x3x512 nt, 4x4 l8: 50 -> 80 us); a run-time choice between loads
-// compiled into configs that then take the plain one (3x8192x4096 nt, 1x4 l32: 62.6 -> 69.0 us;
-// H100, a dot of 9999999, 1x1 l32 j4 k64: 76 -> 97 us). At the end the KL lanes sum their
-// accumulators with shuffles, the KW warps through shared memory; the Epilogue writes from the
-// first lane of the first warp.
+// 60.5 and 62.0; evict-first in L1 and L2 as well, 26.8 and 69.3; commit 438bd92). A dot's vectors evict-first: 99999, 1x1 l32 j4 k64, 6.6 -> 7.2 us (H100). Measured
+// against evict-first (H200): tiles of 8 lanes per row (50000x3x512 nt, 4x4 l8: 50 -> 80 us);
+// a run-time choice between loads compiled into configs that then take the plain one
+// (3x8192x4096 nt, 1x4 l32: 62.6 -> 69.0 us; H100, a dot of 9999999, 1x1 l32 j4 k64: 76 -> 97
+// us). At the end the KL lanes sum their accumulators with shuffles, the KW warps through shared
+// memory; the Epilogue writes from the first lane of the first warp.
 template <class Cfg>
 struct ReductionMainloop {
   enum : int {

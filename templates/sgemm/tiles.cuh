@@ -22,9 +22,8 @@ namespace detail {
 //                   widths of C and of streamed B (<= W)
 //   kStageC         the Epilogue writes C through shared memory (GemmConfig::stage_c)
 //   kWindowC        the Epilogue writes C in aligned windows (GemmConfig::window_c)
-//   kOrderedSplits  a split reduction's last split adds the splits' sums
-//   (GemmConfig::ordered_splits) kPrescaleC      C holds beta * C before the kernel starts
-//   (gemmtune_prescale_c): splits only
+//   kOrderedSplits  a split reduction's last split adds the splits' sums (GemmConfig::ordered_splits)
+//   kPrescaleC      C holds beta * C before the kernel starts (gemmtune_prescale_c): splits only
 //                   add (GemmConfig::prescale_c)
 //   kClusterSplits  a split reduction's splits are one cluster's blocks and add their sums in
 //                   distributed shared memory (GemmConfig::cluster_splits)

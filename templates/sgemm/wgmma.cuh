@@ -30,10 +30,9 @@
 // Each slice: every thread waits for its stage's `full` barrier and issues the slice's
 // instructions. With math 1 and 2 (every product in the same accumulators) it then waits for the
 // previous slice's instructions only, so that this slice's keep the tensor cores busy meanwhile;
-// math 3 and 4 wait for this slice's (they add its sums to the totals). A slice whose instructions
-// are done is released: every thread arrives on its stage's `empty` barrier, and thread 0, once all
-// have, starts the copy of the slice STAGES later into that stage. No block-wide barrier in the
-// loop: a warpgroup may run a slice ahead.
+// math 3 and 4 wait for this slice's (they add its sums to the totals). A slice whose instructions are done is released: every thread arrives on
+// its stage's `empty` barrier, and thread 0, once all have, starts the copy of the slice STAGES
+// later into that stage. No block-wide barrier in the loop: a warpgroup may run a slice ahead.
 namespace gemmtune {
 namespace detail {
 
@@ -309,8 +308,7 @@ struct WgmmaMainloop {
       }
     }
     if constexpr (kSum == 0) asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
-    __syncthreads();  // nobody waits on the barriers any more: their memory may be reused (staged
-                      // C)
+    __syncthreads();  // nobody waits on the barriers any more: their memory may be reused (staged C)
     if (tid == 0)
       for (int s = 0; s < 2 * STAGES; ++s)
         asm volatile("mbarrier.inval.shared::cta.b64 [%0];\n" ::"r"(full + 8 * s));

@@ -97,8 +97,8 @@ __global__ void __launch_bounds__(T)
 
 // Family-like variants of the cluster dot (16 blocks of 1024 threads, 2 float4 of each a thread).
 // MODE bits: 1 = the family's ending (own shared memory, barrier, rank 0 reads remotely, writes,
-// second barrier); 2 = the family's warp reduction (xor shuffles, 31 warps to shared memory, warp
-// 0's lanes add 31 each); 4 = plain loads instead of evict-first.
+// second barrier); 2 = the family's warp reduction (xor shuffles, 31 warps to shared memory, warp 0's
+// lanes add 31 each); 4 = plain loads instead of evict-first.
 template <int MODE>
 __global__ void __launch_bounds__(1024)
     dot_family_like(const float* x, const float* y, int n, float* c, float alpha, float beta) {

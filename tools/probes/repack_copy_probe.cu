@@ -45,8 +45,8 @@ __global__ void v0(PackArgs p) {
     }
 }
 
-// The aligned 4-float chunk of row `row` (cols floats) starting at index `at` (may be < 0 or run
-// past cols): one vector load when whole, else element by element with zeros outside.
+// The aligned 4-float chunk of row `row` (cols floats) starting at index `at` (may be < 0 or run past
+// cols): one vector load when whole, else element by element with zeros outside.
 __device__ __forceinline__ float4 chunk(const float* row, long long at, int cols) {
   if (at >= 0 && at + 4 <= cols) return __ldg(reinterpret_cast<const float4*>(row + at));
   float4 v;
@@ -65,8 +65,7 @@ __device__ __forceinline__ float4 shifted(float4 lo, float4 hi, int s) {
     default: return make_float4(lo.w, hi.x, hi.y, hi.z);
   }
 }
-// v1..: QPT quads per thread (q, q + blockDim.x, ...), two aligned chunk loads each (one when
-// aligned).
+// v1..: QPT quads per thread (q, q + blockDim.x, ...), two aligned chunk loads each (one when aligned).
 template <int QPT>
 __global__ void vshift(PackArgs p) {
   const long long quads = p.dst_ld / 4;

@@ -43,11 +43,11 @@ bool in_reduced_space(const GemmConfig& c) {
            among(c.threads(), {128, 256}) && c.raster == 8 && c.occupancy == 1;
   }
   if (c.reduces()) {
-    // Up to 8 outputs per lane, 1-8 warps (16 in a dot's block, below); split-K up to 512 blocks (a
-    // dot product has one output). Warps along K only with 16 or 32 lanes along K: with fewer (the
-    // matrix stored along the outputs) they measured no faster on an H200 and their numbers cost
-    // the sweep better configs. Blocks up to 256 threads, and a dot product's one output also in
-    // 512 (16 warps of 32 lanes) with the register budget of two blocks an SM: 1x1x100000 on an
+    // Up to 8 outputs per lane, 1-8 warps (16 in a dot's block, below); split-K up to 512 blocks (a dot product has one
+    // output). Warps along K only with 16 or 32 lanes along K: with fewer (the matrix stored
+    // along the outputs) they measured no faster on an H200 and their numbers cost the sweep
+    // better configs. Blocks up to 256 threads, and a dot product's one output also in 512
+    // (16 warps of 32 lanes) with the register budget of two blocks an SM: 1x1x100000 on an
     // H200 in 16 such blocks of one cluster 5.6-5.9 us with 56 registers, 6.5-6.7 with the 64 of
     // occupancy 1, 6.0-6.1 in 1024-thread blocks and 6.3-7.3 in 256 (docs/PERFORMANCE.md,
     // entry of 2026-11-29). Up to 16 splits (one cluster's): with 64-512 splits the model

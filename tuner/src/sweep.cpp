@@ -228,8 +228,7 @@ class DeviceWorker {
         tune(db, i, tools);
       }
     } catch (const DeviceUnusable& e) {
-      // The device's error is the one to report; failing to mark the sweep finished only adds to
-      // it.
+      // The device's error is the one to report; failing to mark the sweep finished only adds to it.
       try {
         db.finish_sweep(sweep_id_);
       } catch (const std::exception& finish) {

@@ -39,8 +39,7 @@ struct DeviceInfo {
   double fp32_peak_tflops() const;
 };
 
-/// FP32 FMA peak of a GPU from the datasheet formula (128 FMA lanes per SM x 2 FLOP x clock),
-/// TFLOP/s.
+/// FP32 FMA peak of a GPU from the datasheet formula (128 FMA lanes per SM x 2 FLOP x clock), TFLOP/s.
 double fp32_peak_tflops(int sm_count, long long clock_khz);
 
 /// Versions of the CUDA pieces gemmtune runs on; 0 where a piece is absent (no driver).

@@ -3,9 +3,9 @@
  * from gemmtune_last_error().
  *
  *   gemmtune_handle_t h;
- *   if (gemmtune_create(&h, NULL) != GEMMTUNE_STATUS_SUCCESS) fprintf(stderr, "%s\n",
- * gemmtune_last_error()); gemmtune_sgemm(h, GEMMTUNE_ROW_MAJOR, GEMMTUNE_OP_N, GEMMTUNE_OP_N, M, N,
- * K, 1.f, A, K, B, N, 0.f, C, N, stream); gemmtune_destroy(h);
+ *   if (gemmtune_create(&h, NULL) != GEMMTUNE_STATUS_SUCCESS) fprintf(stderr, "%s\n", gemmtune_last_error());
+ *   gemmtune_sgemm(h, GEMMTUNE_ROW_MAJOR, GEMMTUNE_OP_N, GEMMTUNE_OP_N, M, N, K, 1.f, A, K, B, N, 0.f, C, N, stream);
+ *   gemmtune_destroy(h);
  *
  * Every GEMM call takes the layout of the caller's matrices first, as CBLAS does (the same
  * values as CblasRowMajor and CblasColMajor). Row-major: element (i, j) of a matrix with leading
@@ -48,7 +48,7 @@ typedef enum gemmtune_status_t GEMMTUNE_INT_ENUM {
   GEMMTUNE_STATUS_NOT_SUPPORTED = 6,  /**< no kernel can run this problem */
   GEMMTUNE_STATUS_INTERNAL = 7,       /**< a bug in gemmtune */
   GEMMTUNE_STATUS_NOT_PREPARED = 8 /**< the call would compile or allocate while its stream is being
-                                        captured into a CUDA Graph: gemmtune_prepare() it first */
+                                             captured into a CUDA Graph: gemmtune_prepare() it first */
 } gemmtune_status_t;
 
 /** op(X): the matrix as stored (N) or transposed (T); the values of cublasOperation_t.
@@ -81,8 +81,8 @@ typedef enum gemmtune_pointer_mode_t GEMMTUNE_INT_ENUM {
 
 /** How a handle uses its tuning database (see gemmtune::DbAccess). */
 typedef enum gemmtune_db_access_t GEMMTUNE_INT_ENUM {
-  GEMMTUNE_DB_AUTOMATIC = 0,  /**< read-write if the file exists and is writable, read-only if not
-                                 writable, none if missing */
+  GEMMTUNE_DB_AUTOMATIC =
+      0, /**< read-write if the file exists and is writable, read-only if not writable, none if missing */
   GEMMTUNE_DB_READ_ONLY = 1,  /**< never write */
   GEMMTUNE_DB_READ_WRITE = 2, /**< cache compiled kernels; create the file when missing */
   GEMMTUNE_DB_NONE = 3        /**< built-in defaults only */
@@ -104,8 +104,8 @@ typedef struct gemmtune_options {
   gemmtune_db_access_t db_access; /**< default GEMMTUNE_DB_AUTOMATIC */
   int verbose;                    /**< nonzero: log each new choice (GEMMTUNE_LOG_INFO) */
   int deterministic; /**< nonzero: only configs that give the same bits on every run (no
-                          split-K, whose atomic sums depend on the order blocks finish);
-                          default 0: the measured fastest config */
+                                       split-K, whose atomic sums depend on the order blocks finish);
+                                       default 0: the measured fastest config */
   gemmtune_precision_t precision; /**< default GEMMTUNE_PRECISION_IEEE */
   /** Workspace memory (split-K counters, repacked operands) from the caller's allocator, as
    * cublasSetWorkspace does for cuBLAS: both NULL (the default) for cudaMalloc/cudaFree, else both
@@ -209,8 +209,7 @@ gemmtune_status_t gemmtune_cublasSgemm(gemmtune_handle_t handle, gemmtune_op_t t
                                        const float* alpha, const float* A, int lda, const float* B,
                                        int ldb, const float* beta, float* C, int ldc);
 
-/** cublasSgemmStridedBatched's arguments in cuBLAS's order, column-major, on the handle's stream.
- */
+/** cublasSgemmStridedBatched's arguments in cuBLAS's order, column-major, on the handle's stream. */
 gemmtune_status_t gemmtune_cublasSgemmStridedBatched(gemmtune_handle_t handle, gemmtune_op_t transa,
                                                      gemmtune_op_t transb, int m, int n, int k,
                                                      const float* alpha, const float* A, int lda,

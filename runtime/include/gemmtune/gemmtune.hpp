@@ -1,8 +1,8 @@
 #pragma once
 // gemmtune's C++ API: tuned FP32 GEMM on device pointers, asynchronous on the caller's stream.
 //
-//   gemmtune::Dispatcher gemm;                      // device 0, database at $GEMMTUNE_DB or the
-//   user cache gemm.sgemm(gemmtune::Layout::row_major, gemmtune::Op::N, gemmtune::Op::N, M, N, K,
+//   gemmtune::Dispatcher gemm;                      // device 0, database at $GEMMTUNE_DB or the user cache
+//   gemm.sgemm(gemmtune::Layout::row_major, gemmtune::Op::N, gemmtune::Op::N, M, N, K,
 //              1.f, A, K, B, N, 0.f, C, N, stream);
 //
 // Every GEMM call takes the layout of the caller's matrices first (CBLAS's convention):
@@ -99,8 +99,7 @@ class Scalar {
 /// What a GEMM call has to do, by BLAS's rules.
 enum class Work {
   none,  ///< M, N or batch is 0; or K = 0 or alpha = 0 with beta = 1 (values): C is left unchanged
-  scale_c,  ///< K = 0 or alpha = 0 (a value): C = beta C (beta = 0 stores zeros), A and B are not
-            ///< read
+  scale_c,  ///< K = 0 or alpha = 0 (a value): C = beta C (beta = 0 stores zeros), A and B are not read
   gemm,     ///< C = alpha op(A) op(B) + beta C (beta = 0: C is not read); always with K > 0 and a
             ///< device alpha, whose value the host cannot see
 };

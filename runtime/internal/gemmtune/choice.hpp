@@ -10,10 +10,8 @@
 //                  (log-space distance over M, N, K and batch; problems of the same regime first):
 //                  of the nearest few, the nearest whose config keeps its predicted efficiency
 //                  (predicted_efficiency() here / there) within 15% of the best of them
-//   model_default  the config that is best for the most tuned problems of this layout on the GPU
-//   model,
-//                  a problem's best being its fastest config of the classes the precision policy
-//                  admits
+//   model_default  the config that is best for the most tuned problems of this layout on the GPU model,
+//                  a problem's best being its fastest config of the classes the precision policy admits
 //   builtin        default_config(): runs anything of the layout on any supported architecture
 // A deterministic chooser skips every split-K config (split_k > 1): its splits add their partial
 // sums to C atomically in the order they finish, so the last bits may differ from run to run.

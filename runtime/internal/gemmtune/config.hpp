@@ -81,8 +81,7 @@ struct GemmConfig : SgemmKnobs, SgemmFlags {
   /// Whether window_c can apply: a tile kernel (not a reduction) whose column chunks are whole
   /// vectors of more than one float.
   bool can_window_c() const;
-  /// Whether C's accesses are narrower than a thread's column chunk (where stage_c and window_c
-  /// pay).
+  /// Whether C's accesses are narrower than a thread's column chunk (where stage_c and window_c pay).
   bool narrows_c_chunks() const;
   /// Whether this reduction on `p` reads the matrix of a matrix-vector product (the operand only
   /// its block reads, 16 or more lanes to a row, the block more than one thread tile) in runs

@@ -132,9 +132,9 @@ bool policy_admits(const std::string& name, const ChoiceRequest& r) {
   return !cfg || !precision_refusal(name, *cfg, r);
 }
 
-// The configs best for tuned problems of the layout (any alignment: access widths are fitted), most
-// wins first; `layout_problems` gets how many tuned problems the layout has. A problem's best is
-// its fastest config (of its best and top configs) of a class the precision policy admits: under
+// The configs best for tuned problems of the layout (any alignment: access widths are fitted), most wins
+// first; `layout_problems` gets how many tuned problems the layout has. A problem's best is its
+// fastest config (of its best and top configs) of a class the precision policy admits: under
 // ieee, a problem whose overall best is a tensor-core config counts for its fastest FMA config.
 std::vector<Wins> rank_by_wins(const ChoiceRequest& r, int& layout_problems) {
   std::map<std::string, const TunedBest*>

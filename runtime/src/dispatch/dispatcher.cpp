@@ -133,8 +133,7 @@ struct Dispatcher::Impl {
       kernel = &kernels.get(choice.config, origin);
     } catch (const Error& e) {
       if (choice.source == ChoiceSource::builtin) throw;
-      // A tuned config that no longer compiles or loads (new driver, new NVRTC): say so once, run
-      // the default.
+      // A tuned config that no longer compiles or loads (new driver, new NVRTC): say so once, run the default.
       detail::warn_once("kernel " + config_name(choice.config),
                         "chosen kernel " + config_name(choice.config) + " failed (" + e.what() +
                             "); using the built-in default instead");

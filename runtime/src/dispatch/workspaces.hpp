@@ -20,8 +20,7 @@ class WorkspacePool {
 
   /// Launches `kernel` on `p` with `stream`'s workspace. Holds the pool's lock for the launch
   /// (host-side microseconds), so that threads sharing a stream do not grow its workspace at once.
-  /// A workspace too small for `p` is not grown while `stream` is being captured:
-  /// Error(kNotPrepared).
+  /// A workspace too small for `p` is not grown while `stream` is being captured: Error(kNotPrepared).
   void launch(const GemmKernel& kernel, const Problem& p, cudaStream_t stream) {
     std::lock_guard lock(mutex_);
     LaunchWorkspace& ws = of(stream);

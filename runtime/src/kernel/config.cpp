@@ -229,8 +229,7 @@ std::optional<std::string> GemmConfig::validate(const DeviceLimits& limits) cons
   if (vec > 4) return why("vec must be 1, 2 or 4");
   for (int a : {align_a, align_b, align_c})
     if (a != 1 && a != 2 && a != 4) return why("data alignments must be 1, 2 or 4 floats");
-  // A reduction reads each operand once, straight from global memory: a copy first would double
-  // that.
+  // A reduction reads each operand once, straight from global memory: a copy first would double that.
   if (stage_c && !can_stage_c())
     return why(
         "stage_c (\"_e\") needs a tile kernel (no reduction, no streamed B) with room for the "

@@ -81,8 +81,7 @@ TEST_F(ColumnMajor, MatchesCublasOnTheSameBuffers) {
       EXPECT_LE(error(d, want), tolerance) << "gemmtune_cublasSgemmStridedBatched";
       const std::vector<float> from_cublas_shape = d.c.download();
 
-      // The CBLAS-shaped call, and the row-major problem it becomes: the same kernel, the same
-      // bits.
+      // The CBLAS-shaped call, and the row-major problem it becomes: the same kernel, the same bits.
       d.reset_c();
       ASSERT_EQ(
           gemmtune_sgemm_strided_batched(handle_, GEMMTUNE_COL_MAJOR, c_op(oa), c_op(ob), m, n, k,

@@ -421,10 +421,10 @@ TEST(KernelCorrectness, SplitTailConfigsMatchFloat64Reference) {
   EXPECT_GT(r.checked, 20);
 }
 
-// Named tiles (the part of a name after the layout, e.g. "128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8"),
-// each in every one of `layouts` (default all four), fitted to each of `shapes`, against the
-// float64 reference with C poisoned where beta = 0; `check` sees each (config, problem data,
-// error). One workspace for all. Returns the pairs run.
+// Named tiles (the part of a name after the layout, e.g. "128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8"), each in
+// every one of `layouts` (default all four), fitted to each of `shapes`, against the float64 reference
+// with C poisoned where beta = 0; `check` sees each (config, problem data, error). One workspace for
+// all. Returns the pairs run.
 template <class Check>
 int check_named_tiles(const std::vector<const char*>& tiles, const std::vector<Shape>& shapes,
                       Check check,

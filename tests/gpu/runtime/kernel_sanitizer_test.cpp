@@ -1,7 +1,6 @@
-// A few configs (one per pipeline kind, split-K, transposed layouts, thin tiles, repack, tensor
-// cores, C staged or windowed, three-warp block sides, the warpgroup instruction) on edge shapes:
-// small enough to run under compute-sanitizer memcheck and racecheck (tools/gpu-check.sh
-// --sanitize).
+// A few configs (one per pipeline kind, split-K, transposed layouts, thin tiles, repack, tensor cores,
+// C staged or windowed, three-warp block sides, the warpgroup instruction) on edge shapes: small enough
+// to run under compute-sanitizer memcheck and racecheck (tools/gpu-check.sh --sanitize).
 #include <gtest/gtest.h>
 
 #include <map>
@@ -64,8 +63,7 @@ TEST(KernelSanitizer, EdgeShapesAreCorrect) {
       "sgemm_tn_64x64x16_w32x32_t4x8_s3_v4_p4_k1_r8_m3_c",
       "sgemm_nn_4x64x8_w4x64_t4x2_s2_v2_p4_k1_r1_c",
       // block sides of three warp tiles (slices that do not divide evenly among the threads):
-      // 48 rows through cp.async with split-K and windowed C, 96 columns through registers, staged
-      // C
+      // 48 rows through cp.async with split-K and windowed C, 96 columns through registers, staged C
       "sgemm_nn_48x128x16_w16x64_t4x8_s3_v4_p4_k2_r8_c",
       "sgemm_tt_64x96x8_w32x32_t4x8_s2_v4_p4_k1_r8_e",
       // the barrier before the last k-step (early_barrier): 256 threads; split-K with windowed C;

@@ -1,9 +1,8 @@
 // Split-K in one launch: the first split of each tile to start scales C by beta, and every split
-// adds to it (or, with prescale_c, a kernel before scales C and the splits only add); with ordered
-// splits (reductions) the last split adds up all splits' sums. Counters reset themselves between
-// launches (a stale counter would let a split add to C before C was scaled, or scale C over the
-// others' sums), so repeated launches on one workspace stay right; the workspace grows for a larger
-// problem.
+// adds to it (or, with prescale_c, a kernel before scales C and the splits only add); with ordered splits (reductions) the last split adds up all splits' sums.
+// Counters reset themselves between launches (a stale counter would let a split add to C before
+// C was scaled, or scale C over the others' sums), so repeated launches on one workspace stay
+// right; the workspace grows for a larger problem.
 #include <gtest/gtest.h>
 
 #include <algorithm>

@@ -1,5 +1,4 @@
-// `gemmtune explain` without a GPU (--arch): what it prints for tuned, nearest and untuned
-// problems.
+// `gemmtune explain` without a GPU (--arch): what it prints for tuned, nearest and untuned problems.
 #include <gtest/gtest.h>
 
 #include <string>

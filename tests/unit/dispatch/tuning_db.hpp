@@ -75,8 +75,7 @@ class TuningDbBuilder {
   db::Id sweep_ = 0;
 };
 
-/// Distinct valid configs of a layout on `limits` with vec 4, one K slice: a tuned set to choose
-/// from.
+/// Distinct valid configs of a layout on `limits` with vec 4, one K slice: a tuned set to choose from.
 inline std::vector<GemmConfig> tuned_pool(const DeviceLimits& limits, Op op_a, Op op_b,
                                           int split_k = 1) {
   return tuner::valid_space(limits, op_a, op_b, [&](const GemmConfig& c) {

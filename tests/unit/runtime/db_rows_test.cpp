@@ -1,5 +1,4 @@
-// The runtime <-> database rows module: what the tuner and the dispatcher store reads back the
-// same.
+// The runtime <-> database rows module: what the tuner and the dispatcher store reads back the same.
 #include <gtest/gtest.h>
 
 #include <cstdint>

@@ -113,8 +113,8 @@ inline KernelConfig cfg_old() {
 ///  H200, sweep 1 (started 2020, stale template hash): 4096^3 nn with cfg_old.
 ///  H200, sweep 2 (now, current hash): 4096^3 nn: cfg_best 3.0 ms (spread 10%), cfg_second 3.15 ms,
 ///    cfg_third 4.5 ms, cuBLAS 3.6 ms (speedup 1.20x, margin 5.0%); failures: 1 compile_failed,
-///    2 invalid with one reason, 1 wrong_result. 1024x1024x2048 nn: cfg_second 0.2 ms, cfg_best
-///    0.25 ms, cuBLAS 0.21 ms. 2048^3 nt: one config.
+///    2 invalid with one reason, 1 wrong_result. 1024x1024x2048 nn: cfg_second 0.2 ms, cfg_best 0.25 ms,
+///    cuBLAS 0.21 ms. 2048^3 nt: one config.
 ///  H100, one sweep: 4096^3 nn cfg_second 4.0 ms, cfg_best 4.4 ms, cuBLAS 4.2 ms; 1024x1024x2048 nn
 ///    cfg_best 0.3 ms; 512^3 nn cfg_third 0.05 ms.
 ///  One cached binary.

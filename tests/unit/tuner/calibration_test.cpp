@@ -178,8 +178,7 @@ TEST(Calibration, EachKernelPathsBestRankedConfigLeads) {
   const ModelRanking r = rank_candidates(candidates, p, gpu);
   ASSERT_EQ(r.order.size(), candidates.size());
   ASSERT_TRUE(candidates.back().reduces());
-  // The model ranks the reduction behind at least two tiles: without path leaders it would come
-  // later.
+  // The model ranks the reduction behind at least two tiles: without path leaders it would come later.
   const auto faster_tiles = std::count_if(r.predicted_ms.begin(), r.predicted_ms.end() - 1,
                                           [&](double ms) { return ms < r.predicted_ms.back(); });
   ASSERT_GE(faster_tiles, 2);

@@ -503,8 +503,7 @@ TEST(Candidates, PrecisionClassesAreSearchedApart) {
   EXPECT_LT(fp32.size(), fma.size());
   EXPECT_GT(tf32.size(), 2u);
   for (const auto& c : fp32) EXPECT_GE(c.stages, 3) << config_name(c);
-  // On sm_90 (the default limits) both tensor-core classes hold warpgroup configs, and mma.sync
-  // ones.
+  // On sm_90 (the default limits) both tensor-core classes hold warpgroup configs, and mma.sync ones.
   for (const auto* set : {&fp32, &tf32}) {
     const auto warpgroup =
         std::count_if(set->begin(), set->end(), [](const GemmConfig& c) { return c.wgmma == 1; });

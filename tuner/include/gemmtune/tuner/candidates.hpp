@@ -50,8 +50,8 @@ bool split_tail_useful(const GemmConfig& c, const Problem& p, int sm_count);
 /// data allows) and, where the data is not aligned, those whose tiles are too narrow for vec 4
 /// at the vec the data allows; that can_implement p, with a useful split_k, and in the reduced
 /// space (with a tile that suits p) if asked. Where A or B would narrow a tile candidate's
-/// accesses, its repack variant (GemmConfig::repack: those operands copied aligned first) follows
-/// it; a split config whose split_tail_useful() also comes as its split_tail twin (only that twin
+/// accesses, its repack variant (GemmConfig::repack: those operands copied aligned first) follows it;
+/// a split config whose split_tail_useful() also comes as its split_tail twin (only that twin
 /// where splitting every tile is not useful).
 /// Only configs of precision class `precision` (GemmConfig::precision()): the sweep searches
 /// each class it tunes on its own.

@@ -1,6 +1,5 @@
 #pragma once
-// The problems a sweep tunes: from --shape/--layout/--batch, from a CSV file, or from a named
-// preset.
+// The problems a sweep tunes: from --shape/--layout/--batch, from a CSV file, or from a named preset.
 #include <istream>
 #include <string>
 #include <vector>

@@ -26,14 +26,15 @@ struct SweepOptions {
   SpaceKind space = SpaceKind::reduced;  ///< full or reduced valid space
   std::vector<std::string>
       only_configs;  ///< when not empty: only these config names (any layout part)
-  Precision precision = Precision::ieee;  ///< the classes tuned: every one up to this, each
-                                          ///< searched on its own (ieee: FP32 FMA only)
-  bool force = false;                     ///< re-measure what is already in the database
-  std::vector<int> devices = {0};         ///< CUDA ordinals, one worker each
-  unsigned compile_threads = 0;           ///< NVRTC threads in all (0: one per core)
-  std::string command_line;               ///< stored with the sweep
-  std::string gemmtune_version;           ///< stored with the sweep
-  RunnerOptions runner;                   ///< hang timeout, test hooks
+  Precision precision =
+      Precision::ieee;             ///< the classes tuned: every one up to this, each searched
+                                   ///< on its own (ieee: FP32 FMA only)
+  bool force = false;              ///< re-measure what is already in the database
+  std::vector<int> devices = {0};  ///< CUDA ordinals, one worker each
+  unsigned compile_threads = 0;    ///< NVRTC threads in all (0: one per core)
+  std::string command_line;        ///< stored with the sweep
+  std::string gemmtune_version;    ///< stored with the sweep
+  RunnerOptions runner;            ///< hang timeout, test hooks
   const std::atomic<bool>* stop =
       nullptr;                  ///< set (e.g. by SIGINT): stop after the current candidate
   std::ostream* out = nullptr;  ///< progress and messages (nullptr: std::cout)
