@@ -207,7 +207,9 @@ TEST(Compile, EachCubinHoldsTheKernelsItsLaunchesRunFirstAndNoOthers) {
     EXPECT_FALSE(is_entry_of(other, r.lowered_name)) << r.lowered_name;
     const KernelResources pack = cubin_resources(r.cubin, "gemmtune_pack_operand");
     EXPECT_EQ(pack.registers > 0, e.pack);
-    if (e.pack) EXPECT_EQ(pack.stack_bytes, 0);
+    if (e.pack) {
+      EXPECT_EQ(pack.stack_bytes, 0);
+    }
     EXPECT_EQ(cubin_resources(r.cubin, "gemmtune_pack_split").registers > 0, e.split);
     EXPECT_EQ(cubin_resources(r.cubin, "gemmtune_prescale_c").registers > 0, e.prescale);
   }
