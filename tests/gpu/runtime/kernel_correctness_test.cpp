@@ -229,7 +229,9 @@ TEST(KernelCorrectness, ReductionsReadRowsOfAnyAlignment) {
   EXPECT_GE(misaligned, 30);
   EXPECT_GE(once_narrowed, 4);
   EXPECT_GE(plain, 4);
-  if (clusters) EXPECT_GE(clustered, 12);
+  if (clusters) {
+    EXPECT_GE(clustered, 12);
+  }
 }
 
 // What checking a launch variant (repack, stage_c) found over the sampled configs.
