@@ -58,12 +58,14 @@ static bool is_header(const std::vector<std::string>& cols) {
   return true;
 }
 
-// A piece of a problem file as an error message shows it: at most `limit` bytes, control
-// characters, backslashes and bytes beyond ASCII as \xNN (a terminal shows them, never acts on
-// them).
+// A piece of a problem file as an error message shows it: about `limit` characters at most,
+// control characters, backslashes and bytes beyond ASCII as \xNN (a terminal shows them, never
+// acts on them). The limit counts what is shown, so an escaped line is no longer than a plain one.
 static std::string shown(const std::string& text, std::size_t limit = 80) {
   std::string out;
-  for (unsigned char c : text.substr(0, limit)) {
+  std::size_t used = 0;
+  for (; used < text.size() && out.size() < limit; ++used) {
+    const unsigned char c = text[used];
     if (c < 0x20 || c >= 0x7f || c == '\\') {
       static constexpr char kHex[] = "0123456789abcdef";
       out += {'\\', 'x', kHex[c >> 4], kHex[c & 15]};
@@ -71,7 +73,7 @@ static std::string shown(const std::string& text, std::size_t limit = 80) {
       out += char(c);
     }
   }
-  if (text.size() > limit) out += "... (" + std::to_string(text.size()) + " bytes)";
+  if (used < text.size()) out += "... (" + std::to_string(text.size()) + " bytes)";
   return out;
 }
 
