@@ -21,6 +21,8 @@ cannot drift from it (ctest `tools.docs_check`, label unit; needs no GPU).
   (default 10)") is the one its --help shows; the CMake and CUDA Toolkit versions README.md
   requires are the ones CMakeLists.txt asks for; the fuzzing time a target of docs/contributing.md
   is tools/fuzz.sh's.
+- Replay: docs/sweep.md's table of strategies replayed on the recorded H200 sweep is what `gemmtune
+  db replay` gives on the fixture the build unpacked (build/tests/fixtures/h200-exhaustive.db).
 - Python: every option of `gemmtune.configure()` and every value its precision and db_access
   accept appear in docs/python.md's example of it.
 Prints one line per problem (file:line: what is wrong) and exits 1 if there is any.
@@ -320,6 +322,35 @@ def check_defaults_and_versions(cli, root):
         problem("docs/contributing.md", f"says {m.group(1)} s a fuzz target; tools/fuzz.sh runs {fuzz}")
 
 
+def check_replay_table(cli, root):
+    """docs/sweep.md's table of strategies replayed on the recorded H200 sweep: each row is what
+    `gemmtune db replay` prints on the fixture this build unpacked (skipped without it)."""
+    fixture = Path(cli.path).resolve().parent.parent / "tests/fixtures/h200-exhaustive.db"
+    if not fixture.is_file():
+        print(f"docs-check: {fixture} missing: docs/sweep.md's replay table not checked")
+        return
+    rows = {"model": [], "model, uncalibrated": ["--uncalibrated"], "halving": ["--strategy", "halving"]}
+    lines = (root / "docs/sweep.md").read_text().splitlines()
+    for name, args in rows.items():
+        number, row = next(((i, l) for i, l in enumerate(lines, 1) if l.startswith(f"| {name} |")), (0, None))
+        if row is None:
+            problem("docs/sweep.md", f"no replay table row for {name}")
+            continue
+        said = [c.strip().replace(",", "") for c in row.strip("|").split("|")[1:]]
+        out = run(cli.path, ["db", "replay", "--db", str(fixture), *args]).stdout.splitlines()
+        m = re.search(r"(\d+) measurements .*?, ([\d.]+) s simulated, worst ratio ([\d.]+), mean model rho ([\d.-]+)",
+                      out[-1] if out else "")
+        if not m:
+            problem(f"docs/sweep.md:{number}", f"`gemmtune db replay {' '.join(args)}` printed no summary")
+            continue
+        got = [m.group(1), float(m.group(2)), m.group(3), m.group(4)]
+        wrong = (said[0] != got[0] or abs(float(said[1]) - got[1]) > 0.5 or said[2] != got[2] or
+                 (said[3] != "-" and said[3] != got[3]))
+        if wrong:
+            problem(f"docs/sweep.md:{number}", f"the {name} row says {said}; the replay gives "
+                                               f"{got[0]} measurements, {got[1]} s, worst {got[2]}, rho {got[3]}")
+
+
 def check_python_configure(root):
     package = root / "python/gemmtune"
     modules = {path.name: ast.parse(path.read_text()) for path in sorted(package.glob("*.py"))}
@@ -368,6 +399,7 @@ def main():
     check_preset_sizes(root)
     check_cluster_shards(cli, root)
     check_defaults_and_versions(cli, root)
+    check_replay_table(cli, root)
     check_python_configure(root)
     for line in problems:
         print(line)

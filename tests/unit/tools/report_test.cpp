@@ -237,10 +237,10 @@ TEST_F(Report, ReadsTheCeilingsStoredForTheGpuModel) {
   std::string measured_on;
   {
     Database d(db.string(), OpenMode::read_write);
-    const auto h200 = d.find_gpu_model(h200());
-    ASSERT_TRUE(h200);
-    ASSERT_TRUE(d.record_ceilings(*h200, {58.5, 4224, "", "test"}));
-    measured_on = d.ceilings(*h200)->measured_at.substr(0, 10);
+    const auto gpu = d.find_gpu_model(h200());
+    ASSERT_TRUE(gpu);
+    ASSERT_TRUE(d.record_ceilings(*gpu, {58.5, 4224, "", "test"}));
+    measured_on = d.ceilings(*gpu)->measured_at.substr(0, 10);
   }
   ASSERT_EQ(measured_on.size(), 10u);
   const fs::path out = dir_ / "measured";
