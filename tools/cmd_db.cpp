@@ -139,6 +139,20 @@ std::string describe_gpu(const db::GpuModel& gpu) {
                 gpu.cc_minor, gpu.sm_count, fp32_peak_tflops(gpu));
 }
 
+GpuModelCeilings ceilings_of(const db::Database& db, const db::GpuModelRow& gpu) {
+  GpuModelCeilings c;
+  if (const auto stored = db.ceilings(gpu.id)) {
+    c.fp32_tflops = stored->fp32_tflops;
+    c.copy_gbs = stored->copy_gbs;
+    c.measured = true;
+    c.source = "measured " + stored->measured_at.substr(0, 10);
+  } else {
+    c.fp32_tflops = std::max(0.0, fp32_peak_tflops(gpu.model));
+    c.source = "datasheet (2 x 128 x SMs x clock; not measured on this GPU model)";
+  }
+  return c;
+}
+
 std::string problem_label(const db::ProblemKey& p) {
   std::string s = gemmtune::problem_label(op_from_char(p.op_a).value_or(Op::N),
                                           op_from_char(p.op_b).value_or(Op::N), p.m, p.n, p.k,

@@ -1,8 +1,8 @@
 // `gemmtune db best`: per (GPU model, problem) the best config, its time and TFLOP/s, its share of
-// the FP32 peak, cuBLAS's time in the same sweep and the speedup, the spread of the measurement and
-// how far behind the runner-up (the best other config) is, the config's precision class and its
-// measured errors, and whether the config is deterministic (no atomic split-K: a deterministic
-// dispatcher may run it).
+// the FMA ceiling (ceilings_of: measured and stored, else the datasheet), cuBLAS's time in the same
+// sweep and the speedup, the spread of the measurement and how far behind the runner-up (the best
+// other config) is, the config's precision class and its measured errors, and whether the config is
+// deterministic (no atomic split-K: a deterministic dispatcher may run it).
 #include <algorithm>
 
 #include "db_commands.hpp"
@@ -45,14 +45,14 @@ bool deterministic(const db::KernelConfig& row) {
   return config ? config->deterministic() : row.split_k <= 1;
 }
 
-std::vector<Cell> best_row(db::Database& db, const db::GpuModel& gpu, const db::BestRow& b) {
+std::vector<Cell> best_row(db::Database& db, const db::GpuModel& gpu, double peak,
+                           const db::BestRow& b) {
   const double tflops = b.tflops.value_or(problem_flops(b.problem) / (b.median_ms * 1e-3) / 1e12);
   std::optional<double> spread, margin;
   if (b.min_ms && b.max_ms && b.median_ms > 0)
     spread = (*b.max_ms - *b.min_ms) / b.median_ms * 100.0;
   if (auto r = db::runner_up_ms(db, b); r && b.median_ms > 0)
     margin = (*r - b.median_ms) / b.median_ms * 100.0;
-  const double peak = fp32_peak_tflops(gpu);
   return {Cell::str(gpu.name),
           Cell::problem(problem_label(b.problem), b.problem),
           Cell::str(b.config.name),
@@ -81,18 +81,22 @@ void run_best(BestOptions& o) {
   std::vector<std::string> seen_problems;
   for (const auto* g : selected) {
     Table table(best_columns());
+    const GpuModelCeilings ceilings = ceilings_of(*db, *g);
     std::string split_k;  // the problems whose best is not deterministic
     for (const auto& b : db->bests(g->id)) {
       seen_problems.push_back(problem_label(b.problem));
       if (!o.filter.accepts(b.problem)) continue;
-      table.add_row(best_row(*db, g->model, b));
+      table.add_row(best_row(*db, g->model, ceilings.fp32_tflops, b));
       if (!deterministic(b.config))
         split_k += (split_k.empty() ? "" : ", ") + problem_label(b.problem);
     }
     if (table.empty()) continue;
     auto objs = table.json_objects();
     json_rows.insert(json_rows.end(), objs.begin(), objs.end());
-    text += (text.empty() ? "" : "\n") + describe_gpu(g->model) + "\n" + table.render();
+    text += (text.empty() ? "" : "\n") + describe_gpu(g->model) + "\n" +
+            format("%% peak: of the FMA ceiling %.1f TFLOP/s, %s\n", ceilings.fp32_tflops,
+                   ceilings.source.c_str()) +
+            table.render();
     if (!split_k.empty())
       text += "split-K, not deterministic (a deterministic dispatcher runs another config): " +
               split_k + "\n";
@@ -118,17 +122,20 @@ void add_db_best(CLI::App& db) {
   auto* cmd = db.add_subcommand(
       "best", "Per problem: the best config, its speed, cuBLAS's and the margins");
   cmd->footer(
-      "Columns: time (median), rate (FLOP/s), % of the FP32 peak (2 x 128 x SMs x clock), cuBLAS's "
-      "median in\n"
-      "the same sweep, speedup (cuBLAS time / ours), spread ((max - min) / median of our timing) "
-      "and\n"
-      "margin (how much slower the best other config is), the config's precision class and its "
-      "relative\n"
-      "errors on the random and the wide-range verification inputs. A line under the table names "
-      "the problems\n"
-      "whose best adds split-K parts atomically: its results may differ in the last bits from run "
-      "to run, and a\n"
-      "deterministic dispatcher runs another config (--format json: \"deterministic\" per row).");
+      "Columns: time (median), rate (FLOP/s), % of the FMA ceiling (measured on the GPU model and "
+      "stored by\n"
+      "gemmtune sweep; else the datasheet's 2 x 128 x SMs x clock; the line above the table says "
+      "which),\n"
+      "cuBLAS's median in the same sweep, speedup (cuBLAS time / ours), spread ((max - min) / "
+      "median of our\n"
+      "timing) and margin (how much slower the best other config is), the config's precision "
+      "class and its\n"
+      "relative errors on the random and the wide-range verification inputs. A line under the "
+      "table names the\n"
+      "problems whose best adds split-K parts atomically: its results may differ in the last bits "
+      "from run to\n"
+      "run, and a deterministic dispatcher runs another config (--format json: \"deterministic\" "
+      "per row).");
   add_db_option(cmd, o->db);
   add_old_spelling(
       cmd,

@@ -25,7 +25,8 @@ struct MergeOptions {
 };
 
 std::int64_t total_rows(const db::MergeStats& s) {
-  return s.gpu_models + s.sweeps + s.problems + s.configs + s.results + s.baselines + s.binaries;
+  return s.gpu_models + s.sweeps + s.problems + s.configs + s.results + s.baselines + s.binaries +
+         s.ceilings;
 }
 
 std::string describe(const db::MergeStats& s) {
@@ -34,6 +35,8 @@ std::string describe(const db::MergeStats& s) {
       "%lld baselines, %lld binaries",
       (long long)s.gpu_models, (long long)s.sweeps, (long long)s.problems, (long long)s.configs,
       (long long)s.results, (long long)s.baselines, (long long)s.binaries);
+  if (s.ceilings > 0)
+    text += format(", measured ceilings of %lld GPU models", (long long)s.ceilings);
   if (s.binaries_dropped > 0)
     text += format(
         " (%lld cached binaries left out: they are code; each machine compiles its own, and "

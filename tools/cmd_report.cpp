@@ -152,15 +152,15 @@ void add_report_command(CLI::App& app) {
   cmd->add_option(
          "--bench", o->bench,
          "A `gemmtune bench --out` file of the same GPU (repeatable): the dispatcher's times, the "
-         "measured ceilings of the roofline, and with --cpu the CPU/GPU crossover")
+         "roofline's ceilings where the database has none, and with --cpu the CPU/GPU crossover")
       ->check(CLI::ExistingFile);
   cmd->add_option("--peak", o->peak_tflops,
-                  "FMA ceiling of the roofline in TFLOP/s (default: measured, from --bench)")
+                  "FMA ceiling of the roofline in TFLOP/s (default: measured on the GPU model and "
+                  "stored by gemmtune sweep, else from --bench, else the datasheet's, noted)")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--bandwidth", o->bandwidth_gbs,
-                  "Memory bandwidth of the roofline in GB/s (default: measured, from --bench; else "
-                  "the datasheet: "
-                  "4800 H200, 3350 H100)")
+                  "Memory bandwidth of the roofline in GB/s (default: measured, as --peak; else "
+                  "the datasheet's: 4800 H200, 3350 H100)")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--format", o->format, "png or svg")
       ->capture_default_str()

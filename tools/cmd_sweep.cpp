@@ -14,8 +14,12 @@
 #include "commands.hpp"
 #include "deprecated.hpp"
 #include "gemmtune/db/database.hpp"
+#include "gemmtune/db_rows.hpp"
+#include "gemmtune/device.hpp"
 #include "gemmtune/error.hpp"
+#include "gemmtune/tuner/device_limits.hpp"
 #include "gemmtune/tuner/sweep.hpp"
+#include "gemmtune/tuner/timer.hpp"
 #include "sweep_plan_options.hpp"
 
 namespace gemmtune::cli {
@@ -142,6 +146,31 @@ bool take_shard(tuner::SweepOptions& o, const SweepCliOptions& c) {
   return !o.problems.empty();
 }
 
+// Measures the ceilings of each GPU model the sweep ran on and stores them, once per GPU model:
+// `db best`'s % peak and the report's roofline read against them (ceilings_of). A failure is a
+// warning: the results stand, and those readers use the datasheet until a sweep measures them.
+void store_ceilings_once(const tuner::SweepOptions& o) {
+  try {
+    db::Database db(o.db_path, db::OpenMode::read_write);
+    for (int device : o.devices) {
+      const DeviceInfo dev = device_info(device);
+      const auto id = db.find_gpu_model(to_db(dev));
+      if (!id || db.ceilings(*id)) continue;  // nothing recorded on it, or measured before
+      GEMMTUNE_CUDA(cudaSetDevice(device));
+      tuner::GpuTimer timer;
+      const tuner::MeasuredCeilings m = tuner::measure_ceilings(timer);
+      if (db.record_ceilings(*id, {m.fp32_tflops, m.copy_gbs, "", GEMMTUNE_VERSION}))
+        std::printf("ceilings of %s, measured once and stored: FMA %.1f TFLOP/s, copy %.0f GB/s\n",
+                    dev.name.c_str(), m.fp32_tflops, m.copy_gbs);
+    }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr,
+                 "gemmtune sweep: warning: the GPU's ceilings were not measured (%s); %% peak and "
+                 "the report's roofline use the datasheet until a sweep measures them\n",
+                 e.what());
+  }
+}
+
 void run(const SweepCliOptions& c) {
   tuner::SweepOptions o = to_sweep_options(c);
   if (!take_shard(o, c)) return;
@@ -162,6 +191,7 @@ void run(const SweepCliOptions& c) {
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   std::signal(SIGINT, SIG_DFL);
+  if (!report.interrupted && !report.device_hung) store_ceilings_once(o);
   std::printf("\n%s", tuner::format_summary(report.rows).c_str());
   std::printf("%zu measurements recorded in %s\n", report.measurements, o.db_path.c_str());
   if (report.measurements > 0)

@@ -72,6 +72,19 @@ double fp32_peak_tflops(const db::GpuModel& gpu);
 /// "NVIDIA H200 (sm_90, 132 SMs, FP32 peak 66.9 TFLOP/s)".
 std::string describe_gpu(const db::GpuModel& gpu);
 
+/// The ceilings a GPU model's rates are read against: those measured on it and stored in the
+/// database (`gemmtune sweep` measures them once per GPU model), else the datasheet's FMA peak
+/// (fp32_peak_tflops) and no bandwidth. tools/report/report_data.py's ceilings() reads the
+/// database by the same rule.
+struct GpuModelCeilings {
+  double fp32_tflops = 0;  ///< FMA ceiling, TFLOP/s; 0 when unknown (no SMs or clock recorded)
+  std::optional<double> copy_gbs;  ///< measured device copy, GB/s
+  bool measured = false;           ///< stored measurements, not the datasheet
+  /// "measured 2026-12-02" or "datasheet (2 x 128 x SMs x clock; not measured on this GPU model)".
+  std::string source;
+};
+GpuModelCeilings ceilings_of(const db::Database& db, const db::GpuModelRow& gpu);
+
 /// "4096x4096x4096 nn", with " b8" for a batch and " a1" for an alignment class other than 4.
 std::string problem_label(const db::ProblemKey& p);
 /// The precision class of a stored config, GemmConfig::precision(): "ieee" (FP32 FMA), "fp32"

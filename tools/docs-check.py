@@ -14,6 +14,15 @@ cannot drift from it (ctest `tools.docs_check`, label unit; needs no GPU).
 - Exit statuses: docs/cli.md's table lists the statuses of tools/commands.hpp; a status quoted
   in the docs as "N no GPU", "N interrupted" or "N bad command line" is the right one; without a
   GPU, `sweep` exits with the no-GPU status.
+- Sizes: a preset's number of shapes where the docs give it ("the 15-problem suite", "`users`
+  (34 shapes", "the quick preset: 4 shapes", ...) is its table's in tuner/src/problems.cpp; the
+  shard split docs/cluster.md quotes is what a dry run prints.
+- Defaults and versions: an option's default that the docs state ("`--hang-timeout` seconds
+  (default 10)") is the one its --help shows; the CMake and CUDA Toolkit versions README.md
+  requires are the ones CMakeLists.txt asks for; the fuzzing time a target the docs give is
+  tools/fuzz.sh's.
+- Replay: docs/sweep.md's table of strategies replayed on the recorded H200 sweep is what `gemmtune
+  db replay` gives on the fixture the build unpacked (build/tests/fixtures/h200-exhaustive.db).
 - Python: every option of `gemmtune.configure()` and every value its precision and db_access
   accept appear in docs/python.md's example of it.
 Prints one line per problem (file:line: what is wrong) and exits 1 if there is any.
@@ -167,7 +176,7 @@ def check_sweep_options(cli, root):
 
 
 def check_exit_statuses(cli, root):
-    constants = dict(re.findall(r"inline constexpr int (kExit\w+) = (\d+);", (root / "tools/commands.hpp").read_text()))
+    constants = dict(re.findall(r"inline constexpr int (kExit\w+) =\s*(\d+);", (root / "tools/commands.hpp").read_text()))
     statuses = sorted(int(v) for v in constants.values())
     cli_md = (root / "docs/cli.md").read_text().splitlines()
     table = sorted(int(m.group(1)) for line in cli_md if (m := re.match(r"^\| (\d+) \|", line)))
@@ -194,6 +203,153 @@ def check_exit_statuses(cli, root):
             status = run(cli.path, ["sweep", "--shape", "8x8x8", "--db", f"{scratch}/t.db"]).returncode
         if str(status) != constants["kExitNoGpu"]:
             problem("gemmtune sweep", f"exits {status} without a GPU; kExitNoGpu is {constants['kExitNoGpu']}")
+
+
+NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
+                "ten": 10, "eleven": 11, "twelve": 12}
+
+
+def as_number(text):
+    return NUMBER_WORDS.get(text.lower(), int(text) if text.isdigit() else None)
+
+
+def scratch_run(cli, args):
+    """`gemmtune ARGS` in a scratch folder with no GPU visible (as check_output runs them)."""
+    with tempfile.TemporaryDirectory() as scratch:
+        env = {"XDG_CACHE_HOME": scratch, "HOME": scratch, "CUDA_VISIBLE_DEVICES": ""}
+        return run(cli.path, [*args, "--db", f"{scratch}/t.db"], env, cwd=scratch)
+
+
+def docs_paragraphs(root):
+    """(file, first line number, the paragraph on one line) of README.md and docs/*.md but the log."""
+    for path in [root / "README.md", *sorted((root / "docs").glob("*.md"))]:
+        if path.name == "PERFORMANCE.md":
+            continue
+        number = 1
+        for paragraph in path.read_text().split("\n\n"):
+            yield path.relative_to(root), number, " ".join(paragraph.split())
+            number += paragraph.count("\n") + 2
+
+
+def preset_sizes(root):
+    """{preset: its number of shapes}, counted in the preset table of tuner/src/problems.cpp (a
+    dry run plans fewer problems where shapes share the form the dispatcher runs them in)."""
+    source = (root / "tuner/src/problems.cpp").read_text()
+    table = source[source.index("presets() {"):source.index("preset_names()")]
+    parts = re.split(r'\{"(\w+)",', table)
+    return {name: len(re.findall(r"\{\d+, \d+, \d+", body)) for name, body in zip(parts[1::2], parts[2::2])}
+
+
+def check_preset_sizes(root):
+    sizes = preset_sizes(root)
+    tune = re.search(r"--tune\).*?--preset (\w+)", (root / "tools/setup.sh").read_text(), re.S)
+    N = r"(\d+|[a-z]+)"
+    patterns = [(r"the " + N + r"[- ]problem suite\b", "suite"),
+                (r"the " + N + r" problems of the suite preset", "suite"),
+                (N + r" shapes as users meet them \(`users` preset\)", "users"),
+                (r"the (\w+) preset: " + N + r" shapes", None),
+                (r"`(\w+)` \([^()`]{0,40}?\b" + N + r" shapes", None)]
+    if tune:
+        patterns.append((r"setup\.sh --tune[^|]*?tunes " + N + r" shapes", tune.group(1)))
+    for rel, number, text in docs_paragraphs(root):
+        for pattern, preset in patterns:
+            for m in re.finditer(pattern, text):
+                name = preset or m.group(1)
+                count = as_number(m.group(m.lastindex))
+                if count is not None and name in sizes and sizes[name] != count:
+                    problem(f"{rel}:{number}", f"says the {name} preset has {count} shapes; "
+                                               f"tuner/src/problems.cpp gives it {sizes[name]}")
+
+
+def check_cluster_shards(cli, root):
+    path = root / "docs/cluster.md"
+    text = " ".join(path.read_text().split())
+    quoted = re.search(r"`(shard 1/(\d+): [^`]+)`; the other two tasks get (\d+) problems \((\d+) s\) and "
+                       r"(\d+) \((\d+) s\)", text)
+    if not quoted:
+        problem("docs/cluster.md", "no quoted `shard 1/3: ...` line to check")
+        return
+    tasks = int(quoted.group(2))
+    lines = []
+    for task in range(tasks):  # tasks count from 0: the one quoted is 1, the other two 0 and 2
+        out = scratch_run(cli, ["sweep", "--dry-run", "--preset", "suite", "--shard", f"{task}/{tasks}"])
+        lines.append(next((l for l in out.stdout.splitlines() if l.startswith("shard ")), "(nothing)"))
+    if lines[1] != quoted.group(1):
+        problem("docs/cluster.md", f"quotes `{quoted.group(1)}`; the dry run prints `{lines[1]}`")
+    others = [re.search(r": (\d+) of \d+ problems, an estimated (\d+) of", l) for l in (lines[0], lines[2])]
+    said = [(quoted.group(3), quoted.group(4)), (quoted.group(5), quoted.group(6))]
+    if [m.groups() if m else None for m in others] != said:
+        problem("docs/cluster.md", f"says the other tasks get {said} (problems, s); the dry run prints "
+                                   f"{lines[0]!r} and {lines[2]!r}")
+
+
+def help_default(cli, words, option):
+    """The default --help shows for `option` of `gemmtune WORDS`, or None."""
+    for line in run(cli.path, [*words, "--help"]).stdout.splitlines():
+        names = re.match(r"^\s+(\S.*?)(?:\s{2,}|$)", line)
+        if names and option in OPTION.findall(names.group(1)):  # "--sms INT:INT in [1 - 1024]=132"
+            m = re.search(r"=([^\s=]+)$", names.group(1))
+            return m.group(1) if m else None
+    return None
+
+
+def check_defaults_and_versions(cli, root):
+    stated = [("docs/sweep.md", r"`--hang-timeout` seconds \(default (\w+)\)", ("sweep",), "--hang-timeout"),
+              ("docs/sweep.md", r"--first-round N`.*?default (\w+)\)", ("db", "replay"), "--first-round"),
+              ("docs/cli.md", r"configurations \((\d+) of them unless `--max`\)", ("space",), "--max"),
+              ("docs/cluster.md", r"`--sms` \(default `(\w+)`, (\d+) SMs\)", ("sweep",), ("--arch", "--sms"))]
+    for rel, pattern, words, options in stated:
+        text = " ".join((root / rel).read_text().split())
+        m = re.search(pattern, text)
+        if not m:
+            problem(rel, f"the default of `gemmtune {' '.join(words)} {options}` is no longer stated as expected")
+            continue
+        for value, option in zip(m.groups(), options if isinstance(options, tuple) else (options,)):
+            got = help_default(cli, words, option)
+            if got != value:
+                problem(rel, f"says `gemmtune {' '.join(words)} {option}` defaults to {value}; --help shows {got}")
+    cmake = (root / "CMakeLists.txt").read_text()
+    readme = " ".join((root / "README.md").read_text().split())
+    wanted = {"CMake": re.search(r"cmake_minimum_required\(VERSION ([\d.]+)\)", cmake).group(1),
+              "CUDA Toolkit": re.search(r"find_package\(CUDAToolkit ([\d.]+)", cmake).group(1)}
+    for name, version in wanted.items():
+        for m in re.finditer(re.escape(name) + r" \(?(\d+(?:\.\d+)*)", readme):
+            if m.group(1) != version:
+                problem("README.md", f"requires {name} {m.group(1)}; CMakeLists.txt asks for {version}")
+    fuzz = re.search(r"FUZZ_SECONDS:-(\d+)", (root / "tools/fuzz.sh").read_text()).group(1)
+    for rel, number, text in docs_paragraphs(root):
+        for m in re.finditer(r"\b(\d+) s (?:a|per) target", text):
+            if m.group(1) != fuzz:
+                problem(f"{rel}:{number}", f"says {m.group(1)} s a fuzz target; tools/fuzz.sh runs {fuzz}")
+
+
+def check_replay_table(cli, root):
+    """docs/sweep.md's table of strategies replayed on the recorded H200 sweep: each row is what
+    `gemmtune db replay` prints on the fixture this build unpacked (skipped without it)."""
+    fixture = Path(cli.path).resolve().parent.parent / "tests/fixtures/h200-exhaustive.db"
+    if not fixture.is_file():
+        print(f"docs-check: {fixture} missing: docs/sweep.md's replay table not checked")
+        return
+    rows = {"model": [], "model, uncalibrated": ["--uncalibrated"], "halving": ["--strategy", "halving"]}
+    lines = (root / "docs/sweep.md").read_text().splitlines()
+    for name, args in rows.items():
+        number, row = next(((i, l) for i, l in enumerate(lines, 1) if l.startswith(f"| {name} |")), (0, None))
+        if row is None:
+            problem("docs/sweep.md", f"no replay table row for {name}")
+            continue
+        said = [c.strip().replace(",", "") for c in row.strip("|").split("|")[1:]]
+        out = run(cli.path, ["db", "replay", "--db", str(fixture), *args]).stdout.splitlines()
+        m = re.search(r"(\d+) measurements .*?, ([\d.]+) s simulated, worst ratio ([\d.]+), mean model rho ([\d.-]+)",
+                      out[-1] if out else "")
+        if not m:
+            problem(f"docs/sweep.md:{number}", f"`gemmtune db replay {' '.join(args)}` printed no summary")
+            continue
+        got = [m.group(1), float(m.group(2)), m.group(3), m.group(4)]
+        wrong = (said[0] != got[0] or abs(float(said[1]) - got[1]) > 0.5 or said[2] != got[2] or
+                 (said[3] != "-" and said[3] != got[3]))
+        if wrong:
+            problem(f"docs/sweep.md:{number}", f"the {name} row says {said}; the replay gives "
+                                               f"{got[0]} measurements, {got[1]} s, worst {got[2]}, rho {got[3]}")
 
 
 def check_python_configure(root):
@@ -241,6 +397,10 @@ def main():
             check_doc(cli, path, root)
     check_sweep_options(cli, root)
     check_exit_statuses(cli, root)
+    check_preset_sizes(root)
+    check_cluster_shards(cli, root)
+    check_defaults_and_versions(cli, root)
+    check_replay_table(cli, root)
     check_python_configure(root)
     for line in problems:
         print(line)

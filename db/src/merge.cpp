@@ -23,8 +23,8 @@ constexpr const char* kSameProblem =
 
 // ATTACH as "src" for the lifetime of this object (ATTACH/DETACH cannot run in a transaction),
 // with temporary views of what the file may predate (it is read, never migrated, here):
-// `src_configs`, whose knob columns the file lacks hold their defaults, and `src_results`, whose
-// wide_error a version 2 file lacks is NULL.
+// `src_configs`, whose knob columns the file lacks hold their defaults, `src_results`, whose
+// wide_error a version 2 file lacks is NULL, and `src_ceilings`, empty in a file before version 4.
 class Attached {
  public:
   Attached(Connection& conn, const std::string& path) : conn_(conn) {
@@ -41,11 +41,13 @@ class Attached {
     }
     create_configs_view(conn_, "src_configs", "src");
     create_results_view(conn_, "src_results", "src");
+    create_ceilings_view(conn_, "src_ceilings", "src");
   }
   ~Attached() {
     try {
       conn_.exec("DROP VIEW IF EXISTS temp.src_configs");
       conn_.exec("DROP VIEW IF EXISTS temp.src_results");
+      conn_.exec("DROP VIEW IF EXISTS temp.src_ceilings");
     } catch (const std::exception&) {  // the connection drops them when it closes
     }
     detach();
@@ -194,6 +196,15 @@ MergeStats copy_new_rows(Connection& conn, ForeignBinaries binaries) {
                     "max_ms, tflops, recorded_at) SELECT ms.id, mp.id, r.library, r.median_ms, "
                     "r.min_ms, r.max_ms, r.tflops, r.recorded_at" +
                         from("src.baselines") + " WHERE true ORDER BY r.id ON CONFLICT DO NOTHING");
+  // Measured once per GPU model: a model that has its ceilings here keeps them.
+  n.ceilings =
+      run(conn, std::string("INSERT INTO main.gpu_ceilings (gpu_model_id, fp32_tflops, "
+                            "copy_gbs, measured_at, gemmtune_version) SELECT mg.id, "
+                            "c.fp32_tflops, c.copy_gbs, c.measured_at, "
+                            "c.gemmtune_version FROM src_ceilings AS c "
+                            "JOIN src.gpu_models AS sg ON sg.id = c.gpu_model_id "
+                            "JOIN main.gpu_models AS mg ON ") +
+                    kSameGpu + " WHERE true ORDER BY c.gpu_model_id ON CONFLICT DO NOTHING");
   // Cached binaries are code that every process reading this file may load: only copied when
   // the caller vouches for the other file (docs/database.md, "Trust").
   if (binaries == ForeignBinaries::drop) {

@@ -52,6 +52,20 @@ std::optional<Id> Database::find_gpu_model(const GpuModel& gpu) const {
   return st.get_int(0);
 }
 
+std::optional<MeasuredCeilingsRow> Database::ceilings(Id gpu_model_id) const {
+  Statement st(conn_,
+               "SELECT fp32_tflops, copy_gbs, measured_at, gemmtune_version FROM gpu_ceilings "
+               "WHERE gpu_model_id = ?1");
+  st.bind_int(1, gpu_model_id);
+  if (!st.step()) return std::nullopt;
+  MeasuredCeilingsRow c;
+  c.fp32_tflops = st.get_real(0);
+  c.copy_gbs = st.get_real(1);
+  c.measured_at = st.get_text(2);
+  c.gemmtune_version = st.get_text(3);
+  return c;
+}
+
 std::vector<GpuModelRow> Database::gpu_models() const {
   Statement st(conn_,
                "SELECT id, name, cc_major, cc_minor, sm_count, memory_bytes, l2_bytes, "

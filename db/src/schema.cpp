@@ -13,6 +13,7 @@ namespace detail {
 std::string_view schema_v1_sql();
 std::string_view schema_v2_sql();
 std::string_view schema_v3_sql();
+std::string_view schema_v4_sql();
 }  // namespace detail
 
 namespace {
@@ -69,14 +70,16 @@ bool has_column(Connection& conn, const std::string& schema, const std::string& 
 }
 
 // A read-only view of a file older than this version (from kOldestReadableVersion): results and
-// best_results with the wide-range error of version 3, NULL (temp names come first, so every
-// query reads these).
-void create_wide_error_views(Connection& conn) {
+// best_results with the wide-range error of version 3, NULL, and the gpu_ceilings of version 4,
+// empty: nothing was measured then (temp names come first, so every query reads these).
+void create_read_only_views(Connection& conn) {
   if (!has_column(conn, "main", "results", "wide_error"))
     create_results_view(conn, "results", "main");
   if (!has_column(conn, "main", "best_results", "wide_error"))
     conn.exec(
         "CREATE TEMP VIEW best_results AS SELECT *, NULL AS wide_error FROM main.best_results");
+  if (!has_column(conn, "main", "gpu_ceilings", "gpu_model_id"))
+    create_ceilings_view(conn, "gpu_ceilings", "main");
 }
 
 // The generated migration of the knob table: one column per new knob, its default filling the
@@ -95,6 +98,7 @@ std::string_view migration_sql(int version) {
     case 1: sql = detail::schema_v1_sql(); break;
     case 2: sql = detail::schema_v2_sql(); break;
     case 3: sql = detail::schema_v3_sql(); break;
+    case 4: sql = detail::schema_v4_sql(); break;
     default:
       throw DatabaseError("no migration to schema version " + std::to_string(version) +
                           " (this build knows 1.." + std::to_string(kSchemaVersion) + ")");
@@ -150,7 +154,7 @@ void check_schema_compatible(Connection& conn) {
   // newer gemmtune added since the file was written: the columns of new knobs and of results.
   // A writable open adds the real ones.
   if (!missing.empty()) create_configs_view(conn, "configs", "main");
-  if (conn.mode() == OpenMode::read_only && version < kSchemaVersion) create_wide_error_views(conn);
+  if (conn.mode() == OpenMode::read_only && version < kSchemaVersion) create_read_only_views(conn);
 }
 
 void create_configs_view(Connection& conn, const std::string& view, const std::string& schema) {
@@ -164,6 +168,16 @@ void create_results_view(Connection& conn, const std::string& view, const std::s
   std::string sql = "CREATE TEMP VIEW " + view + " AS SELECT *";
   if (!has_column(conn, schema, "results", "wide_error")) sql += ", NULL AS wide_error";
   conn.exec(sql + " FROM " + schema + ".results");
+}
+
+void create_ceilings_view(Connection& conn, const std::string& view, const std::string& schema) {
+  if (has_column(conn, schema, "gpu_ceilings", "gpu_model_id")) {
+    conn.exec("CREATE TEMP VIEW " + view + " AS SELECT * FROM " + schema + ".gpu_ceilings");
+    return;
+  }
+  conn.exec("CREATE TEMP VIEW " + view +
+            " AS SELECT 0 AS gpu_model_id, 0.0 AS fp32_tflops, 0.0 AS copy_gbs, '' AS "
+            "measured_at, '' AS gemmtune_version WHERE 0");
 }
 
 PendingMigration pending_migration(Connection& conn) {

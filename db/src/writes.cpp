@@ -1,5 +1,6 @@
 // Writes: GPU models, sweeps, problems, configs, results, baselines. Each call is one immediate
 // transaction, so a reader or a killed process never sees half of it.
+#include <cmath>
 #include <random>
 
 #include "gemmtune/db/database.hpp"
@@ -168,6 +169,33 @@ bool Database::record_wide_error(Id result_id, double wide_error) {
   }
   tx.commit();
   return missing;
+}
+
+bool Database::record_ceilings(Id gpu_model_id, const MeasuredCeilingsRow& c) {
+  require_writable("record measured ceilings");
+  const auto positive = [](double v) { return std::isfinite(v) && v > 0; };
+  if (!positive(c.fp32_tflops) || !positive(c.copy_gbs)) {
+    throw DatabaseError("cannot record ceilings in tuning database '" + conn_.path() +
+                        "': FMA rate " + std::to_string(c.fp32_tflops) + " TFLOP/s and copy " +
+                        std::to_string(c.copy_gbs) +
+                        " GB/s must be positive finite numbers (a failed measurement)");
+  }
+  Transaction tx(conn_);
+  Statement model(conn_, "SELECT 1 FROM gpu_models WHERE id = ?1");
+  model.bind_int(1, gpu_model_id);
+  if (!model.step()) {
+    throw DatabaseError("cannot record ceilings in tuning database '" + conn_.path() +
+                        "': no GPU model " + std::to_string(gpu_model_id));
+  }
+  model.reset();
+  Statement ins(conn_,
+                "INSERT INTO gpu_ceilings (gpu_model_id, fp32_tflops, copy_gbs, gemmtune_version) "
+                "VALUES (?1, ?2, ?3, ?4) ON CONFLICT (gpu_model_id) DO NOTHING");
+  ins.bind_int(1, gpu_model_id).bind_real(2, c.fp32_tflops).bind_real(3, c.copy_gbs);
+  ins.bind_text(4, c.gemmtune_version).run();
+  const bool stored = conn_.changes() > 0;
+  tx.commit();
+  return stored;
 }
 
 void Database::record_baseline(Id sweep_id, const Baseline& b) {

@@ -7,8 +7,9 @@ For each GPU model (or the one --device names) it writes
   heatmap_<gpu>_<class>.<fmt>  per problem class, each problem's best time per block tile BM x BN
                                as a share of its best; blank cells say why (invalid, pruned, ...);
   heatmap_<gpu>.<fmt>          one problem (--shape, default the largest): TFLOP/s over BM x BN;
-  roofline_<gpu>.<fmt>         intensity against TFLOP/s under the measured ceilings (from a bench
-                               file; --peak/--bandwidth, else the datasheet);
+  roofline_<gpu>.<fmt>         intensity against TFLOP/s under the measured ceilings (stored in
+                               the database by gemmtune sweep, else from a bench file), or
+                               --peak/--bandwidth; else the datasheet's, with a note saying so;
   crossover_<gpu>.<fmt>        when a bench file has CPU times (gemmtune bench --cpu): time against
                                size for the CPU, the GPU kernel and the GPU with transfers;
   index.html, problem_<gpu>_<n>.html   the environment, the geometric means, the tables, and
@@ -43,8 +44,10 @@ def parse_args():
                          "ceilings, CPU times")
     ap.add_argument("--shape", help="problem of the single heatmap, MxNxK (default: the largest)")
     ap.add_argument("--layout", default="all", help="layout of that problem: nn, nt, tn, tt, all")
-    ap.add_argument("--peak", type=float, help="FMA ceiling in TFLOP/s (default: measured, from --bench)")
-    ap.add_argument("--bandwidth", type=float, help="memory bandwidth in GB/s (default: measured, from --bench)")
+    ap.add_argument("--peak", type=float,
+                    help="FMA ceiling in TFLOP/s (default: measured, from the database, else from --bench)")
+    ap.add_argument("--bandwidth", type=float,
+                    help="memory bandwidth in GB/s (default: measured, from the database, else from --bench)")
     ap.add_argument("--format", default="png", choices=["png", "svg"], help="picture format")
     ap.add_argument("--version", default="", help=argparse.SUPPRESS)
     return ap.parse_args()
@@ -83,7 +86,7 @@ def draw_gpu(draw, html, conn, g, benches, args):
     covered = [dispatch[p["key"]] for p in bests if p["key"] in dispatch]
     g["dispatch_geomean"] = data.geomean(c / d for d, c in covered)
     g["dispatch_count"] = len(covered)
-    ceil = data.ceilings(g, benches, args.peak, args.bandwidth)
+    ceil = data.ceilings(g, data.stored_ceilings(conn, g["id"]), benches, args.peak, args.bandwidth)
     if not ceil["bandwidth"]:
         print("gemmtune report: memory bandwidth of %s unknown: pass --bench with a bench file of it, or "
               "--bandwidth GB/s" % g["name"], file=sys.stderr)
@@ -110,7 +113,7 @@ def draw_gpu(draw, html, conn, g, benches, args):
         fail("no results for shape %s on %s" % (args.shape, g["name"]))
     picture("heatmap_%s.%s" % (name, ext), "TFLOP/s over BM x BN for %s" % problem["label"],
             draw.draw_tile_heatmap, g, problem, cells)
-    picture("roofline_%s.%s" % (name, ext), "Roofline (%s ceilings)" % ceil["source"], draw.draw_roofline, g,
+    picture("roofline_%s.%s" % (name, ext), "Roofline (ceilings %s)" % ceil["source"], draw.draw_roofline, g,
             bests, ceil)
     crossover = data.crossover_series(benches)
     if crossover:

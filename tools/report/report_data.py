@@ -13,7 +13,7 @@ import stat
 import tempfile
 
 # Memory bandwidth (GB/s) from the datasheets of the GPUs we know by name: used only when no
-# measured figure is given (a bench file's measured_copy_gbs, or --bandwidth).
+# measured figure is at hand (the database's gpu_ceilings, a bench file's, or --bandwidth).
 DATASHEET_BANDWIDTH_GBS = [("H200", 4800.0), ("H100", 3350.0)]
 
 # Problem classes, in the order the report shows them (see problem_class).
@@ -145,8 +145,8 @@ def open_db(path):
 def read_as_current(conn):
     """Temporary views (this connection's alone; the file is only read) in which a file written by
     an older gemmtune has the columns read here, as db/src/schema.cpp gives them to the C++
-    readers: the math knob, which configs made before it ran with its default 0, and the
-    wide-range error of schema version 3, not measured then."""
+    readers: the math knob, which configs made before it ran with its default 0, the wide-range
+    error of schema version 3, not measured then, and the measured ceilings of version 4, none."""
     def columns(table):
         return {r[1] for r in conn.execute("PRAGMA main.table_info(%s)" % table)}
     if "math" not in columns("configs"):
@@ -155,6 +155,9 @@ def read_as_current(conn):
         conn.execute("CREATE TEMP VIEW results AS SELECT *, NULL AS wide_error FROM main.results")
     if "wide_error" not in columns("best_results"):
         conn.execute("CREATE TEMP VIEW best_results AS SELECT *, NULL AS wide_error FROM main.best_results")
+    if not columns("gpu_ceilings"):  # schema version 4: nothing was measured before it
+        conn.execute("CREATE TEMP VIEW gpu_ceilings AS SELECT 0 AS gpu_model_id, 0.0 AS fp32_tflops, "
+                     "0.0 AS copy_gbs, '' AS measured_at WHERE 0")
 
 
 def precision_class(math):
@@ -167,6 +170,14 @@ def gpus_of(conn):
     return [dict(r) for r in conn.execute(
         "SELECT id, name, cc_major, cc_minor, sm_count, memory_bytes, l2_bytes, clock_khz "
         "FROM gpu_models ORDER BY id")]
+
+
+def stored_ceilings(conn, gpu_id):
+    """The ceilings measured on a GPU model and stored by `gemmtune sweep` (FMA TFLOP/s, copy GB/s,
+    when), or None."""
+    r = conn.execute("SELECT fp32_tflops, copy_gbs, measured_at FROM gpu_ceilings WHERE gpu_model_id = ?",
+                     (gpu_id,)).fetchone()
+    return dict(r) if r else None
 
 
 def sweeps_of(conn, gpu_id):
@@ -288,23 +299,28 @@ def dispatcher_times(benches):
     return out
 
 
-def ceilings(gpu, benches, peak_tflops, bandwidth_gbs):
-    """The roofline's ceilings and where they come from: an option, the newest bench file that
-    measured them (FMA loop and device copy), or the datasheet."""
-    measured = [b for b in benches if b.get("measured_fp32_tflops") and b.get("measured_copy_gbs")]
-    source = "datasheet"
+def ceilings(gpu, stored, benches, peak_tflops, bandwidth_gbs):
+    """The roofline's ceilings, what kind they are ("measured", "given" or "datasheet") and where
+    they come from. The rule of `gemmtune db best` (ceilings_of in tools/cmd_db.cpp): those
+    measured on the GPU model and `stored` in the database, else the datasheet; here a bench file
+    that measured them (the newest) comes before the datasheet, and --peak/--bandwidth before all."""
     peak = 2.0 * 128.0 * gpu["sm_count"] * gpu["clock_khz"] * 1e3 / 1e12
+    kind, source = "datasheet", "datasheet: not measured on this GPU model (a gemmtune sweep measures and stores them)"
     if not peak > 0:  # an SM count or clock of 0 (or less) recorded: no datasheet peak
         peak, source = None, "unknown: the database records %s SMs at %s kHz" % (gpu["sm_count"], gpu["clock_khz"])
     bandwidth = next((bw for key, bw in DATASHEET_BANDWIDTH_GBS if key in gpu["name"].upper()), None)
-    if measured:
-        peak, bandwidth = measured[-1]["measured_fp32_tflops"], measured[-1]["measured_copy_gbs"]
+    measured = [b for b in benches if b.get("measured_fp32_tflops") and b.get("measured_copy_gbs")]
+    if stored:
+        peak, bandwidth, kind = stored["fp32_tflops"], stored["copy_gbs"], "measured"
+        source = "measured by gemmtune sweep on %s, stored in the database" % stored["measured_at"][:10]
+    elif measured:
+        peak, bandwidth, kind = measured[-1]["measured_fp32_tflops"], measured[-1]["measured_copy_gbs"], "measured"
         source = "measured by gemmtune bench (%s)" % os.path.basename(measured[-1]["path"])
     if peak_tflops:
-        peak, source = peak_tflops, "given (--peak/--bandwidth)"
+        peak, kind, source = peak_tflops, "given", "given (--peak/--bandwidth)"
     if bandwidth_gbs:
-        bandwidth, source = bandwidth_gbs, "given (--peak/--bandwidth)"
-    return {"peak": peak, "bandwidth": bandwidth, "source": source}
+        bandwidth, kind, source = bandwidth_gbs, "given", "given (--peak/--bandwidth)"
+    return {"peak": peak, "bandwidth": bandwidth, "kind": kind, "source": source}
 
 
 def crossover_series(benches):

@@ -1,11 +1,12 @@
 """The report's pictures, drawn with matplotlib (Agg, no display needed).
 
 Log axes are labelled with plain numbers ("0.001", "0.01", "10"), never rounded to one decimal;
-point labels are problem numbers placed where they overlap nothing drawn before them.
+point labels are problem numbers placed where they overlap no other label, marker or obstacle.
 """
 import io
 import math
 import os
+import sys
 
 import matplotlib
 
@@ -223,35 +224,69 @@ def draw_tile_heatmap(gpu, problem, cells, path):
 
 # ---- roofline ----------------------------------------------------------------------------------
 
+LABEL_STYLE = {"fontsize": 7, "color": "#1f3f6f", "ha": "center", "va": "center"}
+MARK_RADIUS = 3.5  # display pixels around a point that no label may cover (the marker)
+
+
+def label_spots(width, height, rings=40, step=6.0):
+    """Where a label of `width` x `height` (display pixels) may go around its point, nearest first:
+    the centres of boxes that touch the marker's edge on eight sides, then rings `step` pixels
+    further out in sixteen directions. Deterministic: the same order for every label."""
+    spots = []
+    for ring in range(rings):
+        gap = MARK_RADIUS + 1 + ring * step
+        directions = 8 if ring == 0 else 16
+        for i in range(directions):
+            angle = 2 * math.pi * i / directions
+            c, s = math.cos(angle), math.sin(angle)
+            spots.append(((width / 2 + gap) * c if abs(c) > 1e-9 else 0.0,
+                          (height / 2 + gap) * s if abs(s) > 1e-9 else 0.0, ring))
+    return spots
+
+
+def boxes_overlap(a, b):
+    """Whether two boxes (x0, y0, x1, y1) share any area."""
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
 def place_labels(ax, fig, points, texts, obstacles=(), avoid=()):
-    """Writes each text next to its point at the first of twelve offsets where it overlaps no label
-    placed before it, none of the `obstacles` (display boxes) and none of the points and `avoid`
-    (data coordinates); returns the placed text artists."""
+    """Writes each text near its point, at the nearest spot (label_spots) where its box stays
+    inside the axes and overlaps no label placed before it, none of the `obstacles` (display
+    boxes) and no marker of the points or of `avoid` (data coordinates); a label set away from its
+    point gets a thin leader line. Points are taken left to right, so the result is the same on
+    every run. Returns the placed text artists."""
     renderer = fig.canvas.get_renderer()
     to_display = ax.transData.transform
-    taken = list(obstacles)
-    marks = [to_display(p) for p in list(points) + list(avoid)]
+    frame = ax.get_window_extent(renderer)
+    frame = (frame.x0, frame.y0, frame.x1, frame.y1)
+    taken = [(b.x0, b.y0, b.x1, b.y1) for b in obstacles]
+    marks = [tuple(to_display(p)) for p in list(points) + list(avoid)]
+    mark_boxes = [(x - MARK_RADIUS, y - MARK_RADIUS, x + MARK_RADIUS, y + MARK_RADIUS) for x, y in marks]
+    pixels_per_point = fig.dpi / 72.0
     placed = []
-    offsets = [(4, 3), (4, -11), (-12, 3), (-12, -11), (4, 10), (-12, 10), (10, -4), (-18, -4),
-               (14, 12), (14, -18), (-22, 12), (-22, -18)]
-    order = sorted(range(len(points)), key=lambda i: points[i][0])
-    for i in order:
-        best = None
-        for dx, dy in offsets:
-            t = ax.annotate(texts[i], points[i], xytext=(dx, dy), textcoords="offset points", fontsize=7,
-                            color="#1f3f6f")
-            box = t.get_window_extent(renderer).expanded(1.05, 1.1)
-            clash = any(box.overlaps(b) for b in taken) or any(box.contains(x, y) for x, y in marks)
-            if not clash:
-                best = (t, box)
+    for i in sorted(range(len(points)), key=lambda i: (points[i][0], points[i][1], texts[i])):
+        x, y = to_display(points[i])
+        probe = fig.text(0, 0, texts[i], fontsize=LABEL_STYLE["fontsize"])
+        extent = probe.get_window_extent(renderer)
+        probe.remove()
+        width, height = extent.width + 2, extent.height + 1  # a pixel of air around the text
+        spot = None
+        for dx, dy, ring in label_spots(width, height):
+            box = (x + dx - width / 2, y + dy - height / 2, x + dx + width / 2, y + dy + height / 2)
+            inside = frame[0] <= box[0] and box[2] <= frame[2] and frame[1] <= box[1] and box[3] <= frame[3]
+            if inside and not any(boxes_overlap(box, b) for b in taken + mark_boxes):
+                spot = (dx, dy, ring, box)
                 break
-            t.remove()
-        if best is None:  # crowded on every side: the first offset, counted as a clash by tests
-            t = ax.annotate(texts[i], points[i], xytext=offsets[0], textcoords="offset points", fontsize=7,
-                            color="#1f3f6f")
-            best = (t, t.get_window_extent(renderer))
-        taken.append(best[1])
-        placed.append(best[0])
+        if spot is None:  # no free place within forty rings: right of the point, and say so
+            spot = (width / 2 + MARK_RADIUS + 1, 0.0, 0, None)
+            print("gemmtune report: the label of point %s overlaps another" % texts[i], file=sys.stderr)
+        dx, dy, ring, box = spot
+        leader = {"arrowprops": {"arrowstyle": "-", "color": "#9aa7b8", "linewidth": 0.5, "shrinkA": 0,
+                                 "shrinkB": MARK_RADIUS}} if ring > 0 else {}
+        placed.append(ax.annotate(texts[i], points[i], xytext=(dx / pixels_per_point, dy / pixels_per_point),
+                                  textcoords="offset points", **LABEL_STYLE, **leader))
+        if box:
+            taken.append(box)
     return placed
 
 
@@ -265,16 +300,15 @@ def draw_roofline(gpu, bests, ceil, path):
     lo = min(ais + [1.0]) / 2
     hi = max(ais + [ridge or 1.0]) * 2
     xs = [lo * (hi / lo) ** (i / 200.0) for i in range(201)]
-    kind = "measured" if ceil["source"].startswith("measured") else ceil["source"].split(" ")[0]
     if not peak:
         pass  # no ceiling to draw (ceilings() says why in the index)
     elif bandwidth:
         ax.plot(xs, [min(peak, x * bandwidth / 1e3) for x in xs], color="#d62728", linewidth=1.5,
-                label="%s ceilings: %.1f TFLOP/s FMA, %.0f GB/s" % (kind, peak, bandwidth))
+                label="%s ceilings: %.1f TFLOP/s FMA, %.0f GB/s" % (ceil["kind"], peak, bandwidth))
         ax.axvline(ridge, color="#d62728", linewidth=0.6, linestyle=":")
     else:
         ax.plot(xs, [peak] * len(xs), color="#d62728", linewidth=1.5,
-                label="FMA ceiling %.1f TFLOP/s (%s; bandwidth unknown: --bandwidth)" % (peak, ceil["source"]))
+                label="%s FMA ceiling %.1f TFLOP/s (bandwidth unknown: --bandwidth)" % (ceil["kind"], peak))
     ys = [p["tflops"] for p in bests]
     ax.scatter(ais, ys, marker="o", s=22, color=OURS, label="gemmtune tuned best", zorder=3)
     cu = [(a, p["cublas_tflops"]) for a, p in zip(ais, bests) if p["cublas_tflops"]]
@@ -284,22 +318,25 @@ def draw_roofline(gpu, bests, ceil, path):
     ax.set_yscale("log")
     ax.set_xlim(lo, hi)
     bottom = min(ys + [t for _, t in cu]) / 3
-    ax.set_ylim(bottom, (peak or max(ys + [t for _, t in cu])) * 2)
+    ax.set_ylim(bottom, max([peak or 0] + ys + [t for _, t in cu]) * 2)  # TF32 may pass the FMA peak
     log_axis(ax.xaxis)
     log_axis(ax.yaxis)
-    obstacles = []
     if ridge:  # at the foot of the ridge line, where no point is
         ridge_text = ax.annotate("ridge %.1f FLOP/byte" % ridge, (ridge, bottom), xytext=(3, 4),
                                  textcoords="offset points", fontsize=7, color="#d62728", rotation=90)
-        fig.canvas.draw()
-        obstacles.append(ridge_text.get_window_extent(fig.canvas.get_renderer()))
-    place_labels(ax, fig, list(zip(ais, ys)), [str(p["number"]) for p in bests], obstacles, cu)
     ax.set_xlabel("arithmetic intensity (FLOP per byte of compulsory traffic: A, B read and C written once)")
     ax.set_ylabel("TFLOP/s")
-    ax.set_title("%s: roofline (numbers: problems as in the table)" % gpu["name"], fontsize=11)
-    ax.legend(fontsize=8, loc="lower right")
+    ax.set_title("%s: roofline (numbers: problems as in the table)\nceilings %s" % (gpu["name"], ceil["source"]),
+                 fontsize=10, color="#b22222" if ceil["kind"] == "datasheet" else "black")
+    legend = ax.legend(fontsize=8, loc="lower right")
     ax.grid(True, which="major", linewidth=0.3)
     fig.tight_layout()
+    fig.canvas.draw()  # the layout is final: the labels are placed in its display coordinates
+    renderer = fig.canvas.get_renderer()
+    obstacles = [legend.get_window_extent(renderer)]
+    if ridge:
+        obstacles.append(ridge_text.get_window_extent(renderer))
+    place_labels(ax, fig, list(zip(ais, ys)), [str(p["number"]) for p in bests], obstacles, cu)
     save(fig, path)
 
 

@@ -137,6 +137,7 @@ TEST_F(Schema, MigratesFromEveryOlderVersion) {
       ASSERT_TRUE(best);
       EXPECT_EQ(best->config.name, "c1");
       EXPECT_FALSE(best->wide_error);
+      EXPECT_FALSE(old.ceilings(*old.find_gpu_model(GpuModel{"GPU", 8, 0, 108})));
     }
     EXPECT_EQ(file_bytes(file), before);
 

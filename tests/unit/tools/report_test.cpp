@@ -215,8 +215,8 @@ TEST_F(Report, WritesPicturesAndAnIndexPerGpu) {
   const std::string index = file_bytes(out / "index.html");
   EXPECT_NE(index.find("speedup_nvidia_h200.png"), std::string::npos);
   EXPECT_NE(index.find("sgemm_nn_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8"), std::string::npos);
-  EXPECT_NE(index.find("(datasheet)"), std::string::npos)
-      << "no bench file: the ceilings say where they are from";
+  EXPECT_NE(index.find("(datasheet: not measured on this GPU model"), std::string::npos)
+      << "nothing measured: the ceilings say where they are from";
   // The config's precision class and its errors (the fixture's: 2e-07 on random inputs, no
   // wide-range error), in the table of bests and on each problem's page.
   EXPECT_NE(index.find("<th>precision</th>"), std::string::npos);
@@ -226,6 +226,45 @@ TEST_F(Report, WritesPicturesAndAnIndexPerGpu) {
   const std::string page = file_bytes(out / "problem_nvidia_h200_1.html");
   EXPECT_NE(page.find("<th>error</th><th>wide-range</th>"), std::string::npos) << page;
   EXPECT_NE(page.find("<td class=n>2e-07</td><td class=n>-</td></tr>"), std::string::npos) << page;
+}
+
+// Ceilings measured by a sweep and stored for the GPU model: the report's roofline and `db best`'s
+// % peak both read against them, and say so; the other GPU model keeps the datasheet's, with a
+// note. A bench file does not override the database.
+TEST_F(Report, ReadsTheCeilingsStoredForTheGpuModel) {
+  SKIP_WITHOUT_MATPLOTLIB();
+  const fs::path db = copy_fixture("measured.db");
+  std::string measured_on;
+  {
+    Database d(db.string(), OpenMode::read_write);
+    const auto gpu = d.find_gpu_model(h200());
+    ASSERT_TRUE(gpu);
+    ASSERT_TRUE(d.record_ceilings(*gpu, {58.5, 4224, "", "test"}));
+    measured_on = d.ceilings(*gpu)->measured_at.substr(0, 10);
+  }
+  ASSERT_EQ(measured_on.size(), 10u);
+  const fs::path out = dir_ / "measured";
+  CliRun r = cli({"report", "--out", out.string(), "--db", db.string(), "--bench",
+                  kRecordedBench.string(), "--format", "svg"});
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  const std::string index = file_bytes(out / "index.html");
+  EXPECT_NE(index.find("FMA 58.5 TFLOP/s, memory 4224 GB/s (measured by gemmtune sweep on " +
+                       measured_on + ", stored in the database)"),
+            std::string::npos)
+      << index;
+  const std::string roof = file_bytes(out / "roofline_nvidia_h200.svg");
+  EXPECT_NE(roof.find("measured ceilings: 58.5 TFLOP/s FMA, 4224 GB/s"), std::string::npos);
+  const std::string other = file_bytes(out / "roofline_nvidia_h100_80gb_hbm3.svg");
+  EXPECT_NE(other.find("datasheet: not measured on this GPU model"), std::string::npos);
+  EXPECT_NE(other.find("datasheet ceilings"), std::string::npos);
+
+  CliRun best = cli({"db", "best", "--db", db.string()});
+  ASSERT_EQ(best.status, 0) << best.err;
+  EXPECT_NE(best.out.find("% peak: of the FMA ceiling 58.5 TFLOP/s, measured " + measured_on),
+            std::string::npos)
+      << best.out;
+  EXPECT_NE(best.out.find("% peak: of the FMA ceiling 66.9 TFLOP/s, datasheet"), std::string::npos)
+      << best.out;
 }
 
 TEST_F(Report, SvgForOneDeviceAndShape) {

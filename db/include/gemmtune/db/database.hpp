@@ -32,6 +32,8 @@ struct GpuModelRow {
 struct MergeStats {
   std::int64_t gpu_models = 0, sweeps = 0, problems = 0, configs = 0, results = 0, baselines = 0,
                binaries = 0;
+  /// GPU models whose measured ceilings it copied (this file had none for them).
+  std::int64_t ceilings = 0;
   /// Cached binaries the other file has and this one lacks, left out (ForeignBinaries::drop).
   std::int64_t binaries_dropped = 0;
 };
@@ -107,6 +109,10 @@ class Database {
   /// a later sweep. A stored error is never replaced: returns false and changes nothing. Throws
   /// when there is no such result.
   bool record_wide_error(Id result_id, double wide_error);
+  /// Stores the ceilings measured on a GPU model, once: a model that has them keeps them (returns
+  /// false and changes nothing). Throws when a ceiling is not a positive finite number or there
+  /// is no such GPU model.
+  bool record_ceilings(Id gpu_model_id, const MeasuredCeilingsRow& ceilings);
   /// Stores a library's time for a problem in a sweep (replacing an earlier one).
   void record_baseline(Id sweep_id, const Baseline& baseline);
   /// Stores a compiled kernel under its key (replacing an earlier, e.g. corrupt, entry).
@@ -121,6 +127,8 @@ class Database {
   std::optional<Id> find_gpu_model(const GpuModel& gpu) const;
   /// Every GPU model.
   std::vector<GpuModelRow> gpu_models() const;
+  /// The ceilings measured on a GPU model, if stored (record_ceilings).
+  std::optional<MeasuredCeilingsRow> ceilings(Id gpu_model_id) const;
   /// Every sweep, optionally of one GPU model, oldest first.
   std::vector<SweepRow> sweeps(std::optional<Id> gpu_model_id = std::nullopt) const;
   /// The id of `problem`, if stored.

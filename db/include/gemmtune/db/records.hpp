@@ -28,6 +28,15 @@ struct GpuModel {
   std::int64_t clock_khz = 0;             ///< peak SM clock
 };
 
+/// The ceilings measured on a GPU model (an FMA loop and a device-to-device copy), measured once
+/// and stored: what "% of peak" and the report's roofline read against.
+struct MeasuredCeilingsRow {
+  double fp32_tflops = 0;        ///< FMA throughput, TFLOP/s (2 FLOP per FMA)
+  double copy_gbs = 0;           ///< device copy, bytes read + written per second / 1e9
+  std::string measured_at;       ///< UTC, ISO 8601; set by the database
+  std::string gemmtune_version;  ///< of the gemmtune that measured them
+};
+
 /// The environment of one sweep, as begin_sweep() records it.
 struct SweepInfo {
   Id gpu_model_id = 0;

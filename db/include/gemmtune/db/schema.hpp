@@ -10,11 +10,12 @@
 namespace gemmtune::db {
 
 /// The schema version this build reads and writes.
-inline constexpr int kSchemaVersion = 3;
+inline constexpr int kSchemaVersion = 4;
 
 /// The oldest schema version a read-only open reads without migrating the file. The versions
-/// after it only added results columns, which temporary views show as NULL (not measured); an
-/// older file is refused read-only, with a hint to migrate it.
+/// after it only added a results column, which temporary views show as NULL (not measured), and
+/// the gpu_ceilings table, which they show empty; an older file is refused read-only, with a hint
+/// to migrate it.
 inline constexpr int kOldestReadableVersion = 2;
 
 /// PRAGMA application_id of every tuning database: "gmtu".
@@ -30,7 +31,8 @@ int schema_version(Connection& conn);
 /// this build can use in `conn.mode()`: another application's file, a newer schema, or (read-only)
 /// a file that is empty or older than kOldestReadableVersion. A read-only open of an older file
 /// it can read gets the temporary views (this connection's alone) through which the file reads
-/// as this version's: create_configs_view(), create_results_view() and best_results with them.
+/// as this version's: create_configs_view(), create_results_view(), create_ceilings_view() and
+/// best_results with them.
 void check_schema_compatible(Connection& conn);
 
 /// Creates the temporary view `view` of `schema`.configs (this connection's alone) in which the
@@ -42,6 +44,11 @@ void create_configs_view(Connection& conn, const std::string& view, const std::s
 /// wide_error column a version 2 file lacks is NULL: nothing was measured on wide-range inputs
 /// then. Names are the caller's constants, not input.
 void create_results_view(Connection& conn, const std::string& view, const std::string& schema);
+
+/// Creates the temporary view `view` of `schema`.gpu_ceilings (this connection's alone): the
+/// table itself, or for a file older than version 4, which has none, an empty view with its
+/// columns. Names are the caller's constants, not input.
+void create_ceilings_view(Connection& conn, const std::string& view, const std::string& schema);
 
 /// What migrate() would change in a file: its schema version, and the kernel knobs (added to
 /// gemmtune after the file was made) that have no column in it yet.
