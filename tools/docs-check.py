@@ -167,7 +167,7 @@ def check_sweep_options(cli, root):
 
 
 def check_exit_statuses(cli, root):
-    constants = dict(re.findall(r"inline constexpr int (kExit\w+) = (\d+);", (root / "tools/cli/commands.hpp").read_text()))
+    constants = dict(re.findall(r"inline constexpr int (kExit\w+) =\s*(\d+);", (root / "tools/cli/commands.hpp").read_text()))
     statuses = sorted(int(v) for v in constants.values())
     cli_md = (root / "docs/cli.md").read_text().splitlines()
     table = sorted(int(m.group(1)) for line in cli_md if (m := re.match(r"^\| (\d+) \|", line)))
