@@ -131,7 +131,7 @@ std::vector<const db::GpuModelRow*> select_gpus(const std::vector<db::GpuModelRo
 }
 
 double fp32_peak_tflops(const db::GpuModel& gpu) {
-  return gemmtune::fp32_peak_tflops(gpu.sm_count, gpu.clock_khz);
+  return gemmtune::fp32_peak_tflops(gpu.sm_count, gpu.clock_khz, gpu.cc_major, gpu.cc_minor);
 }
 
 std::string describe_gpu(const db::GpuModel& gpu) {

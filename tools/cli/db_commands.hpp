@@ -67,7 +67,8 @@ const db::GpuModelRow& find_gpu(const std::vector<db::GpuModelRow>& gpus, const 
 std::vector<const db::GpuModelRow*> select_gpus(const std::vector<db::GpuModelRow>& gpus,
                                                 const std::string& name, const std::string& path);
 
-/// FP32 FMA peak of a GPU model in TFLOP/s: 2 * 128 * SMs * clock.
+/// FP32 FMA peak of a GPU model in TFLOP/s: gemmtune::fp32_peak_tflops() of its SMs, clock and
+/// compute capability.
 double fp32_peak_tflops(const db::GpuModel& gpu);
 /// "NVIDIA H200 (sm_90, 132 SMs, FP32 peak 66.9 TFLOP/s)".
 std::string describe_gpu(const db::GpuModel& gpu);

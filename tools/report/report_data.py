@@ -288,12 +288,23 @@ def dispatcher_times(benches):
     return out
 
 
+def fp32_lanes_per_sm(cc_major, cc_minor):
+    """FP32 FMA lanes of one multiprocessor: gemmtune::fp32_lanes_per_sm() (runtime/src/kernel/
+    device.cpp) for this Python package, which reads the database without the library."""
+    if cc_major == 3:
+        return 192
+    if (cc_major, cc_minor) in ((6, 0), (8, 0)) or cc_major == 7:
+        return 64
+    return 128
+
+
 def ceilings(gpu, benches, peak_tflops, bandwidth_gbs):
     """The roofline's ceilings and where they come from: an option, the newest bench file that
     measured them (FMA loop and device copy), or the datasheet."""
     measured = [b for b in benches if b.get("measured_fp32_tflops") and b.get("measured_copy_gbs")]
     source = "datasheet"
-    peak = 2.0 * 128.0 * gpu["sm_count"] * gpu["clock_khz"] * 1e3 / 1e12
+    lanes = fp32_lanes_per_sm(gpu["cc_major"], gpu["cc_minor"])
+    peak = 2.0 * lanes * gpu["sm_count"] * gpu["clock_khz"] * 1e3 / 1e12
     if not peak > 0:  # an SM count or clock of 0 (or less) recorded: no datasheet peak
         peak, source = None, "unknown: the database records %s SMs at %s kHz" % (gpu["sm_count"], gpu["clock_khz"])
     bandwidth = next((bw for key, bw in DATASHEET_BANDWIDTH_GBS if key in gpu["name"].upper()), None)
