@@ -11,7 +11,7 @@ cannot drift from it (ctest `tools.docs_check`, label unit; needs no GPU).
   option in the first column of docs/sweep.md's tables, is one that the command's --help lists;
   every option `sweep --help` lists is in docs/sweep.md. Old spellings (still parsed, hidden from
   --help) count as wrong, so the docs use the current ones.
-- Exit statuses: docs/cli.md's table lists the statuses of tools/commands.hpp; a status quoted
+- Exit statuses: docs/cli.md's table lists the statuses of tools/cli/commands.hpp; a status quoted
   in the docs as "N no GPU", "N interrupted" or "N bad command line" is the right one; without a
   GPU, `sweep` exits with the no-GPU status.
 - Sizes: a preset's number of shapes where the docs give it ("the 15-problem suite", "`users`
@@ -176,12 +176,12 @@ def check_sweep_options(cli, root):
 
 
 def check_exit_statuses(cli, root):
-    constants = dict(re.findall(r"inline constexpr int (kExit\w+) =\s*(\d+);", (root / "tools/commands.hpp").read_text()))
+    constants = dict(re.findall(r"inline constexpr int (kExit\w+) =\s*(\d+);", (root / "tools/cli/commands.hpp").read_text()))
     statuses = sorted(int(v) for v in constants.values())
     cli_md = (root / "docs/cli.md").read_text().splitlines()
     table = sorted(int(m.group(1)) for line in cli_md if (m := re.match(r"^\| (\d+) \|", line)))
     if table != statuses:
-        problem("docs/cli.md", f"the exit status table lists {table}; tools/commands.hpp has {statuses}")
+        problem("docs/cli.md", f"the exit status table lists {table}; tools/cli/commands.hpp has {statuses}")
     meanings = [(r"(\d+)\s+(?:no CUDA device|no GPU)", "kExitNoGpu"),
                 (r"(\d+)\s+interrupted", "kExitInterrupted"),
                 (r"(\d+)\s+(?:bad command line|usage)", "kExitUsage")]

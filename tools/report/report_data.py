@@ -299,12 +299,23 @@ def dispatcher_times(benches):
     return out
 
 
+def fp32_lanes_per_sm(cc_major, cc_minor):
+    """FP32 FMA lanes of one multiprocessor: gemmtune::fp32_lanes_per_sm() (runtime/src/kernel/
+    device.cpp) for this Python package, which reads the database without the library."""
+    if cc_major == 3:
+        return 192
+    if (cc_major, cc_minor) in ((6, 0), (8, 0)) or cc_major == 7:
+        return 64
+    return 128
+
+
 def ceilings(gpu, stored, benches, peak_tflops, bandwidth_gbs):
     """The roofline's ceilings, what kind they are ("measured", "given" or "datasheet") and where
     they come from. The rule of `gemmtune db best` (ceilings_of in tools/cmd_db.cpp): those
     measured on the GPU model and `stored` in the database, else the datasheet; here a bench file
     that measured them (the newest) comes before the datasheet, and --peak/--bandwidth before all."""
-    peak = 2.0 * 128.0 * gpu["sm_count"] * gpu["clock_khz"] * 1e3 / 1e12
+    lanes = fp32_lanes_per_sm(gpu["cc_major"], gpu["cc_minor"])
+    peak = 2.0 * lanes * gpu["sm_count"] * gpu["clock_khz"] * 1e3 / 1e12
     kind, source = "datasheet", "datasheet: not measured on this GPU model (a gemmtune sweep measures and stores them)"
     if not peak > 0:  # an SM count or clock of 0 (or less) recorded: no datasheet peak
         peak, source = None, "unknown: the database records %s SMs at %s kHz" % (gpu["sm_count"], gpu["clock_khz"])

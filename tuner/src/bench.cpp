@@ -158,8 +158,17 @@ Verification ProblemBench::check(const GemmKernel& kernel, const Problem& p, con
 }
 
 Timing ProblemBench::time(const GemmKernel& kernel, const GpuTimer& timer, Effort effort) const {
-  return timer.time([&](cudaStream_t s) { kernel.launch(p_, s, &workspace_); },
-                    timer_options(effort));
+  return time(kernel, timer, timer_options(effort));
+}
+
+Timing ProblemBench::time(const GemmKernel& kernel, const GpuTimer& timer,
+                          const TimerOptions& options) const {
+  return timer.time([&](cudaStream_t s) { kernel.launch(p_, s, &workspace_); }, options);
+}
+
+double ProblemBench::error_of_c() const {
+  GEMMTUNE_CUDA(cudaDeviceSynchronize());  // C may come from another stream (the timer's)
+  return reference_.relative_error(p_, ref_, sums_, stream_);
 }
 
 Timing ProblemBench::time_cublas(const CublasSgemm& cublas, const GpuTimer& timer) const {

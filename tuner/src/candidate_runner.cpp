@@ -119,6 +119,17 @@ void CandidateRunner::stop_if_context_lost(const GemmConfig& config, const Verif
   }
 }
 
+std::unique_ptr<GemmKernel> CandidateRunner::load(const GemmConfig& config,
+                                                  const CompiledCandidate& compiled,
+                                                  std::string& why_not) {
+  try {
+    return std::make_unique<GemmKernel>(config, compiled.cubin, compiled.lowered_name);
+  } catch (const Error& e) {
+    why_not = std::string("loading the cubin failed: ") + e.what();
+    return nullptr;
+  }
+}
+
 // The loaded kernel of a config verified in this sweep; compiles, prunes, loads and verifies it
 // first when needed. nullptr when it failed (the failure is recorded).
 const GemmKernel* CandidateRunner::load_verified(const GemmConfig& config) {
@@ -144,11 +155,10 @@ const GemmKernel* CandidateRunner::load_verified(const GemmConfig& config) {
     return nullptr;
   }
   Stopwatch verifying(times_.verify_s);
-  std::unique_ptr<GemmKernel> kernel;
-  try {
-    kernel = std::make_unique<GemmKernel>(config, compiled->cubin, compiled->lowered_name);
-  } catch (const Error& e) {
-    fail(config, db::Status::launch_failed, std::string("loading the cubin failed: ") + e.what());
+  std::string why_not;
+  std::unique_ptr<GemmKernel> kernel = load(config, *compiled, why_not);
+  if (!kernel) {
+    fail(config, db::Status::launch_failed, why_not);
     return nullptr;
   }
   bool corrupt = options_.corrupt_output && options_.corrupt_output(config);
@@ -213,13 +223,8 @@ std::optional<double> CandidateRunner::wide_range_error(const GemmConfig& config
     return std::nullopt;
   }
   Stopwatch verifying(times_.verify_s);
-  std::unique_ptr<GemmKernel> kernel;
-  try {
-    kernel = std::make_unique<GemmKernel>(config, compiled->cubin, compiled->lowered_name);
-  } catch (const Error& e) {
-    why_not = std::string("loading the cubin failed: ") + e.what();
-    return std::nullopt;
-  }
+  std::unique_ptr<GemmKernel> kernel = load(config, *compiled, why_not);
+  if (!kernel) return std::nullopt;
   Verification v = bench_.verify_wide_range(*kernel, options_.hang_timeout_s);
   v.error = "on wide-range inputs: " + v.error;
   // Nothing is recorded: its ok result stays what it measured (another sweep's, maybe).
@@ -231,6 +236,29 @@ std::optional<double> CandidateRunner::wide_range_error(const GemmConfig& config
   // Above the tolerance (wrong_result) it is still this config's error there: the figure 3xTF32
   // configs are held to. On the random inputs it was verified when it was measured.
   return v.rel_error;
+}
+
+Trial CandidateRunner::trial(const GemmConfig& config, const CompiledCandidate& compiled,
+                             const TimerOptions& timing) {
+  using Outcome = Verification::Outcome;
+  Trial out;
+  std::string why_not = compiled.ok ? "" : "it did not compile";
+  std::unique_ptr<GemmKernel> kernel = compiled.ok ? load(config, compiled, why_not) : nullptr;
+  if (!kernel) {
+    out.verification = {Outcome::launch_failed, 0, why_not, std::nullopt};
+    return out;
+  }
+  {
+    Stopwatch verifying(times_.verify_s);
+    const bool corrupt = options_.corrupt_output && options_.corrupt_output(config);
+    out.verification = bench_.verify(*kernel, options_.hang_timeout_s, corrupt);
+  }
+  stop_if_context_lost(config, out.verification, kernel, false);
+  if (out.verification.outcome != Outcome::ok && out.verification.outcome != Outcome::wrong_result)
+    return out;
+  Stopwatch watch(times_.timing_s);
+  out.timing = bench_.time(*kernel, timer_, timing);
+  return out;
 }
 
 }  // namespace gemmtune::tuner

@@ -5,6 +5,9 @@
 #include <numeric>
 #include <utility>
 
+#include "gemmtune/register_floor.hpp"
+#include "gemmtune/waves.hpp"
+
 namespace gemmtune::tuner {
 
 GpuCeilings GpuCeilings::of(const DeviceInfo& device, const DeviceReport& report) {
@@ -22,17 +25,18 @@ namespace {
 
 long long ceil_div(long long a, long long b) { return (a + b - 1) / b; }
 
-// Registers a thread of `c` uses: accumulators, A and B fragments, register-staged prefetch and
-// addressing (validate()'s floor plus a margin), never more than the launch bounds leave.
+// The register floor's terms as the model counts them (register_floor.hpp): a reduction's lanes
+// hold one set of bk values of their tm rows and tn columns, a one- or two-stage warpgroup
+// config counts a plain tile's staging, and the margin for addressing is 32. Calibrated with the
+// rest of the model on recorded H200 timings. validate()'s terms plus a margin of 16 would
+// change the occupancy the model gives 1.6 million of sm_90's 33.7 million valid configs
+// (reductions and warpgroup configs; 2026-12-02), and so its rankings: the model keeps its own.
+constexpr RegisterFloorTerms kModelRegisterTerms{1, true, 32};
+
+// Registers a thread of `c` uses: the model's floor, in the allocation unit of 8, never more
+// than the launch bounds leave.
 int registers_per_thread(const GemmConfig& c, const DeviceLimits& limits) {
-  const int t = std::max(1, c.threads());
-  // A reduction's lanes hold bk values of each of their tm rows and tn columns per step.
-  const int staged = c.reduces()     ? c.bk * (c.tm + c.tn)
-                     : c.streams_b() ? c.stages * c.bk * (c.tm + c.tn)
-                     : c.stages <= 2 ? (c.bm + c.bn) * c.bk / t
-                                     : 0;
-  const int need = (c.math >= 3 ? 2 : 1) * c.tm * c.tn + c.tm + c.tn + staged + 32;
-  return std::min(c.register_budget(limits), (need + 7) / 8 * 8);
+  return std::min(c.register_budget(limits), (register_floor(c, kModelRegisterTerms) + 7) / 8 * 8);
 }
 
 // How many times faster than the FP32 FMA pipe a tensor-core variant runs its products,
@@ -103,13 +107,13 @@ std::pair<double, double> reduction_run_costs(const GemmConfig& c) {
 // 3333x777x2047 tt +10%, 4097^3 nt -5%, the rest within 3%; geomean +2-4%.
 constexpr double kLoneWarpIssue = 0.9;
 
-// The busiest SM's K loops: rounds of up to `resident` blocks, each round a fill (first loads)
-// and a drain (epilogue) around its steps. A step takes at least its FMAs at the SM's issue rate
-// (four schedulers, one warp instruction per cycle each, fragment loads included) and at least
-// the load latency that the pipeline leaves exposed; blocks resident together overlap their
-// waits. Large problems are bound by the former, small ones (few warps, few steps) by the latter.
-double compute_ms(const GemmConfig& c, const Problem& p, const GpuCeilings& gpu,
-                  long long on_busiest, long long resident) {
+// The busiest SM's K loops (its waves `w`): rounds of up to `resident` blocks, each round a fill
+// (first loads) and a drain (epilogue) around its steps. A step takes at least its FMAs at the
+// SM's issue rate (four schedulers, one warp instruction per cycle each, fragment loads
+// included) and at least the load latency that the pipeline leaves exposed; blocks resident
+// together overlap their waits. Large problems are bound by the former, small ones (few warps, few
+// steps) by the latter.
+double compute_ms(const GemmConfig& c, const Problem& p, const GpuCeilings& gpu, const Waves& w) {
   const double k_per_step = double(c.bk) * c.k_sharers();
   const double steps = std::ceil(std::ceil(double(p.k) / c.split_k) / k_per_step);
   const double cycles_per_us = gpu.fp32_tflops * 1e6 / (256.0 * gpu.sm_count);
@@ -118,7 +122,7 @@ double compute_ms(const GemmConfig& c, const Problem& p, const GpuCeilings& gpu,
   // streaming B; the plain load-sync-compute loop waits for every load.
   const bool tiles = !c.reduces() && !c.streams_b();
   const double depth = c.streams_b() ? c.stages : tiles && c.stages >= 3 ? c.stages - 1 : 1;
-  auto round_us = [&](long long blocks) {
+  auto round_us = [&](double blocks) {
     const double warps = blocks * std::max(1, c.threads()) / 32.0;
     // Warps per scheduler, and the share of issue slots they fill: a lone warp stalls on its
     // fragment loads and barriers, two or more cover each other.
@@ -130,8 +134,7 @@ double compute_ms(const GemmConfig& c, const Problem& p, const GpuCeilings& gpu,
                                                   : std::max(issue_us, gpu.load_latency_us / depth);
     return steps * step_us + 2 * gpu.load_latency_us;
   };
-  const long long full = on_busiest / resident, rest = on_busiest % resident;
-  return (full * round_us(resident) + (rest ? round_us(rest) : 0)) / 1e3;
+  return (w.full_rounds * round_us(w.resident) + (w.rest > 0 ? round_us(w.rest) : 0)) / 1e3;
 }
 
 // A repack config's copies of a misaligned A or B before the GEMM: each a launch that reads
@@ -174,18 +177,16 @@ Prediction predict(const GemmConfig& c, const Problem& p, const GpuCeilings& gpu
   // Waves and tail: the busiest SM runs ceil(blocks / SMs) blocks, up to blocks_per_sm at once.
   auto rounds_ms = [&](const GemmConfig& config, long long blocks) {
     if (blocks == 0) return 0.0;
-    const long long on_busiest = ceil_div(blocks, gpu.sm_count);
-    return compute_ms(config, p, gpu, on_busiest,
-                      std::min<long long>(out.blocks_per_sm, on_busiest));
+    return compute_ms(config, p, gpu, waves_of(double(blocks), gpu.sm_count, out.blocks_per_sm));
   };
   // Tiles split (all, or with split_tail those past whole rounds of one per SM) and not.
-  const long long split_tiles = c.split_tail ? tiles - tiles / sms * sms : tiles;
+  const long long split_tiles =
+      c.split_tail ? static_cast<long long>(split_tail_tiles(double(tiles), int(sms))) : tiles;
   GemmConfig unsplit = c;
   unsplit.split_k = 1, unsplit.split_tail = false;
   out.compute_ms = rounds_ms(unsplit, c.split_k > 1 ? tiles - split_tiles : tiles) +
                    (c.split_k > 1 ? rounds_ms(c, split_tiles * c.split_k) : 0.0);
-  const long long resident =
-      std::min<long long>(out.blocks_per_sm, ceil_div(out.blocks, gpu.sm_count));
+  const double resident = waves_of(double(out.blocks), gpu.sm_count, out.blocks_per_sm).resident;
 
   // Global traffic: every block reads its A and B panels (mostly from L2), A, B and C come from
   // DRAM once, split-K adds an atomic read-modify-write of C per extra split. Each operand's

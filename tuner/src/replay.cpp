@@ -19,7 +19,7 @@ GpuCeilings ceilings_of(const db::GpuModel& gpu, double dram_gbs) {
                                               " kHz: the cost model cannot model it");
   GpuCeilings g;
   g.sm_count = gpu.sm_count;
-  g.fp32_tflops = fp32_peak_tflops(gpu.sm_count, gpu.clock_khz);
+  g.fp32_tflops = fp32_peak_tflops(gpu.sm_count, gpu.clock_khz, gpu.cc_major, gpu.cc_minor);
   g.dram_gbs = dram_gbs;
   g.limits =
       DeviceLimits::for_arch("sm_" + std::to_string(gpu.cc_major) + std::to_string(gpu.cc_minor));

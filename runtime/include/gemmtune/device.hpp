@@ -39,8 +39,14 @@ struct DeviceInfo {
   double fp32_peak_tflops() const;
 };
 
-/// FP32 FMA peak of a GPU from the datasheet formula (128 FMA lanes per SM x 2 FLOP x clock), TFLOP/s.
-double fp32_peak_tflops(int sm_count, long long clock_khz);
+/// FP32 FMA lanes of one multiprocessor of compute capability `cc_major`.`cc_minor`: 64 on
+/// sm_60, sm_7x and sm_80 (P100, V100, Turing, A100), 128 on the other architectures since
+/// Maxwell (sm_86, sm_89, sm_90 and newer), 192 on Kepler.
+int fp32_lanes_per_sm(int cc_major, int cc_minor);
+
+/// FP32 FMA peak of a GPU from the datasheet formula (FMA lanes per SM x SMs x 2 FLOP x clock),
+/// TFLOP/s.
+double fp32_peak_tflops(int sm_count, long long clock_khz, int cc_major, int cc_minor);
 
 /// Versions of the CUDA pieces gemmtune runs on; 0 where a piece is absent (no driver).
 struct CudaVersions {

@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "chooser_steps.hpp"
+#include "gemmtune/waves.hpp"
 
 namespace gemmtune {
 namespace detail {
@@ -206,12 +207,12 @@ double predicted_efficiency(const GemmConfig& c, long long m, long long n, long 
   const double tiles = double(rows) * double(cols) * double(batch);
   if (c.split_tail) {
     // In split-sized units of work: whole rounds of one tile per SM, then the rest split.
-    const double s = c.split_k, rounds = std::floor(tiles / sm_count),
-                 rest = tiles - rounds * sm_count;
-    return area * tiles * s / ((rounds * s + std::ceil(rest * s / sm_count)) * sm_count);
+    const double s = c.split_k, rest = split_tail_tiles(tiles, sm_count);
+    const double busiest =
+        (tiles - rest) / sm_count * s + waves_of(rest * s, sm_count, 1).on_busiest;
+    return area * tiles * s / (busiest * sm_count);
   }
-  const double blocks = tiles * c.split_k, slots = double(sm_count) * c.occupancy;
-  return area * blocks / (std::ceil(blocks / slots) * slots);
+  return area * waves_of(tiles * c.split_k, sm_count, c.occupancy).fill;
 }
 
 Fp32Qualified fp32_qualified_configs(const TuningSnapshot& s) {

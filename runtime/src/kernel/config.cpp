@@ -4,6 +4,8 @@
 #include <iterator>
 #include <string_view>
 
+#include "gemmtune/register_floor.hpp"
+
 namespace gemmtune {
 
 const char* precision_name(Precision p) {
@@ -311,14 +313,10 @@ std::optional<std::string> GemmConfig::validate(const DeviceLimits& limits) cons
   if (smem > limits.max_smem_per_block_optin)
     return why("shared memory " + std::to_string(smem) + " B exceeds the opt-in limit " +
                std::to_string(limits.max_smem_per_block_optin) + " B");
-  // Register budget: __launch_bounds__ caps each thread at 64K / (threads x occupancy). This is a
-  // floor (accumulators, fragments, register-staged prefetch, a little addressing): what passes
-  // may still spill, which the compiled resource report tells and the tuner prunes.
-  int staged = reduces()               ? 2 * bk * (tm + tn)
-               : streams_b()           ? stages * bk * (tm + tn)
-               : stages <= 2 && !wgmma ? (bm + bn) * bk / t
-                                       : 0;
-  int need = (math >= 3 ? 2 : 1) * tm * tn + tm + tn + staged + 16;
+  // Register budget: __launch_bounds__ caps each thread at 64K / (threads x occupancy). The
+  // need is a floor (register_floor.hpp): what passes may still spill, which the compiled
+  // resource report tells and the tuner prunes.
+  int need = register_floor(*this);
   int cap = register_budget(limits);
   if (need > cap)
     return why("registers: about " + std::to_string(need) + " per thread needed, " +

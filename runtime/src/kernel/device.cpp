@@ -28,12 +28,22 @@ std::string DeviceLimits::arch() const {
   return "sm_" + std::to_string(cc_major) + std::to_string(cc_minor);
 }
 
-double fp32_peak_tflops(int sm_count, long long clock_khz) {
-  return 2.0 * 128.0 * sm_count * static_cast<double>(clock_khz) * 1e3 / 1e12;
+int fp32_lanes_per_sm(int cc_major, int cc_minor) {
+  // The CUDA programming guide's table of arithmetic instruction throughputs (32-bit
+  // floating-point add, multiply, multiply-add per clock per multiprocessor).
+  if (cc_major == 3) return 192;
+  if ((cc_major == 6 && cc_minor == 0) || cc_major == 7 || (cc_major == 8 && cc_minor == 0))
+    return 64;
+  return 128;
+}
+
+double fp32_peak_tflops(int sm_count, long long clock_khz, int cc_major, int cc_minor) {
+  return 2.0 * fp32_lanes_per_sm(cc_major, cc_minor) * sm_count * static_cast<double>(clock_khz) *
+         1e3 / 1e12;
 }
 
 double DeviceInfo::fp32_peak_tflops() const {
-  return gemmtune::fp32_peak_tflops(sm_count, clock_khz);
+  return gemmtune::fp32_peak_tflops(sm_count, clock_khz, limits.cc_major, limits.cc_minor);
 }
 
 CudaVersions cuda_versions() {

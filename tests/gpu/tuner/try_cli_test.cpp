@@ -65,6 +65,25 @@ TEST_F(TryCli, BatchedShapesAreVerifiedOverEveryMatrix) {
   EXPECT_LE(ran.at("rel_error").get<double>(), ran.at("tolerance").get<double>()) << ran;
 }
 
+// A 3xTF32 config is verified as a sweep verifies it: on the random inputs and on wide-range ones,
+// whose error its row adds.
+TEST_F(TryCli, TensorCoreConfigsAreVerifiedOnWideRangeInputsToo) {
+  GEMMTUNE_REQUIRE_GPU();
+  const std::string json = path("try.json");
+  const auto r = ::gemmtune::test::run_cli(
+      {"try", "sgemm_nn_128x128x16_w64x32_t8x8_s3_v4_p4_k1_r8_m3", "--shape", "256x256x64", "--out",
+       json, "--db", path("absent.db")});
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  std::ifstream in(json);
+  const nlohmann::json j = nlohmann::json::parse(in);
+  ASSERT_EQ(j.at("results").size(), 1u) << j.dump(2);
+  const auto& ran = j.at("results")[0];
+  EXPECT_EQ(ran.at("status"), "ok") << ran;
+  EXPECT_LE(ran.at("rel_error").get<double>(), ran.at("tolerance").get<double>()) << ran;
+  ASSERT_TRUE(ran.contains("wide_rel_error")) << ran;
+  EXPECT_LE(ran.at("wide_rel_error").get<double>(), ran.at("tolerance").get<double>()) << ran;
+}
+
 // A database file that exists: the first run compiles both configs (once for two shapes whose
 // data fit them alike) and stores them; the second loads them from there. Without the file
 // nothing is created.

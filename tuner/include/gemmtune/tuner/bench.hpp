@@ -73,6 +73,11 @@ class ProblemBench {
 
   /// Times `kernel` on this problem at `effort`.
   Timing time(const GemmKernel& kernel, const GpuTimer& timer, Effort effort) const;
+  /// Times `kernel` on this problem with `options`.
+  Timing time(const GemmKernel& kernel, const GpuTimer& timer, const TimerOptions& options) const;
+  /// The relative error of what C holds now (after cuBLAS ran on this bench's inputs, say)
+  /// against the float64 reference: as verify() measures it, without a launch.
+  double error_of_c() const;
   /// Times cuBLAS on the same buffers, carefully.
   Timing time_cublas(const CublasSgemm& cublas, const GpuTimer& timer) const;
 

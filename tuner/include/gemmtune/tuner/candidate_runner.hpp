@@ -48,10 +48,19 @@ struct SweepTimes {
   std::string describe() const;
 };
 
+/// What trying one compiled config on a problem gave (CandidateRunner::trial).
+struct Trial {
+  /// ok or wrong_result: it ran, and `timing` holds its times; launch_failed: it could not be
+  /// loaded or run (`verification.error` says why).
+  Verification verification;
+  std::optional<Timing> timing;
+};
+
 /// Measures candidates of one problem; keeps loaded kernels of verified candidates for re-timing.
 class CandidateRunner {
  public:
-  /// All references must outlive the runner.
+  /// All references must outlive the runner. measure() records into the target's database;
+  /// trial() needs none.
   CandidateRunner(RecordTarget target, const DeviceInfo& device, ProblemBench& bench,
                   CompilePool& pool, const GpuTimer& timer, const RunnerOptions& options);
 
@@ -66,6 +75,15 @@ class CandidateRunner {
   /// run. Throws DeviceUnusable as measure() does.
   std::optional<double> wide_range_error(const GemmConfig& config, std::string& why_not);
 
+  /// Loads `compiled` (`config`'s compile; a failed one comes back as launch_failed), verifies it
+  /// as measure() does and times it with `timing`, a wrong result too: `gemmtune try`, which
+  /// shows every config's time and error. Unlike measure() it prunes nothing on the resource
+  /// report, keeps nothing loaded and records nothing (the caller stores new compiles); the
+  /// target's database may be null. Throws DeviceUnusable as measure() does, and Error when a timed
+  /// run fails.
+  Trial trial(const GemmConfig& config, const CompiledCandidate& compiled,
+              const TimerOptions& timing);
+
   /// Seconds spent so far, by stage.
   const SweepTimes& times() const { return times_; }
 
@@ -76,6 +94,9 @@ class CandidateRunner {
                              std::optional<double> rel_error = std::nullopt,
                              std::optional<double> wide_error = std::nullopt);
   const GemmKernel* load_verified(const GemmConfig& config);
+  // Loads a compiled config's cubin; nullptr with `why_not` when that fails.
+  static std::unique_ptr<GemmKernel> load(const GemmConfig& config,
+                                          const CompiledCandidate& compiled, std::string& why_not);
   // After a verification that hung (`kernel` and every loaded module are leaked) or left a sticky
   // error, throws DeviceUnusable; clears a launch error that is not sticky. `recorded`: the
   // failure is in the database, so a resumed sweep skips the config.

@@ -124,8 +124,8 @@ void add_db_best(CLI::App& db) {
   cmd->footer(
       "Columns: time (median), rate (FLOP/s), % of the FMA ceiling (measured on the GPU model and "
       "stored by\n"
-      "gemmtune sweep; else the datasheet's 2 x 128 x SMs x clock; the line above the table says "
-      "which),\n"
+      "gemmtune sweep; else the datasheet's 2 x FMA lanes x SMs x clock; the line above the table\n"
+      "says which), "
       "cuBLAS's median in the same sweep, speedup (cuBLAS time / ours), spread ((max - min) / "
       "median of our\n"
       "timing) and margin (how much slower the best other config is), the config's precision "

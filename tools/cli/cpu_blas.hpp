@@ -1,8 +1,8 @@
 #pragma once
 // The CPU baseline of `gemmtune bench --cpu`: OpenBLAS's cblas_sgemm on all cores. OpenBLAS is
-// optional at build time (CMake finds it; tools/CMakeLists.txt links its static archive when there
-// is one, so that the binary runs on machines without it); without it every call here throws a
-// usage error that says how to get it.
+// optional at build time (CMake finds it; tools/cli/CMakeLists.txt links its static archive when
+// there is one, so that the binary runs on machines without it); without it every call here
+// throws a usage error that says how to get it.
 #include <string>
 
 #include "gemmtune/problem.hpp"

@@ -48,7 +48,8 @@ fs::path find_script() {
     candidates.push_back(exe.parent_path() / "report" / kScriptName);
     candidates.push_back(exe.parent_path().parent_path() / "share" / "gemmtune" / kScriptName);
   }
-  candidates.push_back(fs::path(__FILE__).parent_path() / "report" / kScriptName);
+  // Not __FILE__: ccache (CCACHE_BASEDIR) makes it relative to the build folder.
+  candidates.push_back(fs::path(GEMMTUNE_REPORT_SOURCE_DIR) / kScriptName);
   for (const auto& c : candidates)
     if (fs::is_regular_file(c, ec)) return c;
   throw usage_error(

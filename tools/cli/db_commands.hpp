@@ -67,7 +67,8 @@ const db::GpuModelRow& find_gpu(const std::vector<db::GpuModelRow>& gpus, const 
 std::vector<const db::GpuModelRow*> select_gpus(const std::vector<db::GpuModelRow>& gpus,
                                                 const std::string& name, const std::string& path);
 
-/// FP32 FMA peak of a GPU model in TFLOP/s: 2 * 128 * SMs * clock.
+/// FP32 FMA peak of a GPU model in TFLOP/s: gemmtune::fp32_peak_tflops() of its SMs, clock and
+/// compute capability.
 double fp32_peak_tflops(const db::GpuModel& gpu);
 /// "NVIDIA H200 (sm_90, 132 SMs, FP32 peak 66.9 TFLOP/s)".
 std::string describe_gpu(const db::GpuModel& gpu);
@@ -80,7 +81,7 @@ struct GpuModelCeilings {
   double fp32_tflops = 0;  ///< FMA ceiling, TFLOP/s; 0 when unknown (no SMs or clock recorded)
   std::optional<double> copy_gbs;  ///< measured device copy, GB/s
   bool measured = false;           ///< stored measurements, not the datasheet
-  /// "measured 2026-12-02" or "datasheet (2 x 128 x SMs x clock; not measured on this GPU model)".
+  /// "measured 2026-12-02" or "datasheet (2 x FMA lanes x SMs x clock; not measured on this GPU model)".
   std::string source;
 };
 GpuModelCeilings ceilings_of(const db::Database& db, const db::GpuModelRow& gpu);

@@ -2,7 +2,7 @@
 // Files the commands write (exports, --json results, merged databases): checked before the work
 // that fills them, and written through a temporary file made exclusively beside the target, so
 // that a failed run leaves what was there as it was and a link planted by another user is never
-// followed. Header-only: tools/CMakeLists.txt compiles cmd_*.cpp only.
+// followed. Header-only: tools/cli/CMakeLists.txt compiles cmd_*.cpp only.
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>

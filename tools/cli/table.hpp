@@ -5,7 +5,7 @@
 // whose fields are spread into the row: a problem is m, n, k, batch, layout and alignment).
 // Config names are always shown whole, so that they can be pasted into `gemmtune try`; columns
 // with a note (the problem's "a1", "b8") explain themselves under the table.
-// Header-only: tools/CMakeLists.txt compiles cmd_*.cpp only.
+// Header-only: tools/cli/CMakeLists.txt compiles cmd_*.cpp only.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>

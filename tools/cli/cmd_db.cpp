@@ -131,7 +131,7 @@ std::vector<const db::GpuModelRow*> select_gpus(const std::vector<db::GpuModelRo
 }
 
 double fp32_peak_tflops(const db::GpuModel& gpu) {
-  return gemmtune::fp32_peak_tflops(gpu.sm_count, gpu.clock_khz);
+  return gemmtune::fp32_peak_tflops(gpu.sm_count, gpu.clock_khz, gpu.cc_major, gpu.cc_minor);
 }
 
 std::string describe_gpu(const db::GpuModel& gpu) {
@@ -148,7 +148,7 @@ GpuModelCeilings ceilings_of(const db::Database& db, const db::GpuModelRow& gpu)
     c.source = "measured " + stored->measured_at.substr(0, 10);
   } else {
     c.fp32_tflops = std::max(0.0, fp32_peak_tflops(gpu.model));
-    c.source = "datasheet (2 x 128 x SMs x clock; not measured on this GPU model)";
+    c.source = "datasheet (2 x FMA lanes x SMs x clock; not measured on this GPU model)";
   }
   return c;
 }
