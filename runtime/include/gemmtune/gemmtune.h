@@ -116,13 +116,18 @@ typedef struct gemmtune_options {
   void* (*workspace_alloc)(size_t bytes, cudaStream_t stream, void* user_data);
   void (*workspace_free)(void* ptr, size_t bytes, cudaStream_t stream, void* user_data);
   void* workspace_user_data; /**< passed to both */
+  /** nonzero: never read the tuning databases shipped with gemmtune (docs/runtime.md, "How a
+   * kernel is chosen"); default 0: behind the user's database, the shipped one of the GPU model
+   * (or of its architecture) answers problems the user's has not tuned. The environment variable
+   * GEMMTUNE_NO_SHIPPED=1 switches them off for every handle. */
+  int no_shipped;
 } gemmtune_options;
 
 /** A dispatcher for one device. Thread-safe: any number of threads may call it at once. */
 typedef struct gemmtune_handle* gemmtune_handle_t;
 
 /** Fills `options` with the defaults (default database, device 0, automatic access, quiet, not
- * deterministic, IEEE precision). */
+ * deterministic, IEEE precision, shipped databases read). */
 void gemmtune_options_init(gemmtune_options* options);
 
 /** Creates a handle in `*handle` from `options` (NULL: the defaults). Returns
