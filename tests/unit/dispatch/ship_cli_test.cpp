@@ -173,6 +173,38 @@ TEST_F(ShipCli, ShipRefusesSeveralModelsAndLeavesNothing) {
   EXPECT_TRUE(list_dir(out).empty());
 }
 
+TEST_F(ShipCli, ExplainSaysWhichFileAnswered) {
+  const fs::path out = dir_ / "shipped";
+  fs::create_directories(out);
+  ASSERT_EQ(run_cli({"db", "ship", "--db", sweep_, "--out-dir", out.string()}).status, 0);
+  const std::string file = (out / "nvidia-h200.db").string();
+  const RunOptions shipped_on{.set_env = {{"GEMMTUNE_SHIPPED_DIR", out.string()}},
+                              .unset_env = {"GEMMTUNE_NO_SHIPPED"},
+                              .merge_stderr = true};
+  const std::vector<std::string> explain = {"explain", "--shape", "1024x1024x1024",
+                                            "--arch",  "sm_90",   "--gpu-model",
+                                            "",        "--db",    (dir_ / "none.db").string()};
+  auto run = [&](const std::string& model, const std::vector<std::string>& more = {}) {
+    std::vector<std::string> args = explain;
+    args[6] = model;
+    args.insert(args.end(), more.begin(), more.end());
+    return run_cli(args, shipped_on);
+  };
+  CliRun r = run("NVIDIA H200");
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("source   exact"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("from     " + file + " (shipped with gemmtune for this GPU model)"),
+            std::string::npos)
+      << r.out;
+  r = run("NVIDIA H100 80GB HBM3");  // no file of its own: the architecture's
+  EXPECT_NE(r.out.find("from     " + file + " (shipped with gemmtune, tuned on another GPU model"),
+            std::string::npos)
+      << r.out;
+  r = run("NVIDIA H200", {"--no-shipped"});
+  EXPECT_NE(r.out.find("source   builtin"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("from "), std::string::npos) << r.out;
+}
+
 // The files the repository ships (none until the lead's sweep adds them: then skipped).
 TEST(ShippedFiles, EveryFileInTheRepositoryIsWellFormed) {
   const fs::path dir =

@@ -185,6 +185,17 @@ TEST_F(Shipped, TheFirstFolderHoldingFilesIsTheOne) {
   EXPECT_TRUE(notes.empty());
 }
 
+TEST(ShippedSearchDirs, StartBesideTheFileHoldingTheLibrary) {
+  // This test program links the static library: its code is in the program, build/tests/, so the
+  // first folder is the build's share/gemmtune/tuning, where CMake copies db/shipped/*.db.
+  ShippedOn on("");
+  const std::vector<std::string> dirs = shipped_search_dirs();
+  const std::filesystem::path exe = std::filesystem::canonical("/proc/self/exe").parent_path();
+  ASSERT_GE(dirs.size(), 2u);
+  EXPECT_EQ(dirs[0], (exe.parent_path() / "share" / "gemmtune" / "tuning").string());
+  EXPECT_EQ(dirs[1], (exe / "tuning").string());
+}
+
 TEST_F(Shipped, AnUnreadableFileIsAWarningNotAnError) {
   // The model's own file is damaged: passed over with a note; an architecture's file of another
   // model still serves.
