@@ -85,7 +85,8 @@ typedef enum gemmtune_db_access_t GEMMTUNE_INT_ENUM {
                                  writable, none if missing */
   GEMMTUNE_DB_READ_ONLY = 1,  /**< never write */
   GEMMTUNE_DB_READ_WRITE = 2, /**< cache compiled kernels; create the file when missing */
-  GEMMTUNE_DB_NONE = 3        /**< built-in defaults only */
+  GEMMTUNE_DB_NONE = 3        /**< no database of the user's: the shipped one (unless
+                                 no_shipped), else built-in defaults */
 } gemmtune_db_access_t;
 
 /** Which kernels a handle may run (docs/precision.md). */

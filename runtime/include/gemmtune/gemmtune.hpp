@@ -34,7 +34,8 @@ enum class DbAccess {
                ///< in it), read-only when it exists but is not writable, none when it is missing
   read_only,   ///< read tuned configs and cached kernels; never write
   read_write,  ///< also store compiled kernels; creates the file when missing
-  none,        ///< no database: built-in defaults, every kernel compiled by NVRTC
+  none,  ///< no database of the user's: the shipped one (use_shipped), else built-in defaults;
+         ///< every kernel compiled by NVRTC
 };
 
 /// What a Dispatcher is created from.
