@@ -30,7 +30,8 @@ while [ $# -gt 0 ]; do
     --scratch) scratch=${2:?--scratch needs a file}; shift 2 ;;
     --scratch=*) scratch=${1#--scratch=}; shift ;;
     --db|--db=*|--file|--file=*|--shape|--shape=*|--preset|--preset=*)
-      echo "ship-tuning: $1 is set by this script (the problems are db/shipped/shapes.csv)" >&2; exit 2 ;;
+      echo "ship-tuning: $1 is this script's to set: the problems are db/shipped/shapes.csv, the" \
+           "sweep's database is --scratch" >&2; exit 2 ;;
     *) sweep_args+=("$1"); shift ;;
   esac
 done
