@@ -3,7 +3,9 @@
 The operator library registers the `gemmtune` operators with PyTorch (TORCH_LIBRARY) and has no
 Python bindings: it is loaded with torch.ops.load_library and does not depend on the Python
 version (an abi3 wheel). libgemmtune.so is copied next to it (gemmtune/lib/, found through an
-$ORIGIN run path), so the installed package needs nothing else.
+$ORIGIN run path), and the tuning databases shipped with it (share/gemmtune/tuning/*.db of the
+install prefix or build folder) into gemmtune/lib/tuning/, where libgemmtune looks for them beside
+itself, so the installed package needs nothing else.
 
 Where libgemmtune and its headers are taken from, in order:
   1. $GEMMTUNE_ROOT: an install prefix (include/gemmtune/, lib/libgemmtune.so) or a CMake build
@@ -65,8 +67,19 @@ def soname(lib: Path) -> str:
     return re.sub(r"^(libgemmtune\.so\.\d+\.\d+)\..*$", r"\1", lib.name)
 
 
+def shipped_databases(lib: Path) -> list[Path]:
+    """The shipped tuning databases beside libgemmtune `lib`: share/gemmtune/tuning/*.db of its
+    install prefix (lib/, lib64/ or lib/<multiarch>/ below it) or build folder (runtime/ below it)."""
+    for base in list(lib.parents)[1:3]:
+        folder = base / "share" / "gemmtune" / "tuning"
+        if folder.is_dir():
+            return sorted(folder.glob("*.db"))
+    return []
+
+
 class BuildWithLibrary(BuildExtension):
-    """Builds the operator library, then copies libgemmtune.so next to it (gemmtune/lib/)."""
+    """Builds the operator library, then copies libgemmtune.so next to it (gemmtune/lib/) and
+    the shipped tuning databases into gemmtune/lib/tuning/."""
 
     def run(self):
         super().run()
@@ -75,6 +88,11 @@ class BuildWithLibrary(BuildExtension):
             target = Path(self.get_ext_fullpath(ext.name)).parent / "lib"
             target.mkdir(parents=True, exist_ok=True)
             shutil.copy2(lib, target / soname(lib))
+            tuning = target / "tuning"
+            shutil.rmtree(tuning, ignore_errors=True)  # no copy of a file that is gone
+            for database in shipped_databases(lib):
+                tuning.mkdir(exist_ok=True)
+                shutil.copy2(database, tuning / database.name)
 
 
 def extensions():

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the Python package as a wheel: the operator library (python/csrc) compiled against the
 # PyTorch of the Python environment and linked with BUILD_DIR's libgemmtune.so, which the wheel
-# carries (gemmtune/lib/). The wheel is abi3: one file serves Python 3.9+ with that PyTorch, so a
+# carries (gemmtune/lib/), with the shipped tuning databases (BUILD_DIR/share/gemmtune/tuning,
+# copied from db/shipped/ at configure time) in gemmtune/lib/tuning/. The wheel is abi3: one file serves Python 3.9+ with that PyTorch, so a
 # build folder copied to a GPU machine carries it there (tools/gpu-python.sh installs it).
 #   usage: tools/python-wheel.sh BUILD_DIR      writes BUILD_DIR/python/gemmtune-*.whl
 #   The environment: $GEMMTUNE_PYTHON if set, else build-python/venv (tools/python-env.sh).

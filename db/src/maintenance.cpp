@@ -1,8 +1,10 @@
-// Maintenance: prune stale sweeps, check the file.
+// Maintenance: prune stale sweeps and slow results, compact and check the file.
 #include <sqlite3.h>
 
 #include "gemmtune/db/database.hpp"
+#include "gemmtune/db/error.hpp"
 #include "gemmtune/db/schema.hpp"
+#include "rows.hpp"
 
 namespace gemmtune::db {
 namespace {
@@ -45,17 +47,29 @@ constexpr const char* kSelected =
 constexpr const char* kMayGo =
     "(finished_at IS NOT NULL OR (?3 AND julianday(started_at) < julianday('now') - ?4))";
 
-void bind(Statement& st, const PruneOptions& o) {
+// Binds ?1 to ?4 of the statements below, and ?5 (keep_top) in those that name it
+// (left_out_by_keep_top).
+void bind(Statement& st, const PruneOptions& o, bool keep_top = false) {
   st.bind_real(1, o.older_than_days);
   if (o.keep_template_hash) st.bind_text(2, *o.keep_template_hash);
   st.bind_int(3, o.include_unfinished ? 1 : 0);
   st.bind_real(4, kUnfinishedSweepMinAgeDays);
+  if (keep_top && o.keep_top) st.bind_int(5, std::int64_t(*o.keep_top));
 }
 
-std::int64_t count(Connection& conn, const std::string& sql, const PruneOptions& o) {
+std::int64_t count(Connection& conn, const std::string& sql, const PruneOptions& o,
+                   bool keep_top = false) {
   Statement st(conn, sql);
-  bind(st, o);
+  bind(st, o, keep_top);
   return st.step() ? st.get_int(0) : 0;
+}
+
+std::int64_t run(Connection& conn, const std::string& sql, const PruneOptions& o,
+                 bool keep_top = false) {
+  Statement st(conn, sql);
+  bind(st, o, keep_top);
+  st.run();
+  return conn.changes();
 }
 
 // Rows of `table` whose sweep prune() drops.
@@ -64,10 +78,29 @@ std::string in_pruned_sweeps(const std::string& table) {
          kSelected + " AND " + kMayGo + ")";
 }
 
+// The results keep_top (?5) leaves out, of the sweeps the sweep criteria keep: failures, the
+// slower configs of a problem, a config's slower repeats. ?5 NULL: none.
+std::string left_out_by_keep_top() {
+  const std::string kept_sweeps = std::string("sweep_id NOT IN (SELECT id FROM sweeps WHERE ") +
+                                  kSelected + " AND " + kMayGo + ")";
+  return "?5 IS NOT NULL AND " + kept_sweeps + " AND id NOT IN (WITH " +
+         detail::ranked_configs_cte("r." + kept_sweeps) +
+         " SELECT result_id FROM ranked WHERE place <= ?5)";
+}
+
+// The configs no result names once `gone` (a condition on results) are gone.
+std::string configs_left_unused(const std::string& gone) {
+  return "NOT EXISTS (SELECT 1 FROM results AS r WHERE r.config_id = configs.id AND NOT (" + gone +
+         "))";
+}
+
 }  // namespace
 
 PruneStats Database::prune(const PruneOptions& o) {
   if (!o.dry_run) require_writable("prune");
+  if (o.keep_top && *o.keep_top < 1)
+    throw DatabaseError("prune: keep the fastest 1 or more configs of each problem, not " +
+                        std::to_string(*o.keep_top));
   PruneStats stats;
   Transaction tx(conn_, o.dry_run ? TransactionKind::deferred : TransactionKind::immediate);
   Statement list(conn_, std::string("SELECT id, started_at FROM sweeps WHERE ") + kSelected +
@@ -79,17 +112,47 @@ PruneStats Database::prune(const PruneOptions& o) {
   stats.unfinished_kept = count(
       conn_, std::string("SELECT count(*) FROM sweeps WHERE ") + kSelected + " AND NOT " + kMayGo,
       o);
+  const std::string left_out = left_out_by_keep_top();
+  const std::string in_pruned =
+      std::string("sweep_id IN (SELECT id FROM sweeps WHERE ") + kSelected + " AND " + kMayGo + ")";
+  if (o.keep_top) {
+    stats.results += count(conn_, "SELECT count(*) FROM results WHERE " + left_out, o, true);
+    stats.configs = count(conn_,
+                          "SELECT count(*) FROM configs WHERE " +
+                              configs_left_unused("(" + in_pruned + ") OR (" + left_out + ")"),
+                          o, true);
+  }
+  if (o.drop_binaries) {
+    Statement binaries(conn_, "SELECT count(*) FROM binaries");
+    stats.binaries = binaries.step() ? binaries.get_int(0) : 0;
+  }
   if (o.dry_run) {
     stats.sweeps = std::int64_t(stats.dropped.size());
     return stats;  // the transaction rolls back: nothing was written anyway
   }
   // Results and baselines go with their sweep (ON DELETE CASCADE).
-  Statement del(conn_, std::string("DELETE FROM sweeps WHERE ") + kSelected + " AND " + kMayGo);
-  bind(del, o);
-  del.run();
-  stats.sweeps = conn_.changes();
+  stats.sweeps =
+      run(conn_, std::string("DELETE FROM sweeps WHERE ") + kSelected + " AND " + kMayGo, o);
+  if (o.keep_top) {
+    run(conn_, "DELETE FROM results WHERE " + left_out, o, true);
+    Statement unused(conn_, "DELETE FROM configs WHERE " + configs_left_unused("0"));
+    unused.run();
+  }
+  if (o.drop_binaries) Statement(conn_, "DELETE FROM binaries").run();
   tx.commit();
   return stats;
+}
+
+std::pair<std::int64_t, std::int64_t> Database::vacuum() {
+  require_writable("vacuum");
+  auto size = [this] {
+    Statement st(conn_,
+                 "SELECT page_count * page_size FROM pragma_page_count(), pragma_page_size()");
+    return st.step() ? st.get_int(0) : 0;
+  };
+  const std::int64_t before = size();
+  conn_.exec("VACUUM");
+  return {before, size()};
 }
 
 CheckReport Database::check() const {

@@ -153,23 +153,9 @@ std::vector<BestRow> Database::bests(std::optional<Id> gpu_model_id) const {
 std::vector<BestRow> Database::top_configs(Id gpu_model_id, int per_problem) const {
   Statement st(
       conn_,
-      "WITH per_config AS ("
-      "  SELECT s.gpu_model_id, r.problem_id, r.config_id, r.id AS result_id, r.sweep_id, "
-      "r.median_ms,"
-      "         r.min_ms, r.max_ms, r.tflops, r.rel_error, r.wide_error,"
-      // The precision class (GemmConfig::precision): each class has its own fastest few.
-      "         CASE WHEN k.math = 0 THEN 0 WHEN k.math = 1 THEN 2 ELSE 1 END AS precision_class,"
-      "         row_number() OVER (PARTITION BY r.problem_id, r.config_id ORDER BY r.median_ms, "
-      "r.id) AS own"
-      "  FROM results AS r JOIN sweeps AS s ON s.id = r.sweep_id JOIN configs AS k ON k.id = "
-      "r.config_id"
-      "  WHERE r.status = 'ok' AND s.gpu_model_id = ?1),"
-      " ranked AS ("
-      "  SELECT *, row_number() OVER (PARTITION BY problem_id, precision_class"
-      "                               ORDER BY median_ms, result_id) AS place"
-      "  FROM per_config WHERE own = 1)"
-      " SELECT b.gpu_model_id, b.problem_id, b.config_id, b.result_id, b.sweep_id, b.median_ms,"
-      " b.min_ms, b.max_ms, b.tflops, NULL, b.rel_error, b.wide_error, " +
+      "WITH " + detail::ranked_configs_cte("s.gpu_model_id = ?1") +
+          " SELECT b.gpu_model_id, b.problem_id, b.config_id, b.result_id, b.sweep_id, b.median_ms,"
+          " b.min_ms, b.max_ms, b.tflops, NULL, b.rel_error, b.wide_error, " +
           detail::problem_columns("p") + ", " + detail::config_columns("c") +
           " FROM ranked AS b JOIN problems AS p ON p.id = b.problem_id"
           " JOIN configs AS c ON c.id = b.config_id"

@@ -74,4 +74,24 @@ ProblemKey read_problem(const Statement& st, int i) {
   return p;
 }
 
+std::string ranked_configs_cte(std::string_view condition) {
+  return "per_config AS ("
+         "  SELECT s.gpu_model_id, r.problem_id, r.config_id, r.id AS result_id, r.sweep_id,"
+         "         r.median_ms, r.min_ms, r.max_ms, r.tflops, r.rel_error, r.wide_error,"
+         // The precision class (GemmConfig::precision): each class has its own fastest few.
+         "         CASE WHEN k.math = 0 THEN 0 WHEN k.math = 1 THEN 2 ELSE 1 END AS "
+         "precision_class,"
+         "         row_number() OVER (PARTITION BY s.gpu_model_id, r.problem_id, r.config_id"
+         "                            ORDER BY r.median_ms, r.id) AS own"
+         "  FROM results AS r JOIN sweeps AS s ON s.id = r.sweep_id"
+         "  JOIN configs AS k ON k.id = r.config_id"
+         "  WHERE r.status = 'ok' AND (" +
+         std::string(condition) +
+         ")),"
+         " ranked AS ("
+         "  SELECT *, row_number() OVER (PARTITION BY gpu_model_id, problem_id, precision_class"
+         "                               ORDER BY median_ms, result_id) AS place"
+         "  FROM per_config WHERE own = 1)";
+}
+
 }  // namespace gemmtune::db::detail

@@ -31,7 +31,9 @@ def configure(
     db_path: the tuning database (None: the library's default, `$GEMMTUNE_DB`, else
     `$XDG_CACHE_HOME/gemmtune/tuning.db`, else `~/.cache/gemmtune/tuning.db`). db_access:
     "automatic" (write compiled kernels back when the file is writable), "read_only",
-    "read_write" (create the file when missing) or "none" (built-in kernels only). deterministic:
+    "read_write" (create the file when missing) or "none" (no database of yours). Behind yours, the
+    tuning database shipped for the GPU model answers what yours has not tuned (bundled in
+    gemmtune/lib/tuning/; GEMMTUNE_NO_SHIPPED=1 in the environment leaves it out). deterministic:
     only kernels that give the same bits on every run (no atomic split-K). verbose: log each new choice.
     precision: "ieee" (FP32 FMA kernels only), "fp32" (also 3xTF32 tensor-core kernels measured as
     accurate as FP32 FMA) or "tf32" (also 1xTF32, about 1e-3 relative error); docs/precision.md.

@@ -12,6 +12,10 @@ import torch
 
 REPO = Path(__file__).resolve().parents[2]
 
+# The tests choose from the databases they make: the tuning databases shipped with gemmtune stay
+# off (as in the C++ tests, tests/support/shipped_off.cpp) unless the environment says otherwise.
+os.environ.setdefault("GEMMTUNE_NO_SHIPPED", "1")
+
 
 def _gpu_missing() -> str:
     if not torch.cuda.is_available():

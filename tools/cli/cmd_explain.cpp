@@ -1,9 +1,8 @@
 // `gemmtune explain --shape MxNxK [--layout nt] [--batch N] [--alignment 4] [--deterministic]
-// [--precision P]
-// [--db PATH] [--gpu N] [--arch sm_90 [--gpu-model NAME]]`: the kernel the dispatcher would choose
-// and why. With
-// --arch it needs no GPU: the GPU model is --gpu-model, or the only one of that architecture in the
-// database.
+// [--precision P] [--db PATH] [--no-shipped] [--gpu N] [--arch sm_90 [--gpu-model NAME]]`: the
+// kernel the dispatcher would choose and why, from the database and behind it the shipped one
+// (shipped.hpp). With --arch it needs no GPU: the GPU model is --gpu-model, or the only one of
+// that architecture in the database.
 #include <cstdio>
 
 #include "commands.hpp"
@@ -11,6 +10,7 @@
 #include "gemmtune/choice.hpp"
 #include "gemmtune/db/database.hpp"
 #include "gemmtune/error.hpp"
+#include "gemmtune/shipped.hpp"
 #include "gemmtune/tuner/shape.hpp"
 
 namespace gemmtune::cli {
@@ -27,6 +27,7 @@ struct ExplainOptions {
   std::string gpu_name;
   bool deterministic = false;
   std::string precision = "ieee";
+  bool no_shipped = false;
 };
 
 void run_explain(const ExplainOptions& o) {
@@ -63,6 +64,7 @@ void run_explain(const ExplainOptions& o) {
   } catch (const std::exception& e) {
     snapshot.notes.push_back(e.what());
   }
+  snapshot = with_shipped(std::move(snapshot), gpu, !o.no_shipped);
   auto precision = parse_precision(o.precision);
   if (!precision)
     throw Error(Status::kInvalidArgument,
@@ -99,6 +101,9 @@ static void add_explain_command(CLI::App& app) {
                   "FMA), tf32 (also 1xTF32)")
       ->capture_default_str();
   cmd->add_option("--db", o->db_path, db_option_help("Tuning database"));
+  cmd->add_flag("--no-shipped", o->no_shipped,
+                "Leave out the tuning database shipped with gemmtune for the GPU model (as "
+                "GEMMTUNE_NO_SHIPPED=1 does)");
   add_old_spelling(
       cmd,
       cmd->add_option("--gpu", o->device, "CUDA device ordinal whose GPU model is looked up")

@@ -311,7 +311,7 @@ def fp32_lanes_per_sm(cc_major, cc_minor):
 
 def ceilings(gpu, stored, benches, peak_tflops, bandwidth_gbs):
     """The roofline's ceilings, what kind they are ("measured", "given" or "datasheet") and where
-    they come from. The rule of `gemmtune db best` (ceilings_of in tools/cmd_db.cpp): those
+    they come from. The rule of `gemmtune db best` (ceilings_of in tools/cli/cmd_db.cpp): those
     measured on the GPU model and `stored` in the database, else the datasheet; here a bench file
     that measured them (the newest) comes before the datasheet, and --peak/--bandwidth before all."""
     lanes = fp32_lanes_per_sm(gpu["cc_major"], gpu["cc_minor"])

@@ -1,12 +1,20 @@
 #pragma once
 // Why a Dispatcher runs the kernel it runs for a problem: what Dispatcher::explain returns.
 //
-// The fallback chain, in order (a tuned config that no longer validates, or cannot run the
-// problem, is passed over with its reason in `trail`):
-//   exact          the tuned best of this exact problem (layout, M, N, K, batch, alignment class)
+// Tuned data comes from two files: the user's tuning database, and behind it the tuning database
+// shipped with gemmtune for the GPU model (or, when none is shipped for the model, the one of a
+// model of the same compute capability; none for an architecture no shipped file covers; none
+// with DispatcherOptions::use_shipped false or GEMMTUNE_NO_SHIPPED=1). The user's result of a
+// problem always replaces a shipped one. The fallback chain, in order (a tuned config that no
+// longer validates, or cannot run the problem, is passed over with its reason in `trail`):
+//   exact          the tuned best of this exact problem (layout, M, N, K, batch, alignment
+//                  class): the user's, else the shipped one (which beats any guess from the
+//                  user's other problems)
 //   nearest        one of the fastest configs of the nearest tuned problem of the same layout
-//                  and alignment class (log-space distance over M, N, K and batch)
-//   model_default  the config that is best for the most tuned problems of this layout on the GPU
+//                  and alignment class (log-space distance over M, N, K and batch), the user's
+//                  and the shipped problems together; at equal distance the user's first
+//   model_default  the config that is best for the most tuned problems of this layout on the GPU:
+//                  the user's problems when there are any of the layout, else the shipped ones
 //   builtin        the built-in default: runs anything of the layout on any supported GPU
 #include <optional>
 #include <string>
@@ -72,9 +80,16 @@ struct Explanation {
   std::string runs_as;
   /// Each step passed over and why, in order.
   std::vector<std::string> trail;
+  /// The file the tuned data came from (the user's database or a shipped one); empty for builtin.
+  std::string database;
+  /// Whether `database` is a tuning database shipped with gemmtune.
+  bool shipped = false;
+  /// shipped: it was tuned on another GPU model of the same architecture (`gpu_model`), as none
+  /// is shipped for this one.
+  bool shipped_other_model = false;
 
   /// Several lines for people (what `gemmtune explain` prints): the kernel, the source, whether
-  /// the bits are the same on every run, the math, the tuned figures and the trail.
+  /// the bits are the same on every run, the math, the file, the tuned figures and the trail.
   std::string to_string() const;
 };
 

@@ -85,7 +85,8 @@ typedef enum gemmtune_db_access_t GEMMTUNE_INT_ENUM {
       0, /**< read-write if the file exists and is writable, read-only if not writable, none if missing */
   GEMMTUNE_DB_READ_ONLY = 1,  /**< never write */
   GEMMTUNE_DB_READ_WRITE = 2, /**< cache compiled kernels; create the file when missing */
-  GEMMTUNE_DB_NONE = 3        /**< built-in defaults only */
+  GEMMTUNE_DB_NONE = 3        /**< no database of the user's: the shipped one (unless
+                                 no_shipped), else built-in defaults */
 } gemmtune_db_access_t;
 
 /** Which kernels a handle may run (docs/precision.md). */
@@ -116,13 +117,18 @@ typedef struct gemmtune_options {
   void* (*workspace_alloc)(size_t bytes, cudaStream_t stream, void* user_data);
   void (*workspace_free)(void* ptr, size_t bytes, cudaStream_t stream, void* user_data);
   void* workspace_user_data; /**< passed to both */
+  /** nonzero: never read the tuning databases shipped with gemmtune (docs/runtime.md, "How a
+   * kernel is chosen"); default 0: behind the user's database, the shipped one of the GPU model
+   * (or of its architecture) answers problems the user's has not tuned. The environment variable
+   * GEMMTUNE_NO_SHIPPED=1 switches them off for every handle. */
+  int no_shipped;
 } gemmtune_options;
 
 /** A dispatcher for one device. Thread-safe: any number of threads may call it at once. */
 typedef struct gemmtune_handle* gemmtune_handle_t;
 
 /** Fills `options` with the defaults (default database, device 0, automatic access, quiet, not
- * deterministic, IEEE precision). */
+ * deterministic, IEEE precision, shipped databases read). */
 void gemmtune_options_init(gemmtune_options* options);
 
 /** Creates a handle in `*handle` from `options` (NULL: the defaults). Returns

@@ -34,7 +34,8 @@ enum class DbAccess {
                ///< in it), read-only when it exists but is not writable, none when it is missing
   read_only,   ///< read tuned configs and cached kernels; never write
   read_write,  ///< also store compiled kernels; creates the file when missing
-  none,        ///< no database: built-in defaults, every kernel compiled by NVRTC
+  none,  ///< no database of the user's: the shipped one (use_shipped), else built-in defaults;
+         ///< every kernel compiled by NVRTC
 };
 
 /// What a Dispatcher is created from.
@@ -54,6 +55,12 @@ struct DispatcherOptions {
   Precision precision = Precision::ieee;
   /// Workspace memory from the caller's allocator (see WorkspaceAllocator); default cudaMalloc.
   WorkspaceAllocator workspace_allocator;
+  /// Behind the user's database, read the tuning database shipped with gemmtune for the GPU model
+  /// (or for its architecture): it answers the problems the user's has not tuned (explanation.hpp
+  /// gives the chain). Opened read-only, never written. False, or GEMMTUNE_NO_SHIPPED=1 in the
+  /// environment: the user's database alone, then the built-in default. GEMMTUNE_SHIPPED_DIR
+  /// names another folder to look in.
+  bool use_shipped = true;
 };
 
 /// Where a kernel binary came from when a problem was first seen.
@@ -208,6 +215,9 @@ class Dispatcher {
   const DeviceInfo& device() const;
   /// The database path ("" when none is used).
   const std::string& database_path() const;
+  /// The shipped tuning database read behind it ("" when none: switched off, or none fits the
+  /// GPU's model or architecture).
+  const std::string& shipped_database_path() const;
   /// Whether compiled kernels are stored in the database.
   bool database_writable() const;
   /// Problem classes with a ready kernel.

@@ -3,15 +3,21 @@
 // keeping the reason. The chooser is a pure function of (device limits, tuned bests, problem):
 // it needs no GPU, so `gemmtune explain --arch` and the unit tests use it directly.
 //
-// The fallback chain, in order (a row whose config no longer validates, or cannot run the
+// The snapshot holds the user's database's data and, behind it, a shipped database's (shipped.hpp):
+// a shipped row of a problem the user tuned is dropped, so the user's result of a problem always
+// wins. The fallback chain, in order (a row whose config no longer validates, or cannot run the
 // problem, is skipped with its reason noted):
-//   exact          the tuned best of this exact problem (layout, M, N, K, batch, alignment class)
-//   nearest        the best of a nearby tuned problem of the same layout and alignment class
-//                  (log-space distance over M, N, K and batch; problems of the same regime first):
+//   exact          the tuned best of this exact problem (layout, M, N, K, batch, alignment class):
+//                  the user's, else the shipped one
+//   nearest        the best of a nearby tuned problem of the same layout and alignment class, the
+//                  user's and the shipped problems together (the user's first at equal distance;
+//                  log-space distance over M, N, K and batch; problems of the same regime first):
 //                  of the nearest few, the nearest whose config keeps its predicted efficiency
 //                  (predicted_efficiency() here / there) within 15% of the best of them
-//   model_default  the config that is best for the most tuned problems of this layout on the GPU model,
-//                  a problem's best being its fastest config of the classes the precision policy admits
+//   model_default  the config that is best for the most tuned problems of this layout on the GPU
+//                  model, a problem's best being its fastest config of the classes the precision
+//                  policy admits; counted over the user's problems when the user tuned any of the
+//                  layout, else over the shipped ones
 //   builtin        default_config(): runs anything of the layout on any supported architecture
 // A deterministic chooser skips every split-K config (split_k > 1): its splits add their partial
 // sums to C atomically in the order they finish, so the last bits may differ from run to run.
@@ -53,6 +59,10 @@ const char* regime_name(Regime r);
 double predicted_efficiency(const GemmConfig& c, long long m, long long n, long long batch,
                             int sm_count);
 
+/// How many of each tuned problem's fastest configs (of each precision class) a snapshot reads:
+/// what the nearest-shape step weighs, and what `gemmtune db prune --keep-top` keeps.
+inline constexpr int kTopConfigsPerProblem = 16;
+
 /// A tuned problem as the database keys it.
 struct TunedProblem {
   Op op_a = Op::N, op_b = Op::N;
@@ -74,6 +84,7 @@ struct TunedBest {
   std::optional<double> cublas_median_ms;  ///< cuBLAS on the same problem in the same sweep
   std::optional<double> rel_error;         ///< its verification's relative error (random inputs)
   std::optional<double> wide_error;        ///< the same on wide-range inputs, when measured
+  bool shipped = false;  ///< read from the shipped database (TuningSnapshot::shipped_database)
 };
 
 /// Which GPU model to look up: the database's key is (name, compute capability, SM count).
@@ -95,6 +106,12 @@ struct TuningSnapshot {
   std::vector<TunedBest> top_configs;  ///< the fastest few configs of every tuned problem (bests
                                        ///< first), for the nearest-shape step
   std::vector<std::string> notes;  ///< why something is missing (unreadable file, unknown model)
+  /// The shipped database whose rows (TunedBest::shipped) follow the user's; empty when none.
+  std::string shipped_database;
+  /// Its GPU model, as gpu_model describes one.
+  std::string shipped_gpu_model;
+  /// Whether it was tuned on another GPU model of the same compute capability.
+  bool shipped_other_model = false;
 };
 
 /// Reads what the database at `path` knows about `gpu`, opening it read-only. Never throws for
@@ -116,6 +133,9 @@ struct Choice {
   bool deterministic_only = false;  ///< chosen in deterministic mode (split-K configs skipped)
   Precision precision = Precision::ieee;  ///< the precision policy it was chosen under
   std::string gpu_model;                  ///< the GPU model whose data was used; empty when none
+  std::string database;                   ///< the file the tuned data came from; empty for builtin
+  bool shipped = false;                   ///< that file is a shipped database
+  bool shipped_other_model = false;       ///< shipped for another GPU model of the architecture
   std::string runs_as;             ///< Dispatcher::explain: the label of kernel_form(p) where
                                    ///< that differs from p (a transposed matrix-vector product)
   std::vector<std::string> trail;  ///< each step passed over and why, in order

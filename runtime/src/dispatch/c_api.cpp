@@ -2,6 +2,7 @@
 // a thread-local message.
 #include <algorithm>
 #include <atomic>
+#include <cstddef>
 #include <cstring>
 #include <new>
 #include <string>
@@ -19,6 +20,10 @@ struct gemmtune_handle {
 
 namespace {
 
+// Fields are only ever added at the end of gemmtune_options (CHANGELOG.md lists each addition).
+static_assert(offsetof(gemmtune_options, no_shipped) ==
+                  offsetof(gemmtune_options, workspace_user_data) + sizeof(void*),
+              "no_shipped follows workspace_user_data: new fields go at the end");
 static_assert(GEMMTUNE_STATUS_INTERNAL == int(gemmtune::Status::kInternal),
               "C and C++ status codes differ");
 static_assert(GEMMTUNE_STATUS_NO_DEVICE == int(gemmtune::Status::kNoDevice),
@@ -201,6 +206,7 @@ void gemmtune_options_init(gemmtune_options* options) {
   options->workspace_alloc = nullptr;
   options->workspace_free = nullptr;
   options->workspace_user_data = nullptr;
+  options->no_shipped = 0;
 }
 
 gemmtune_status_t gemmtune_create(gemmtune_handle_t* handle, const gemmtune_options* options) {
@@ -227,6 +233,7 @@ gemmtune_status_t gemmtune_create(gemmtune_handle_t* handle, const gemmtune_opti
     cpp.workspace_allocator.allocate = o.workspace_alloc;
     cpp.workspace_allocator.free = o.workspace_free;
     cpp.workspace_allocator.user_data = o.workspace_user_data;
+    cpp.use_shipped = o.no_shipped == 0;
     *handle = new gemmtune_handle{gemmtune::Dispatcher(cpp)};
   });
 }

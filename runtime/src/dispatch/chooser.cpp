@@ -88,9 +88,11 @@ bool is_exact(const TunedProblem& t, const ChoiceRequest& r) {
 
 namespace {
 
-// Why the GPU model has no tuned data, when it has none: every tuned step will be empty.
+// Why the user's database has no tuned data for the GPU model, when it has none: every answer
+// then comes from a shipped database or the built-in default.
 void note_missing_data(const TuningSnapshot& s, std::vector<std::string>& trail) {
-  if (!s.bests.empty()) return;
+  if (std::any_of(s.bests.begin(), s.bests.end(), [](const TunedBest& b) { return !b.shipped; }))
+    return;
   for (const auto& n : s.notes) trail.push_back("tuning data: " + n);
   if (s.notes.empty()) trail.push_back("tuning data: none for this GPU model");
 }
@@ -137,12 +139,17 @@ bool policy_admits(const std::string& name, const ChoiceRequest& r) {
 // first; `layout_problems` gets how many tuned problems the layout has. A problem's best is its
 // fastest config (of its best and top configs) of a class the precision policy admits: under
 // ieee, a problem whose overall best is a tensor-core config counts for its fastest FMA config.
-std::vector<Wins> rank_by_wins(const ChoiceRequest& r, int& layout_problems) {
+// Counted over the problems of one database: the user's when they include any of the layout,
+// else the shipped one's (`shipped` says which).
+std::vector<Wins> rank_by_wins(const ChoiceRequest& r, int& layout_problems, bool& shipped) {
+  shipped = std::none_of(r.snapshot.bests.begin(), r.snapshot.bests.end(), [&](const TunedBest& b) {
+    return !b.shipped && same_layout(b.problem, r.p);
+  });
   std::map<std::string, const TunedBest*>
       best_of;  // by problem; null: none of its configs admitted
   for (const auto* list : {&r.snapshot.bests, &r.snapshot.top_configs})
     for (const auto& b : *list) {
-      if (!same_layout(b.problem, r.p)) continue;
+      if (!same_layout(b.problem, r.p) || b.shipped != shipped) continue;
       const TunedBest*& best = best_of[b.problem.to_string()];
       if (policy_admits(b.config_name, r) && (!best || b.median_ms < best->median_ms)) best = &b;
     }
@@ -165,7 +172,8 @@ std::vector<Wins> rank_by_wins(const ChoiceRequest& r, int& layout_problems) {
 // 3. The config best for the most tuned problems of this layout on the GPU model.
 bool choose_model_default(const ChoiceRequest& r, Choice& c) {
   int layout_problems = 0;
-  const std::vector<Wins> ranked = rank_by_wins(r, layout_problems);
+  bool shipped = false;
+  const std::vector<Wins> ranked = rank_by_wins(r, layout_problems, shipped);
   SkipNotes skipped(c.trail, "model_default");
   for (const Wins& w : ranked) {
     Adapted a = adapt(w.name, r);
@@ -173,6 +181,7 @@ bool choose_model_default(const ChoiceRequest& r, Choice& c) {
       take(c, ChoiceSource::model_default, a, w.name);
       c.wins = w.count;
       c.tuned_problems = layout_problems;
+      c.shipped = shipped;
       return true;
     }
     skipped.add(a.why);
@@ -193,6 +202,14 @@ bool choose_model_default(const ChoiceRequest& r, Choice& c) {
 void choose_builtin(const ChoiceRequest& r, Choice& c) {
   c.source = ChoiceSource::builtin;
   c.config = default_config(r.limits, r.p);
+}
+
+// Which file a tuned choice's data came from, and that file's GPU model.
+void note_database(const TuningSnapshot& s, Choice& c) {
+  if (c.tuned) c.shipped = c.tuned->shipped;
+  c.database = c.shipped ? s.shipped_database : s.database;
+  c.gpu_model = c.shipped ? s.shipped_gpu_model : s.gpu_model;
+  c.shipped_other_model = c.shipped && s.shipped_other_model;
 }
 
 }  // namespace
@@ -266,7 +283,10 @@ Choice Chooser::choose(const Problem& p) const {
   c.precision = precision_;
   c.gpu_model = snapshot_.gpu_model;
   note_missing_data(snapshot_, c.trail);
-  if (choose_exact(r, c) || choose_nearest(r, c) || choose_model_default(r, c)) return c;
+  if (choose_exact(r, c) || choose_nearest(r, c) || choose_model_default(r, c)) {
+    note_database(snapshot_, c);
+    return c;
+  }
   choose_builtin(r, c);
   return c;
 }

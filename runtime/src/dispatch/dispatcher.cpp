@@ -3,6 +3,7 @@
 #include "gemmtune/gemmtune.hpp"
 #include "gemmtune/logging.hpp"
 #include "gemmtune/scale_kernel.hpp"
+#include "gemmtune/shipped.hpp"
 #include "kernels.hpp"
 #include "plan_cache.hpp"
 #include "store.hpp"
@@ -63,23 +64,34 @@ struct Dispatcher::Impl {
       : options(o),
         device(device_info(o.device)),
         store(o.db_path, o.db_access, o.verbose),
-        chooser(device.limits, store.snapshot(identity_of(device)), o.deterministic, o.precision),
+        chooser(
+            device.limits,
+            with_shipped(store.snapshot(identity_of(device)), identity_of(device), o.use_shipped),
+            o.deterministic, o.precision),
         kernels(store, device.limits.arch()),
         workspaces(o.workspace_allocator) {
     if (o.verbose) {
       const TuningSnapshot& s = chooser.snapshot();
-      detail::log(LogLevel::info,
-                  "device " + std::to_string(o.device) + " " + device.name + ": database '" +
-                      store.path() + "' (" +
-                      (!store.is_open()   ? "none"
-                       : store.writable() ? "read-write"
-                                          : "read-only") +
-                      "), " + std::to_string(s.bests.size()) + " tuned problems" +
-                      (o.deterministic ? ", deterministic configs only" : "") +
-                      (o.precision != Precision::ieee
-                           ? std::string(", precision ") + precision_name(o.precision)
-                           : "") +
-                      (s.notes.empty() ? "" : "; " + s.notes.front()));
+      detail::log(
+          LogLevel::info,
+          "device " + std::to_string(o.device) + " " + device.name + ": database '" + store.path() +
+              "' (" +
+              (!store.is_open()   ? "none"
+               : store.writable() ? "read-write"
+                                  : "read-only") +
+              "), " + std::to_string(s.bests.size()) + " tuned problems" +
+              (s.shipped_database.empty()
+                   ? std::string(", no shipped database")
+                   : ", shipped database '" + s.shipped_database + "'" +
+                         (s.shipped_other_model ? " (of another GPU model of sm_" +
+                                                      std::to_string(device.limits.cc_major) +
+                                                      std::to_string(device.limits.cc_minor) + ")"
+                                                : "")) +
+              (o.deterministic ? ", deterministic configs only" : "") +
+              (o.precision != Precision::ieee
+                   ? std::string(", precision ") + precision_name(o.precision)
+                   : "") +
+              (s.notes.empty() ? "" : "; " + s.notes.front()));
     }
   }
 
@@ -212,6 +224,9 @@ bool Dispatcher::deterministic() const { return impl_->options.deterministic; }
 Precision Dispatcher::precision() const { return impl_->options.precision; }
 const DeviceInfo& Dispatcher::device() const { return impl_->device; }
 const std::string& Dispatcher::database_path() const { return impl_->store.path(); }
+const std::string& Dispatcher::shipped_database_path() const {
+  return impl_->chooser.snapshot().shipped_database;
+}
 bool Dispatcher::database_writable() const { return impl_->store.writable(); }
 std::size_t Dispatcher::plan_count() const { return impl_->plans.size(); }
 

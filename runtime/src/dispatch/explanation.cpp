@@ -39,6 +39,9 @@ Explanation explanation_of(const Choice& choice) {
   e.gpu_model = choice.gpu_model;
   e.runs_as = choice.runs_as;
   e.trail = choice.trail;
+  e.database = choice.database;
+  e.shipped = choice.shipped;
+  e.shipped_other_model = choice.shipped_other_model;
   return e;
 }
 
@@ -117,6 +120,12 @@ std::string Explanation::to_string() const {
   if (!runs_as.empty())
     s += "runs as  " + runs_as + " (y = A^T x runs as its transpose y^T = x^T A)\n";
   if (!gpu_model.empty()) s += "gpu      " + gpu_model + "\n";
+  if (!database.empty())
+    s += "from     " + database +
+         (!shipped              ? " (your tuning database)\n"
+          : shipped_other_model ? " (shipped with gemmtune, tuned on another GPU model of this "
+                                  "architecture: none is shipped for this one)\n"
+                                : " (shipped with gemmtune for this GPU model)\n");
   if (!tuned_config.empty() && tuned_config != config) s += "stored   " + tuned_config + "\n";
   if (narrowed && c)
     s += "note     global accesses of A, B, C narrowed to " + std::to_string(c->width_a()) + ", " +

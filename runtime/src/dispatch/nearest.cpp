@@ -35,7 +35,8 @@ struct Candidate {
 };
 
 // The tuned problems of the same layout and alignment class but another shape: those of the
-// problem's regime first, then the nearest first.
+// problem's regime first, then the nearest first, the user's before a shipped one at equal
+// distance.
 std::vector<Candidate> nearest_candidates(const ChoiceRequest& r) {
   const Regime regime = regime_of(r.p.m, r.p.n, r.p.k);
   std::vector<Candidate> candidates;
@@ -45,8 +46,8 @@ std::vector<Candidate> nearest_candidates(const ChoiceRequest& r) {
     candidates.push_back({&b, other, log_distance(b.problem, r.p)});
   }
   std::sort(candidates.begin(), candidates.end(), [](const Candidate& x, const Candidate& y) {
-    return std::tie(x.other_regime, x.distance, x.best->config_id) <
-           std::tie(y.other_regime, y.distance, y.best->config_id);
+    return std::tie(x.other_regime, x.distance, x.best->shipped, x.best->config_id) <
+           std::tie(y.other_regime, y.distance, y.best->shipped, y.best->config_id);
   });
   return candidates;
 }

@@ -14,9 +14,6 @@ std::string describe(const db::GpuModel& g) {
          std::to_string(g.sm_count) + " SMs)";
 }
 
-// How many of each tuned problem's fastest configs the nearest-shape step weighs.
-constexpr int kTopConfigsPerProblem = 16;
-
 bool matches(const db::GpuModel& g, const GpuIdentity& want) {
   return g.cc_major == want.cc_major && g.cc_minor == want.cc_minor &&
          (want.sm_count == 0 || g.sm_count == want.sm_count) &&

@@ -54,6 +54,14 @@ struct PruneOptions {
   /// Also the sweeps above that never finished (killed, crashed), once they started more than
   /// kUnfinishedSweepMinAgeDays ago. Without it every unfinished sweep is kept.
   bool include_unfinished = false;
+  /// Of the results each GPU model has of each problem, keep only the fastest `keep_top` configs
+  /// of each precision class, one result each (their best: what top_configs() and the view
+  /// best_results read); every other result goes, failures included, and so does every config
+  /// that no result names any more. For a finished database that no sweep writes to: a sweep
+  /// resumed afterwards measures again what was dropped.
+  std::optional<int> keep_top;
+  /// Also drop every cached binary (the NVRTC cache): results alone are data, binaries are code.
+  bool drop_binaries = false;
   /// Count and list what would go, change nothing (a read-only database will do).
   bool dry_run = false;
 };
@@ -61,6 +69,8 @@ struct PruneOptions {
 /// What prune() removed, and the unfinished sweeps the criteria selected but it kept.
 struct PruneStats {
   std::int64_t sweeps = 0, results = 0, baselines = 0;
+  /// What keep_top dropped besides (configs no result names any more), and drop_binaries.
+  std::int64_t configs = 0, binaries = 0;
   std::int64_t unfinished_kept = 0;
   /// The sweeps dropped (or, with dry_run, that would be): id and start time, oldest first.
   std::vector<std::pair<std::int64_t, std::string>> dropped;
@@ -164,8 +174,13 @@ class Database {
   /// natural keys, so merging twice adds nothing.
   MergeStats merge_from(const std::string& other_path,
                         ForeignBinaries binaries = ForeignBinaries::drop);
-  /// Drops the sweeps `options` selects, with their results and baselines.
+  /// Drops the sweeps `options` selects, with their results and baselines, then the results
+  /// keep_top leaves out and the cached binaries when asked; one transaction.
   PruneStats prune(const PruneOptions& options);
+  /// Rewrites the file without its free pages (SQLite's VACUUM), after a prune: the file shrinks
+  /// to its rows. Needs room for a copy of the file. Returns the file's size before and after,
+  /// in bytes.
+  std::pair<std::int64_t, std::int64_t> vacuum();
   /// Runs SQLite's integrity and foreign-key checks and re-hashes every cached binary.
   CheckReport check() const;
 

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Makes (or remakes) the shipped tuning database of this machine's GPU model, db/shipped/<model>.db
+# (db/shipped/README.md): tunes the problems of db/shipped/shapes.csv on every GPU of the machine
+# into a scratch database, then `gemmtune db ship` reduces it to what the dispatcher reads (results
+# only, each problem's fastest configs), checks it and puts it in place in one rename.
+#
+#   usage: tools/ship-tuning.sh BUILD_DIR [--gpus 0,1,...] [--scratch FILE] [sweep options...]
+#     --gpus      the GPUs to tune on, one worker each (default: every GPU; all of one model)
+#     --scratch   the sweep's database (default: BUILD_DIR/ship-tuning/<model>.sweep.db)
+#     the rest goes to `gemmtune sweep` (e.g. --budget 20 --precision fp32)
+#
+# Resumable: the sweep records every measurement as it goes, and a sweep run again on its
+# database skips what was measured. Stopped half-way (Ctrl-C, a lost machine), run the same
+# command again: it continues where it stopped. The scratch database is kept afterwards, so that
+# a later run with a larger budget builds on it.
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/.." && pwd)
+usage="usage: tools/ship-tuning.sh BUILD_DIR [--gpus 0,1,...] [--scratch FILE] [sweep options...]"
+[ $# -ge 1 ] && [ "${1#-}" = "$1" ] || { echo "$usage" >&2; exit 2; }
+build=$(cd "$1" && pwd) || { echo "ship-tuning: no build folder '$1'" >&2; exit 2; }
+shift
+cli=$build/tools/gemmtune
+[ -x "$cli" ] || { echo "ship-tuning: $cli not built (cmake --build $build --target gemmtune_cli)" >&2; exit 2; }
+
+gpus="" scratch="" sweep_args=()
+while [ $# -gt 0 ]; do
+  case $1 in
+    --gpus) gpus=${2:?--gpus needs a list such as 0,1}; shift 2 ;;
+    --gpus=*) gpus=${1#--gpus=}; shift ;;
+    --scratch) scratch=${2:?--scratch needs a file}; shift 2 ;;
+    --scratch=*) scratch=${1#--scratch=}; shift ;;
+    --db|--db=*|--file|--file=*|--shape|--shape=*|--preset|--preset=*)
+      echo "ship-tuning: $1 is this script's to set: the problems are db/shipped/shapes.csv, the" \
+           "sweep's database is --scratch" >&2; exit 2 ;;
+    *) sweep_args+=("$1"); shift ;;
+  esac
+done
+
+# The GPUs, from `gemmtune info`: "GPU 0         NVIDIA H200, compute capability 9.0 (sm_90)".
+info=$("$cli" info)
+all_gpus=$(sed -n 's/^GPU \([0-9][0-9]*\)  *.*/\1/p' <<<"$info" | paste -sd, -)
+[ -n "$all_gpus" ] || { echo "ship-tuning: no GPU found:" >&2; echo "$info" >&2; exit 3; }
+gpus=${gpus:-$all_gpus}
+models=$(for g in ${gpus//,/ }; do
+  sed -n "s/^GPU $g  *\(.*\), compute capability.*/\1/p" <<<"$info"
+done | sort -u)
+[ -n "$models" ] || { echo "ship-tuning: --gpus $gpus names no GPU of this machine ($all_gpus)" >&2; exit 2; }
+if [ "$(wc -l <<<"$models")" -ne 1 ]; then
+  echo "ship-tuning: GPUs $gpus are of several models; a shipped database holds one:" >&2
+  echo "$models" >&2
+  exit 2
+fi
+model=$models
+scratch=${scratch:-$build/ship-tuning/$(tr -c 'A-Za-z0-9\n' '-' <<<"$model").sweep.db}
+mkdir -p "$(dirname "$scratch")"
+
+problems=$(grep -cv '^\(#\|m,n,k\|[[:space:]]*$\)' "$repo/db/shipped/shapes.csv")
+echo "ship-tuning: [1/2] tuning $problems problems of db/shipped/shapes.csv on $model (GPUs $gpus)"
+echo "ship-tuning:       into $scratch$([ -e "$scratch" ] && echo " (resuming: measured configs are skipped)")"
+status=0
+"$cli" sweep --file "$repo/db/shipped/shapes.csv" --gpus "$gpus" --db "$scratch" \
+  ${sweep_args[@]+"${sweep_args[@]}"} || status=$?
+if [ "$status" -ne 0 ]; then
+  echo "ship-tuning: the sweep stopped (exit status $status): run the same command again to" \
+       "continue it; nothing was written to db/shipped/" >&2
+  exit "$status"
+fi
+
+echo "ship-tuning: [2/2] reducing $scratch to what the dispatcher reads"
+"$cli" db ship --db "$scratch" --out-dir "$repo/db/shipped"
+echo "ship-tuning: done; commit it (git add db/shipped/*.db) and give its size and date in db/shipped/README.md"
