@@ -67,5 +67,5 @@ if [ "$status" -ne 0 ]; then
 fi
 
 echo "ship-tuning: [2/2] reducing $scratch to what the dispatcher reads"
-"$cli" db ship --db "$scratch" --out-dir "$repo/db/shipped"
+"$cli" db ship --db "$scratch" --out "$repo/db/shipped"
 echo "ship-tuning: done; commit it (git add db/shipped/*.db) and give its size and date in db/shipped/README.md"

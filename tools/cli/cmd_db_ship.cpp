@@ -1,4 +1,4 @@
-// `gemmtune db ship --db SWEEP.db --out-dir DIR`: makes the shipped tuning database of one GPU
+// `gemmtune db ship --db SWEEP.db --out DIR`: makes the shipped tuning database of one GPU
 // model from a sweep's database (db/shipped/README.md, tools/ship-tuning.sh): its results without
 // cached binaries (merge), reduced to what the dispatcher reads (prune --keep-top), compacted
 // (vacuum) and checked, then put in place as DIR/<model>.db with one rename, so that a reader
@@ -115,7 +115,7 @@ void add_db_ship(CLI::App& db) {
       "Make the shipped tuning database of a GPU model from a sweep's database: results only, "
       "reduced to what the dispatcher reads, checked, written as DIR/<model>.db in one rename");
   add_db_option(cmd, o->db);
-  cmd->add_option("--out-dir", o->out_dir, "Folder to write <model>.db into, e.g. db/shipped")
+  cmd->add_option("--out", o->out_dir, "Folder to write <model>.db into, e.g. db/shipped")
       ->required();
   cmd->add_option("--keep-top", o->keep_top,
                   "Configs kept of each problem and precision class (the dispatcher reads " +

@@ -128,7 +128,7 @@ TEST_F(ShipCli, ShipWritesTheModelsFileAtomically) {
   const fs::path out = dir_ / "shipped";
   fs::create_directories(out);
   const std::string before = file_sha256(sweep_);
-  CliRun r = run_cli({"db", "ship", "--db", sweep_, "--out-dir", out.string()});
+  CliRun r = run_cli({"db", "ship", "--db", sweep_, "--out", out.string()});
   EXPECT_EQ(r.status, 0) << r.out << r.err;
   const std::string file = (out / "nvidia-h200.db").string();
   EXPECT_NE(r.out.find("wrote " + file + ": NVIDIA H200 (sm_90, 132 SMs"), std::string::npos)
@@ -150,7 +150,7 @@ TEST_F(ShipCli, ShipWritesTheModelsFileAtomically) {
   EXPECT_EQ(c.database, file);
 
   // Made again from the same sweep: replaced in one rename.
-  r = run_cli({"db", "ship", "--db", sweep_, "--out-dir", out.string(), "--keep-top", "2"});
+  r = run_cli({"db", "ship", "--db", sweep_, "--out", out.string(), "--keep-top", "2"});
   EXPECT_EQ(r.status, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("2 problems, 4 results"), std::string::npos) << r.out;
   EXPECT_EQ(list_dir(out), std::vector<std::string>{"nvidia-h200.db"});
@@ -164,8 +164,7 @@ TEST_F(ShipCli, ShipRefusesSeveralModelsAndLeavesNothing) {
   }
   const fs::path out = dir_ / "shipped";
   fs::create_directories(out);
-  CliRun r =
-      run_cli({"db", "ship", "--db", sweep_, "--out-dir", out.string()}, {.merge_stderr = true});
+  CliRun r = run_cli({"db", "ship", "--db", sweep_, "--out", out.string()}, {.merge_stderr = true});
   EXPECT_NE(r.status, 0);
   EXPECT_NE(r.out.find("holds 2 GPU models (NVIDIA H200, NVIDIA H100 80GB HBM3)"),
             std::string::npos)
@@ -176,7 +175,7 @@ TEST_F(ShipCli, ShipRefusesSeveralModelsAndLeavesNothing) {
 TEST_F(ShipCli, ExplainSaysWhichFileAnswered) {
   const fs::path out = dir_ / "shipped";
   fs::create_directories(out);
-  ASSERT_EQ(run_cli({"db", "ship", "--db", sweep_, "--out-dir", out.string()}).status, 0);
+  ASSERT_EQ(run_cli({"db", "ship", "--db", sweep_, "--out", out.string()}).status, 0);
   const std::string file = (out / "nvidia-h200.db").string();
   const RunOptions shipped_on{.set_env = {{"GEMMTUNE_SHIPPED_DIR", out.string()}},
                               .unset_env = {"GEMMTUNE_NO_SHIPPED"},
