@@ -10,6 +10,19 @@
 
 namespace gemmtune::tuner {
 
+void CompileCounts::add(CompileOrigin origin) {
+  switch (origin) {
+    case CompileOrigin::compiled: ++compiled; break;
+    case CompileOrigin::cache: ++cached; break;
+    case CompileOrigin::reused: ++reused; break;
+  }
+}
+
+CompileCounts& CompileCounts::operator+=(const CompileCounts& o) {
+  compiled += o.compiled, cached += o.cached, reused += o.reused;
+  return *this;
+}
+
 db::Binary to_binary(const CompiledCandidate& c, const std::string& arch) {
   return gemmtune::to_binary(c.config, arch, c.cache_key, {c.cubin, c.lowered_name, c.resources});
 }
@@ -61,8 +74,13 @@ std::shared_ptr<CompiledCandidate> CompilePool::build(const GemmConfig& config, 
       std::optional<CompiledKernel> k;
       if (hit.binary) k = from_binary(config, arch_, *hit.binary);  // checked; else compiled
       if (k) {
+        {
+          std::lock_guard lock(mutex_);
+          ++stats_.cache_hits;
+        }
         out->ok = true;
         out->from_cache = true;
+        out->origin = CompileOrigin::cache;
         out->cubin = std::move(k->cubin);
         out->lowered_name = std::move(k->lowered_name);
         out->resources = k->resources;
@@ -73,6 +91,11 @@ std::shared_ptr<CompiledCandidate> CompilePool::build(const GemmConfig& config, 
     }
   }
   CompileResult r = compile_config(config, arch_);
+  {
+    std::lock_guard lock(mutex_);
+    ++stats_.compiles;
+    stats_.compile_s += r.seconds;
+  }
   out->ok = r.ok;
   out->log = std::move(r.log);
   out->cubin = std::move(r.cubin);
@@ -140,6 +163,16 @@ std::shared_ptr<CompiledCandidate> CompilePool::take(const GemmConfig& config) {
     result->log = e.what();
     return result;
   }
+}
+
+void CompilePool::wait_idle() {
+  std::unique_lock lock(mutex_);
+  done_cv_.wait(lock, [&] { return queue_.empty() && running_.empty(); });
+}
+
+PoolStats CompilePool::stats() {
+  std::lock_guard lock(mutex_);
+  return stats_;
 }
 
 void CompilePool::clear() {

@@ -18,6 +18,33 @@
 
 namespace gemmtune::tuner {
 
+/// Where a compiled candidate handed to the consumer came from.
+enum class CompileOrigin {
+  compiled,  ///< NVRTC compiled it, and no one has taken it before: store it in the binary cache
+  cache,     ///< read from the database's binary cache
+  reused,    ///< taken before in this pool's life (another problem, class or plan): stored already
+};
+
+/// How many of the candidates a consumer took came from where.
+struct CompileCounts {
+  std::size_t compiled = 0;  ///< compiled by NVRTC for it
+  std::size_t cached = 0;    ///< from the database's binary cache
+  std::size_t reused = 0;    ///< compiled earlier in the pool's life
+  /// Adds one take of `origin`.
+  void add(CompileOrigin origin);
+  /// All takes.
+  std::size_t total() const { return compiled + cached + reused; }
+  CompileCounts& operator+=(const CompileCounts& o);
+};
+
+/// What a pool did since it started: its NVRTC compiles and binary-cache hits, whoever asked.
+struct PoolStats {
+  std::size_t compiles = 0;    ///< NVRTC runs (the workers' and the consumer's)
+  double compile_s = 0;        ///< their seconds, summed over threads
+  std::size_t cache_hits = 0;  ///< configs read from the binary cache instead
+  std::size_t skipped = 0;     ///< queued configs not compiled: done or being compiled already
+};
+
 /// One compiled (or failed) candidate.
 struct CompiledCandidate {
   GemmConfig config;
@@ -26,7 +53,8 @@ struct CompiledCandidate {
   std::vector<char> cubin;
   std::string lowered_name;
   KernelResources resources;
-  bool from_cache = false;  ///< found in the binary cache: no need to store it again
+  bool from_cache = false;  ///< origin is not `compiled`: no need to store it again
+  CompileOrigin origin = CompileOrigin::compiled;
   std::string cache_key;    ///< binary_key(config, arch)
 };
 
@@ -53,8 +81,13 @@ class CompilePool {
   std::shared_ptr<CompiledCandidate> take(const GemmConfig& config);
   /// Drops the queue and every finished result not yet taken.
   void clear();
+  /// Waits until the queue is empty and no worker is compiling (after clear(): until the
+  /// compiles in flight have ended).
+  void wait_idle();
   /// Number of worker threads.
   unsigned threads() const { return unsigned(workers_.size()); }
+  /// Its counters so far.
+  PoolStats stats();
 
  private:
   void work();
@@ -72,6 +105,7 @@ class CompilePool {
   bool stopping_ = false;
   std::vector<std::thread> workers_;
   void* consumer_cache_ = nullptr;  // the consumer thread's read-only connection
+  PoolStats stats_;
 };
 
 }  // namespace gemmtune::tuner
