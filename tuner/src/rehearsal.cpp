@@ -34,12 +34,14 @@ Rehearsal rehearse(const ProblemSpec& problem, const std::vector<GemmConfig>& ca
   std::set<std::size_t> planned, timed;
   StrategyHooks hooks;
   hooks.measure = [&](std::size_t i, Effort e) -> std::optional<double> {
-    if (timed.insert(i).second) {
+    // The sweep's runner keeps the kernels it verified: only a first measurement takes a binary.
+    const bool first = timed.insert(i).second;
+    if (first) {
       out.timed.push_back(i);
       if (!planned.count(i)) ++out.timed_unplanned;
     }
     ++out.measurements;
-    if (pool) {
+    if (pool && first) {
       const auto asked = std::chrono::steady_clock::now();
       out.takes.add(pool->take(candidates[i])->origin);
       out.compile_wait_s += seconds_since(asked);
@@ -49,7 +51,8 @@ Rehearsal rehearse(const ProblemSpec& problem, const std::vector<GemmConfig>& ca
                                            : options.cost.careful_reps;
     const double s = options.cost.overhead_s + reps * ranking.predicted_ms[i] / 1e3;
     gpu_s += s;
-    if (pool && options.wait_gpu_time) std::this_thread::sleep_for(std::chrono::duration<double>(s));
+    if (pool && options.wait_gpu_time)
+      std::this_thread::sleep_for(std::chrono::duration<double>(s));
     return ranking.predicted_ms[i];
   };
   hooks.elapsed_s = [&] { return pool ? seconds_since(started) : gpu_s; };

@@ -89,18 +89,23 @@ TEST(Planning, TheModelStrategyCompilesWhatItTimesAndTimesTheSame) {
   }
 }
 
-// Figures for docs/PERFORMANCE.md: the real compile pool (one thread per core, an empty binary
-// cache) and NVRTC on this machine over the plan of each problem. Minutes on 2 cores: run with
-// GEMMTUNE_REHEARSE=1.
+// Figures for docs/PERFORMANCE.md: the real compile pool (an empty binary cache) and NVRTC on
+// this machine over the plan of each problem, one compile thread per core or
+// GEMMTUNE_REHEARSE_THREADS (16: as many as a sweep on an H200 machine runs). Minutes on 2 cores:
+// run with GEMMTUNE_REHEARSE=1.
 TEST(Planning, CompilesOfTheRehearsedSweep) {
   if (!std::getenv("GEMMTUNE_REHEARSE")) GTEST_SKIP() << "set GEMMTUNE_REHEARSE=1 to run it";
   const DeviceInfo dev = h200();
-  const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+  const char* wanted = std::getenv("GEMMTUNE_REHEARSE_THREADS");
+  const unsigned threads =
+      wanted ? unsigned(std::atoi(wanted)) : std::max(1u, std::thread::hardware_concurrency());
+  ASSERT_GT(threads, 0u) << "GEMMTUNE_REHEARSE_THREADS must be a number of threads";
   CompilePool pool("sm_90", "", threads);
   double wait = 0, wall = 0, nvrtc = 0;
   std::size_t compiles = 0, timed = 0, measurements = 0;
   for (const ProblemSpec& spec : planning_problems()) {
-    const Rehearsal r = rehearse(spec, candidates_of(spec, dev), model_options(dev, threads), &pool);
+    const Rehearsal r =
+        rehearse(spec, candidates_of(spec, dev), model_options(dev, threads), &pool);
     std::printf(
         "%-20s timed %3zu (%3zu measurements), planned %4zu; takes %zu compiled %zu reused %zu "
         "cached; NVRTC %3zu compiles %6.1f s; wait %6.1f s of %6.1f s\n",
@@ -110,8 +115,9 @@ TEST(Planning, CompilesOfTheRehearsedSweep) {
     wait += r.compile_wait_s, wall += r.wall_s, nvrtc += r.pool.compile_s;
     compiles += r.pool.compiles, timed += r.timed.size(), measurements += r.measurements;
   }
-  std::printf("all: timed %zu (%zu measurements), NVRTC %zu compiles, %.2f s each on %u threads; "
-              "wait %.1f s of %.1f s\n",
-              timed, measurements, compiles, nvrtc / std::max<std::size_t>(1, compiles), threads,
-              wait, wall);
+  std::printf(
+      "all: timed %zu (%zu measurements), NVRTC %zu compiles, %.2f s each on %u threads; "
+      "wait %.1f s of %.1f s\n",
+      timed, measurements, compiles, nvrtc / std::max<std::size_t>(1, compiles), threads, wait,
+      wall);
 }

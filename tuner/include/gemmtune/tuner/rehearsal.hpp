@@ -17,9 +17,9 @@ namespace gemmtune::tuner {
 
 /// How to rehearse.
 struct RehearsalOptions {
-  StrategyOptions strategy;  ///< the model strategy's ranking is filled in from the cost model
-  GpuCeilings gpu;           ///< the planned GPU (planning_ceilings())
-  ReplayCost cost;           ///< what a measurement would cost on the GPU
+  StrategyOptions strategy;   ///< the model strategy's ranking is filled in from the cost model
+  GpuCeilings gpu;            ///< the planned GPU (planning_ceilings())
+  ReplayCost cost;            ///< what a measurement would cost on the GPU
   bool wait_gpu_time = true;  ///< sleep for each measurement's GPU time (the pool runs ahead then)
 };
 
