@@ -57,6 +57,7 @@ Rehearsal rehearse(const ProblemSpec& problem, const std::vector<GemmConfig>& ca
   };
   hooks.elapsed_s = [&] { return pool ? seconds_since(started) : gpu_s; };
   hooks.plan = [&](const std::vector<std::size_t>& order) {
+    ++out.plans;
     for (std::size_t i : order)
       if (planned.insert(i).second) out.planned.push_back(i);
     if (!pool) return;

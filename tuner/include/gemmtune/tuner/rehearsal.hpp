@@ -30,6 +30,7 @@ struct Rehearsal {
   /// Every candidate the strategy asked the pool to compile ahead (plan()), each once, in the
   /// order first asked.
   std::vector<std::size_t> planned;
+  std::size_t plans = 0;            ///< plan() calls: each a batch the pool compiles afresh
   std::size_t timed_unplanned = 0;  ///< timed candidates not planned before their measurement
   CompileCounts takes;              ///< where the timed candidates' binaries came from
   PoolStats pool;                   ///< the pool's counters over the rehearsal (a difference)
