@@ -242,7 +242,9 @@ class CompilePlan {
   // Whether the search widens past `end` whatever the measurements say: the first step is not
   // done, or the next leader is predicted alike, or the best cannot have held for model_patience
   // measurements by then (`quiet` since it last improved, `left` to go in the step, then at most
-  // the untimed variants of the best).
+  // the untimed variants of the best). All but sure: a variant that improves the best as the
+  // step's last measurement lets the search settle at once (since_improvement() wraps to the
+  // largest count there), and the next ranks compiled ahead go untimed.
   bool widens(long long quiet, std::size_t end, std::size_t left) const {
     if (end >= order_.size()) return false;
     if (end < o_.model_first || predicted_alike(order_, end, o_)) return true;
