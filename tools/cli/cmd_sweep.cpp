@@ -194,9 +194,16 @@ void run(const SweepCliOptions& c) {
   if (!report.interrupted && !report.device_hung) store_ceilings_once(o);
   std::printf("\n%s", tuner::format_summary(report.rows).c_str());
   std::printf("%zu measurements recorded in %s\n", report.measurements, o.db_path.c_str());
-  if (report.measurements > 0)
+  if (report.measurements > 0) {
     std::printf("%.1f s in all; the GPU workers' time: %s\n", seconds,
                 report.times.describe().c_str());
+    // Compiles the pools made that no measurement used: compiled ahead for ranks never reached.
+    const std::size_t used = report.times.compiles.compiled;
+    const std::size_t nvrtc = report.compile_pool.compiles;
+    std::printf("NVRTC: %zu compiles, %.1f s each, %zu of them not measured\n", nvrtc,
+                nvrtc ? report.compile_pool.compile_s / double(nvrtc) : 0.0,
+                nvrtc > used ? nvrtc - used : 0);
+  }
   for (const auto& e : report.errors) std::fprintf(stderr, "gemmtune sweep: %s\n", e.c_str());
   std::fflush(stdout);
   if (report.interrupted) {

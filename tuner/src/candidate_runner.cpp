@@ -10,15 +10,16 @@ namespace gemmtune::tuner {
 SweepTimes& SweepTimes::operator+=(const SweepTimes& o) {
   setup_s += o.setup_s, compile_wait_s += o.compile_wait_s, verify_s += o.verify_s;
   timing_s += o.timing_s, record_s += o.record_s;
+  compiles += o.compiles;
   return *this;
 }
 
 std::string SweepTimes::describe() const {
-  char buf[200];
+  char buf[300];
   std::snprintf(buf, sizeof buf,
-                "problem setup %.1f s, compile wait %.1f s, verification %.1f s, timing %.1f s, "
-                "recording %.1f s",
-                setup_s, compile_wait_s, verify_s, timing_s, record_s);
+                "problem setup %.1f s, compile wait %.1f s (%s), verification %.1f s, timing "
+                "%.1f s, recording %.1f s",
+                setup_s, compile_wait_s, compiles.describe().c_str(), verify_s, timing_s, record_s);
   return buf;
 }
 
@@ -140,13 +141,14 @@ const GemmKernel* CandidateRunner::load_verified(const GemmConfig& config) {
     Stopwatch watch(times_.compile_wait_s);
     compiled = pool_.take(config);
   }
+  times_.compiles.add(compiled->origin);
   if (!compiled->ok) {
     fail(config, db::Status::compile_failed,
          compiled->log.empty() ? "NVRTC failed" : compiled->log);
     return nullptr;
   }
   resources_[name] = compiled->resources;
-  if (!compiled->from_cache) {
+  if (compiled->origin == CompileOrigin::compiled) {
     Stopwatch watch(times_.record_s);
     target_.database->put_binary(to_binary(*compiled, target_.arch));
   }
@@ -218,6 +220,7 @@ std::optional<double> CandidateRunner::wide_range_error(const GemmConfig& config
     Stopwatch watch(times_.compile_wait_s);
     compiled = pool_.take(config);
   }
+  times_.compiles.add(compiled->origin);
   if (!compiled->ok) {
     why_not = "it no longer compiles";
     return std::nullopt;

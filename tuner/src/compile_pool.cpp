@@ -10,6 +10,12 @@
 
 namespace gemmtune::tuner {
 
+PoolStats& PoolStats::operator+=(const PoolStats& o) {
+  compiles += o.compiles, compile_s += o.compile_s, cache_hits += o.cache_hits;
+  skipped += o.skipped;
+  return *this;
+}
+
 db::Binary to_binary(const CompiledCandidate& c, const std::string& arch) {
   return gemmtune::to_binary(c.config, arch, c.cache_key, {c.cubin, c.lowered_name, c.resources});
 }
@@ -26,10 +32,11 @@ static std::unique_ptr<db::Database> open_cache(const std::string& path) {
 }
 
 CompilePool::CompilePool(std::string arch, std::string db_path, unsigned threads,
-                         std::size_t look_ahead)
+                         std::size_t look_ahead, std::size_t kept_bytes)
     : arch_(std::move(arch)), db_path_(std::move(db_path)) {
   if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
   look_ahead_ = look_ahead ? look_ahead : 4 * threads;
+  max_kept_bytes_ = kept_bytes ? kept_bytes : std::size_t(256) << 20;
   const auto run = [this] { work(); };
   const auto stop = [this] { stop_workers(); };
   workers_ = start_threads(threads, run, stop, "compile threads");
@@ -61,8 +68,13 @@ std::shared_ptr<CompiledCandidate> CompilePool::build(const GemmConfig& config, 
       std::optional<CompiledKernel> k;
       if (hit.binary) k = from_binary(config, arch_, *hit.binary);  // checked; else compiled
       if (k) {
+        {
+          std::lock_guard lock(mutex_);
+          ++stats_.cache_hits;
+        }
         out->ok = true;
         out->from_cache = true;
+        out->origin = CompileOrigin::cache;
         out->cubin = std::move(k->cubin);
         out->lowered_name = std::move(k->lowered_name);
         out->resources = k->resources;
@@ -73,6 +85,11 @@ std::shared_ptr<CompiledCandidate> CompilePool::build(const GemmConfig& config, 
     }
   }
   CompileResult r = compile_config(config, arch_);
+  {
+    std::lock_guard lock(mutex_);
+    ++stats_.compiles;
+    stats_.compile_s += r.seconds;
+  }
   out->ok = r.ok;
   out->log = std::move(r.log);
   out->cubin = std::move(r.cubin);
@@ -81,31 +98,74 @@ std::shared_ptr<CompiledCandidate> CompilePool::build(const GemmConfig& config, 
   return out;
 }
 
+// The result of a config NVRTC could not run for at all: a compile failure, with the reason.
+static std::shared_ptr<CompiledCandidate> failed(const GemmConfig& config, const char* why) {
+  auto result = std::make_shared<CompiledCandidate>();
+  result->config = config;
+  result->log = why;
+  return result;
+}
+
+void CompilePool::keep(const std::string& binary, std::shared_ptr<const CompiledCandidate> result,
+                       bool ahead) {
+  Kept& k = kept_[binary];
+  if (!k.result) kept_order_.push_back(binary);
+  kept_bytes_ -= k.bytes;
+  if (k.ahead) --ahead_;
+  k.result = std::move(result);
+  k.bytes = k.result->cubin.size() + k.result->log.size();
+  k.ahead = ahead;
+  kept_bytes_ += k.bytes;
+  if (ahead) ++ahead_;
+  while (kept_bytes_ > max_kept_bytes_ && kept_order_.size() > 1) {
+    auto oldest = kept_.find(kept_order_.front());
+    kept_order_.pop_front();
+    kept_bytes_ -= oldest->second.bytes;
+    if (oldest->second.ahead) --ahead_;
+    kept_.erase(oldest);
+  }
+}
+
+std::shared_ptr<CompiledCandidate> CompilePool::hand_out(Kept& kept, const GemmConfig& config) {
+  auto out = std::make_shared<CompiledCandidate>(*kept.result);
+  out->config = config;
+  if (kept.taken) out->origin = CompileOrigin::reused;
+  out->from_cache = out->origin != CompileOrigin::compiled;
+  kept.taken = true;
+  if (kept.ahead) {
+    kept.ahead = false;
+    --ahead_;
+    work_cv_.notify_all();  // room ahead again
+  }
+  return out;
+}
+
 void CompilePool::work() {
   std::unique_ptr<db::Database> cache = open_cache(db_path_);
   std::unique_lock lock(mutex_);
   for (;;) {
-    work_cv_.wait(lock,
-                  [&] { return stopping_ || (!queue_.empty() && done_.size() < look_ahead_); });
+    work_cv_.wait(lock, [&] { return stopping_ || (!queue_.empty() && ahead_ < look_ahead_); });
     if (stopping_) return;
     GemmConfig config = queue_.front();
     queue_.pop_front();
-    std::string name = config_name(config);
+    std::string binary = binary_identity(config, arch_);
+    if (kept_.count(binary) || running_.count(binary)) {
+      ++stats_.skipped;
+      done_cv_.notify_all();  // the queue may be empty now (wait_idle)
+      continue;
+    }
+    running_.insert(binary);
     std::size_t generation = generation_;
-    ++running_[name];
     lock.unlock();
     std::shared_ptr<CompiledCandidate> result;
     try {
       result = build(config, cache.get());
-    } catch (
-        const std::exception& e) {  // NVRTC could not run at all: a compile failure of this config
-      result = std::make_shared<CompiledCandidate>();
-      result->config = config;
-      result->log = e.what();
+    } catch (const std::exception& e) {  // NVRTC could not run at all
+      result = failed(config, e.what());
     }
     lock.lock();
-    if (--running_[name] == 0) running_.erase(name);
-    if (generation == generation_) done_[name] = std::move(result);
+    running_.erase(binary);
+    keep(binary, std::move(result), generation == generation_);
     done_cv_.notify_all();
   }
 }
@@ -119,37 +179,50 @@ void CompilePool::enqueue(const std::vector<GemmConfig>& configs) {
 }
 
 std::shared_ptr<CompiledCandidate> CompilePool::take(const GemmConfig& config) {
-  std::string name = config_name(config);
+  const std::string binary = binary_identity(config, arch_);
   {
     std::unique_lock lock(mutex_);
-    done_cv_.wait(lock, [&] { return done_.count(name) || !running_.count(name); });
-    if (auto it = done_.find(name); it != done_.end()) {
-      auto result = std::move(it->second);
-      done_.erase(it);
-      work_cv_.notify_all();  // room ahead again
-      return result;
-    }
-    auto queued = std::find(queue_.begin(), queue_.end(), config);
-    if (queued != queue_.end()) queue_.erase(queued);
+    done_cv_.wait(lock, [&] { return kept_.count(binary) || !running_.count(binary); });
+    if (auto it = kept_.find(binary); it != kept_.end()) return hand_out(it->second, config);
+    std::erase_if(queue_, [&](const GemmConfig& c) { return binary_identity(c, arch_) == binary; });
+    running_.insert(binary);
   }
+  std::shared_ptr<CompiledCandidate> result;
   try {
-    return build(config, consumer_cache_);
+    result = build(config, consumer_cache_);
   } catch (const std::exception& e) {
-    auto result = std::make_shared<CompiledCandidate>();
-    result->config = config;
-    result->log = e.what();
-    return result;
+    result = failed(config, e.what());
   }
+  std::lock_guard lock(mutex_);
+  running_.erase(binary);
+  keep(binary, std::make_shared<const CompiledCandidate>(*result), false);
+  if (auto it = kept_.find(binary); it != kept_.end()) it->second.taken = true;
+  done_cv_.notify_all();
+  return result;
 }
 
 void CompilePool::clear() {
   {
     std::lock_guard lock(mutex_);
     queue_.clear();
-    done_.clear();
+    for (auto& [binary, kept] : kept_) kept.ahead = false;
+    ahead_ = 0;
     ++generation_;
   }
   work_cv_.notify_all();
+}
+
+void CompilePool::wait_idle() {
+  std::unique_lock lock(mutex_);
+  // A queue held back by the look-ahead waits for takes: that is idle too.
+  done_cv_.wait(lock, [&] {
+    return running_.empty() && (queue_.empty() || ahead_ >= look_ahead_ || stopping_);
+  });
+}
+
+PoolStats CompilePool::stats() {
+  std::lock_guard lock(mutex_);
+  return stats_;
 }
 
 }  // namespace gemmtune::tuner

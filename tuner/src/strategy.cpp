@@ -49,9 +49,12 @@ class Search {
     return !result_.stopped && !result_.budget_exhausted;
   }
 
-  // Measures each of `indices` at `effort`, in order; failures leave the race for good.
-  bool measure_all(const std::vector<std::size_t>& indices, Effort effort) {
-    for (std::size_t i : indices) {
+  // Measures each of `indices` at `effort`, in order; failures leave the race for good. `after`
+  // is called with the number measured so far after each.
+  bool measure_all(const std::vector<std::size_t>& indices, Effort effort,
+                   const std::function<void(std::size_t)>& after = {}) {
+    for (std::size_t n = 0; n < indices.size(); ++n) {
+      const std::size_t i = indices[n];
       if (!may_measure()) return false;
       bool first = !times_.count(i) && !failed_.count(i);
       std::optional<double> ms = hooks_.measure(i, effort);
@@ -65,6 +68,7 @@ class Search {
         failed_.insert(i);
       }
       report();
+      if (after) after(n + 1);
     }
     return true;
   }
@@ -101,6 +105,8 @@ class Search {
 
   // Measurements made since the best last improved by more than model_improvement.
   std::size_t since_improvement() const { return result_.measurements - improved_at_; }
+  // The same as a signed count: -1 right after a measurement that improved the best.
+  long long quiet() const { return (long long)result_.measurements - (long long)improved_at_; }
 
   StrategyResult finish() {
     std::optional<std::size_t> best = final_best_;
@@ -217,6 +223,53 @@ bool predicted_alike(const std::vector<std::size_t>& order, std::size_t done,
   return ms[order[done]] <= (1 + o.model_flat) * ms[order[0]];
 }
 
+// What the model search asks the compile pool for ahead of its measurements, so that what is
+// compiled is what gets timed: after the batch being measured, the ranks its next step measures
+// however the measurements come out, once it is sure to take that step. Compiling the whole
+// ranking ahead instead kept every compile thread busy with ranks the search never reached
+// (docs/PERFORMANCE.md, 2026-12-02, "compiles per problem").
+class CompilePlan {
+ public:
+  CompilePlan(const std::vector<std::size_t>& order, const std::vector<std::size_t>& fresh,
+              const StrategyOptions& o)
+      : order_(order), o_(o) {
+    std::map<std::size_t, std::size_t> members;
+    for (std::size_t i : fresh)
+      if (i < o.model_variant.size())
+        largest_group_ = std::max(largest_group_, ++members[o.model_variant[i]]);
+  }
+
+  // Whether the search widens past `end` whatever the measurements say: the first step is not
+  // done, or the next leader is predicted alike, or the best cannot have held for model_patience
+  // measurements by then (`quiet` since it last improved, `left` to go in the step, then at most
+  // the untimed variants of the best). All but sure: a variant that improves the best as the
+  // step's last measurement lets the search settle at once (since_improvement() wraps to the
+  // largest count there), and the next ranks compiled ahead go untimed.
+  bool widens(long long quiet, std::size_t end, std::size_t left) const {
+    if (end >= order_.size()) return false;
+    if (end < o_.model_first || predicted_alike(order_, end, o_)) return true;
+    return quiet + (long long)(left + largest_group_) < (long long)o_.model_patience;
+  }
+
+  // The ranks from `end` on that the step after a step of `step` ranks ending there measures
+  // whichever way it goes: the rest of the first step, or the shorter of a step that agrees with
+  // the model (model_step) and one that doubles.
+  std::vector<std::size_t> next_ranks(std::size_t end, std::size_t step) const {
+    if (end >= order_.size()) return {};
+    const std::size_t length =
+        end < o_.model_first
+            ? o_.model_first - end
+            : std::min(std::max<std::size_t>(1, o_.model_step), std::max(step, end));
+    return {order_.begin() + std::ptrdiff_t(end),
+            order_.begin() + std::ptrdiff_t(std::min(order_.size(), end + length))};
+  }
+
+ private:
+  const std::vector<std::size_t>& order_;
+  const StrategyOptions& o_;
+  std::size_t largest_group_ = 0;  // members of the largest variant group
+};
+
 // The model strategy: the model's leaders quickly (one per family), then further ranks step by
 // step until the best has held for a while with the model agreeing (the best sits in the first
 // half of what was measured); when it sits deeper, the model is off for this problem and the
@@ -241,11 +294,24 @@ StrategyResult run_model(const std::vector<std::size_t>& fresh,
   std::map<std::size_t, std::size_t> place;
   for (std::size_t j = 0; j < order.size(); ++j) place[order[j]] = j;
   Search search(known, o, hooks);
-  if (hooks.plan) hooks.plan(order);
   const std::size_t tail = std::min(o.model_retime, order.size() + known.size()) + o.finalists;
-  // The untimed members of the best's variant group, then the leaders from `resume` on.
+  // What the pool compiles ahead is what will be timed: the rest of the batch being measured and,
+  // once the search is sure to widen past it, the ranks the next step measures whatever the
+  // measurements say (CompilePlan).
+  const CompilePlan compile_plan(order, fresh, o);
+  std::size_t done = 0, end = 0, step = std::max<std::size_t>(1, first_round);
+  auto plan = [&](std::vector<std::size_t> batch, bool with_next) {
+    if (!hooks.plan) return;
+    if (with_next) {
+      const auto next = compile_plan.next_ranks(end, step);
+      batch.insert(batch.end(), next.begin(), next.end());
+    }
+    hooks.plan(batch);
+  };
+  // The untimed members of the best's variant group.
   std::size_t variants_timed = 0;
-  auto time_variants = [&](std::size_t resume) {
+  bool widens = false;  // whether the search is sure to widen past the batch being measured
+  auto time_variants = [&] {
     const auto best = search.leaders(1);
     if (best.empty() || best[0] >= o.model_variant.size()) return true;
     std::vector<std::size_t> twins;
@@ -255,21 +321,25 @@ StrategyResult run_model(const std::vector<std::size_t>& fresh,
         twins.push_back(i);
     if (twins.empty()) return true;
     variants_timed += twins.size();
-    if (hooks.plan) {
-      std::vector<std::size_t> next = twins;
-      next.insert(next.end(), order.begin() + resume, order.end());
-      hooks.plan(next);
-    }
+    plan(twins, widens);
     return search.measure_all(twins, Effort::quick);
   };
-  std::size_t done = 0, step = std::max<std::size_t>(1, first_round);
   while (done < order.size()) {
-    const std::size_t end = std::min(order.size(), done + step);
+    end = std::min(order.size(), done + step);
     search.set_total(end + variants_timed + tail);
-    if (!search.measure_all({order.begin() + done, order.begin() + end}, Effort::quick))
-      return search.finish();
+    // The next ranks are compiled ahead as soon as the search is sure to widen past `end`;
+    // again after each measurement until it is.
+    const std::vector<std::size_t> batch(order.begin() + done, order.begin() + end);
+    widens = compile_plan.widens(search.quiet(), end, batch.size());
+    plan(batch, widens);
+    const auto sure_yet = [&](std::size_t measured) {
+      if (widens || !compile_plan.widens(search.quiet(), end, batch.size() - measured)) return;
+      widens = true;
+      plan({batch.begin() + std::ptrdiff_t(measured), batch.end()}, true);
+    };
+    if (!search.measure_all(batch, Effort::quick, sure_yet)) return search.finish();
     done = end;
-    if (!time_variants(done)) return search.finish();
+    if (!time_variants()) return search.finish();
     if (done < o.model_first) {  // the first round was shorter: the rest of the first step
       step = o.model_first - done;
       continue;
@@ -287,7 +357,8 @@ StrategyResult run_model(const std::vector<std::size_t>& fresh,
   for (std::size_t i : leaders_relatives(search.leaders(o.model_family_leaders), others, o))
     if (!search.timed(i)) relatives.push_back(i);
   search.set_total(done + variants_timed + relatives.size() + tail);
-  if (hooks.plan && !relatives.empty()) hooks.plan(relatives);
+  // Also when there are none: the pool stops compiling the ranks the search did not reach.
+  if (hooks.plan) hooks.plan(relatives);
   if (!search.measure_all(relatives, Effort::quick)) return search.finish();
   if (!search.measure_all(search.leaders(o.model_retime), Effort::normal)) return search.finish();
   search.final_round();

@@ -12,14 +12,26 @@ static std::string num(std::optional<double> v, const char* format) {
   return buf;
 }
 
+std::string compiles_cell(const SummaryRow& row) {
+  if (!row.compiles) return "-";
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "%zu/%zu/%zu %.1f s", row.compiles->compiled, row.compiles->cached,
+                row.compiles->reused, row.compile_wait_s);
+  return buf;
+}
+
 std::string format_summary(const std::vector<SummaryRow>& rows) {
-  const std::vector<std::string> header = {"GPU",    "problem",   "best config", "ms",  "TFLOP/s",
-                                           "% peak", "cuBLAS ms", "speedup",     "note"};
+  // "compiles": compiled / from the binary cache / reused in this sweep, and the seconds the
+  // search waited for them.
+  const std::vector<std::string> header = {"GPU",       "problem", "best config",
+                                           "ms",        "TFLOP/s", "% peak",
+                                           "cuBLAS ms", "speedup", "compiled/cached/reused, wait",
+                                           "note"};
   std::vector<std::vector<std::string>> cells = {header};
   for (const auto& r : rows)
     cells.push_back({r.gpu, r.problem, r.config.empty() ? "-" : r.config, num(r.ms, "%.4f"),
                      num(r.tflops, "%.1f"), num(r.peak_percent, "%.0f%%"), num(r.cublas_ms, "%.4f"),
-                     num(r.speedup(), "%.2fx"), r.note});
+                     num(r.speedup(), "%.2fx"), compiles_cell(r), r.note});
   std::vector<std::size_t> width(header.size(), 0);
   for (const auto& line : cells)
     for (std::size_t i = 0; i < line.size(); ++i) width[i] = std::max(width[i], line[i].size());
@@ -27,7 +39,7 @@ std::string format_summary(const std::vector<SummaryRow>& rows) {
   for (const auto& line : cells) {
     std::string text;
     for (std::size_t i = 0; i < line.size(); ++i) {
-      bool numeric = i >= 3 && i <= 7;  // right-align numbers
+      bool numeric = i >= 3 && i <= 8;  // right-align numbers
       std::string pad(width[i] - line[i].size(), ' ');
       text += numeric ? pad + line[i] : line[i] + (i + 1 < line.size() ? pad : "");
       if (i + 1 < line.size()) text += "  ";

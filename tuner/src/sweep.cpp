@@ -244,6 +244,9 @@ class DeviceWorker {
       throw;
     }
     db.finish_sweep(sweep_id_);
+    pool.wait_idle();  // what it compiles after the last problem counts too
+    std::lock_guard lock(shared_.mutex);
+    shared_.report.compile_pool += pool.stats();
   }
 
   // Tunes problem `index`: its candidates less those measured before, cuBLAS as the baseline,
@@ -299,7 +302,7 @@ class DeviceWorker {
     const StrategyResult result =
         search(db, problem_id, rs, setup.bench, tools, setup.seed, ranking, times);
     add_measurements(result.measurements, times);
-    report_tuned(db, spec, rs, result, *setup.cublas, ranking, cls, label);
+    report_tuned(db, spec, rs, result, *setup.cublas, ranking, cls, label, times);
   }
 
   // The fp32 policy holds a 3xTF32 config to the errors of the problem's fastest FP32 FMA config,
@@ -448,7 +451,7 @@ class DeviceWorker {
   void report_tuned(const db::Database& db, const ProblemSpec& spec, const ResumeState& rs,
                     const StrategyResult& result, const db::Baseline& base,
                     const std::optional<ModelRanking>& ranking, Precision cls,
-                    const std::string& label) {
+                    const std::string& label, const SweepTimes& times) {
     // Why the search ended where it did not measure every candidate.
     std::string note = result.stopped            ? "interrupted"
                        : result.budget_exhausted ? "budget spent"
@@ -464,6 +467,8 @@ class DeviceWorker {
       note = note.empty() ? rank : note + ", " + rank;
     }
     SummaryRow row = summary_row(db, gpu_id_, dev_, spec, base.median_ms, note, cls, label);
+    row.compiles = times.compiles;
+    row.compile_wait_s = times.compile_wait_s;
     char buf[200];
     if (row.tflops)
       std::snprintf(buf, sizeof buf,
@@ -473,7 +478,11 @@ class DeviceWorker {
     else
       std::snprintf(buf, sizeof buf, "%zu new of %zu measured; no candidate succeeded",
                     result.new_candidates, rs.fresh());
-    progress_.end_problem(buf + (note.empty() ? std::string() : " [" + note + "]"));
+    char compiles[120];
+    std::snprintf(compiles, sizeof compiles, "; compiles %s, %.1f s waited",
+                  times.compiles.describe().c_str(), times.compile_wait_s);
+    progress_.end_problem(buf + std::string(compiles) +
+                          (note.empty() ? std::string() : " [" + note + "]"));
     add_row(row);
   }
 

@@ -23,6 +23,11 @@ std::string template_hash();
 /// The binary-cache key of a config: hash of template source, options, arch and NVRTC version.
 std::string binary_key(const GemmConfig& config, const std::string& arch);
 
+/// What binary_key() hashes besides the template source, in clear: the name expression, arch,
+/// NVRTC version and defines. Configs with the same identity compile to the same binary; cheap
+/// to compute, for keeping binaries apart within one process.
+std::string binary_identity(const GemmConfig& config, const std::string& arch);
+
 /// A loaded cubin holding one config's GEMM kernel and the kernels its launches run first (a
 /// repack config's copy, gemmtune_pack_operand; templates/sgemm/pack.cuh). Non-copyable;
 /// unloads on destruction. Loading and launching need a GPU.

@@ -78,14 +78,18 @@ CompileResult compile_config(const GemmConfig& config, const std::string& arch) 
 
 std::string template_hash() { return db::content_hash(templates::sgemm_source()); }
 
-std::string binary_key(const GemmConfig& config, const std::string& arch) {
-  // Everything compile_config() passes to NVRTC: the source, the instance, its defines, the arch.
-  std::string text(templates::sgemm_source());
-  for (const std::string& part :
-       {config.name_expression(), arch, "nvrtc " + nvrtc_version_string()})
-    (text += '\n') += part;
+std::string binary_identity(const GemmConfig& config, const std::string& arch) {
+  // Everything compile_config() passes to NVRTC but the source: the instance, the arch, NVRTC's
+  // version and the defines, one a line (the key's text, so keys stay what databases hold).
+  std::string text = config.name_expression();
+  for (const std::string& part : {arch, "nvrtc " + nvrtc_version_string()}) (text += '\n') += part;
   for (const std::string& define : helper_kernel_defines(config)) (text += '\n') += define;
-  return db::content_hash(text);
+  return text;
+}
+
+std::string binary_key(const GemmConfig& config, const std::string& arch) {
+  return db::content_hash(std::string(templates::sgemm_source()) + '\n' +
+                          binary_identity(config, arch));
 }
 
 GemmKernel::GemmKernel(const GemmConfig& config, const std::vector<char>& cubin,

@@ -1,6 +1,7 @@
 // The sweep end to end on a GPU: a tiny exhaustive sweep fills the database and a rerun measures
-// nothing new; a kernel made wrong on purpose is caught by the real verification; a sweep
-// interrupted with SIGINT (the CLI in a child process) and resumed ends like an uninterrupted one.
+// nothing new; a second problem reuses the first's binaries; a kernel made wrong on purpose is
+// caught by the real verification; a sweep interrupted with SIGINT (the CLI in a child process) and
+// resumed ends like an uninterrupted one.
 #include <gtest/gtest.h>
 #include <signal.h>
 
@@ -100,6 +101,25 @@ TEST_F(Sweep, TinyExhaustiveSweepFillsTheDatabaseAndResumesToNothing) {
   o.force = true;
   SweepReport forced = run_sweep(o);
   EXPECT_GE(forced.measurements, 2 * 8u);
+}
+
+// Each binary is compiled once a sweep: the second tiny problem, with the same eight configs,
+// compiles nothing and reuses the first's binaries, and the summary rows and lines say so.
+TEST_F(Sweep, TheSecondProblemReusesTheFirstsBinaries) {
+  GEMMTUNE_REQUIRE_GPU();
+  SweepOptions o = options(path("t.db"));
+  SweepReport r = run_sweep(o);
+  ASSERT_TRUE(r.errors.empty()) << log_.str();
+  ASSERT_EQ(r.rows.size(), 2u);
+  ASSERT_TRUE(r.rows[0].compiles && r.rows[1].compiles) << log_.str();
+  EXPECT_EQ(*r.rows[0].compiles, (CompileCounts{8, 0, 0})) << log_.str();  // an empty cache
+  EXPECT_EQ(*r.rows[1].compiles, (CompileCounts{0, 0, 8})) << log_.str();
+  EXPECT_GT(r.rows[0].compile_wait_s, 0);
+  EXPECT_EQ(r.compile_pool.compiles, 8u);  // none twice, none ahead in vain
+  EXPECT_EQ(r.times.compiles, (CompileCounts{8, 0, 8}));
+  EXPECT_NE(log_.str().find("compiles 8 compiled, 0 cached, 0 reused"), std::string::npos)
+      << log_.str();
+  EXPECT_NE(format_summary(r.rows).find("0/0/8"), std::string::npos);
 }
 
 TEST_F(Sweep, WrongResultIsCaughtAndNeverWins) {

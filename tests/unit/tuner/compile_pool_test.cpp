@@ -52,3 +52,52 @@ TEST_F(Pool, CompilesAheadAndReusesTheBinaryCache) {
   EXPECT_FALSE(b2->from_cache);  // b was never stored
   EXPECT_TRUE(pool.take(a)->from_cache);
 }
+
+// A binary is compiled once in the pool's life: asked for again in a later plan, after clear()
+// (the next problem), or while a worker compiles it, it is reused, not compiled again.
+TEST_F(Pool, CompilesEachBinaryOnce) {
+  GemmConfig a, b;
+  b.bm = 64, b.wm = 32, b.wn = 64, b.tm = 4, b.tn = 16;
+  CompilePool pool("sm_90", "", 2);
+  pool.enqueue({a, b});
+  pool.enqueue({b, a, b});  // a new plan naming them again while they compile
+  auto first = pool.take(a);
+  EXPECT_EQ(first->origin, CompileOrigin::compiled);
+  EXPECT_FALSE(first->from_cache);
+  pool.clear();  // b may still be compiling: its result is kept when it ends
+  pool.wait_idle();
+  EXPECT_EQ(pool.stats().compiles, 2u);
+  auto b1 = pool.take(b);
+  EXPECT_EQ(b1->origin, CompileOrigin::compiled);  // compiled for an earlier plan, first taken now
+  pool.enqueue({a, b});                            // the next problem's plan
+  pool.wait_idle();
+  auto again = pool.take(a);
+  EXPECT_EQ(again->origin, CompileOrigin::reused);
+  EXPECT_TRUE(again->from_cache);  // stored by whoever took it first
+  EXPECT_EQ(again->cubin, first->cubin);
+  EXPECT_EQ(again->config, a);
+  EXPECT_EQ(pool.take(b)->origin, CompileOrigin::reused);
+  const PoolStats s = pool.stats();
+  EXPECT_EQ(s.compiles, 2u);
+  EXPECT_GE(s.skipped, 3u);
+  EXPECT_GT(s.compile_s, 0);
+}
+
+// Configs with the same binary identity have the same binary-cache key, and configs of one
+// problem's candidate set that differ in name differ in both: the pool's key is the cache's.
+TEST_F(Pool, TheBinaryIdentityIsTheCacheKeysText) {
+  GemmConfig a, packed;
+  packed.repack = true, packed.align_a = 1;  // a define and narrowed widths
+  GemmConfig wide = a;
+  wide.align_a = 2, wide.vec = 1;  // the same widths as vec 1 with aligned data
+  GemmConfig narrow = a;
+  narrow.vec = 1;
+  for (const auto& [x, y] : {std::pair{a, packed}, {a, narrow}, {wide, narrow}}) {
+    EXPECT_EQ(binary_identity(x, "sm_90") == binary_identity(y, "sm_90"),
+              binary_key(x, "sm_90") == binary_key(y, "sm_90"))
+        << config_name(x) << " / " << config_name(y);
+    EXPECT_EQ(binary_identity(x, "sm_90") == binary_identity(y, "sm_90"),
+              config_name(x) == config_name(y));
+  }
+  EXPECT_NE(binary_identity(a, "sm_90"), binary_identity(a, "sm_80"));
+}

@@ -70,10 +70,15 @@ TEST(Summary, TableWithMissingValues) {
                45.8,
                71.6,
                2.7,
-               ""};
-  SummaryRow b{"NVIDIA H200", "1x2x3 nn",   "",   std::nullopt,
-               std::nullopt,  std::nullopt, 0.01, "interrupted"};
+               "",
+               CompileCounts{41, 3, 2},
+               6.14};
+  SummaryRow b{"NVIDIA H200", "1x2x3 nn",   "", std::nullopt, std::nullopt, std::nullopt, 0.01,
+               "interrupted", std::nullopt, 0};
   std::string t = format_summary({a, b});
+  EXPECT_NE(t.find("compiled/cached/reused"), std::string::npos) << t;
+  EXPECT_NE(t.find("41/3/2 6.1 s"), std::string::npos) << t;
+  EXPECT_EQ(compiles_cell(b), "-");
   EXPECT_NE(t.find("best config"), std::string::npos);
   EXPECT_NE(t.find("0.90x"), std::string::npos) << t;
   EXPECT_NE(t.find("72%"), std::string::npos) << t;

@@ -76,7 +76,8 @@ struct StrategyHooks {
   /// Seconds spent on this problem so far (the budget's clock).
   std::function<double()> elapsed_s;
   /// Called with the order the next measurements will follow, so compilation can run ahead;
-  /// again when the strategy turns to other candidates.
+  /// again when the strategy turns to other candidates (each list replaces the last). The model
+  /// strategy lists only candidates it will measure, so that nothing is compiled in vain.
   std::function<void(const std::vector<std::size_t>& order)> plan;
   /// True when the sweep must stop after the current candidate (Ctrl-C).
   std::function<bool()> stop_requested;

@@ -1,9 +1,12 @@
 #pragma once
 // The table printed at the end of a sweep: per (GPU, problem) the best config, its time,
-// TFLOP/s, share of the FP32 peak, cuBLAS's time and the speedup.
+// TFLOP/s, share of the FP32 peak, cuBLAS's time and the speedup, and what the search of it
+// compiled.
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "gemmtune/tuner/compile_counts.hpp"
 
 namespace gemmtune::tuner {
 
@@ -16,6 +19,10 @@ struct SummaryRow {
   std::optional<double> peak_percent;  ///< tflops as % of the device's FP32 peak
   std::optional<double> cublas_ms;     ///< cuBLAS on the same problem
   std::string note;                    ///< e.g. "interrupted", "budget spent", "no new candidates"
+  /// Where the binaries of the candidates this sweep measured came from (none when it measured
+  /// nothing, e.g. "measured before").
+  std::optional<CompileCounts> compiles;
+  double compile_wait_s = 0;  ///< seconds the search waited for them
 
   /// cuBLAS time / our time (> 1: faster than cuBLAS).
   std::optional<double> speedup() const {
@@ -23,6 +30,10 @@ struct SummaryRow {
     return *cublas_ms / *ms;
   }
 };
+
+/// The compiles of a row as its table cell: "40/3/2" (compiled, cached, reused), then the wait,
+/// "6.1 s"; "-" without compiles.
+std::string compiles_cell(const SummaryRow& row);
 
 /// The rows as an aligned text table with a header; "-" where a value is missing.
 std::string format_summary(const std::vector<SummaryRow>& rows);

@@ -47,6 +47,7 @@ struct SweepReport {
   std::vector<SummaryRow> rows;     ///< one per (GPU, problem) reached
   std::size_t measurements = 0;     ///< candidate measurements made, all workers
   SweepTimes times;                 ///< where the workers' seconds went, all workers
+  PoolStats compile_pool;           ///< what the workers' compile pools did, all workers
   bool interrupted = false;         ///< stopped by options.stop
   bool device_hung = false;         ///< a kernel hung: the process should exit without CUDA cleanup
   std::vector<std::string> errors;  ///< a worker's fatal error per line (e.g. a GPU that failed)
