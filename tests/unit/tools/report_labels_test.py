@@ -111,7 +111,7 @@ class Labels(unittest.TestCase):
         self.assertLess(max(distances[:8]), min(distances[8 + 16:]))
 
 
-H200 = {"id": 1, "name": "NVIDIA H200", "sm_count": 132, "clock_khz": 1980000}
+H200 = {"id": 1, "name": "NVIDIA H200", "cc_major": 9, "cc_minor": 0, "sm_count": 132, "clock_khz": 1980000}
 
 
 class Ceilings(unittest.TestCase):
