@@ -103,10 +103,10 @@ class Search {
   // The model search stopped widening because the best held.
   void settle() { result_.settled = true; }
 
-  // Measurements made since the best last improved by more than model_improvement.
+  // Measurements made since the best last improved by more than model_improvement (0 right
+  // after the measurement that improved it).
   std::size_t since_improvement() const { return result_.measurements - improved_at_; }
-  // The same as a signed count: -1 right after a measurement that improved the best.
-  long long quiet() const { return (long long)result_.measurements - (long long)improved_at_; }
+  long long quiet() const { return (long long)since_improvement(); }
 
   StrategyResult finish() {
     std::optional<std::size_t> best = final_best_;
@@ -128,7 +128,8 @@ class Search {
   }
 
   void note_best(double ms) {
-    if (ms < best_seen_ * (1 - options_.model_improvement)) improved_at_ = result_.measurements + 1;
+    // result_.measurements already counts this measurement.
+    if (ms < best_seen_ * (1 - options_.model_improvement)) improved_at_ = result_.measurements;
     best_seen_ = std::min(best_seen_, ms);
   }
 
@@ -242,9 +243,7 @@ class CompilePlan {
   // Whether the search widens past `end` whatever the measurements say: the first step is not
   // done, or the next leader is predicted alike, or the best cannot have held for model_patience
   // measurements by then (`quiet` since it last improved, `left` to go in the step, then at most
-  // the untimed variants of the best). All but sure: a variant that improves the best as the
-  // step's last measurement lets the search settle at once (since_improvement() wraps to the
-  // largest count there), and the next ranks compiled ahead go untimed.
+  // the untimed variants of the best).
   bool widens(long long quiet, std::size_t end, std::size_t left) const {
     if (end >= order_.size()) return false;
     if (end < o_.model_first || predicted_alike(order_, end, o_)) return true;
