@@ -436,3 +436,25 @@ TEST(Strategy, ModelTimesTheBestsVariantsRightAfterTheFirstRound) {
   ASSERT_GE(plans.size(), 2u);
   EXPECT_EQ(plans[1].front(), 41u);
 }
+
+// The best held for model_patience measurements counts from the measurement that improved it:
+// here the first step's best (40) has a twin (41, 9% faster, timed right after the step) that
+// improves it as the last measurement before the settle check, so the search widens further
+// instead of settling at once.
+TEST(Strategy, ModelWidensAfterAVariantImprovesTheBestAtTheEndOfAStep) {
+  Replay r(200, 41);
+  r.truth[40] = 1.1;  // second only to its twin; every other candidate is 1.2 or slower
+  StrategyOptions o;
+  o.kind = StrategyKind::model;
+  o.model_order = true_order(r);
+  std::swap(o.model_order[0], o.model_order[1]);  // 40 ranked first, 41 behind it
+  o.model_family.resize(200);
+  o.model_variant.resize(200);
+  for (std::size_t i = 0; i < 200; ++i) o.model_family[i] = o.model_variant[i] = i / 2;
+  StrategyResult res = run_strategy(200, {}, o, r.hooks());
+  ASSERT_TRUE(res.best);
+  EXPECT_EQ(*res.best, 41u);
+  ASSERT_GE(r.calls.size(), o.model_first + 1);
+  EXPECT_EQ(r.calls[o.model_first].first, 41u);  // the best's twin, right after the first step
+  EXPECT_GE(res.new_candidates, o.model_first + 1 + o.model_step);  // and a further step
+}
