@@ -3,11 +3,27 @@
 # The build may come from a machine without one (static CUDA runtime; NVRTC/cuBLAS from the
 # toolkit here). ctest's files hold the build machine's paths, so the test executables are run
 # directly.
-#   usage: tools/gpu-check.sh [--sanitize] [BUILD_DIR] [gtest filter]   (default: build, all tests)
+#   usage: tools/gpu-check.sh [--sanitize] [--suites LIST] [BUILD_DIR] [gtest filter]
+#          (default: build, every suite, all tests)
 #   --sanitize also runs the KernelSanitizer tests under compute-sanitizer memcheck and racecheck.
+#   --suites runs only the named suites, e.g. runtime,dispatch (of tests/gpu: runtime, dispatch,
+#            tuner), so that a check split over several shorter runs covers each suite once.
 set -uo pipefail
 sanitize=0
-if [ "${1:-}" = "--sanitize" ]; then sanitize=1; shift; fi
+suites=""
+while [ $# -gt 0 ]; do
+  case $1 in
+    --sanitize) sanitize=1; shift ;;
+    --suites) suites=${2:?--suites needs a list such as runtime,dispatch}; shift 2 ;;
+    -h | --help) sed -n '2,10p' "$0"; exit 0 ;;
+    *) break ;;
+  esac
+done
+for suite in ${suites//,/ }; do
+  case $suite in runtime | dispatch | tuner) ;;
+    *) echo "gpu-check: unknown suite '$suite' (runtime, dispatch, tuner)" >&2; exit 2 ;;
+  esac
+done
 build=${1:-build}
 filter=${2:-*}
 log_dir=${OUT:-$build/gpu-check}
@@ -25,6 +41,9 @@ summary=()
 for exe in "$build"/tests/gemmtune_gpu_*_tests; do
   [ -x "$exe" ] || continue
   name=$(basename "$exe")
+  suite=${name#gemmtune_gpu_}
+  suite=${suite%_tests}
+  if [ -n "$suites" ] && [[ ",$suites," != *",$suite,"* ]]; then continue; fi
   echo "== $name"
   if "$exe" --gtest_filter="$filter" 2>&1 | tee "$log_dir/$name.log"; then
     summary+=("PASS  $name")
@@ -33,7 +52,7 @@ for exe in "$build"/tests/gemmtune_gpu_*_tests; do
     status=1
   fi
 done
-if [ $sanitize -eq 1 ]; then
+if [ $sanitize -eq 1 ] && { [ -z "$suites" ] || [[ ",$suites," == *",runtime,"* ]]; }; then
   for tool in memcheck racecheck; do
     echo "== compute-sanitizer --tool $tool (KernelSanitizer.*)"
     if compute-sanitizer --tool $tool --error-exitcode 3 "$build/tests/gemmtune_gpu_runtime_tests" \

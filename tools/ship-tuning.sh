@@ -4,15 +4,19 @@
 # into a scratch database, then `gemmtune db ship` reduces it to what the dispatcher reads (results
 # only, each problem's fastest configs), checks it and puts it in place in one rename.
 #
-#   usage: tools/ship-tuning.sh BUILD_DIR [--gpus 0,1,...] [--scratch FILE] [sweep options...]
-#     --gpus      the GPUs to tune on, one worker each (default: every GPU; all of one model)
-#     --scratch   the sweep's database (default: BUILD_DIR/ship-tuning/<model>.sweep.db)
+#   usage: tools/ship-tuning.sh BUILD_DIR [--gpus 0,1,...] [--scratch FILE] [--time-limit S]
+#                               [sweep options...]
+#     --gpus        the GPUs to tune on, one worker each (default: every GPU; all of one model)
+#     --scratch     the sweep's database (default: BUILD_DIR/ship-tuning/<model>.sweep.db)
+#     --time-limit  stop the sweep after S seconds (as Ctrl-C does) and ship what it measured
 #     the rest goes to `gemmtune sweep` (e.g. --budget 20 --precision fp32)
 #
 # Resumable: the sweep records every measurement as it goes, and a sweep run again on its
 # database skips what was measured. Stopped half-way (Ctrl-C, a lost machine), run the same
 # command again: it continues where it stopped. The scratch database is kept afterwards, so that
-# a later run with a larger budget builds on it.
+# a later run with a larger budget builds on it. The problems are tuned in one fixed interleaved
+# order (not the file's, which is grouped by class), so that a run cut short has covered every
+# class a little rather than the first classes wholly.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 usage="usage: tools/ship-tuning.sh BUILD_DIR [--gpus 0,1,...] [--scratch FILE] [sweep options...]"
@@ -22,13 +26,15 @@ shift
 cli=$build/tools/gemmtune
 [ -x "$cli" ] || { echo "ship-tuning: $cli not built (cmake --build $build --target gemmtune_cli)" >&2; exit 2; }
 
-gpus="" scratch="" sweep_args=()
+gpus="" scratch="" time_limit="" sweep_args=()
 while [ $# -gt 0 ]; do
   case $1 in
     --gpus) gpus=${2:?--gpus needs a list such as 0,1}; shift 2 ;;
     --gpus=*) gpus=${1#--gpus=}; shift ;;
     --scratch) scratch=${2:?--scratch needs a file}; shift 2 ;;
     --scratch=*) scratch=${1#--scratch=}; shift ;;
+    --time-limit) time_limit=${2:?--time-limit needs seconds}; shift 2 ;;
+    --time-limit=*) time_limit=${1#--time-limit=}; shift ;;
     --db|--db=*|--file|--file=*|--shape|--shape=*|--preset|--preset=*)
       echo "ship-tuning: $1 is this script's to set: the problems are db/shipped/shapes.csv, the" \
            "sweep's database is --scratch" >&2; exit 2 ;;
@@ -57,10 +63,28 @@ mkdir -p "$(dirname "$scratch")"
 problems=$(grep -cv '^\(#\|m,n,k\|[[:space:]]*$\)' "$repo/db/shipped/shapes.csv")
 echo "ship-tuning: [1/2] tuning $problems problems of db/shipped/shapes.csv on $model (GPUs $gpus)"
 echo "ship-tuning:       into $scratch$([ -e "$scratch" ] && echo " (resuming: measured configs are skipped)")"
+if [ -n "$time_limit" ] && ! [[ $time_limit =~ ^[1-9][0-9]*$ ]]; then
+  echo "ship-tuning: --time-limit takes whole seconds, not '$time_limit'" >&2
+  exit 2
+fi
+# The interleaved order: every seventh problem, starting at 0, then at 1, ... (7 is prime to the
+# file's 4 layouts, so each pass goes through every class and layout).
+order=$(mktemp)
+trap 'rm -f "$order"' EXIT
+{
+  echo "m,n,k,layout,batch"
+  grep -v '^\(#\|m,n,k\|[[:space:]]*$\)' "$repo/db/shipped/shapes.csv" |
+    awk '{ row[NR - 1] = $0 } END { for (s = 0; s < 7; s++) for (i = s; i < NR; i += 7) print row[i] }'
+} >"$order"
 status=0
-"$cli" sweep --file "$repo/db/shipped/shapes.csv" --gpus "$gpus" --db "$scratch" \
+timeout_cmd=()
+[ -n "$time_limit" ] && timeout_cmd=(timeout --preserve-status -k 60 -s INT "$time_limit")
+${timeout_cmd[@]+"${timeout_cmd[@]}"} "$cli" sweep --file "$order" --gpus "$gpus" --db "$scratch" \
   ${sweep_args[@]+"${sweep_args[@]}"} || status=$?
-if [ "$status" -ne 0 ]; then
+if [ -n "$time_limit" ] && [ "$status" -eq 130 ]; then
+  echo "ship-tuning: the time limit ($time_limit s) stopped the sweep: shipping what it measured;" \
+       "run the same command again to continue it"
+elif [ "$status" -ne 0 ]; then
   echo "ship-tuning: the sweep stopped (exit status $status): run the same command again to" \
        "continue it; nothing was written to db/shipped/" >&2
   exit "$status"
