@@ -9,6 +9,9 @@
 #     --gpus        the GPUs to tune on, one worker each (default: every GPU; all of one model)
 #     --scratch     the sweep's database (default: BUILD_DIR/ship-tuning/<model>.sweep.db)
 #     --time-limit  stop the sweep after S seconds (as Ctrl-C does) and ship what it measured
+#     --new-only    tune only the problems the scratch database holds no result of (a run after
+#                   one cut short by --time-limit then moves on to the rest, rather than timing
+#                   more configs of the problems a budget already ended)
 #     the rest goes to `gemmtune sweep` (e.g. --budget 20 --precision fp32)
 #
 # Resumable: the sweep records every measurement as it goes, and a sweep run again on its
@@ -26,7 +29,7 @@ shift
 cli=$build/tools/gemmtune
 [ -x "$cli" ] || { echo "ship-tuning: $cli not built (cmake --build $build --target gemmtune_cli)" >&2; exit 2; }
 
-gpus="" scratch="" time_limit="" sweep_args=()
+gpus="" scratch="" time_limit="" new_only=0 sweep_args=()
 while [ $# -gt 0 ]; do
   case $1 in
     --gpus) gpus=${2:?--gpus needs a list such as 0,1}; shift 2 ;;
@@ -35,6 +38,7 @@ while [ $# -gt 0 ]; do
     --scratch=*) scratch=${1#--scratch=}; shift ;;
     --time-limit) time_limit=${2:?--time-limit needs seconds}; shift 2 ;;
     --time-limit=*) time_limit=${1#--time-limit=}; shift ;;
+    --new-only) new_only=1; shift ;;
     --db|--db=*|--file|--file=*|--shape|--shape=*|--preset|--preset=*)
       echo "ship-tuning: $1 is this script's to set: the problems are db/shipped/shapes.csv, the" \
            "sweep's database is --scratch" >&2; exit 2 ;;
@@ -76,11 +80,33 @@ trap 'rm -f "$order"' EXIT
   grep -v '^\(#\|m,n,k\|[[:space:]]*$\)' "$repo/db/shipped/shapes.csv" |
     awk '{ row[NR - 1] = $0 } END { for (s = 0; s < 7; s++) for (i = s; i < NR; i += 7) print row[i] }'
 } >"$order"
+if [ "$new_only" -eq 1 ] && [ -e "$scratch" ]; then
+  # The problems with a best in the scratch database (`db best --format json`) leave the list.
+  "$cli" db best --db "$scratch" --format json >"$order.tuned"
+  python3 - "$order" "$order.tuned" <<'PY'
+import json, sys
+order, tuned = sys.argv[1], sys.argv[2]
+done = {(r["m"], r["n"], r["k"], r["layout"], r["batch"]) for r in json.load(open(tuned))}
+lines = open(order).read().splitlines()
+keep = [lines[0]] + [l for l in lines[1:]
+                     if (lambda f: (int(f[0]), int(f[1]), int(f[2]), f[3], int(f[4])))(l.split(","))
+                     not in done]
+open(order, "w").write("\n".join(keep) + "\n")
+print(f"ship-tuning: --new-only: {len(lines) - len(keep)} problems tuned before, {len(keep) - 1} left")
+PY
+  rm -f "$order.tuned"
+  if [ "$(wc -l <"$order")" -le 1 ]; then
+    echo "ship-tuning: every problem has a result in $scratch: nothing left to tune"
+    nothing_left=1
+  fi
+fi
 status=0
 timeout_cmd=()
 [ -n "$time_limit" ] && timeout_cmd=(timeout --preserve-status -k 60 -s INT "$time_limit")
-${timeout_cmd[@]+"${timeout_cmd[@]}"} "$cli" sweep --file "$order" --gpus "$gpus" --db "$scratch" \
-  ${sweep_args[@]+"${sweep_args[@]}"} || status=$?
+if [ -z "${nothing_left:-}" ]; then
+  ${timeout_cmd[@]+"${timeout_cmd[@]}"} "$cli" sweep --file "$order" --gpus "$gpus" --db "$scratch" \
+    ${sweep_args[@]+"${sweep_args[@]}"} || status=$?
+fi
 if [ -n "$time_limit" ] && [ "$status" -eq 130 ]; then
   echo "ship-tuning: the time limit ($time_limit s) stopped the sweep: shipping what it measured;" \
        "run the same command again to continue it"

@@ -18,7 +18,9 @@
 //                  model, a problem's best being its fastest config of the classes the precision
 //                  policy admits; counted over the user's problems when the user tuned any of the
 //                  layout, else over the shipped ones
-//   builtin        default_config(): runs anything of the layout on any supported architecture
+//   builtin        the built-in config of the problem's shape class (dot, matrix-vector, deep K,
+//                  tiny, skinny, medium, large; detail::shape_class_config), else default_config(),
+//                  which runs anything of the layout on any supported architecture
 // A deterministic chooser skips every split-K config (split_k > 1): its splits add their partial
 // sums to C atomically in the order they finish, so the last bits may differ from run to run.
 // When the data allows a narrower vector than the chosen config's `vec`, the same config runs

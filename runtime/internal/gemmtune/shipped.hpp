@@ -54,7 +54,8 @@ std::optional<ShippedFile> find_shipped(const GpuIdentity& gpu,
 TuningSnapshot with_shipped(TuningSnapshot user, const GpuIdentity& gpu, const ShippedFile& file);
 
 /// with_shipped() with the file find_shipped() finds in shipped_search_dirs(), or `user` as it is
-/// when none fits, or when `enabled` is false or $GEMMTUNE_NO_SHIPPED is set.
+/// when none fits, or when `enabled` is false or $GEMMTUNE_NO_SHIPPED is set; either way with the
+/// GPU's SM count where `user` has none.
 TuningSnapshot with_shipped(TuningSnapshot user, const GpuIdentity& gpu, bool enabled = true);
 
 }  // namespace gemmtune

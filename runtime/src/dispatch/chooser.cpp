@@ -198,9 +198,16 @@ bool choose_model_default(const ChoiceRequest& r, Choice& c) {
   return false;
 }
 
-// 4. The built-in default: runs anything of the layout.
+// 4. The built-in config of the problem's shape class, else the default that runs anything of
+// the layout.
 void choose_builtin(const ChoiceRequest& r, Choice& c) {
   c.source = ChoiceSource::builtin;
+  std::string why_not;
+  if (std::optional<GemmConfig> cfg = shape_class_config(r, why_not)) {
+    c.config = *cfg;
+    return;
+  }
+  c.trail.push_back("builtin: " + why_not);
   c.config = default_config(r.limits, r.p);
 }
 

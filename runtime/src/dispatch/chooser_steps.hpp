@@ -83,4 +83,10 @@ class SkipNotes {
 /// and alignment class, the same regime first. False, with the trail noted, when none is usable.
 bool choose_nearest(const ChoiceRequest& r, Choice& c);
 
+/// Step 4 of the chain: the built-in config of the problem's shape class (dot product,
+/// matrix-vector, skinny, deep K, tiny, medium, large), its split of K sized for the GPU's SM count
+/// (the snapshot's). nullopt, with `why_not` set, when it cannot run the problem on these limits:
+/// the chain then ends at default_config().
+std::optional<GemmConfig> shape_class_config(const ChoiceRequest& r, std::string& why_not);
+
 }  // namespace gemmtune::detail

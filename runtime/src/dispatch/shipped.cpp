@@ -159,6 +159,8 @@ TuningSnapshot with_shipped(TuningSnapshot user, const GpuIdentity& gpu, const S
 }
 
 TuningSnapshot with_shipped(TuningSnapshot user, const GpuIdentity& gpu, bool enabled) {
+  // The nearest-shape step and the built-in configs size for the device's SM count.
+  if (user.sm_count == 0) user.sm_count = gpu.sm_count;
   if (!enabled || shipped_disabled_by_environment()) return user;
   if (std::optional<ShippedFile> file = find_shipped(gpu, shipped_search_dirs(), user.notes))
     return with_shipped(std::move(user), gpu, *file);

@@ -225,7 +225,8 @@ TEST_F(ChooserTest, UntunedLayoutUsesTheBuiltinDefault) {
   Problem p = shape_only_problem(Op::T, Op::T, 1024, 1024, 1024);
   Choice c = h200().choose(p);
   EXPECT_EQ(c.source, ChoiceSource::builtin) << c.to_string();
-  EXPECT_EQ(c.config, default_config(limits_, p));
+  // The medium class's built-in config: 64 tiles of 128x128 split 8 ways along K.
+  EXPECT_EQ(config_name(c.config), "sgemm_tt_128x128x8_w32x64_t8x8_s2_v4_p4_k8_r8");
   EXPECT_TRUE(trail_has(c, "no tuned problem of layout tt")) << trail_of(c);
 }
 

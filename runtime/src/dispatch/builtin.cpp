@@ -1,0 +1,146 @@
+// The chain's last step: a problem that no database answers gets a config of its shape class.
+// One 128x128 tile config for every shape ran dot products, matrix-vector products and deep-K
+// problems at 1-10% of cuBLAS on an H200 (docs/PERFORMANCE.md, 2026-12-02, "Before any sweep");
+// each class below takes the kernel path and tile that won its class in the H200 sweeps
+// recorded in tests/fixtures/h200-exhaustive.tar.xz and the shipped sweep, with split-K sized
+// from the problem so that the GPU fills.
+#include <algorithm>
+
+#include "chooser_steps.hpp"
+
+namespace gemmtune::detail {
+
+namespace {
+
+// The SM count the classes size their splits for when the snapshot does not know the GPU's (a
+// chooser made without a device: `gemmtune explain --arch`, tests): an H100's or H200's.
+constexpr long long kAssumedSmCount = 132;
+
+// The largest power of two not above `x` (1 for x < 2).
+long long floor_pow2(double x) {
+  long long p = 1;
+  while (p * 2 <= x) p *= 2;
+  return p;
+}
+
+long long ceil_div(long long a, long long b) { return (a + b - 1) / b; }
+
+// A tile config: block bm x bn x bk, warp wm x wn, thread tm x tn, `stages` deep.
+GemmConfig tile(int bm, int bn, int bk, int wm, int wn, int tm, int tn, int stages) {
+  GemmConfig c;
+  c.bm = bm, c.bn = bn, c.bk = bk, c.wm = wm, c.wn = wn, c.tm = tm, c.tn = tn;
+  c.stages = stages;
+  return c;
+}
+
+// A reduction config: `k_lanes` lanes of `k_warps` warps share each output's K range.
+GemmConfig reduction(int bm, int bn, int bk, int wm, int wn, int tm, int tn, int k_lanes,
+                     int k_warps) {
+  GemmConfig c = tile(bm, bn, bk, wm, wn, tm, tn, 2);
+  c.k_lanes = k_lanes, c.k_warps = k_warps;
+  return c;
+}
+
+// The power of two nearest `x` in log scale (1 for x below about 1.4).
+long long nearest_pow2(double x) { return floor_pow2(x * 1.4142135); }
+
+// The split of K that gives about `target` blocks for `tiles` output tiles, each split at
+// least `min_k` deep, at most `max_split`.
+int split_for(long long tiles, long long target, long long k, long long min_k, int max_split) {
+  const long long by_fill = nearest_pow2(double(target) / double(std::max(1LL, tiles)));
+  const long long by_depth = floor_pow2(double(k) / double(min_k));
+  return int(std::clamp(std::min(by_fill, by_depth), 1LL, (long long)max_split));
+}
+
+// The config of the problem's shape class (M, N, K and batch of its kernel form), on a GPU of
+// `sms` multiprocessors.
+GemmConfig class_config(const Problem& p, long long sms) {
+  const long long m = p.m, n = p.n, k = p.k, batch = p.batch;
+  const long long small = std::min(m, n), large = std::max(m, n);
+  const auto tiles_of = [&](int bm, int bn) { return ceil_div(m, bm) * ceil_div(n, bn) * batch; };
+  GemmConfig c;
+  if (large <= 8 && (k >= 256 || large == 1)) {
+    // Dot products and a few of them: K split over lanes, warps and blocks.
+    c = m == 1 && n == 1 ? reduction(1, 1, 8, 1, 1, 1, 1, 32, 4)
+                         : reduction(8, 8, 16, 4, 8, 2, 2, 4, 1);
+    c.split_k = split_for(tiles_of(c.bm, c.bn), 2 * sms, k, 1536, m == 1 && n == 1 ? 256 : 512);
+    if (c.split_k > 1) c.k_warps = 1;  // the blocks share K: one warp of lanes each
+  } else if (m == 1 && p.op_b == Op::N) {
+    // x^T B with B's rows along N: B streamed through registers, K split across blocks.
+    c = tile(1, 256, 16, 1, 128, 1, 4, 2);
+    c.split_k = split_for(tiles_of(1, 256), 4 * sms, k, 64, 64);
+  } else if (m == 1) {
+    // x^T B^T: each output a dot product of a row of B, 32 lanes of two warps along K.
+    c = reduction(1, 2, 32, 1, 1, 1, 1, 32, 2);
+  } else if (n == 1) {
+    // A x where the kernel form kept N = 1: rows of A in 4-row thread tiles, four lanes along K.
+    c = reduction(256, 1, 8, 32, 1, 4, 1, 4, 1);
+    c.split_k = split_for(tiles_of(256, 1), 2 * sms, k, 256, 16);
+  } else if (small <= 4 && m <= 4 && p.op_b == Op::T) {
+    // A few rows times B^T (a language model's decode step): the reduction, four rows a block.
+    c = reduction(4, 2, 16, 4, 2, 4, 2, 32, 2);
+  } else if (k >= 8 * large) {
+    // Deep K: few output tiles, each K range split across blocks.
+    c = tile(64, 64, 16, 32, 32, 8, 4, 2);
+    c.split_k = split_for(tiles_of(64, 64), 2 * sms, k, 256, 512);
+  } else if (m * n * k * batch < (1LL << 24)) {
+    // Tiny products (below 256^3 multiply-adds): 64-thread blocks, three stages.
+    c = tile(16, 32, 16, 16, 16, 4, 2, 3);
+  } else if (small <= 64) {
+    // Skinny: small tiles split along K where the tiles alone leave SMs idle; long sides of
+    // many tiles take the wide tile of the long side.
+    if (tiles_of(32, 32) >= 8 * sms)
+      c = m >= n ? tile(128, 64, 8, 64, 64, 8, 16, 2) : tile(64, 128, 8, 32, 128, 8, 16, 2);
+    else if (m <= 16)
+      c = tile(16, 64, 16, 16, 32, 4, 4, 2);
+    else
+      c = tile(32, 32, 16, 16, 32, 4, 4, 2);
+    c.split_k = split_for(tiles_of(c.bm, c.bn), 2 * sms, k, 256, 16);
+  } else if (tiles_of(128, 128) * 4 < sms) {
+    // Small outputs: 32x32 tiles, split along K to fill the GPU about twice.
+    c = tile(32, 32, 16, 16, 32, 4, 4, 2);
+    c.split_k = split_for(tiles_of(32, 32), 2 * sms, k, 256, 16);
+  } else if (tiles_of(128, 128) < sms) {
+    // Medium: fewer 128x128 tiles than SMs, split along K to fill the GPU about four times.
+    c = tile(128, 128, 8, 32, 64, 8, 8, 2);
+    c.split_k = split_for(tiles_of(128, 128), 4 * sms, k, 128, 16);
+  } else {
+    // Large: 128x128 tiles, of 16x8 per thread where both operands are stored alike (nn, tt),
+    // of 8x8 where one is transposed (nt, tn: 8x8 kept 0.88-0.96 of the best, 16x8 0.73-0.83);
+    // the tiles of a last, partial round split K (split_tail) so that it fills the GPU too.
+    c = p.op_a == p.op_b ? tile(128, 128, 8, 64, 64, 16, 8, 2) : tile(128, 128, 8, 64, 32, 8, 8, 2);
+    const long long tail = tiles_of(128, 128) % sms;
+    if (tail > 0) c.split_k = split_for(tail, sms, k, 256, 16);
+    c.split_tail = c.split_k > 1;
+  }
+  return c;
+}
+
+}  // namespace
+
+std::optional<GemmConfig> shape_class_config(const ChoiceRequest& r, std::string& why_not) {
+  const long long sms = r.snapshot.sm_count > 0 ? r.snapshot.sm_count : kAssumedSmCount;
+  GemmConfig c = class_config(r.p, sms);
+  c.op_a = r.p.op_a, c.op_b = r.p.op_b;
+  // A deterministic dispatcher keeps a reduction's splits in order and leaves tiles unsplit.
+  if (r.deterministic && c.split_k > 1) {
+    if (c.reduces()) {
+      c.ordered_splits = true;
+    } else {
+      c.split_k = 1;
+      c.split_tail = false;
+    }
+  }
+  if (auto why = c.validate(r.limits)) {
+    why_not = config_name(c) + " does not validate: " + *why;
+    return std::nullopt;
+  }
+  c = c.fitted_to(r.p);
+  if (auto why = c.can_implement(r.p)) {
+    why_not = config_name(c) + " cannot run this problem: " + *why;
+    return std::nullopt;
+  }
+  return c;
+}
+
+}  // namespace gemmtune::detail
