@@ -6,6 +6,7 @@
 
 #include "gemmtune/db/error.hpp"
 #include "gemmtune/db/schema.hpp"
+#include "rows.hpp"
 
 namespace gemmtune::db {
 namespace {
@@ -28,7 +29,8 @@ std::string cache_default_path() {
   return home.empty() ? "" : (fs::path(home) / ".cache" / "gemmtune" / "tuning.db").string();
 }
 
-Connection open_connection(const std::string& path, OpenMode mode) {
+Connection open_connection(const std::string& path, OpenMode mode,
+                           std::span<const KernelFamily> families) {
   // Only gemmtune's own default location is created; a path someone typed must already have its
   // directory, or a typo would silently scatter databases.
   if (mode == OpenMode::read_write && !path.empty() && path == cache_default_path()) {
@@ -40,13 +42,14 @@ Connection open_connection(const std::string& path, OpenMode mode) {
     }
   }
   Connection conn(path, mode);
-  check_schema_compatible(conn);  // before anything could write to a file we must not alter
+  // Before anything could write to a file we must not alter.
+  check_schema_compatible(conn, families);
   if (mode == OpenMode::read_write) {
     // WAL lets several sweeps write while readers read; NORMAL sync loses no committed
     // transaction when a process dies (only, at worst, the last ones on power loss).
     conn.enable_wal();
     conn.exec("PRAGMA synchronous = NORMAL");
-    migrate(conn);
+    migrate(conn, kSchemaVersion, families);
   }
   return conn;
 }
@@ -65,9 +68,14 @@ std::string default_database_path() {
   return path;
 }
 
-Database::Database(const std::string& path, OpenMode mode) : conn_(open_connection(path, mode)) {}
+Database::Database(const std::string& path, OpenMode mode, std::span<const KernelFamily> families)
+    : conn_(open_connection(path, mode, families)),
+      families_(families.begin(), families.end()),
+      knob_columns_(detail::knob_columns(conn_, "configs")) {}
 
-Database Database::open_default(OpenMode mode) { return Database(default_database_path(), mode); }
+Database Database::open_default(OpenMode mode, std::span<const KernelFamily> families) {
+  return Database(default_database_path(), mode, families);
+}
 
 void Database::require_writable(const char* action) const {
   if (conn_.mode() != OpenMode::read_write) {

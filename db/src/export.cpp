@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "database_access.hpp"
+#include "rows.hpp"
 
 namespace gemmtune::db {
 namespace {
@@ -107,9 +108,11 @@ void write(Statement& st, ExportFormat format, std::ostream& out) {
     write_json(st, out);
 }
 
-std::string param_columns(std::string_view alias) {
+// ", <a>.<knob>, ..." for the knob columns of `db`'s configs, in the table's order.
+std::string param_columns(const Database& db, std::string_view alias) {
   std::string s;
-  for (const Knob& knob : kSgemmKnobs) (((s += ", ") += alias) += '.') += knob.name;
+  for (const std::string& knob : detail::DatabaseAccess::knob_columns(db))
+    (((s += ", ") += alias) += '.') += detail::quoted(knob);
   return s;
 }
 
@@ -122,7 +125,7 @@ void export_results(const Database& db, ExportFormat format, std::ostream& out,
                "s.hostname, s.template_hash, g.name AS gpu_name, g.cc_major, g.cc_minor, "
                "g.sm_count, p.dtype, p.op_a, p.op_b, p.m, p.n, p.k, p.batch, p.alignment, "
                "c.family, c.name AS config_name" +
-                   param_columns("c") +
+                   param_columns(db, "c") +
                    ", r.status, r.median_ms, r.min_ms, r.max_ms, r.repetitions, r.tflops, "
                    "r.rel_error, r.wide_error, r.registers, r.spill_bytes, r.smem_bytes, r.error, "
                    "r.recorded_at "
@@ -138,7 +141,7 @@ void export_results(const Database& db, ExportFormat format, std::ostream& out,
 void export_bests(const Database& db, ExportFormat format, std::ostream& out,
                   std::optional<Id> gpu_model_id) {
   Statement st(detail::DatabaseAccess::connection(db),
-               "SELECT b.*" + param_columns("c") +
+               "SELECT b.*" + param_columns(db, "c") +
                    " FROM best_results AS b JOIN configs AS c ON c.id = b.config_id "
                    "WHERE ?1 IS NULL OR b.gpu_model_id = ?1 "
                    "ORDER BY b.gpu_model_id, b.problem_id");

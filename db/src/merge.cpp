@@ -1,9 +1,12 @@
 // Merging another tuning database into this one. Rows are matched by natural keys (GPU model key,
-// problem key, config name, sweep uid, binary key), never by id, so merging twice adds nothing.
+// problem key, config family and name, sweep uid, binary key), never by id, so merging twice adds
+// nothing.
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <optional>
+#include <vector>
 
 #include "file_checks.hpp"
 #include "gemmtune/db/database.hpp"
@@ -23,11 +26,13 @@ constexpr const char* kSameProblem =
 
 // ATTACH as "src" for the lifetime of this object (ATTACH/DETACH cannot run in a transaction),
 // with temporary views of what the file may predate (it is read, never migrated, here):
-// `src_configs`, whose knob columns the file lacks hold their defaults, `src_results`, whose
-// wide_error a version 2 file lacks is NULL, and `src_ceilings`, empty in a file before version 4.
+// `src_configs`, whose knob columns of `families` the file lacks hold their defaults,
+// `src_results`, whose wide_error a version 2 file lacks is NULL, and `src_ceilings`, empty in a
+// file before version 4.
 class Attached {
  public:
-  Attached(Connection& conn, const std::string& path) : conn_(conn) {
+  Attached(Connection& conn, const std::string& path, std::span<const KernelFamily> families)
+      : conn_(conn) {
     const std::string abs = std::filesystem::absolute(path).string();
     // A file left in WAL mode in a directory we cannot write: no -shm can be made, and SQLite
     // refuses it at ATTACH or at the first read. With no WAL content the main file is the whole
@@ -39,7 +44,7 @@ class Attached {
           "' to merge it: SQLite cannot open it "
           "read-only (a WAL file another process holds, or permissions); nothing was merged");
     }
-    create_configs_view(conn_, "src_configs", "src");
+    create_configs_view(conn_, "src_configs", "src", families);
     create_results_view(conn_, "src_results", "src");
     create_ceilings_view(conn_, "src_ceilings", "src");
   }
@@ -91,21 +96,33 @@ std::int64_t run(Connection& conn, const std::string& sql) {
   return conn.changes();
 }
 
-// A config name stored with other parameters on each side cannot be merged by name: the first
-// such name, if any.
-std::optional<std::string> config_conflict(Connection& conn) {
+// A config stored with other parameters on each side cannot be merged by family and name: the
+// first such name, if any. Knob columns `knobs` (both files have them) differ where both sides
+// hold a value (NULL: a knob of another family, or one the writer did not know yet).
+std::optional<std::string> config_conflict(Connection& conn, std::span<const std::string> knobs) {
   std::string differs;
-  for (const Knob& knob : kSgemmKnobs) {
-    const std::string column(knob.name);
-    differs += std::string(differs.empty() ? "" : " OR ") + "m." + column + " IS NOT s." + column;
+  for (const std::string& knob : knobs) {
+    const std::string m = "m." + detail::quoted(knob), s = "s." + detail::quoted(knob);
+    differs += " OR (" + m + " IS NOT NULL AND " + s + " IS NOT NULL AND " + m + " <> " + s + ")";
   }
   Statement st(conn,
-               "SELECT s.name FROM src_configs AS s JOIN main.configs AS m ON m.name = s.name "
-               "WHERE m.family IS NOT s.family OR m.op_a IS NOT s.op_a OR "
-               "m.op_b IS NOT s.op_b OR " +
+               "SELECT s.name FROM src_configs AS s JOIN main.configs AS m "
+               "ON m.family = s.family AND m.name = s.name "
+               "WHERE m.op_a IS NOT s.op_a OR m.op_b IS NOT s.op_b" +
                    differs + " LIMIT 1");
   if (st.step()) return st.get_text(0);
   return std::nullopt;
+}
+
+// The knob columns of configs that both this file and the attached one (src_configs) have, in
+// this file's order: what merging copies and compares. A knob column only the other file has
+// (a newer gemmtune's) is left behind, as that gemmtune's reads would default it.
+std::vector<std::string> shared_knob_columns(Connection& conn) {
+  const std::vector<std::string> src = detail::knob_columns(conn, "src_configs");
+  std::vector<std::string> out;
+  for (std::string& knob : detail::knob_columns(conn, "configs", "main"))
+    if (std::find(src.begin(), src.end(), knob) != src.end()) out.push_back(std::move(knob));
+  return out;
 }
 
 // The first problem PRAGMA quick_check finds in the attached `schema`, or "".
@@ -136,7 +153,8 @@ std::string merge_failure(Connection& conn, const std::string& other, const std:
 
 // Copies what the attached "src" has and "main" lacks, matched by natural keys (in the caller's
 // transaction).
-MergeStats copy_new_rows(Connection& conn, ForeignBinaries binaries) {
+MergeStats copy_new_rows(Connection& conn, std::span<const std::string> knobs,
+                         ForeignBinaries binaries) {
   MergeStats n;
   n.gpu_models =
       run(conn,
@@ -147,7 +165,7 @@ MergeStats copy_new_rows(Connection& conn, ForeignBinaries binaries) {
   const std::string pcols = detail::problem_columns("");
   n.problems = run(conn, "INSERT INTO main.problems (" + pcols + ") SELECT " + pcols +
                              " FROM src.problems WHERE true ORDER BY id ON CONFLICT DO NOTHING");
-  const std::string ccols = detail::config_columns("");
+  const std::string ccols = detail::config_columns(knobs, "");
   n.configs = run(conn, "INSERT INTO main.configs (" + ccols + ") SELECT " + ccols +
                             " FROM src_configs WHERE true ORDER BY id ON CONFLICT DO NOTHING");
   // A sweep merged while it ran gets its end time when merged again after it finished.
@@ -185,7 +203,7 @@ MergeStats copy_new_rows(Connection& conn, ForeignBinaries binaries) {
           "r.wide_error, r.registers, r.spill_bytes, r.smem_bytes, r.error, r.recorded_at" +
               from("src_results") +
               " JOIN src.configs AS sc ON sc.id = r.config_id "
-              "JOIN main.configs AS mc ON mc.name = sc.name "
+              "JOIN main.configs AS mc ON mc.family = sc.family AND mc.name = sc.name "
               // A wide-range error filled in later (Database::record_wide_error) comes
               // along to a copy of the result that lacks it.
               "WHERE true ORDER BY r.id ON CONFLICT (sweep_id, problem_id, config_id) DO UPDATE "
@@ -237,14 +255,15 @@ MergeStats Database::merge_from(const std::string& other, ForeignBinaries binari
   if (std::filesystem::equivalent(other, conn_.path(), ec)) {
     throw DatabaseError("cannot merge tuning database '" + other + "' into itself");
   }
-  Attached attached(conn_, other);
+  Attached attached(conn_, other, families_);
   Transaction tx(conn_);
   std::optional<std::string> conflict;
   MergeStats n;
   try {
-    conflict = config_conflict(conn_);
+    const std::vector<std::string> knobs = shared_knob_columns(conn_);
+    conflict = config_conflict(conn_, knobs);
     if (!conflict) {
-      n = copy_new_rows(conn_, binaries);
+      n = copy_new_rows(conn_, knobs, binaries);
       tx.commit();
     }
   } catch (const DatabaseError& e) {

@@ -6,15 +6,16 @@
 namespace gemmtune::db {
 namespace {
 
-// Columns of a BestRow, read by read_best(); configs come from their table.
-std::string best_select() {
+// Columns of a BestRow, read by read_best(); configs come from their table, with knob columns
+// `knobs`.
+std::string best_select(std::span<const std::string> knobs) {
   return "SELECT b.gpu_model_id, b.problem_id, b.config_id, b.result_id, b.sweep_id, b.median_ms, "
          "b.min_ms, b.max_ms, b.tflops, b.cublas_median_ms, b.rel_error, b.wide_error, " +
-         detail::problem_columns("b") + ", " + detail::config_columns("c") +
+         detail::problem_columns("b") + ", " + detail::config_columns(knobs, "c") +
          " FROM best_results AS b JOIN configs AS c ON c.id = b.config_id ";
 }
 
-BestRow read_best(const Statement& st) {
+BestRow read_best(const Statement& st, std::span<const std::string> knobs) {
   BestRow b;
   b.gpu_model_id = st.get_int(0);
   b.problem_id = st.get_int(1);
@@ -29,7 +30,7 @@ BestRow read_best(const Statement& st) {
   b.rel_error = st.get_opt_real(10);
   b.wide_error = st.get_opt_real(11);
   b.problem = detail::read_problem(st, 12);
-  b.config = detail::read_config(st, 12 + detail::kProblemColumnCount);
+  b.config = detail::read_config(st, 12 + detail::kProblemColumnCount, knobs);
   return b;
 }
 
@@ -125,28 +126,30 @@ std::optional<Id> Database::find_problem(const ProblemKey& p) const {
 }
 
 std::optional<KernelConfig> Database::config(Id config_id) const {
-  Statement st(conn_, "SELECT " + detail::config_columns("") + " FROM configs WHERE id = ?1");
+  Statement st(
+      conn_, "SELECT " + detail::config_columns(knob_columns_, "") + " FROM configs WHERE id = ?1");
   st.bind_int(1, config_id);
   if (!st.step()) return std::nullopt;
-  return detail::read_config(st, 0);
+  return detail::read_config(st, 0, knob_columns_);
 }
 
 std::optional<BestRow> Database::best_for(Id gpu_model_id, const ProblemKey& problem) const {
   const auto problem_id = find_problem(problem);
   if (!problem_id) return std::nullopt;
-  Statement st(conn_, best_select() + "WHERE b.gpu_model_id = ?1 AND b.problem_id = ?2");
+  Statement st(conn_,
+               best_select(knob_columns_) + "WHERE b.gpu_model_id = ?1 AND b.problem_id = ?2");
   st.bind_int(1, gpu_model_id).bind_int(2, *problem_id);
   if (!st.step()) return std::nullopt;
-  return read_best(st);
+  return read_best(st, knob_columns_);
 }
 
 std::vector<BestRow> Database::bests(std::optional<Id> gpu_model_id) const {
-  Statement st(conn_, best_select() +
+  Statement st(conn_, best_select(knob_columns_) +
                           "WHERE ?1 IS NULL OR b.gpu_model_id = ?1 ORDER BY b.gpu_model_id, "
                           "b.problem_id");
   st.bind_int(1, gpu_model_id);
   std::vector<BestRow> rows;
-  while (st.step()) rows.push_back(read_best(st));
+  while (st.step()) rows.push_back(read_best(st, knob_columns_));
   return rows;
 }
 
@@ -156,13 +159,13 @@ std::vector<BestRow> Database::top_configs(Id gpu_model_id, int per_problem) con
       "WITH " + detail::ranked_configs_cte("s.gpu_model_id = ?1") +
           " SELECT b.gpu_model_id, b.problem_id, b.config_id, b.result_id, b.sweep_id, b.median_ms,"
           " b.min_ms, b.max_ms, b.tflops, NULL, b.rel_error, b.wide_error, " +
-          detail::problem_columns("p") + ", " + detail::config_columns("c") +
+          detail::problem_columns("p") + ", " + detail::config_columns(knob_columns_, "c") +
           " FROM ranked AS b JOIN problems AS p ON p.id = b.problem_id"
           " JOIN configs AS c ON c.id = b.config_id"
           " WHERE b.place <= ?2 ORDER BY b.problem_id, b.median_ms, b.result_id");
   st.bind_int(1, gpu_model_id).bind_int(2, per_problem);
   std::vector<BestRow> rows;
-  while (st.step()) rows.push_back(read_best(st));
+  while (st.step()) rows.push_back(read_best(st, knob_columns_));
   return rows;
 }
 
@@ -173,7 +176,7 @@ std::vector<ResultRow> Database::results_for(const ProblemKey& problem, Id gpu_m
                "SELECT r.id, r.sweep_id, r.problem_id, r.config_id, r.status, r.median_ms, "
                "r.min_ms, r.max_ms, r.repetitions, r.tflops, r.rel_error, r.registers, "
                "r.spill_bytes, r.smem_bytes, r.error, r.recorded_at, r.wide_error, " +
-                   detail::config_columns("c") +
+                   detail::config_columns(knob_columns_, "c") +
                    " FROM results AS r JOIN sweeps AS s ON s.id = r.sweep_id "
                    "JOIN configs AS c ON c.id = r.config_id "
                    "WHERE r.problem_id = ?1 AND s.gpu_model_id = ?2 "
@@ -200,7 +203,7 @@ std::vector<ResultRow> Database::results_for(const ProblemKey& problem, Id gpu_m
     r.error = st.get_text(14);
     row.recorded_at = st.get_text(15);
     r.wide_error = st.get_opt_real(16);
-    row.config = detail::read_config(st, 17);
+    row.config = detail::read_config(st, 17, knob_columns_);
     rows.push_back(std::move(row));
   }
   return rows;
@@ -215,13 +218,14 @@ bool Database::measured(Id gpu_model_id, Id problem_id, Id config_id) const {
 }
 
 std::optional<CommonBest> Database::most_common_best(Id gpu_model_id) const {
-  Statement st(conn_, "SELECT b.config_id, count(*) AS wins, " + detail::config_columns("c") +
+  Statement st(conn_, "SELECT b.config_id, count(*) AS wins, " +
+                          detail::config_columns(knob_columns_, "c") +
                           " FROM best_results AS b JOIN configs AS c ON c.id = b.config_id "
                           "WHERE b.gpu_model_id = ?1 GROUP BY b.config_id "
                           "ORDER BY wins DESC, b.config_id LIMIT 1");
   st.bind_int(1, gpu_model_id);
   if (!st.step()) return std::nullopt;
-  return CommonBest{st.get_int(0), detail::read_config(st, 2), st.get_int(1)};
+  return CommonBest{st.get_int(0), detail::read_config(st, 2, knob_columns_), st.get_int(1)};
 }
 
 }  // namespace gemmtune::db

@@ -1,5 +1,6 @@
 #include "rows.hpp"
 
+#include <algorithm>
 #include <iterator>
 
 namespace gemmtune::db::detail {
@@ -22,30 +23,57 @@ char first_char(const Statement& st, int col) {
 
 }  // namespace
 
-std::string config_columns(std::string_view alias) {
-  std::string out = join(alias, {"family", "name", "op_a", "op_b"});
-  for (const Knob& knob : kSgemmKnobs) out += ", " + join(alias, {knob.name});
+bool valid_column_name(std::string_view name) {
+  const auto lower = [](char ch) { return ch >= 'a' && ch <= 'z'; };
+  const auto digit = [](char ch) { return ch >= '0' && ch <= '9'; };
+  return !name.empty() && lower(name.front()) &&
+         std::all_of(name.begin(), name.end(),
+                     [&](char ch) { return lower(ch) || digit(ch) || ch == '_'; }) &&
+         std::find(std::begin(kConfigKeyColumns), std::end(kConfigKeyColumns), name) ==
+             std::end(kConfigKeyColumns);
+}
+
+std::string quoted(std::string_view identifier) {
+  std::string out = "\"";
+  for (char ch : identifier) {
+    if (ch == '"') out += '"';
+    out += ch;
+  }
+  return out + '"';
+}
+
+std::vector<std::string> knob_columns(Connection& conn, const std::string& table,
+                                      const std::string& schema) {
+  Statement st(conn, schema.empty() ? "SELECT name FROM pragma_table_info(?1)"
+                                    : "SELECT name FROM pragma_table_info(?1, ?2)");
+  st.bind_text(1, table);
+  if (!schema.empty()) st.bind_text(2, schema);
+  std::vector<std::string> out;
+  while (st.step()) {
+    std::string name = st.get_text(0);
+    if (std::find(std::begin(kConfigKeyColumns), std::end(kConfigKeyColumns), name) ==
+        std::end(kConfigKeyColumns))
+      out.push_back(std::move(name));
+  }
   return out;
 }
 
-int config_column_count() { return 4 + static_cast<int>(std::size(kSgemmKnobs)); }
-
-int bind_config(Statement& st, int i, const KernelConfig& c) {
-  st.bind_text(i++, c.family);
-  st.bind_text(i++, c.name);
-  st.bind_text(i++, op_text(c.op_a));
-  st.bind_text(i++, op_text(c.op_b));
-  for (const Knob& knob : kSgemmKnobs) st.bind_int(i++, std::int64_t{knob.get(c)});
-  return i;
+std::string config_columns(std::span<const std::string> knobs, std::string_view alias) {
+  std::string out = join(alias, {"family", "name", "op_a", "op_b"});
+  for (const std::string& knob : knobs) out += ", " + join(alias, {quoted(knob)});
+  return out;
 }
 
-KernelConfig read_config(const Statement& st, int i) {
+KernelConfig read_config(const Statement& st, int i, std::span<const std::string> knobs) {
   KernelConfig c;
   c.family = st.get_text(i++);
   c.name = st.get_text(i++);
   c.op_a = first_char(st, i++);
   c.op_b = first_char(st, i++);
-  for (const Knob& knob : kSgemmKnobs) knob.set(c, static_cast<int>(st.get_int(i++)));
+  for (const std::string& knob : knobs) {
+    if (!st.is_null(i)) c.knobs.emplace(knob, static_cast<int>(st.get_int(i)));
+    ++i;
+  }
   return c;
 }
 

@@ -1,11 +1,15 @@
 #include "gemmtune/db/schema.hpp"
 
+#include <sqlite3.h>
+
+#include <algorithm>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "gemmtune/db/error.hpp"
-#include "gemmtune/knobs.hpp"
+#include "rows.hpp"
 
 namespace gemmtune::db {
 namespace detail {
@@ -14,6 +18,7 @@ std::string_view schema_v1_sql();
 std::string_view schema_v2_sql();
 std::string_view schema_v3_sql();
 std::string_view schema_v4_sql();
+std::string_view schema_v5_sql();
 }  // namespace detail
 
 namespace {
@@ -46,18 +51,47 @@ std::string migrate_hint(const Connection& conn) {
   return "run `gemmtune db migrate --db '" + conn.path() + "'` (or open it read-write) once";
 }
 
-// Knobs of kSgemmKnobs that have no column in `schema`.configs yet: knobs added after the file
-// was made.
-std::vector<const Knob*> missing_knob_columns(Connection& conn,
-                                              const std::string& schema = "main") {
+// A knob column of the families that `schema`.configs lacks, with the families that declare it.
+struct MissingColumn {
+  std::string name;
+  std::vector<std::pair<std::string, int>> defaults;  // family, its default
+};
+
+// Throws unless every name in `families` may go into SQL as a family or column name.
+void check_families(std::span<const KernelFamily> families) {
+  for (const KernelFamily& family : families) {
+    if (!detail::valid_column_name(family.name))
+      throw DatabaseError("'" + family.name + "' cannot name a kernel family in a tuning database");
+    for (const KnobColumn& knob : family.knobs) {
+      if (!detail::valid_column_name(knob.name)) {
+        throw DatabaseError("kernel family '" + family.name + "' declares knob column '" +
+                            knob.name + "', which cannot name a column of configs");
+      }
+    }
+  }
+}
+
+// The knob columns of `families` that `schema`.configs has no column for yet: knobs added after
+// the file was made. In the order the families declare them.
+std::vector<MissingColumn> missing_knob_columns(Connection& conn,
+                                                std::span<const KernelFamily> families,
+                                                const std::string& schema = "main") {
+  check_families(families);
   std::set<std::string, std::less<>> columns;
   Statement st(conn, "SELECT name FROM pragma_table_info('configs', ?1)");
   st.bind_text(1, schema);
   while (st.step()) columns.insert(st.get_text(0));
-  std::vector<const Knob*> missing;
+  std::vector<MissingColumn> missing;
   if (columns.empty()) return missing;  // no schema yet: the migrations create the table
-  for (const Knob& knob : kSgemmKnobs)
-    if (!columns.count(knob.name)) missing.push_back(&knob);
+  for (const KernelFamily& family : families) {
+    for (const KnobColumn& knob : family.knobs) {
+      if (columns.count(knob.name)) continue;
+      auto it = std::find_if(missing.begin(), missing.end(),
+                             [&](const MissingColumn& m) { return m.name == knob.name; });
+      if (it == missing.end()) it = missing.insert(missing.end(), MissingColumn{knob.name, {}});
+      it->defaults.emplace_back(family.name, knob.default_value);
+    }
+  }
   return missing;
 }
 
@@ -82,13 +116,62 @@ void create_read_only_views(Connection& conn) {
     create_ceilings_view(conn, "gpu_ceilings", "main");
 }
 
-// The generated migration of the knob table: one column per new knob, its default filling the
-// rows already there (configs made before the knob existed ran with that value).
-void add_knob_columns(Connection& conn) {
-  for (const Knob* knob : missing_knob_columns(conn))
-    conn.exec("ALTER TABLE configs ADD COLUMN " + std::string(knob->name) +
-              " INTEGER NOT NULL DEFAULT " + std::to_string(knob->default_value()));
+// The generated migration of the families' knobs: one column per new knob, each declaring
+// family's default filling that family's rows already there (configs made before the knob existed
+// ran with that value); other families' rows hold NULL.
+void add_knob_columns(Connection& conn, std::span<const KernelFamily> families) {
+  for (const MissingColumn& column : missing_knob_columns(conn, families)) {
+    conn.exec("ALTER TABLE configs ADD COLUMN " + detail::quoted(column.name) + " INTEGER");
+    Statement fill(conn,
+                   "UPDATE configs SET " + detail::quoted(column.name) + " = ?1 WHERE family = ?2");
+    for (const auto& [family, value] : column.defaults) {
+      fill.bind_int(1, value).bind_text(2, family).run();
+      fill.reset();
+    }
+  }
 }
+
+// Version 5 builds `configs` anew (SQLite changes no table's key in place). Its script creates
+// configs_v5 with the columns every file has; the knob columns, which follow the gemmtune that
+// wrote the file, are added where the script marks, in their order, before it copies the rows.
+constexpr std::string_view kKnobColumnsMark = "-- @knob-columns";
+
+// Runs the migration to `version`.
+void run_migration(Connection& conn, int version) {
+  const std::string_view sql = migration_sql(version);
+  const std::size_t mark = sql.find(kKnobColumnsMark);
+  if (mark == std::string_view::npos) {
+    conn.exec(sql);
+    return;
+  }
+  conn.exec(sql.substr(0, mark));
+  for (const std::string& column : detail::knob_columns(conn, "configs", "main"))
+    conn.exec("ALTER TABLE configs_v5 ADD COLUMN " + detail::quoted(column) + " INTEGER");
+  conn.exec(sql.substr(mark));
+}
+
+// Foreign-key enforcement off for this object's life, on the connection: the migration that
+// builds `configs` anew drops the table that results refer to (their ids are kept). PRAGMA
+// foreign_keys does nothing inside a transaction: make this before it.
+class ForeignKeysOff {
+ public:
+  explicit ForeignKeysOff(Connection& conn) : conn_(conn) {
+    conn_.exec("PRAGMA foreign_keys = OFF");
+  }
+  ~ForeignKeysOff() {
+    check_sqlite_noexcept(
+        sqlite3_exec(conn_.handle(), "PRAGMA foreign_keys = ON", nullptr, nullptr, nullptr),
+        conn_.handle(), conn_.path(), "PRAGMA foreign_keys = ON", __FILE__, __LINE__);
+  }
+  ForeignKeysOff(const ForeignKeysOff&) = delete;
+  ForeignKeysOff& operator=(const ForeignKeysOff&) = delete;
+
+ private:
+  Connection& conn_;
+};
+
+// The first version whose migration builds `configs` anew.
+constexpr int kConfigsRebuilt = 5;
 
 }  // namespace
 
@@ -99,6 +182,7 @@ std::string_view migration_sql(int version) {
     case 2: sql = detail::schema_v2_sql(); break;
     case 3: sql = detail::schema_v3_sql(); break;
     case 4: sql = detail::schema_v4_sql(); break;
+    case 5: sql = detail::schema_v5_sql(); break;
     default:
       throw DatabaseError("no migration to schema version " + std::to_string(version) +
                           " (this build knows 1.." + std::to_string(kSchemaVersion) + ")");
@@ -114,7 +198,7 @@ std::string_view migration_sql(int version) {
 
 int schema_version(Connection& conn) { return pragma_int(conn, "PRAGMA user_version"); }
 
-void check_schema_compatible(Connection& conn) {
+void check_schema_compatible(Connection& conn, std::span<const KernelFamily> families) {
   // One snapshot: another process may be creating the schema between two separate reads.
   Transaction snapshot(conn, TransactionKind::deferred);
   const int version = schema_version(conn);
@@ -147,20 +231,28 @@ void check_schema_compatible(Connection& conn) {
                      std::to_string(kSchemaVersion) + ", and was opened read-only; " +
                      migrate_hint(conn) + " to migrate it");
   }
-  std::vector<const Knob*> missing;
-  if (conn.mode() == OpenMode::read_only && version > 0) missing = missing_knob_columns(conn);
+  std::vector<MissingColumn> missing;
+  if (conn.mode() == OpenMode::read_only && version > 0)
+    missing = missing_knob_columns(conn, families);
+  else
+    check_families(families);
   snapshot.commit();
   // Reading must not need a write, so temporary views (temp names come first) show what a
   // newer gemmtune added since the file was written: the columns of new knobs and of results.
   // A writable open adds the real ones.
-  if (!missing.empty()) create_configs_view(conn, "configs", "main");
+  if (!missing.empty()) create_configs_view(conn, "configs", "main", families);
   if (conn.mode() == OpenMode::read_only && version < kSchemaVersion) create_read_only_views(conn);
 }
 
-void create_configs_view(Connection& conn, const std::string& view, const std::string& schema) {
+void create_configs_view(Connection& conn, const std::string& view, const std::string& schema,
+                         std::span<const KernelFamily> families) {
   std::string sql = "CREATE TEMP VIEW " + view + " AS SELECT *";
-  for (const Knob* knob : missing_knob_columns(conn, schema))
-    sql += ", " + std::to_string(knob->default_value()) + " AS " + std::string(knob->name);
+  for (const MissingColumn& column : missing_knob_columns(conn, families, schema)) {
+    sql += ", CASE family";
+    for (const auto& [family, value] : column.defaults)  // names checked: plain characters
+      sql += " WHEN '" + family + "' THEN " + std::to_string(value);
+    sql += " END AS " + detail::quoted(column.name);
+  }
   conn.exec(sql + " FROM " + schema + ".configs");
 }
 
@@ -180,34 +272,37 @@ void create_ceilings_view(Connection& conn, const std::string& view, const std::
             "measured_at, '' AS gemmtune_version WHERE 0");
 }
 
-PendingMigration pending_migration(Connection& conn) {
+PendingMigration pending_migration(Connection& conn, std::span<const KernelFamily> families) {
   Transaction snapshot(
       conn, TransactionKind::deferred);  // one view of a file another process may migrate
   PendingMigration pending;
   pending.from_version = schema_version(conn);
-  for (const Knob* knob : missing_knob_columns(conn))
-    pending.new_knob_columns.emplace_back(knob->name);
+  for (const MissingColumn& column : missing_knob_columns(conn, families))
+    pending.new_knob_columns.push_back(column.name);
   snapshot.commit();
   return pending;
 }
 
-void migrate(Connection& conn, int target) {
+void migrate(Connection& conn, int target, std::span<const KernelFamily> families) {
   if (target < 0 || target > kSchemaVersion) {
     throw DatabaseError("cannot migrate '" + conn.path() + "' to unknown schema version " +
                         std::to_string(target));
   }
   // The common case takes no write lock.
-  if (schema_version(conn) >= target && missing_knob_columns(conn).empty()) return;
+  const int before = schema_version(conn);
+  if (before >= target && missing_knob_columns(conn, families).empty()) return;
+  std::optional<ForeignKeysOff> keys_off;
+  if (before < kConfigsRebuilt && target >= kConfigsRebuilt) keys_off.emplace(conn);
   Transaction tx(conn, TransactionKind::immediate);
   const int from = schema_version(conn);  // again: another process may have migrated meanwhile
   if (from > kSchemaVersion) refuse_newer(conn, from);
   if (from < target) {
-    for (int v = from + 1; v <= target; ++v) conn.exec(migration_sql(v));
+    for (int v = from + 1; v <= target; ++v) run_migration(conn, v);
     // PRAGMA takes no parameters; both values are constants of this build.
     conn.exec("PRAGMA user_version = " + std::to_string(target));
     conn.exec("PRAGMA application_id = " + std::to_string(kApplicationId));
   }
-  if (target == kSchemaVersion) add_knob_columns(conn);
+  if (target == kSchemaVersion) add_knob_columns(conn, families);
   tx.commit();
 }
 

@@ -1,5 +1,6 @@
 // Writes: GPU models, sweeps, problems, configs, results, baselines. Each call is one immediate
 // transaction, so a reader or a killed process never sees half of it.
+#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -20,6 +21,19 @@ std::string random_uid() {
     for (int j = 0; j < 8; ++j, v >>= 4) uid += kHex[v & 15];
   }
   return uid;
+}
+
+// Whether a stored config has the parameters of `given`, of its family and name: the same layout,
+// and each of its knobs' values where the row holds one (NULL: a knob the row's writer did not
+// know yet, whose default its config ran with; the name, which encodes every parameter, is the
+// same). Knob columns `given` does not have are not its family's, or not known to its writer.
+bool same_parameters(const KernelConfig& stored, const KernelConfig& given) {
+  if (stored.op_a != given.op_a || stored.op_b != given.op_b) return false;
+  for (const auto& [column, value] : given.knobs) {
+    const auto it = stored.knobs.find(column);
+    if (it != stored.knobs.end() && it->second != value) return false;
+  }
+  return true;
 }
 
 void check_result(const Connection& conn, const Result& r) {
@@ -93,29 +107,47 @@ Id Database::upsert_problem(const ProblemKey& p) {
 
 Id Database::upsert_config(const KernelConfig& c) {
   require_writable("record a config");
+  const auto refuse = [&](const std::string& why) {
+    throw DatabaseError("cannot record config '" + c.name + "' of family '" + c.family +
+                        "' in tuning database '" + conn_.path() + "': " + why);
+  };
+  if (c.family.empty()) refuse("it names no kernel family");
+  for (const auto& [column, value] : c.knobs) {
+    if (std::find(knob_columns_.begin(), knob_columns_.end(), column) == knob_columns_.end()) {
+      refuse("the file has no column for its knob '" + column +
+             "'; open it with the family's description (KernelFamily)");
+    }
+  }
   // Read first: most configs are known, and a read takes no write lock.
-  Statement find(conn_,
-                 "SELECT id, " + detail::config_columns("") + " FROM configs WHERE name = ?1");
+  Statement find(conn_, "SELECT id, " + detail::config_columns(knob_columns_, "") +
+                            " FROM configs WHERE family = ?1 AND name = ?2");
   auto lookup = [&]() -> std::optional<Id> {
     find.reset();
-    find.bind_text(1, c.name);
+    find.bind_text(1, c.family).bind_text(2, c.name);
     if (!find.step()) return std::nullopt;
-    if (detail::read_config(find, 1) != c) {
-      throw DatabaseError("cannot record config '" + c.name + "' in tuning database '" +
-                          conn_.path() +
-                          "': that name is stored with other parameters; the "
-                          "procedural name must encode every parameter");
+    if (!same_parameters(detail::read_config(find, 1, knob_columns_), c)) {
+      refuse(
+          "that name is stored with other parameters; the procedural name must encode every "
+          "parameter");
     }
     return find.get_int(0);
   };
   if (auto id = lookup()) return *id;
   find.reset();  // release the read before taking the write lock
   Transaction tx(conn_);
-  std::string values = "?1";
-  for (int i = 2; i <= detail::config_column_count(); ++i) values += ", ?" + std::to_string(i);
-  Statement ins(conn_, "INSERT INTO configs (" + detail::config_columns("") + ") VALUES (" +
-                           values + ") ON CONFLICT (name) DO NOTHING");
-  detail::bind_config(ins, 1, c);
+  // Only the config's own knob columns: the others (other families' knobs) stay NULL.
+  std::string columns = "family, name, op_a, op_b", values = "?1, ?2, ?3, ?4";
+  int next = 5;
+  for (const auto& [column, value] : c.knobs) {
+    columns += ", " + detail::quoted(column);
+    values += ", ?" + std::to_string(next++);
+  }
+  Statement ins(conn_, "INSERT INTO configs (" + columns + ") VALUES (" + values +
+                           ") ON CONFLICT (family, name) DO NOTHING");
+  ins.bind_text(1, c.family).bind_text(2, c.name);
+  ins.bind_text(3, detail::op_text(c.op_a)).bind_text(4, detail::op_text(c.op_b));
+  next = 5;
+  for (const auto& [column, value] : c.knobs) ins.bind_int(next++, std::int64_t{value});
   ins.run();
   const auto id = lookup();
   find.reset();

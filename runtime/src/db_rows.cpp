@@ -6,24 +6,40 @@
 
 namespace gemmtune {
 
+const db::KernelFamily& sgemm_family() {
+  static const db::KernelFamily family = [] {
+    db::KernelFamily f;
+    f.name = "sgemm";
+    for (const Knob& knob : kSgemmKnobs)
+      f.knobs.push_back(db::KnobColumn{std::string(knob.name), knob.default_value()});
+    return f;
+  }();
+  return family;
+}
+
+std::span<const db::KernelFamily> kernel_families() { return {&sgemm_family(), 1}; }
+
 db::KernelConfig to_db(const GemmConfig& c) {
   db::KernelConfig r;
-  static_cast<SgemmKnobs&>(r) = c;
-  r.family = "sgemm";
+  r.family = sgemm_family().name;
   r.name = config_name(c);
   r.op_a = op_char(c.op_a);
   r.op_b = op_char(c.op_b);
+  for (const Knob& knob : kSgemmKnobs) r.knobs.emplace(knob.name, knob.get(c));
   return r;
 }
 
 std::optional<GemmConfig> from_db(const db::KernelConfig& r) {
-  if (r.family != "sgemm") return std::nullopt;
+  if (r.family != sgemm_family().name) return std::nullopt;
   auto a = op_from_char(r.op_a), b = op_from_char(r.op_b);
   if (!a || !b) return std::nullopt;
   // The access widths and the flags (repack, stage_c, split_tail, early_barrier...) are no
   // knobs (no columns): the name holds them.
   GemmConfig c = parse_config_name(r.name).value_or(GemmConfig{});
-  static_cast<SgemmKnobs&>(c) = r;
+  for (const Knob& knob : kSgemmKnobs) {
+    const auto value = r.knobs.find(knob.name);
+    knob.set(c, value != r.knobs.end() ? value->second : knob.default_value());
+  }
   c.op_a = *a, c.op_b = *b;
   return c;
 }

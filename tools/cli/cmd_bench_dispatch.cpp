@@ -14,6 +14,7 @@
 #include "deprecated.hpp"
 #include "gemmtune/choice.hpp"
 #include "gemmtune/db/database.hpp"
+#include "gemmtune/db_rows.hpp"
 #include "gemmtune/device_buffer.hpp"
 #include "gemmtune/gemmtune.hpp"
 #include "gemmtune/kernel.hpp"
@@ -120,7 +121,8 @@ void first_call(const BenchOptions& o, const std::string& scratch_db) {
   opts.db_access = DbAccess::read_write;
   std::vector<double> create_s, compiled_s, cached_s;
   for (int r = 0; r < o.first_call_reps; ++r) {
-    db::Database(scratch_db, db::OpenMode::read_write).clear_binaries();  // closed at once
+    db::Database(scratch_db, db::OpenMode::read_write, kernel_families())
+        .clear_binaries();  // closed at once
     for (int pass = 0; pass < 2; ++pass) {
       auto t0 = Clock::now();
       Dispatcher d(opts);
@@ -197,7 +199,7 @@ void run_bench(const BenchOptions& o) {
         std::filesystem::remove(path.string() + suffix, ec);
     }
   } cleanup{scratch};
-  { db::Database create(scratch.string(), db::OpenMode::read_write); }
+  { db::Database create(scratch.string(), db::OpenMode::read_write, kernel_families()); }
   hot_path(o, scratch.string());
   first_call(o, scratch.string());
   throughput(o);

@@ -116,7 +116,7 @@ void run(const CompileCliOptions& c) {
   }
   const std::vector<GemmConfig> mine = configs_to_build(all, shard);
   const std::string path = c.db_path.empty() ? db::default_database_path() : c.db_path;
-  db::Database db(path, db::OpenMode::read_write);
+  db::Database db(path, db::OpenMode::read_write, kernel_families());
   std::vector<GemmConfig> missing;
   for (const GemmConfig& config : mine) {
     // What a program would load counts as cached (checked as the dispatcher checks it); anything

@@ -86,7 +86,7 @@ std::optional<db::Database> open_for_reading(const std::string& given) {
     throw usage_error("no tuning database at '" + path + "' (" + from +
                       "): run gemmtune sweep to make one, or name another file with --db");
   }
-  return db::Database(path, db::OpenMode::read_only);
+  return db::Database(path, db::OpenMode::read_only, kernel_families());
 }
 
 bool report_if_empty(const std::optional<db::Database>& db, bool json) {

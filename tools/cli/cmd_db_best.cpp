@@ -41,8 +41,9 @@ std::vector<Column> best_columns() {
 // Whether a row's config gives the same bits on every run (GemmConfig::deterministic); a row
 // that names no valid config counts as split-K's.
 bool deterministic(const db::KernelConfig& row) {
-  const auto config = from_db(row);
-  return config ? config->deterministic() : row.split_k <= 1;
+  if (const auto config = from_db(row)) return config->deterministic();
+  const auto split_k = row.knobs.find("split_k");
+  return split_k == row.knobs.end() || split_k->second <= 1;
 }
 
 std::vector<Cell> best_row(db::Database& db, const db::GpuModel& gpu, double peak,

@@ -43,7 +43,7 @@ void check_binaries(const db::Database& db, std::vector<std::string>& problems) 
 void run_check(const CheckOptions& o) {
   const std::string path = database_path(o.db);
   require_database_file(path, "check");
-  db::Database db(path, db::OpenMode::read_only);
+  db::Database db(path, db::OpenMode::read_only, kernel_families());
   db::CheckReport report = db.check();
   check_binaries(db, report.problems);
   std::string out = path + "\n";

@@ -111,7 +111,8 @@ void run_compare(const CompareOptions& o) {
                       "' is not");
   }
   if (file_a) {
-    db::Database da(o.a, db::OpenMode::read_only), db_b(o.b, db::OpenMode::read_only);
+    db::Database da(o.a, db::OpenMode::read_only, kernel_families()),
+        db_b(o.b, db::OpenMode::read_only, kernel_families());
     const auto ga = da.gpu_models(), gb = db_b.gpu_models();
     const auto& x = gpu_of_file(ga, o.device, o.a);
     const auto& y = gpu_of_file(gb, o.device, o.b);

@@ -127,13 +127,14 @@ Merged merge_into_new(const std::string& path, const std::vector<std::string>& o
   Merged m;
   try {
     {
-      db::Database target(temp, db::OpenMode::read_write);
+      db::Database target(temp, db::OpenMode::read_write, kernel_families());
       m = merge_each(target, path, others, binaries);
     }  // closed: the file is self-contained (no -wal) before it is put in place
     if (m.failed.size() < others.size() && ::link(temp.c_str(), path.c_str()) != 0) {
       // Another process created the target meanwhile (or the file system has no hard links).
       // Its binaries are the ones this merge took (none without --copy-binaries).
-      db::Database(path, db::OpenMode::read_write).merge_from(temp, db::ForeignBinaries::copy);
+      db::Database(path, db::OpenMode::read_write, kernel_families())
+          .merge_from(temp, db::ForeignBinaries::copy);
     }
   } catch (...) {
     remove_own_database(temp);
@@ -153,13 +154,13 @@ void run_merge(const MergeOptions& o) {
                         "); merge another file");
     }
     require_database_file(other, "merge");
-    db::Database(other, db::OpenMode::read_only);
+    db::Database(other, db::OpenMode::read_only, kernel_families());
   }
   const auto binaries = o.copy_binaries ? db::ForeignBinaries::copy : db::ForeignBinaries::drop;
   std::error_code ec;
   Merged m;
   if (std::filesystem::exists(std::filesystem::symlink_status(path, ec))) {
-    db::Database target(path, db::OpenMode::read_write);
+    db::Database target(path, db::OpenMode::read_write, kernel_families());
     m = merge_each(target, path, o.others, binaries);
   } else {
     m = merge_into_new(path, o.others, o.db.empty(), binaries);

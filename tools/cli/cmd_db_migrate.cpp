@@ -25,11 +25,12 @@ void run_migrate(const MigrateOptions& o) {
   db::PendingMigration pending;
   {
     db::Connection peek(path, db::OpenMode::read_only);
-    pending = db::pending_migration(peek);
+    pending = db::pending_migration(peek, kernel_families());
   }
   // An empty file or another SQLite database: a read-only open says which, and changes nothing.
-  if (pending.from_version == 0) db::Database(path, db::OpenMode::read_only);
-  db::Database(path, db::OpenMode::read_write);  // refuses a newer file; migrates an older one
+  if (pending.from_version == 0) db::Database(path, db::OpenMode::read_only, kernel_families());
+  db::Database(path, db::OpenMode::read_write,
+               kernel_families());  // refuses a newer file; migrates an older one
   if (!pending.needed()) {
     print(format("%s is up to date: schema version %d\n", path.c_str(), db::kSchemaVersion));
     return;

@@ -44,7 +44,8 @@ void run_prune(const PruneOptions& o) {
   }
   const std::string path = database_path(o.db);
   require_database_file(path, "prune");
-  db::Database db(path, o.dry_run ? db::OpenMode::read_only : db::OpenMode::read_write);
+  db::Database db(path, o.dry_run ? db::OpenMode::read_only : db::OpenMode::read_write,
+                  kernel_families());
   db::PruneOptions options;
   options.older_than_days = o.older_than_days;
   if (o.stale_templates) options.keep_template_hash = template_hash();

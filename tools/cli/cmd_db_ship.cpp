@@ -56,7 +56,7 @@ void remove_database(const std::string& file) {
 std::string make_shipped(const std::string& temp, const std::string& sweep_path, int keep_top) {
   std::string summary;
   {
-    db::Database out(temp, db::OpenMode::read_write);
+    db::Database out(temp, db::OpenMode::read_write, kernel_families());
     out.merge_from(sweep_path, db::ForeignBinaries::drop);
     db::PruneOptions prune;
     prune.keep_top = keep_top;
@@ -84,7 +84,7 @@ void run_ship(const ShipOptions& o) {
   require_database_file(sweep_path, "ship");
   db::GpuModel model;
   {
-    const db::Database sweep(sweep_path, db::OpenMode::read_only);
+    const db::Database sweep(sweep_path, db::OpenMode::read_only, kernel_families());
     model = only_model(sweep);
     if (!db::has_results(sweep)) throw usage_error("'" + sweep_path + "' holds no results yet");
   }

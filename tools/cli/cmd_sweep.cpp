@@ -151,7 +151,7 @@ bool take_shard(tuner::SweepOptions& o, const SweepCliOptions& c) {
 // warning: the results stand, and those readers use the datasheet until a sweep measures them.
 void store_ceilings_once(const tuner::SweepOptions& o) {
   try {
-    db::Database db(o.db_path, db::OpenMode::read_write);
+    db::Database db(o.db_path, db::OpenMode::read_write, kernel_families());
     for (int device : o.devices) {
       const DeviceInfo dev = device_info(device);
       const auto id = db.find_gpu_model(to_db(dev));

@@ -20,6 +20,7 @@
 #include "deprecated.hpp"
 #include "file_output.hpp"
 #include "gemmtune/db/database.hpp"
+#include "gemmtune/db_rows.hpp"
 #include "gemmtune/error.hpp"
 #include "gemmtune/reference.hpp"
 #include "gemmtune/tuner/candidate_runner.hpp"
@@ -48,7 +49,7 @@ struct TryOptions {
 std::unique_ptr<db::Database> open_binary_store(const std::string& path) {
   if (!std::filesystem::exists(path)) return nullptr;
   try {
-    return std::make_unique<db::Database>(path, db::OpenMode::read_write);
+    return std::make_unique<db::Database>(path, db::OpenMode::read_write, kernel_families());
   } catch (const std::exception& e) {
     std::fprintf(stderr, "gemmtune try: not storing compiles in %s: %s\n", path.c_str(), e.what());
     return nullptr;

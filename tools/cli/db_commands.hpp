@@ -13,6 +13,7 @@
 
 #include "commands.hpp"
 #include "gemmtune/db/database.hpp"
+#include "gemmtune/db_rows.hpp"
 #include "gemmtune/error.hpp"
 
 namespace gemmtune::cli {

@@ -25,7 +25,7 @@ db::Binary to_binary(const CompiledCandidate& c, const std::string& arch) {
 static std::unique_ptr<db::Database> open_cache(const std::string& path) {
   if (path.empty() || !std::filesystem::exists(path)) return nullptr;
   try {
-    return std::make_unique<db::Database>(path, db::OpenMode::read_only);
+    return std::make_unique<db::Database>(path, db::OpenMode::read_only, kernel_families());
   } catch (const std::exception&) {
     return nullptr;
   }

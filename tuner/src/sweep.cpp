@@ -194,7 +194,7 @@ class DeviceWorker {
     GEMMTUNE_CUDA(cudaSetDevice(device_));
     dev_ = device_info(device_);
     arch_ = dev_.limits.arch();
-    db::Database db(o_.db_path, db::OpenMode::read_write);
+    db::Database db(o_.db_path, db::OpenMode::read_write, kernel_families());
     gpu_id_ = db.upsert_gpu_model(to_db(dev_));
     CudaVersions v = cuda_versions();
     db::SweepInfo info;
@@ -546,7 +546,7 @@ std::vector<PlanRow> plan_sweep(const SweepOptions& o, const DeviceInfo& device)
   std::unique_ptr<db::Database> db;
   std::optional<db::Id> gpu_id;
   if (!o.db_path.empty() && std::filesystem::exists(o.db_path)) {
-    db = std::make_unique<db::Database>(o.db_path, db::OpenMode::read_only);
+    db = std::make_unique<db::Database>(o.db_path, db::OpenMode::read_only, kernel_families());
     gpu_id = db->find_gpu_model(to_db(device));
   }
   SearchSpaces spaces(o, device.limits);

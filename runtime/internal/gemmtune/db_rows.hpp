@@ -2,23 +2,34 @@
 // The one place where the runtime's types become database rows and back: the tuner and the
 // dispatcher both read and write the database through these.
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "gemmtune/compiler.hpp"
 #include "gemmtune/config.hpp"
+#include "gemmtune/db/family.hpp"
 #include "gemmtune/db/records.hpp"
 #include "gemmtune/device.hpp"
 #include "gemmtune/problem.hpp"
 
 namespace gemmtune {
 
+/// The sgemm family as the database knows it: its name and a knob column per value knob of
+/// kSgemmTable, with the knob's default.
+const db::KernelFamily& sgemm_family();
+
+/// Every kernel family gemmtune has (today: sgemm): what a tuning database is opened with, so
+/// that a file of an older gemmtune gets the columns of knobs added since.
+std::span<const db::KernelFamily> kernel_families();
+
 /// The database row of a config (family "sgemm", its procedural name, every knob).
 db::KernelConfig to_db(const GemmConfig& config);
 
 /// The config a database row describes; nullopt when the row is not of the sgemm family or its
-/// layout characters are not 'n'/'t'.
+/// layout characters are not 'n'/'t'. A knob the row has no value for (a file read without that
+/// knob's column) takes its default, which the config ran with.
 std::optional<GemmConfig> from_db(const db::KernelConfig& row);
 
 /// The database key of a problem: dtype f32, layout, shape, batch and alignment class.

@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "gemmtune/db/database.hpp"
+#include "gemmtune/db_rows.hpp"
 #include "gemmtune/logging.hpp"
 #include "store.hpp"
 
@@ -111,7 +112,7 @@ std::optional<ShippedFile> find_shipped(const GpuIdentity& gpu,
       if (f != own || gpu.name.empty()) order.push_back(f);
     for (const fs::path& f : order) {
       try {
-        const db::Database file(f.string(), db::OpenMode::read_only);
+        const db::Database file(f.string(), db::OpenMode::read_only, kernel_families());
         const std::optional<db::GpuModel> model = model_of(file, notes);
         if (!model || model->cc_major != gpu.cc_major || model->cc_minor != gpu.cc_minor) continue;
         // A file named for the model but tuned on another (renamed) still fits the architecture.
@@ -128,7 +129,7 @@ std::optional<ShippedFile> find_shipped(const GpuIdentity& gpu,
 TuningSnapshot with_shipped(TuningSnapshot user, const GpuIdentity& gpu, const ShippedFile& file) {
   TuningSnapshot shipped;
   try {
-    const db::Database database(file.path, db::OpenMode::read_only);
+    const db::Database database(file.path, db::OpenMode::read_only, kernel_families());
     shipped = detail::load_tuning_snapshot(
         database, GpuIdentity{file.gpu_name, gpu.cc_major, gpu.cc_minor, 0});
   } catch (const std::exception& e) {

@@ -2,6 +2,7 @@
 #include <cstdio>
 
 #include "gemmtune/db/error.hpp"
+#include "gemmtune/db_rows.hpp"
 #include "store.hpp"
 
 namespace gemmtune {
@@ -80,7 +81,7 @@ TuningSnapshot load_tuning_snapshot(const db::Database& database, const GpuIdent
 
 TuningSnapshot load_tuning_snapshot(const std::string& path, const GpuIdentity& gpu) {
   try {
-    db::Database database(path, db::OpenMode::read_only);
+    db::Database database(path, db::OpenMode::read_only, kernel_families());
     return detail::load_tuning_snapshot(database, gpu);
   } catch (const std::exception& e) {  // db::DatabaseError, or a bad_alloc reading a damaged file
     TuningSnapshot s;

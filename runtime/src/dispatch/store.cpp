@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "gemmtune/db/error.hpp"
+#include "gemmtune/db_rows.hpp"
 #include "gemmtune/logging.hpp"
 #include "store.hpp"
 
@@ -36,7 +37,7 @@ TuningStore::TuningStore(const std::string& path, DbAccess access, bool verbose)
   }
   auto try_open = [&](db::OpenMode mode) {
     try {
-      db_.emplace(file, mode);
+      db_.emplace(file, mode, kernel_families());
       return true;
     } catch (const std::exception& e) {
       failures.push_back(e.what());

@@ -5,12 +5,13 @@
 // its parser, the NVRTC name expression (the template's parameters come in the table's order,
 // upper-cased, the flags in their template order after the layout and access widths: a unit test
 // reads the template to check), the search space, the database's `configs` columns (value knobs
-// only; a column is added to older databases when they are opened for writing), how the tuner's
+// only, handed to the database as sgemm_family(), runtime/src/db_rows.cpp; a column is added to
+// older databases when they are opened for writing), how the tuner's
 // model ranking groups a flag's twins, and `gemmtune space --knobs`. Adding a knob: a field in
 // SgemmKnobs and a value row (same order); adding a flag: a field in SgemmFlags and a flag row
 // (its name suffix must not clash: see names_parse_back); then the template parameter, and a rule
-// in GemmConfig::validate() if it constrains others. Host-side C++ only (no CUDA); the database
-// layer includes it to name its columns. Internal: not installed.
+// in GemmConfig::validate() if it constrains others. Host-side C++ only (no CUDA). Internal: not
+// installed.
 #include <array>
 #include <cstddef>
 #include <span>

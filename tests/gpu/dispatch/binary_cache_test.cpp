@@ -49,7 +49,7 @@ TEST_F(BinaryCache, TheTunerReadsWhatTheDispatcherStored) {
   EXPECT_TRUE(cached->from_cache);
   EXPECT_EQ(cached->resources.registers, compiled.resources.registers);
   EXPECT_EQ(cached->resources.static_smem, compiled.resources.static_smem);
-  db::Database db(options_.db_path, db::OpenMode::read_only);
+  db::Database db(options_.db_path, db::OpenMode::read_only, kernel_families());
   auto row = db.get_binary(binary_key(config, arch));
   ASSERT_TRUE(row.binary);
   EXPECT_EQ(row.binary->smem_bytes, config.smem_bytes() + compiled.resources.static_smem);
@@ -68,7 +68,7 @@ TEST_F(BinaryCache, TheDispatcherRunsWhatTheTunerStored) {
   ASSERT_TRUE(compiled->ok) << compiled->log;
   ASSERT_FALSE(compiled->from_cache);
   {
-    db::Database db(options_.db_path, db::OpenMode::read_write);
+    db::Database db(options_.db_path, db::OpenMode::read_write, kernel_families());
     db.put_binary(tuner::to_binary(*compiled, arch));
   }
   Dispatcher dispatcher(options_);
@@ -104,7 +104,7 @@ TEST_F(BinaryCache, APlantedBinaryOrTheOptOutIsCompiledAgain) {
   const CompileResult planted = compile_config(other, arch);
   ASSERT_TRUE(planted.ok) << planted.log;
   {
-    db::Database db(options_.db_path, db::OpenMode::read_write);
+    db::Database db(options_.db_path, db::OpenMode::read_write, kernel_families());
     db::Binary row = db.get_binary(binary_key(config, arch)).binary.value();
     row.cubin.assign(
         reinterpret_cast<const std::byte*>(planted.cubin.data()),

@@ -28,7 +28,7 @@ TEST_F(SweepCeilings, MeasuredOncePerGpuModelAndReadByDbBest) {
   EXPECT_NE(first.out.find("measured once and stored"), std::string::npos) << first.out;
   std::string measured_at;
   {
-    db::Database db(db_path, db::OpenMode::read_only);
+    db::Database db(db_path, db::OpenMode::read_only, kernel_families());
     const auto c = db.ceilings(tuner::test::gpu_id(db));
     ASSERT_TRUE(c) << "the sweep stored no ceilings";
     // Any GPU gemmtune runs on: above 1 TFLOP/s FMA and 100 GB/s copy; under 1000 and 100000.
@@ -43,7 +43,7 @@ TEST_F(SweepCeilings, MeasuredOncePerGpuModelAndReadByDbBest) {
   ASSERT_EQ(again.status, 0) << again.out << again.err;
   EXPECT_EQ(again.out.find("measured once and stored"), std::string::npos) << again.out;
   {
-    db::Database db(db_path, db::OpenMode::read_only);
+    db::Database db(db_path, db::OpenMode::read_only, kernel_families());
     EXPECT_EQ(db.ceilings(tuner::test::gpu_id(db))->measured_at, measured_at) << "measured again";
   }
 

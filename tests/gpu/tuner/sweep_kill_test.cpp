@@ -54,7 +54,7 @@ TEST_F(SweepKill, AKilledSweepLosesNothingItCommittedAndResumes) {
   const std::set<std::string> after_kill = recorded_results(db, /*ok_only=*/false);
   for (const std::string& r : seen) EXPECT_TRUE(after_kill.count(r)) << "lost " << r;
   {
-    db::Database d(db, db::OpenMode::read_only);
+    db::Database d(db, db::OpenMode::read_only, kernel_families());
     ASSERT_EQ(d.sweeps().size(), 1u);
     EXPECT_FALSE(d.sweeps()[0].finished_at) << "a killed sweep has no end time";
   }

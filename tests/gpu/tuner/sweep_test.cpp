@@ -65,7 +65,7 @@ TEST_F(Sweep, TinyExhaustiveSweepFillsTheDatabaseAndResumesToNothing) {
   EXPECT_FALSE(r.interrupted);
   ASSERT_EQ(r.rows.size(), 2u);
   EXPECT_GE(r.measurements, 2 * 8u);
-  db::Database db(o.db_path, db::OpenMode::read_only);
+  db::Database db(o.db_path, db::OpenMode::read_only, kernel_families());
   db::Id gpu = gpu_id(db);
   for (const auto& spec : o.problems) {
     auto key = to_db(spec.problem());
@@ -130,7 +130,7 @@ TEST_F(Sweep, WrongResultIsCaughtAndNeverWins) {
   o.runner.corrupt_output = [&](const GemmConfig& c) { return config_name(c) != honest; };
   SweepReport r = run_sweep(o);
   EXPECT_TRUE(r.errors.empty()) << log_.str();
-  db::Database db(o.db_path, db::OpenMode::read_only);
+  db::Database db(o.db_path, db::OpenMode::read_only, kernel_families());
   db::Id gpu = gpu_id(db);
   for (const auto& spec : o.problems) {
     auto key = to_db(spec.problem());
@@ -164,7 +164,7 @@ TEST_F(Sweep, Fp32SweepStoresWideRangeErrors) {
   SweepReport ieee = run_sweep(o);
   ASSERT_TRUE(ieee.errors.empty()) << log_.str();
   {
-    db::Database db(o.db_path, db::OpenMode::read_only);
+    db::Database db(o.db_path, db::OpenMode::read_only, kernel_families());
     for (const auto& row : db.results_for(key, gpu_id(db)))
       EXPECT_FALSE(row.result.wide_error) << row.config.name;
   }
@@ -179,7 +179,7 @@ TEST_F(Sweep, Fp32SweepStoresWideRangeErrors) {
   SweepReport fp32 = run_sweep(o);
   ASSERT_TRUE(fp32.errors.empty()) << log_.str();
 
-  db::Database db(o.db_path, db::OpenMode::read_only);
+  db::Database db(o.db_path, db::OpenMode::read_only, kernel_families());
   std::size_t fma_rows = 0, tensor_core_ok = 0;
   bool fastest_fma = true;  // results_for lists ok results fastest first
   for (const auto& row : db.results_for(key, gpu_id(db))) {
@@ -254,8 +254,8 @@ TEST_F(Sweep, InterruptedCliSweepResumesToTheSameBest) {
     EXPECT_LT(after_interrupt, 2 * 8u);
   }
 
-  db::Database whole(path("whole.db"), db::OpenMode::read_only),
-      parts(path("parts.db"), db::OpenMode::read_only);
+  db::Database whole(path("whole.db"), db::OpenMode::read_only, kernel_families()),
+      parts(path("parts.db"), db::OpenMode::read_only, kernel_families());
   for (const auto& spec : problems()) {
     auto key = to_db(spec.problem());
     auto a = whole.best_for(gpu_id(whole), key), b = parts.best_for(gpu_id(parts), key);
@@ -286,7 +286,7 @@ TEST_F(Sweep, HungKernelIsRecordedAsTimeoutAndStopsTheDevice) {
   EXPECT_NE(r.errors[0].find("CUDA context unusable"), std::string::npos) << r.errors[0];
   EXPECT_NE(log_.str().find("stopped"), std::string::npos) << log_.str();
   cudaDeviceSynchronize();  // not really hung: let it finish before reading
-  db::Database db(o.db_path, db::OpenMode::read_only);
+  db::Database db(o.db_path, db::OpenMode::read_only, kernel_families());
   auto results = db.results_for(to_db(o.problems[0].problem()), gpu_id(db));
   ASSERT_EQ(results.size(), 1u);
   EXPECT_EQ(results[0].result.status, db::Status::timeout);

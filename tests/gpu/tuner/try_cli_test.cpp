@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "gemmtune/db/database.hpp"
+#include "gemmtune/db_rows.hpp"
 #include "support/cli.hpp"
 #include "support/gpu_env.hpp"
 #include "support/scratch.hpp"
@@ -90,7 +91,7 @@ TEST_F(TryCli, TensorCoreConfigsAreVerifiedOnWideRangeInputsToo) {
 TEST_F(TryCli, CompilesOnceIntoTheBinaryCacheOfAnExistingDatabase) {
   GEMMTUNE_REQUIRE_GPU();
   const std::string db_path = path("tuning.db");
-  db::Database(db_path, db::OpenMode::read_write);  // an empty tuning database
+  db::Database(db_path, db::OpenMode::read_write, kernel_families());  // an empty tuning database
   const std::vector<std::string> args = {"try",
                                          "sgemm_nt_64x64x16_w32x32_t4x8_s3_v4_p4_k1_r8",
                                          "sgemm_nn_32x32x8_w16x16_t2x4_s2_v4_p4_k1_r8",

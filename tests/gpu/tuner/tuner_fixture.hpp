@@ -46,7 +46,7 @@ inline std::set<std::string> recorded_results(const std::string& db_path, bool o
   std::set<std::string> out;
   if (!std::filesystem::exists(db_path)) return out;
   try {
-    db::Database db(db_path, db::OpenMode::read_only);
+    db::Database db(db_path, db::OpenMode::read_only, kernel_families());
     for (const auto& gpu : db.gpu_models())
       for (const ProblemSpec& p : tiny_problems())
         if (db.find_problem(to_db(p.problem())))

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -30,12 +31,39 @@ inline GpuModel sample_gpu(const std::string& name = "NVIDIA H200", int sms = 13
   return GpuModel{name, 9, 0, sms, 150ll << 30, 60ll << 20, 232448, 1980000};
 }
 
-/// A read-write tuning.db in the test's directory holding one GPU model, sample_gpu().
+/// The kernel family of sample_config(), as these tests declare it: "sgemm" with the knob
+/// columns they use (a stand-in for gemmtune::sgemm_family(), which tests/unit/runtime tests).
+/// A fresh file has the first twelve and occupancy from its first schema version; k_lanes and
+/// k_warps are knobs added later, and math names the precision class that top_configs() and
+/// prune() rank within.
+inline std::span<const KernelFamily> sample_families() {
+  static const std::vector<KernelFamily> families{{"sgemm",
+                                                   {{"bm", 128},
+                                                    {"bn", 128},
+                                                    {"bk", 8},
+                                                    {"wm", 64},
+                                                    {"wn", 32},
+                                                    {"tm", 8},
+                                                    {"tn", 8},
+                                                    {"stages", 2},
+                                                    {"vec", 4},
+                                                    {"pad", 4},
+                                                    {"split_k", 1},
+                                                    {"raster", 8},
+                                                    {"occupancy", 1},
+                                                    {"k_lanes", 1},
+                                                    {"k_warps", 1},
+                                                    {"math", 0}}}};
+  return families;
+}
+
+/// A read-write tuning.db in the test's directory, opened with sample_families(), holding one
+/// GPU model, sample_gpu().
 class OneGpuDbTest : public ScratchDirTest {
  protected:
   void SetUp() override {
     ScratchDirTest::SetUp();
-    db_.emplace(path("tuning.db"), OpenMode::read_write);
+    db_.emplace(path("tuning.db"), OpenMode::read_write, sample_families());
     gpu_ = db_->upsert_gpu_model(sample_gpu());
   }
   std::optional<Database> db_;
@@ -50,24 +78,20 @@ inline ProblemKey sample_problem(std::int64_t m, std::int64_t n = 1024, std::int
   return p;
 }
 
-/// Config number `i`: distinct parameters, and a name that encodes them.
+/// Config number `i` of the family "sgemm": distinct parameters in the knob columns every file
+/// has, and a name that encodes them.
 inline KernelConfig sample_config(int i) {
   KernelConfig c;
-  c.bm = 32 << (i % 3);
-  c.bn = 32 << ((i / 3) % 3);
-  c.bk = 8;
-  c.wm = 32;
-  c.wn = 32;
-  c.tm = 4;
-  c.tn = 4;
-  c.stages = 1 + i % 4;
-  c.vec = 4;
-  c.pad = 4;
-  c.split_k = 1 + i / 100;
-  c.raster = 1 + (i / 12) % 8;
-  c.name = "sgemm_nn_" + std::to_string(c.bm) + "x" + std::to_string(c.bn) + "x8_w32x32_t4x4_s" +
-           std::to_string(c.stages) + "_v4_p4_k" + std::to_string(c.split_k) + "_r" +
-           std::to_string(c.raster) + "_i" + std::to_string(i);
+  c.family = "sgemm";
+  const int bm = 32 << (i % 3), bn = 32 << ((i / 3) % 3), stages = 1 + i % 4;
+  const int split_k = 1 + i / 100, raster = 1 + (i / 12) % 8;
+  c.knobs = {{"bm", bm}, {"bn", bn},           {"bk", 8},
+             {"wm", 32}, {"wn", 32},           {"tm", 4},
+             {"tn", 4},  {"stages", stages},   {"vec", 4},
+             {"pad", 4}, {"split_k", split_k}, {"raster", raster}};
+  c.name = "sgemm_nn_" + std::to_string(bm) + "x" + std::to_string(bn) + "x8_w32x32_t4x4_s" +
+           std::to_string(stages) + "_v4_p4_k" + std::to_string(split_k) + "_r" +
+           std::to_string(raster) + "_i" + std::to_string(i);
   return c;
 }
 

@@ -224,7 +224,7 @@ TEST_F(Export, ResultsCsvParsesBackExactly) {
     EXPECT_NE(it, header.end()) << name;
     return static_cast<std::size_t>(it - header.begin());
   };
-  for (const Knob& knob : kSgemmKnobs) col(std::string(knob.name));
+  for (const KnobColumn& knob : sample_families()[0].knobs) col(knob.name);
   EXPECT_EQ(rows[1][col("wide_error")], "");  // NULL: not measured
   EXPECT_EQ(rows[13][col("error")], kNasty);
   EXPECT_EQ(rows[13][col("status")], "compile_failed");
@@ -232,7 +232,7 @@ TEST_F(Export, ResultsCsvParsesBackExactly) {
   EXPECT_EQ(rows[1][col("median_ms")], "1");
   EXPECT_EQ(rows[1][col("min_ms")], "0.9");
   EXPECT_EQ(rows[1][col("gpu_name")], "NVIDIA H200");
-  EXPECT_EQ(rows[1][col("bm")], std::to_string(sample_config(0).bm));
+  EXPECT_EQ(rows[1][col("bm")], std::to_string(sample_config(0).knobs.at("bm")));
   EXPECT_EQ(parse_csv(run(export_results, ExportFormat::csv, other_gpu_)).size(), 3u);
 }
 

@@ -44,7 +44,7 @@ void fill(Database& db, const GpuModel& gpu, int first_problem, int problems, bo
 // read-only: its configs take the knobs' defaults, and the file is not changed.
 TEST_F(Maintenance, MergeFromAFileThatPredatesAKnob) {
   {
-    Database b(path("old.db"), OpenMode::read_write);
+    Database b(path("old.db"), OpenMode::read_write, sample_families());
     fill(b, sample_gpu("NVIDIA H200"), 0, 3);
   }
   {
@@ -53,7 +53,7 @@ TEST_F(Maintenance, MergeFromAFileThatPredatesAKnob) {
     raw.exec("ALTER TABLE configs DROP COLUMN k_lanes");
   }
   const std::string before = file_bytes(path("old.db"));
-  Database a(path("a.db"), OpenMode::read_write);
+  Database a(path("a.db"), OpenMode::read_write, sample_families());
   const MergeStats merged = a.merge_from(path("old.db"));
   EXPECT_GT(merged.configs, 0);
   EXPECT_GT(merged.results, 0);
@@ -61,8 +61,8 @@ TEST_F(Maintenance, MergeFromAFileThatPredatesAKnob) {
   for (Id id = 1; id <= merged.configs; ++id) {
     std::optional<KernelConfig> c = a.config(id);
     ASSERT_TRUE(c.has_value());
-    EXPECT_EQ(c->k_lanes, 1);
-    EXPECT_EQ(c->k_warps, 1);
+    EXPECT_EQ(c->knobs.at("k_lanes"), 1);
+    EXPECT_EQ(c->knobs.at("k_warps"), 1);
   }
   EXPECT_EQ(a.merge_from(path("old.db")).results, 0);
   EXPECT_EQ(file_bytes(path("old.db")), before);
@@ -138,7 +138,7 @@ TEST_F(Maintenance, MergeRefusesBadSources) {
   {
     Database b(path("b.db"), OpenMode::read_write);
     KernelConfig c = sample_config(0);
-    c.tn = 2;  // same name, other parameters
+    c.knobs["tn"] = 2;  // same name, other parameters
     b.upsert_config(c);
   }
   const Counts before = counts(a);

@@ -33,7 +33,7 @@ TEST_F(Records, NaturalKeysGiveStableIds) {
 TEST_F(Records, ConfigNameWithOtherParametersIsRefused) {
   db_->upsert_config(sample_config(1));
   KernelConfig c = sample_config(1);
-  c.tm = 16;
+  c.knobs["tm"] = 16;
   expect_error([&] { db_->upsert_config(c); }, {c.name, "other parameters"});
 }
 

@@ -58,21 +58,21 @@ TEST_F(Schema, TheLastReaderToCloseLeavesTheFileSelfContained) {
   EXPECT_EQ(Database(path("copy.db"), OpenMode::read_only).gpu_models().size(), 2u);
 }
 
-TEST_F(Schema, ConfigsTableHasEveryParameterColumn) {
-  Database db(path("tuning.db"), OpenMode::read_write);
+TEST_F(Schema, ConfigsTableHasAColumnPerKnobOfItsFamilies) {
+  Database db(path("tuning.db"), OpenMode::read_write, sample_families());
   Connection raw(db.path(), OpenMode::read_only);
   const auto cols = columns(raw, "configs");
-  for (const Knob& knob : kSgemmKnobs)
-    EXPECT_TRUE(cols.count(std::string(knob.name))) << "configs lacks " << knob.name;
-  EXPECT_EQ(cols.size(), std::size(kSgemmKnobs) + 5);  // + id, family, name, op_a, op_b
+  for (const KnobColumn& knob : sample_families()[0].knobs)
+    EXPECT_TRUE(cols.count(knob.name)) << "configs lacks " << knob.name;
+  EXPECT_EQ(cols.size(), sample_families()[0].knobs.size() + 5);  // + id, family, name, op_a, op_b
 }
 
 // A file made before a knob existed (here: occupancy, dropped again) gets the knob's column,
-// filled with its default, the first time it is opened for writing; read-only, it reads as if the
-// column held the default, and the file is not changed.
+// filled with its default, the first time it is opened for writing with the knob's family;
+// read-only, it reads as if the column held the default, and the file is not changed.
 TEST_F(Schema, AKnobAddedLaterGetsItsColumnWithItsDefault) {
   {
-    Database db(path("tuning.db"), OpenMode::read_write);
+    Database db(path("tuning.db"), OpenMode::read_write, sample_families());
     Connection raw(db.path(), OpenMode::read_write);
     raw.exec("ALTER TABLE configs DROP COLUMN occupancy");
     raw.exec(
@@ -82,15 +82,18 @@ TEST_F(Schema, AKnobAddedLaterGetsItsColumnWithItsDefault) {
         "64, 32, 8, 8, 2, 4, 4, 1, 8)");
   }
   {
-    Database db(path("tuning.db"), OpenMode::read_only);
+    Database db(path("tuning.db"), OpenMode::read_only, sample_families());
     std::optional<KernelConfig> config = db.config(1);
     ASSERT_TRUE(config.has_value());
-    EXPECT_EQ(config->occupancy, 1);
-    EXPECT_EQ(config->bm, 128);
+    EXPECT_EQ(config->knobs.at("occupancy"), 1);
+    EXPECT_EQ(config->knobs.at("bm"), 128);
     Connection raw(db.path(), OpenMode::read_only);
     EXPECT_FALSE(columns(raw, "configs").count("occupancy"));  // the file itself is unchanged
   }
-  Database db(path("tuning.db"), OpenMode::read_write);
+  // Without the family, a read has no value for the knob (the family's code defaults it).
+  EXPECT_FALSE(
+      Database(path("tuning.db"), OpenMode::read_only).config(1)->knobs.count("occupancy"));
+  Database db(path("tuning.db"), OpenMode::read_write, sample_families());
   Connection raw(db.path(), OpenMode::read_only);
   EXPECT_TRUE(columns(raw, "configs").count("occupancy"));
   EXPECT_EQ(scalar(raw, "SELECT occupancy FROM configs"), 1);
@@ -153,9 +156,52 @@ TEST_F(Schema, MigratesFromEveryOlderVersion) {
     const auto best = db.best_for(*gpu, sample_problem(64, 64, 64));
     ASSERT_TRUE(best);
     EXPECT_EQ(best->config.name, "c1");
+    EXPECT_EQ(best->config.family, "sgemm");
+    EXPECT_EQ(best->config.knobs.at("bm"), 64);
     EXPECT_DOUBLE_EQ(best->median_ms, 0.5);
+    // Configs are keyed by (family, name) since version 5: another family may use the name.
+    EXPECT_NE(db.upsert_config(KernelConfig{"hgemm", "c1", 'n', 'n', {}}), best->config_id);
     EXPECT_TRUE(db.check().ok());
   }
+}
+
+// Version 5 builds `configs` anew with the knob columns the file has, whichever gemmtune added
+// them (here k_lanes, after version 4), in their order and with their values; the ids results
+// refer to are kept, and foreign keys are enforced again afterwards.
+TEST_F(Schema, VersionFiveKeepsEveryKnobColumnAndItsValues) {
+  const std::string file = path("v4.db");
+  Connection raw(file, OpenMode::read_write);
+  migrate(raw, 4);
+  raw.exec(kVersion1Rows);
+  raw.exec("ALTER TABLE configs ADD COLUMN k_lanes INTEGER NOT NULL DEFAULT 1");
+  raw.exec(
+      "INSERT INTO configs (family, name, op_a, op_b, bm, bn, bk, wm, wn, tm, tn, stages, vec, pad,"
+      " split_k, raster, k_lanes) VALUES ('sgemm', 'c2', 'n', 't', 1, 1, 8, 1, 1, 1, 1, 1, 4, 0,"
+      " 4, 1, 32);"
+      "INSERT INTO results (sweep_id, problem_id, config_id, status, median_ms)"
+      " VALUES (1, 1, 2, 'ok', 0.25);");
+  const std::set<std::string> before = columns(raw, "configs");
+  migrate(raw);
+  EXPECT_EQ(schema_version(raw), kSchemaVersion);
+  EXPECT_EQ(columns(raw, "configs"), before);
+  EXPECT_EQ(scalar(raw, "SELECT k_lanes FROM configs WHERE name = 'c2'"), 32);
+  EXPECT_EQ(scalar(raw, "SELECT config_id FROM best_results"), 2);
+  EXPECT_EQ(scalar(raw, "PRAGMA foreign_keys"), 1);
+  EXPECT_EQ(scalar(raw, "SELECT count(*) FROM pragma_foreign_key_check"), 0);
+  EXPECT_THROW(raw.exec("INSERT INTO results (sweep_id, problem_id, config_id, status, median_ms)"
+                        " VALUES (1, 1, 99, 'ok', 1)"),
+               DatabaseError);
+  // The knob columns hold NULL where a config does not set them (another family's).
+  raw.exec("INSERT INTO configs (family, name, op_a, op_b) VALUES ('hgemm', 'c2', 'n', 'n')");
+  EXPECT_EQ(scalar(raw, "SELECT count(*) FROM configs WHERE family = 'hgemm' AND bm IS NULL"), 1);
+
+  Database db(file, OpenMode::read_only, sample_families());
+  const auto best =
+      db.best_for(*db.find_gpu_model(GpuModel{"GPU", 8, 0, 108}), sample_problem(64, 64, 64));
+  ASSERT_TRUE(best);
+  EXPECT_EQ(best->config.name, "c2");
+  EXPECT_EQ(best->config.knobs.at("k_lanes"), 32);
+  EXPECT_EQ(best->config.knobs.at("k_warps"), 1);  // a knob still later: its default, read-only
 }
 
 TEST_F(Schema, MigrationIsIdempotentAndRefusesUnknownTargets) {

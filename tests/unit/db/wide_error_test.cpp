@@ -128,7 +128,7 @@ TEST_F(WideError, AVersion2FileReadsWithoutThemUnchanged) {
   make_version_2_file(file);
   const std::string before = file_bytes(file);
   {
-    Database old(file, OpenMode::read_only);
+    Database old(file, OpenMode::read_only, sample_families());
     const Id gpu = *old.find_gpu_model(sample_gpu());
     const auto best = old.best_for(gpu, sample_problem(64, 64, 64));
     ASSERT_TRUE(best);
@@ -178,7 +178,8 @@ TEST_F(WideError, Version2AndNewFilesMergeBothWays) {
 
 // The recorded databases of tests/fixtures are of version 2: read-only they open unchanged and
 // read as before, they merge into a new file whole, and a read-write open migrates a copy
-// keeping every row.
+// keeping every row, and every config with its family and knob values (those of knobs added
+// since: their defaults, as a read-only open shows them).
 TEST(WideErrorFixtures, RecordedDatabasesOpenMergeAndMigrate) {
   const fs::path dir = ::gemmtune::test::scratch_dir("wide_error_fixtures");
   const fs::path copy = dir / "halving.db";
@@ -188,7 +189,7 @@ TEST(WideErrorFixtures, RecordedDatabasesOpenMergeAndMigrate) {
   ASSERT_GT(results, 0);
   std::vector<BestRow> bests;
   {
-    Database fixture(copy.string(), OpenMode::read_only);
+    Database fixture(copy.string(), OpenMode::read_only, sample_families());
     ASSERT_EQ(fixture.gpu_models().size(), 1u);
     bests = fixture.bests();
     EXPECT_EQ(bests.size(), 4u);
@@ -197,19 +198,23 @@ TEST(WideErrorFixtures, RecordedDatabasesOpenMergeAndMigrate) {
   }
   EXPECT_EQ(file_bytes(copy.string()), before);
 
-  Database merged((dir / "merged.db").string(), OpenMode::read_write);
+  Database merged((dir / "merged.db").string(), OpenMode::read_write, sample_families());
   EXPECT_EQ(merged.merge_from(copy.string()).results, results);
-  EXPECT_EQ(merged.bests().size(), bests.size());
+  ASSERT_EQ(merged.bests().size(), bests.size());
+  for (std::size_t i = 0; i < bests.size(); ++i)
+    EXPECT_EQ(merged.bests()[i].config, bests[i].config);
   EXPECT_EQ(file_bytes(copy.string()), before);
 
   {
-    Database migrated(copy.string(), OpenMode::read_write);
+    Database migrated(copy.string(), OpenMode::read_write, sample_families());
     EXPECT_EQ(migrated.check().schema_version, kSchemaVersion);
     EXPECT_TRUE(migrated.check().ok());
     const auto after = migrated.bests();
     ASSERT_EQ(after.size(), bests.size());
     for (std::size_t i = 0; i < after.size(); ++i) {
-      EXPECT_EQ(after[i].config.name, bests[i].config.name);
+      EXPECT_EQ(after[i].config, bests[i].config);
+      EXPECT_EQ(after[i].config.family, "sgemm");
+      EXPECT_EQ(after[i].config.knobs.size(), sample_families()[0].knobs.size());
       EXPECT_EQ(after[i].median_ms, bests[i].median_ms);
     }
   }
@@ -217,7 +222,7 @@ TEST(WideErrorFixtures, RecordedDatabasesOpenMergeAndMigrate) {
 
   const fs::path exhaustive = fs::path(GEMMTUNE_TEST_UNPACKED_FIXTURES) / "h200-exhaustive.db";
   ASSERT_TRUE(fs::exists(exhaustive)) << "CMake unpacks tests/fixtures/h200-exhaustive.tar.xz";
-  Database recorded(exhaustive.string(), OpenMode::read_only);
+  Database recorded(exhaustive.string(), OpenMode::read_only, sample_families());
   EXPECT_FALSE(recorded.bests().empty());
   EXPECT_GT(recorded.top_configs(recorded.gpu_models().front().id, 16).size(),
             recorded.bests().size());

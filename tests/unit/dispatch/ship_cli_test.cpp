@@ -32,7 +32,7 @@ bool at_rest(const std::string& path) {
 void expect_shipped_format(const std::string& path) {
   SCOPED_TRACE(path);
   EXPECT_TRUE(at_rest(path)) << "left in WAL mode: a read-only install could not read it";
-  const db::Database file(path, db::OpenMode::read_only);
+  const db::Database file(path, db::OpenMode::read_only, kernel_families());
   const db::CheckReport report = file.check();
   EXPECT_TRUE(report.ok()) << (report.ok() ? "" : report.problems.front());
   const auto models = file.gpu_models();
@@ -71,7 +71,7 @@ class ShipCli : public ::testing::Test {
     db::Database& d = b.database();
     db::Result failed;
     failed.problem_id = d.upsert_problem(kFew);
-    failed.config_id = d.upsert_config(to_db_config(nn_[1]));
+    failed.config_id = d.upsert_config(to_db(nn_[1]));
     failed.status = db::Status::compile_failed;
     failed.error = "ptxas: too many resources";
     d.record_results(d.sweeps().back().id, std::span<const db::Result>(&failed, 1));
@@ -106,7 +106,7 @@ TEST_F(ShipCli, PruneKeepsTheFastestConfigsOfEachProblem) {
             std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("vacuumed " + copy), std::string::npos) << r.out;
-  const db::Database pruned(copy, db::OpenMode::read_only);
+  const db::Database pruned(copy, db::OpenMode::read_only, kernel_families());
   const db::Id model = pruned.gpu_models().front().id;
   const auto kept = pruned.top_configs(model, 100);
   ASSERT_EQ(kept.size(), 5u);
@@ -118,7 +118,7 @@ TEST_F(ShipCli, PruneKeepsTheFastestConfigsOfEachProblem) {
   EXPECT_TRUE(pruned.binary_keys().empty());
   EXPECT_TRUE(pruned.check().ok());
   // The bests are what they were.
-  const db::Database original(sweep_, db::OpenMode::read_only);
+  const db::Database original(sweep_, db::OpenMode::read_only, kernel_families());
   ASSERT_EQ(pruned.bests(model).size(), original.bests(model).size());
   for (std::size_t i = 0; i < pruned.bests(model).size(); ++i)
     EXPECT_EQ(pruned.bests(model)[i].config.name, original.bests(model)[i].config.name);

@@ -26,7 +26,7 @@ TEST(StatusOf, ADamagedDatabaseFileIsADatabaseError) {
   std::ofstream(path)
       << "not a database at all, but long enough to look like it might have a header";
   try {
-    db::Database damaged(path, db::OpenMode::read_only);
+    db::Database damaged(path, db::OpenMode::read_only, kernel_families());
     ADD_FAILURE() << "opened a file that is not a database";
   } catch (const std::exception& e) {
     EXPECT_EQ(detail::status_of(e), Status::kDatabaseError) << e.what();

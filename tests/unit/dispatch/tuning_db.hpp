@@ -7,20 +7,11 @@
 #include "gemmtune/choice.hpp"
 #include "gemmtune/config.hpp"
 #include "gemmtune/db/database.hpp"
+#include "gemmtune/db_rows.hpp"
 #include "gemmtune/tuner/space.hpp"
 #include "support/scratch.hpp"
 
 namespace gemmtune::test {
-
-/// The database row of a config (test-only conversion: the tuner owns the real one), every knob
-/// (the math knob decides the precision class top_configs() ranks it in).
-inline db::KernelConfig to_db_config(const GemmConfig& c) {
-  db::KernelConfig k;
-  static_cast<SgemmKnobs&>(k) = c;
-  k.name = config_name(c);
-  k.op_a = op_char(c.op_a), k.op_b = op_char(c.op_b);
-  return k;
-}
 
 /// A problem key of the database.
 inline db::ProblemKey db_problem(Op op_a, Op op_b, long long m, long long n, long long k,
@@ -34,7 +25,8 @@ inline db::ProblemKey db_problem(Op op_a, Op op_b, long long m, long long n, lon
 /// Writes hand-made sweeps into a database file.
 class TuningDbBuilder {
  public:
-  explicit TuningDbBuilder(const std::string& path) : db_(path, db::OpenMode::read_write) {}
+  explicit TuningDbBuilder(const std::string& path)
+      : db_(path, db::OpenMode::read_write, kernel_families()) {}
 
   /// Starts a sweep on a GPU model; later add() calls record into it.
   void gpu(const std::string& name, int cc_major, int cc_minor, int sm_count) {
@@ -51,7 +43,7 @@ class TuningDbBuilder {
   void add(const db::ProblemKey& problem, const std::string& config_name, const GemmConfig& params,
            double median_ms, double rel_error = 1e-7,
            std::optional<double> wide_error = std::nullopt) {
-    db::KernelConfig k = to_db_config(params);
+    db::KernelConfig k = to_db(params);
     k.name = config_name;
     db::Result r;
     r.problem_id = db_.upsert_problem(problem);

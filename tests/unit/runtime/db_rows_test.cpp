@@ -6,9 +6,11 @@
 #include <cstring>
 
 #include "gemmtune/compiler.hpp"
+#include "gemmtune/db/database.hpp"
 #include "gemmtune/db_rows.hpp"
 #include "gemmtune/tuner/space.hpp"
 #include "support/fake_cubin.hpp"
+#include "support/scratch.hpp"
 
 using namespace gemmtune;
 
@@ -21,7 +23,9 @@ TEST(DbRows, ConfigsRoundTripInEveryLayout) {
         EXPECT_EQ(row.name, config_name(c));
         EXPECT_EQ(row.op_a, op_char(a));
         EXPECT_EQ(row.op_b, op_char(b));
-        for (const Knob& knob : kSgemmKnobs) EXPECT_EQ(knob.get(row), knob.get(c)) << knob.name;
+        ASSERT_EQ(row.knobs.size(), std::size(kSgemmKnobs));
+        for (const Knob& knob : kSgemmKnobs)
+          EXPECT_EQ(row.knobs.at(std::string(knob.name)), knob.get(c)) << knob.name;
         EXPECT_EQ(from_db(row), c) << row.name;
         const GemmConfig narrowed =
             c.fitted_to(Problem::packed(a, b, 7, 13, 11));  // odd: 1-float accesses
@@ -36,6 +40,69 @@ TEST(DbRows, RowsOfAnotherFamilyOrLayoutAreNotConfigs) {
   row = to_db(GemmConfig{});
   row.op_b = 'x';
   EXPECT_FALSE(from_db(row));
+}
+
+// The database's description of the sgemm family follows the knob table: a column per value
+// knob, with its default, and the family name its config names start with.
+TEST(DbRows, TheSgemmFamilyDeclaresAColumnPerKnob) {
+  const db::KernelFamily& family = sgemm_family();
+  EXPECT_EQ(family.name, "sgemm");
+  EXPECT_TRUE(config_name(GemmConfig{}).starts_with(family.name + "_"));
+  ASSERT_EQ(family.knobs.size(), std::size(kSgemmKnobs));
+  for (std::size_t i = 0; i < family.knobs.size(); ++i) {
+    EXPECT_EQ(family.knobs[i].name, kSgemmKnobs[i].name);
+    EXPECT_EQ(family.knobs[i].default_value, kSgemmKnobs[i].default_value());
+  }
+  ASSERT_EQ(kernel_families().size(), 1u);
+  EXPECT_EQ(&kernel_families().front(), &family);
+}
+
+// A row read from a file without a knob's column (read without its family) has no value for
+// it: the config takes the knob's default, which it ran with.
+TEST(DbRows, AKnobARowLacksTakesItsDefault) {
+  GemmConfig c;
+  c.bm = c.bn = 64, c.wm = c.wn = 32, c.tm = c.tn = 4;
+  db::KernelConfig row = to_db(c);
+  row.knobs.erase("occupancy");
+  row.knobs.erase("bk");
+  EXPECT_EQ(from_db(row), c);
+  row.knobs.erase("bm");
+  const std::optional<GemmConfig> back = from_db(row);
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back->bm, SgemmKnobs{}.bm);
+}
+
+// A database opened with kernel_families() has a column per knob: a fresh file, and one made
+// before a knob existed (here k_warps, dropped again), whose configs then hold its default.
+TEST(DbRows, ADatabaseOpenedWithTheFamiliesHasAColumnPerKnob) {
+  const std::string file = (gemmtune::test::scratch_dir("db_rows_columns") / "tuning.db").string();
+  GemmConfig c;
+  c.math = 1, c.stages = 3, c.bk = 16;
+  db::Id id = 0;
+  {
+    db::Database db(file, db::OpenMode::read_write, kernel_families());
+    id = db.upsert_config(to_db(c));
+  }
+  const auto columns = [&] {
+    db::Connection raw(file, db::OpenMode::read_only);
+    db::Statement st(raw, "SELECT name FROM pragma_table_info('configs')");
+    std::vector<std::string> names;
+    while (st.step()) names.push_back(st.get_text(0));
+    return names;
+  };
+  std::vector<std::string> expected{"id", "family", "name", "op_a", "op_b"};
+  for (const Knob& knob : kSgemmKnobs) expected.emplace_back(knob.name);
+  EXPECT_EQ(columns(), expected);
+  db::Connection(file, db::OpenMode::read_write).exec("ALTER TABLE configs DROP COLUMN k_warps");
+  {
+    const db::Database old(file, db::OpenMode::read_only, kernel_families());
+    EXPECT_EQ(from_db(old.config(id).value()), c);
+  }
+  db::Database db(file, db::OpenMode::read_write, kernel_families());
+  EXPECT_EQ(from_db(db.config(id).value()), c);
+  EXPECT_EQ(db.config(id)->knobs.at("k_warps"), 1);
+  EXPECT_EQ(columns().back(), "k_warps");
+  EXPECT_EQ(db.upsert_config(to_db(c)), id);
 }
 
 // A name as NVRTC lowers `c`'s instance (compile_test.cpp checks the prefix against NVRTC).
@@ -174,6 +241,6 @@ TEST(DbRows, RepackConfigsRoundTripThroughTheName) {
   plain.repack = false;
   const db::KernelConfig plain_row = to_db(plain);
   EXPECT_NE(plain_row.name, row.name);
-  EXPECT_EQ(static_cast<const SgemmKnobs&>(plain_row), static_cast<const SgemmKnobs&>(row));
+  EXPECT_EQ(plain_row.knobs, row.knobs);
   EXPECT_EQ(from_db(plain_row), plain);
 }

@@ -91,12 +91,12 @@ TEST_F(DbCommands, BestFiltersByShapeAndLayoutAndWritesJson) {
 TEST_F(DbCommands, BestAndResultsShowThePrecisionClassAndBothErrors) {
   const fs::path file = dir_ / "classes.db";
   {
-    Database db(file.string(), OpenMode::read_write);
+    Database db(file.string(), OpenMode::read_write, kernel_families());
     const Id gpu = db.upsert_gpu_model(h200());
     const Id big = db.upsert_problem(make_problem(4096, 4096, 4096)),
              mid = db.upsert_problem(make_problem(1024, 1024, 2048));
     KernelConfig tc = make_config("nn", 128, 128, 16, 64, 32, 8, 8, 3);
-    tc.math = 3;
+    tc.knobs.at("math") = 3;
     tc.name += "_m3";
     Result three = ok(big, db.upsert_config(tc), 2.5, 2.0 * 4096 * 4096 * 4096);
     three.rel_error = 3.1e-7;
@@ -348,7 +348,7 @@ TEST_F(DbCommands, PruneKeepsUnfinishedSweepsUnlessAskedAndADayOld) {
   const fs::path db = copy_fixture();
   Id running = 0, crashed = 0, gpu = 0;
   {
-    Database d(db.string(), OpenMode::read_write);
+    Database d(db.string(), OpenMode::read_write, kernel_families());
     gpu = d.upsert_gpu_model(h200());
     SweepInfo info;
     info.gpu_model_id = gpu;
@@ -382,7 +382,8 @@ TEST_F(DbCommands, PruneKeepsUnfinishedSweepsUnlessAskedAndADayOld) {
   EXPECT_TRUE(contains(r.out, "kept 1 unfinished sweeps")) << r.out;
   EXPECT_FALSE(exists(crashed));
   ASSERT_TRUE(exists(running));
-  Database d(db.string(), OpenMode::read_write);  // the running sweep goes on writing
+  Database d(db.string(), OpenMode::read_write,
+             kernel_families());  // the running sweep goes on writing
   const Id problem = d.upsert_problem(make_problem(64, 64, 64)),
            config = d.upsert_config(cfg_best());
   EXPECT_NO_THROW(d.record_results(
@@ -426,7 +427,7 @@ TEST_F(DbCommands, CheckPassesAGoodDatabaseAndReportsACorruptBinary) {
 TEST_F(DbCommands, CheckReportsABinaryThatIsNotItsConfigsKernel) {
   const fs::path db = copy_fixture();
   {
-    Database d(db.string(), OpenMode::read_write);
+    Database d(db.string(), OpenMode::read_write, kernel_families());
     Binary b = d.get_binary("fixture-binary").binary.value();
     b.lowered_name = fixture_entry_name(cfg_second());
     const std::vector<char> cubin = ::gemmtune::test::fake_cubin(b.lowered_name);
@@ -546,7 +547,7 @@ TEST_F(DbCommands, MergeOfManyFilesGoesOnPastOneThatFails) {
   const fs::path damaged = copy_fixture();
   Connection(damaged.string(), OpenMode::read_write).exec("DROP TABLE baselines");
   const fs::path empty = dir_ / "empty.db";
-  { Database d(empty.string(), OpenMode::read_write); }
+  { Database d(empty.string(), OpenMode::read_write, kernel_families()); }
   const fs::path target = dir_ / "merged.db";
   const std::vector<std::string> merge = {
       "db", "merge", fixture().string(), damaged.string(), empty.string(), "--db", target.string()};
@@ -581,7 +582,7 @@ TEST_F(DbCommands, MergeOfManyFilesGoesOnPastOneThatFails) {
 
 TEST_F(DbCommands, EmptyDatabaseSaysNoResultsYet) {
   const fs::path empty = dir_ / "empty.db";
-  { Database d(empty.string(), OpenMode::read_write); }
+  { Database d(empty.string(), OpenMode::read_write, kernel_families()); }
   for (const auto& args : std::vector<std::vector<std::string>>{
            {"best"}, {"devices"}, {"results", "--shape", "64x64x64"}, {"compare", "A", "B"}}) {
     CliRun r = db_cmd(args, empty);

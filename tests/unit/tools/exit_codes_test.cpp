@@ -147,12 +147,12 @@ TEST_F(ExitCodes, BestNamesTheSplitKWinners) {
   EXPECT_FALSE(contains(plain.out, "split-K")) << plain.out;
   EXPECT_TRUE(contains(db_cmd({"best", "--format", "json"}, db).out, "\"deterministic\":true"));
   {
-    Database d(db.string(), OpenMode::read_write);
+    Database d(db.string(), OpenMode::read_write, kernel_families());
     SweepInfo info;
     info.gpu_model_id = d.upsert_gpu_model(h200());
     const Id sweep = d.begin_sweep(info);
     KernelConfig split = make_config("nn", 64, 64, 8, 32, 32, 4, 4, 2);
-    split.split_k = 8;
+    split.knobs.at("split_k") = 8;
     split.name = "sgemm_nn_64x64x8_w32x32_t4x4_s2_v4_p4_k8_r8";
     const Id problem = d.upsert_problem(make_problem(64, 64, 65536)),
              config = d.upsert_config(split);

@@ -23,7 +23,7 @@ inline fs::path intact_database() {
   static const fs::path path = [] {
     const fs::path p = ::gemmtune::test::scratch_dir("intact") / "tuning.db";
     fs::copy_file(fs::path(GEMMTUNE_TEST_FIXTURES) / "h200-halving-4-problems.db", p);
-    db::Database(p.string(), db::OpenMode::read_write);
+    db::Database(p.string(), db::OpenMode::read_write, kernel_families());
     return p;
   }();
   return path;
@@ -148,7 +148,7 @@ inline std::vector<UnprivilegedRun> run_unprivileged(const std::vector<Command>&
 /// A database of one sweep (on an H100) with `problems` x 300 ok results, the configs named as
 /// the family names them: a merge of it into intact_database() writes every row.
 inline void make_large_source(const fs::path& file, int problems) {
-  Database db(file.string(), OpenMode::read_write);
+  Database db(file.string(), OpenMode::read_write, kernel_families());
   SweepInfo info;
   info.gpu_model_id = db.upsert_gpu_model(h100());
   info.command_line = "gemmtune sweep (a large source to merge)";

@@ -107,7 +107,7 @@ TEST_F(FullDisk, BatchesPastAFileSizeLimitKeepEveryEarlierBatch) {
     const rlimit fsize{rlim_t(limit), rlim_t(limit)};
     if (setrlimit(RLIMIT_FSIZE, &fsize) != 0 || signal(SIGXFSZ, SIG_IGN) == SIG_ERR)
       return "no limit";
-    Database db(file.string(), OpenMode::read_write);
+    Database db(file.string(), OpenMode::read_write, kernel_families());
     SweepInfo info;
     info.gpu_model_id = db.upsert_gpu_model(h100());
     const Id sweep = db.begin_sweep(info);
@@ -137,7 +137,8 @@ TEST_F(FullDisk, BatchesPastAFileSizeLimitKeepEveryEarlierBatch) {
   EXPECT_GT(batches, 10) << out;
   EXPECT_NE(out.find(file.string()), std::string::npos) << out;
   EXPECT_NE(out.find("File too large"), std::string::npos) << out;
-  Database db(file.string(), OpenMode::read_write);  // recovery, if any, happens here
+  Database db(file.string(), OpenMode::read_write,
+              kernel_families());  // recovery, if any, happens here
   EXPECT_TRUE(db.check().ok());
   std::int64_t stored = 0;
   for (int b = 0; b < batches; ++b) {

@@ -100,7 +100,7 @@ TEST_F(MergeKill, AFailedMergeKeepsATargetAnotherMergeFilled) {
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   db::MergeStats merged;
   {
-    db::Database other(target.string(), db::OpenMode::read_write);
+    db::Database other(target.string(), db::OpenMode::read_write, kernel_families());
     merged = other.merge_from(intact_database().string());  // waits for the failing merge's lock
   }
   const CliRun r = failing.wait();

@@ -71,7 +71,7 @@ void expect_distinct_ticks(const std::string& svg, char axis, std::size_t min_co
 // The geometric mean of cuBLAS time / best time over the database's problems, as the report
 // should print it.
 std::string geomean_in(const fs::path& path) {
-  Database db(path.string(), OpenMode::read_only);
+  Database db(path.string(), OpenMode::read_only, kernel_families());
   double log_sum = 0;
   int n = 0;
   for (const auto& b : db.bests()) {
@@ -236,7 +236,7 @@ TEST_F(Report, ReadsTheCeilingsStoredForTheGpuModel) {
   const fs::path db = copy_fixture("measured.db");
   std::string measured_on;
   {
-    Database d(db.string(), OpenMode::read_write);
+    Database d(db.string(), OpenMode::read_write, kernel_families());
     const auto gpu = d.find_gpu_model(h200());
     ASSERT_TRUE(gpu);
     ASSERT_TRUE(d.record_ceilings(*gpu, {58.5, 4224, "", "test"}));

@@ -38,11 +38,19 @@ inline std::string current_template_hash() { return gemmtune::template_hash(); }
 /// A config of the family with the given tiles; its name encodes them as the runtime's does.
 inline KernelConfig make_config(const char* layout, int bm, int bn, int bk, int wm, int wn, int tm,
                                 int tn, int stages) {
-  KernelConfig c;
+  KernelConfig c = to_db(GemmConfig{});  // every knob, at its default
   c.op_a = layout[0];
   c.op_b = layout[1];
-  c.bm = bm, c.bn = bn, c.bk = bk, c.wm = wm, c.wn = wn, c.tm = tm, c.tn = tn, c.stages = stages;
-  c.vec = 4, c.pad = 4, c.split_k = 1, c.raster = 8;
+  for (const auto& [knob, value] : {std::pair{"bm", bm},
+                                    {"bn", bn},
+                                    {"bk", bk},
+                                    {"wm", wm},
+                                    {"wn", wn},
+                                    {"tm", tm},
+                                    {"tn", tn},
+                                    {"stages", stages}})
+    c.knobs.at(knob) = value;
+  c.knobs.at("vec") = 4, c.knobs.at("pad") = 4, c.knobs.at("split_k") = 1, c.knobs.at("raster") = 8;
   char buf[128];
   std::snprintf(buf, sizeof buf, "sgemm_%s_%dx%dx%d_w%dx%d_t%dx%d_s%d_v4_p4_k1_r8", layout, bm, bn,
                 bk, wm, wn, tm, tn, stages);
@@ -122,7 +130,7 @@ inline void build_fixture(const fs::path& path) {
   fs::remove(path);
   fs::remove(path.string() + "-wal");
   fs::remove(path.string() + "-shm");
-  Database db(path.string(), OpenMode::read_write);
+  Database db(path.string(), OpenMode::read_write, kernel_families());
   const Id g200 = db.upsert_gpu_model(h200()), g100 = db.upsert_gpu_model(h100());
   const ProblemKey big = make_problem(4096, 4096, 4096), mid = make_problem(1024, 1024, 2048),
                    nt = make_problem(2048, 2048, 2048, "nt"), small = make_problem(512, 512, 512);

@@ -230,7 +230,7 @@ TEST(DbConvert, ConfigRoundTripsAndProblemKey) {
   db::KernelConfig row = to_db(c);
   EXPECT_EQ(row.name, config_name(c));
   EXPECT_EQ(row.op_a, 't');
-  EXPECT_EQ(row.split_k, 4);
+  EXPECT_EQ(row.knobs.at("split_k"), 4);
   ASSERT_TRUE(from_db(row));
   EXPECT_EQ(*from_db(row), c);
   row.family = "dgemm";

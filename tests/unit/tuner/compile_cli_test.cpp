@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "gemmtune/db/database.hpp"
+#include "gemmtune/db_rows.hpp"
 #include "gemmtune/kernel.hpp"
 #include "gemmtune/tuner/shard.hpp"
 #include "gemmtune/tuner/sweep.hpp"
@@ -40,7 +41,7 @@ std::vector<GemmConfig> dot_product_configs() {
 
 // How many of `keys` the database at `path` holds a verified cubin for.
 std::size_t stored(const std::string& path, const std::vector<std::string>& keys) {
-  db::Database db(path, db::OpenMode::read_only);
+  db::Database db(path, db::OpenMode::read_only, kernel_families());
   std::size_t n = 0;
   for (const auto& key : keys) n += db.get_binary(key).binary.has_value();
   return n;
@@ -118,7 +119,7 @@ TEST_F(CompileCli, ResourcesShowWhatPtxasReportedForEveryConfigOfTheRun) {
   ASSERT_EQ(r.status, 0) << r.out << r.err;
   EXPECT_TRUE(has(r.out, "1 in the binary cache")) << r.out;
   EXPECT_TRUE(has(r.out, "registers")) << r.out;
-  db::Database db(path("c.db"), db::OpenMode::read_only);
+  db::Database db(path("c.db"), db::OpenMode::read_only, kernel_families());
   for (std::size_t i = 0; i < 2; ++i) {
     const auto b = db.get_binary(binary_key(configs[i], "sm_90")).binary;
     ASSERT_TRUE(b && b->registers) << config_name(configs[i]);

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "gemmtune/db/database.hpp"
+#include "gemmtune/db_rows.hpp"
 #include "gemmtune/kernel.hpp"
 #include "gemmtune/tuner/compile_pool.hpp"
 #include "support/scratch.hpp"
@@ -16,7 +17,7 @@ class Pool : public gemmtune::test::ScratchDirTest {};
 
 TEST_F(Pool, CompilesAheadAndReusesTheBinaryCache) {
   std::string path = this->path("t.db");
-  { db::Database create(path, db::OpenMode::read_write); }
+  { db::Database create(path, db::OpenMode::read_write, kernel_families()); }
   GemmConfig a, b;
   b.bm = 64, b.wm = 32, b.wn = 64, b.tm = 4, b.tn = 16;
   ASSERT_FALSE(b.validate(DeviceLimits::for_arch("sm_90")));
@@ -37,7 +38,7 @@ TEST_F(Pool, CompilesAheadAndReusesTheBinaryCache) {
   EXPECT_EQ(got[0]->cache_key, binary_key(a, "sm_90"));
   EXPECT_GT(got[0]->resources.registers, 0);
   {
-    db::Database db(path, db::OpenMode::read_write);
+    db::Database db(path, db::OpenMode::read_write, kernel_families());
     db.put_binary(to_binary(*got[0], "sm_90"));
   }
   CompilePool pool("sm_90", path, 1);

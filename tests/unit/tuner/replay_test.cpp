@@ -8,6 +8,7 @@
 
 #include <cmath>
 
+#include "gemmtune/db_rows.hpp"
 #include "gemmtune/tuner/replay.hpp"
 
 using namespace gemmtune;
@@ -18,7 +19,7 @@ namespace {
 const std::string kFixture = std::string(GEMMTUNE_TEST_UNPACKED_FIXTURES) + "/h200-exhaustive.db";
 
 struct Recorded {
-  db::Database db{kFixture, db::OpenMode::read_only};
+  db::Database db{kFixture, db::OpenMode::read_only, kernel_families()};
   db::GpuModelRow gpu = db.gpu_models().at(0);
   std::vector<RecordedProblem> problems = load_recorded(db, gpu.id);
   std::vector<TunedNeighbour> tuned = tuned_neighbours(db, gpu.id);

@@ -46,7 +46,7 @@ db::GpuModel gpu(const std::string& name) {
 }  // namespace
 
 TEST_F(Resume, MeasuredPairsAreSkippedAndForceMeasuresAll) {
-  db::Database db(path("t.db"), db::OpenMode::read_write);
+  db::Database db(path("t.db"), db::OpenMode::read_write, kernel_families());
   Problem p = Problem::packed(Op::N, Op::N, 512, 512, 512);
   auto cs = configs();
   // Nothing stored yet: all fresh.

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "gemmtune/db/family.hpp"
 #include "gemmtune/db/records.hpp"
 #include "gemmtune/db/sqlite.hpp"
 
@@ -88,10 +89,14 @@ struct CheckReport {
 class Database {
  public:
   /// Opens `path`. read_write creates the file (never a directory, except that of the default
-  /// path) and migrates it; read_only creates and changes nothing. Throws DatabaseError.
-  Database(const std::string& path, OpenMode mode);
+  /// path) and migrates it, adding the knob columns of `families` it lacks; read_only creates and
+  /// changes nothing, and shows those columns with their defaults. Configs of a family are read
+  /// and written through whatever knob columns the file has, so a family whose columns the file
+  /// has already needs no description; one whose columns it may lack must be among `families`
+  /// (the kernel families gemmtune has: gemmtune::kernel_families()). Throws DatabaseError.
+  Database(const std::string& path, OpenMode mode, std::span<const KernelFamily> families = {});
   /// Opens default_database_path().
-  static Database open_default(OpenMode mode);
+  static Database open_default(OpenMode mode, std::span<const KernelFamily> families = {});
 
   /// The path as given.
   const std::string& path() const { return conn_.path(); }
@@ -108,8 +113,9 @@ class Database {
   void finish_sweep(Id sweep_id);
   /// The id of `problem`, inserting it when new.
   Id upsert_problem(const ProblemKey& problem);
-  /// The id of `config` (by name), inserting it when new; throws when the name is stored with
-  /// other parameters.
+  /// The id of `config` (by family and name), inserting it when new; throws when the name is
+  /// stored with other parameters, or the file has no column for one of its knobs (open it with
+  /// its family).
   Id upsert_config(const KernelConfig& config);
   /// Stores a batch of results of a sweep in one transaction: all or none. A result for the same
   /// (sweep, problem, config) replaces the earlier one.
@@ -171,7 +177,8 @@ class Database {
 
   /// Copies everything from the tuning database at `other_path` that this one lacks, in one
   /// transaction; its cached binaries only with ForeignBinaries::copy. Rows are matched by
-  /// natural keys, so merging twice adds nothing.
+  /// natural keys, so merging twice adds nothing. Configs bring the knob columns both files
+  /// have; where the other file predates a knob of this one's families, its default.
   MergeStats merge_from(const std::string& other_path,
                         ForeignBinaries binaries = ForeignBinaries::drop);
   /// Drops the sweeps `options` selects, with their results and baselines, then the results
@@ -189,6 +196,8 @@ class Database {
   void require_writable(const char* action) const;
 
   mutable Connection conn_;
+  std::vector<KernelFamily> families_;     // as opened: merge_from() reads the other file with them
+  std::vector<std::string> knob_columns_;  // of configs (or its view) as opened, in its order
 };
 
 }  // namespace gemmtune::db

@@ -1,15 +1,15 @@
 #pragma once
 // The rows of the tuning database as C++ values. Plain data: the database knows nothing of CUDA or
-// of the runtime's types (runtime/src/db_rows.cpp converts GemmConfig <-> KernelConfig), and of the
-// kernel family only its knob table.
+// of the runtime's types (runtime/src/db_rows.cpp converts GemmConfig <-> KernelConfig), nor of
+// any kernel family but what a KernelFamily (family.hpp) tells it.
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include "gemmtune/knobs.hpp"
 
 namespace gemmtune::db {
 
@@ -70,13 +70,18 @@ struct ProblemKey {
   bool operator==(const ProblemKey&) const = default;
 };
 
-/// One kernel configuration as stored: the family's knobs (kSgemmKnobs names the columns, one
-/// per knob) with the layout; `name` is its procedural name and unique key.
-struct KernelConfig : SgemmKnobs {
-  std::string family = "sgemm";
-  std::string name;  ///< e.g. "sgemm_nn_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8"
+/// One kernel configuration as stored: its family, its procedural name (the key within the
+/// family), the layout, and its knob values by column (the family declares the columns:
+/// KernelFamily).
+struct KernelConfig {
+  std::string family;  ///< e.g. "sgemm"
+  std::string name;    ///< e.g. "sgemm_nn_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8"
   char op_a = 'n';
   char op_b = 'n';
+  /// Knob column -> value. As read: every knob column that holds a value in the row; a column
+  /// that holds NULL (a knob of another family, or one the writer did not know yet, whose
+  /// default its config ran with) is left out.
+  std::map<std::string, int, std::less<>> knobs;
   bool operator==(const KernelConfig&) const = default;
 };
 

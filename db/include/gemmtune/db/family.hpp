@@ -1,0 +1,27 @@
+#pragma once
+// A kernel family as the database sees it: plain data that the family's own code hands to
+// Database (the sgemm family's: runtime/src/db_rows.cpp, built from its knob table). The database
+// knows no family of its own; families share the `configs` table, each with its knob columns.
+#include <string>
+#include <vector>
+
+namespace gemmtune::db {
+
+/// One knob column a family declares.
+struct KnobColumn {
+  /// The `configs` column: lower-case letters, digits and '_', starting with a letter, and not
+  /// one of the columns every row has (id, family, name, op_a, op_b).
+  std::string name;
+  /// The value the family's configs stored before the column existed ran with: it fills their
+  /// rows when the column is added.
+  int default_value = 0;
+};
+
+/// A kernel family: its name (`configs.family`, the prefix of its config names; written as a
+/// knob column's name is) and the knob columns its configs have. Families may share a column.
+struct KernelFamily {
+  std::string name;
+  std::vector<KnobColumn> knobs;
+};
+
+}  // namespace gemmtune::db
