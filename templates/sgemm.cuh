@@ -1,7 +1,8 @@
 // The FP32 GEMM kernel family, compiled at run time by NVRTC. Embedded as one source, in this
 // order (templates/CMakeLists.txt): include/gemmtune/kernel_args.h (GemmArgs, PackArgs),
-// sgemm/memory.cuh, sgemm/mma.cuh, sgemm/tiles.cuh, sgemm/wgmma.cuh, sgemm/mainloops.cuh, sgemm/epilogue.cuh, sgemm/pack.cuh,
-// this file.
+// include/gemmtune/sgemm_shapes.hpp (the kernel paths and the shapes the host sizes too),
+// sgemm/memory.cuh, sgemm/mma.cuh, sgemm/tiles.cuh, sgemm/wgmma.cuh, sgemm/mainloops.cuh,
+// sgemm/epilogue.cuh, sgemm/pack.cuh, this file.
 //
 // C = alpha * op(A) * op(B) + beta * C, row-major, any M, N, K >= 1, batched by blockIdx.z.
 // A block computes a BM x BN tile of C stepping through K in BK slices; its warps each own a
@@ -28,8 +29,9 @@
 //                                   from global memory into registers, no shared memory
 //   RegisterPrefetchMainloop        stages 1 (load-sync-compute) and 2 (register double buffer)
 //   CpAsyncMainloop                 stages >= 3: a cp.async ring of STAGES shared buffers
-//   Mainloop (mainloops.cuh)        picks one of the four at compile time; each is set up
-//                                   (operand addresses), then run (the K loop)
+//   Mainloop (mainloops.cuh)        picks the mainloop of the instance's kernel path (KernelPath,
+//                                   include/gemmtune/sgemm_shapes.hpp) at compile time; each is
+//                                   set up (operand addresses), then run (the K loop)
 //   Epilogue (epilogue.cuh)         alpha/beta, vector stores; split-K's protocol (the first split
 //                                   to start scales C by beta, all add: SplitKCounter), or
 //                                   (ORDERED_SPLITS) the last split adding all splits' sums
@@ -118,14 +120,14 @@ __device__ __forceinline__ void run_block(const GemmArgs& p, const Extra&... ext
 
 // clang-format off
 template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, int VEC, int PAD, int SPLIT_K, int RASTER, int OCCUPANCY, int K_LANES, int K_WARPS, int MATH, int WGMMA, bool TA, bool TB, int GA, int GB, int GC, bool STAGE_C = false, bool SPLIT_TAIL = false, bool WINDOW_C = false, bool ORDERED_SPLITS = false, bool PRESCALE_C = false, bool PLAIN_NARROW_RUNS = false, bool CLUSTER_SPLITS = false, bool EARLY_BARRIER = false>
-__global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32 * K_WARPS, OCCUPANCY) sgemm(GemmArgs p) {
+__global__ void __launch_bounds__(block_threads(BM, BN, WM, WN, K_WARPS), OCCUPANCY) sgemm(GemmArgs p) {
   detail::run_block<detail::Traits<BM, BN, BK, WM, WN, TM, TN, STAGES, VEC, PAD, SPLIT_K, RASTER, OCCUPANCY, K_LANES, K_WARPS, MATH, WGMMA, TA, TB, GA, GB, GC, STAGE_C, SPLIT_TAIL, WINDOW_C, ORDERED_SPLITS, PRESCALE_C, PLAIN_NARROW_RUNS, CLUSTER_SPLITS, EARLY_BARRIER>>(p);
 }
 
 // The entry point of warpgroup instances (WGMMA = 1; GemmConfig::name_expression): the same
 // parameters, and the tensor maps of the operands it reads in place.
 template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, int VEC, int PAD, int SPLIT_K, int RASTER, int OCCUPANCY, int K_LANES, int K_WARPS, int MATH, int WGMMA, bool TA, bool TB, int GA, int GB, int GC, bool STAGE_C = false, bool SPLIT_TAIL = false, bool WINDOW_C = false, bool ORDERED_SPLITS = false, bool PRESCALE_C = false, bool PLAIN_NARROW_RUNS = false, bool CLUSTER_SPLITS = false, bool EARLY_BARRIER = false>
-__global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32 * K_WARPS, OCCUPANCY) sgemm_wgmma(GemmArgs p, const __grid_constant__ WarpgroupArgs g) {
+__global__ void __launch_bounds__(block_threads(BM, BN, WM, WN, K_WARPS), OCCUPANCY) sgemm_wgmma(GemmArgs p, const __grid_constant__ WarpgroupArgs g) {
   detail::run_block<detail::Traits<BM, BN, BK, WM, WN, TM, TN, STAGES, VEC, PAD, SPLIT_K, RASTER, OCCUPANCY, K_LANES, K_WARPS, MATH, WGMMA, TA, TB, GA, GB, GC, STAGE_C, SPLIT_TAIL, WINDOW_C, ORDERED_SPLITS, PRESCALE_C, PLAIN_NARROW_RUNS, CLUSTER_SPLITS, EARLY_BARRIER>>(p, g);
 }
 // clang-format on

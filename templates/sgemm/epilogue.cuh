@@ -111,8 +111,8 @@ struct Epilogue {
     VN = Cfg::VN,
     W = Cfg::WC,
     SPLIT_K = Cfg::SPLIT_K,
-    kStagedLd = Cfg::WN + 4,  // a staged row: + 4 keeps vector writes aligned, rows on other banks
-    kStagedFloats = Cfg::kOutputWarps * Cfg::TY * kStagedLd,
+    kStagedLd = staged_c_row(Cfg::WN),  // + 4: vector writes aligned, rows on other banks
+    kStagedFloats = staged_c_floats(Cfg::BM, Cfg::BN, Cfg::WM, Cfg::WN, Cfg::TM),
     kMainloopFloats = Cfg::STAGES * (Cfg::kStageA + Cfg::kStageB),
   };
   static_assert(!Cfg::kOrderedSplits || (Cfg::kReduce && SPLIT_K > 1),

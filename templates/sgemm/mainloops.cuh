@@ -2,8 +2,9 @@
 // accumulators (laid out by WarpTile). Every one has the same interface:
 //   Mainloop(const GemmArgs& p, const BlockWork& w, float* smem, int tid)   set-up
 //   void operator()(const WarpTile<Cfg>& tile, Accumulators<Cfg>& acc)     the K loop
-// and Mainloop<Cfg> picks one at compile time; a new path (a reduction, a tensor-core family) is
-// a new struct here and a new line in Mainloop.
+// and Mainloop<Cfg> picks its path's (KernelPath, gemmtune/sgemm_shapes.hpp) at compile time; a
+// new path (a reduction, a tensor-core family) is a new KernelPath, a new struct here and a new
+// MainloopOf line.
 //
 // Code generation: NVVM optimizes each function before inlining it, __forceinline__ or not, so a
 // K loop in a function of its own compiles slightly differently from the same loop written in
@@ -398,24 +399,41 @@ struct CpAsyncMainloop {
   }
 };
 
-template <bool C, class T, class F>
-struct If {
-  using type = T;
+// The mainloop of each kernel path (KernelPath, gemmtune/sgemm_shapes.hpp): the shared-memory
+// tile paths fill their stages through registers, or by cp.async from 3 stages on; mma.sync runs
+// either, by its stages, with the tensor-core step (WarpTile::compute).
+template <KernelPath Path, class Cfg>
+struct MainloopOf;  // a path without a mainloop does not compile
+template <class Cfg>
+struct MainloopOf<KernelPath::register_tile, Cfg> {
+  using type = RegisterPrefetchMainloop<Cfg>;
 };
-template <class T, class F>
-struct If<false, T, F> {
-  using type = F;
+template <class Cfg>
+struct MainloopOf<KernelPath::cp_async_tile, Cfg> {
+  using type = CpAsyncMainloop<Cfg>;
+};
+template <class Cfg>
+struct MainloopOf<KernelPath::streamed_tile, Cfg> {
+  using type = StreamingMainloop<Cfg>;
+};
+template <class Cfg>
+struct MainloopOf<KernelPath::reduction, Cfg> {
+  using type = ReductionMainloop<Cfg>;
+};
+template <class Cfg>
+struct MainloopOf<KernelPath::mma_sync, Cfg> {
+  using type = typename MainloopOf<fills_by_cp_async(Cfg::STAGES) ? KernelPath::cp_async_tile
+                                                                  : KernelPath::register_tile,
+                                   Cfg>::type;
+};
+template <class Cfg>
+struct MainloopOf<KernelPath::warpgroup, Cfg> {
+  using type = WgmmaMainloop<Cfg>;
 };
 
-// The mainloop of an instance: the warpgroup instruction's, the reduction, streaming for thin
-// tiles, else by pipeline depth.
+// The mainloop of an instance: its path's.
 template <class Cfg>
-using Mainloop = typename If<
-    Cfg::kWgmma, WgmmaMainloop<Cfg>,
-    typename If<Cfg::kReduce, ReductionMainloop<Cfg>,
-                typename If<Cfg::kStreamB, StreamingMainloop<Cfg>,
-                            typename If<(Cfg::STAGES <= 2), RegisterPrefetchMainloop<Cfg>,
-                                        CpAsyncMainloop<Cfg>>::type>::type>::type>::type;
+using Mainloop = typename MainloopOf<KernelPath(Cfg::kPath), Cfg>::type;
 
 }  // namespace detail
 }  // namespace gemmtune

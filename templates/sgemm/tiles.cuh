@@ -5,7 +5,9 @@ namespace gemmtune {
 namespace detail {
 
 // The knobs of one instance (the kernel's template parameters, same names) and the shapes that
-// follow from them, for every component to read. Derived:
+// follow from them, for every component to read. The path and the shapes the host sizes too come
+// from gemmtune/sgemm_shapes.hpp (embedded before this file). Derived:
+//   kPath           the kernel path, KernelPath(kPath): which Mainloop runs (mainloops.cuh)
 //   kOutputWarps    warps that own the block tile's outputs; KW > 1 repeats them along K
 //   kThreads        threads per block
 //   VM, VN          fragment vector widths: a thread's TM x TN tile is chunks of VM x VN (VN
@@ -29,10 +31,10 @@ namespace detail {
 //                   distributed shared memory (GemmConfig::cluster_splits)
 //   kSplitTail      SPLIT_K splits only the tiles past whole rounds of one per SM (BlockWork;
 //                   GemmConfig::split_tail)
-//   kStreamB        thin tiles with every row in each thread stream B from global memory
-//                   (GemmConfig::streams_b)
-//   kWgmma          the products on the warpgroup instruction, from split, K-major packed
-//                   operands (wgmma.cuh)
+//   kReduce         the reduction path (KL or KW > 1)
+//   kStreamB        the streamed thin tile path: every row in each thread, B streamed from
+//                   global memory (GemmConfig::streams_b)
+//   kMma            tensor-core math (MATH > 0): mma.cuh's step, or the warpgroup instruction's
 // Enumerators rather than static constexpr members: NVRTC emits each of those as a global
 // variable in the cubin.
 template <int BM_, int BN_, int BK_, int WM_, int WN_, int TM_, int TN_, int STAGES_, int VEC_,
@@ -48,26 +50,24 @@ struct Traits {
     STAGES = STAGES_, VEC = VEC_, PAD = PAD_, SPLIT_K = SPLIT_K_, RASTER = RASTER_,
     OCCUPANCY = OCCUPANCY_, KL = K_LANES_, KW = K_WARPS_, MATH = MATH_, WGMMA = WGMMA_,
 
-    kOutputWarps = (BM / WM) * (BN / WN),
-    kThreads = kOutputWarps * 32 * KW,
-    kStreamsB = BM <= 8 && TM == BM && !TB_ && KL == 1 && KW == 1,  // kStreamB, for VN
-    // The tensor-core step's accumulators (mma.cuh): rows 8 apart, column pairs 8 apart. Where
-    // streamed B is read narrowed (GB < 4), chunks of GB columns: a warp's load of a row of B
-    // then takes adjacent floats, whole sectors, where chunks of 4 read in GB-float pieces
-    // touch a sector per lane (GemmConfig's c_chunk mirrors this).
-    VM = MATH ? 1 : TM < 4 ? TM : 4,
-    VN = MATH ? 2 : kStreamsB && GB_ < (TN < 4 ? TN : 4) ? GB_ : TN < 4 ? TN : 4,
+    kPath = int(kernel_path(BM, TM, STAGES, KL, KW, MATH, WGMMA, TB_)),
+    kOutputWarps = output_warps(BM, BN, WM, WN),
+    kThreads = block_threads(BM, BN, WM, WN, KW),
+    // The tensor-core step's accumulators (mma.cuh): rows 8 apart, column pairs 8 apart; streamed
+    // B read narrowed: chunks of GB columns (chunk_columns).
+    VM = chunk_rows(MATH, TM),
+    VN = chunk_columns(KernelPath(kPath), MATH, TN, GB_),
     TX = WN / TN,
     TY = WM / TM,
     // Shared memory: K-major (S[k][x]) for the FMA step, which reads vectors along x. The
     // tensor-core step keeps each operand as it lies in global memory (K-contiguous ones as
     // S[x][k]), padded so that its fragment reads (8 x along, 4 k) hit 32 banks.
-    LDA = !MATH ? BM + PAD : TA_ ? BM + 8 : BK + 4,
-    LDB = !MATH ? BN + PAD : TB_ ? BK + 4 : BN + 8,
-    kStageA = (MATH && !TA_ ? BM : BK) * LDA,
-    kStageB = (MATH && TB_ ? BN : BK) * LDB,
+    LDA = smem_row_a(MATH, TA_, BM, BK, PAD),
+    LDB = smem_row_b(MATH, TB_, BN, BK, PAD),
+    kStageA = stage_floats_a(MATH, TA_, BM, BK, PAD),
+    kStageB = stage_floats_b(MATH, TB_, BN, BK, PAD),
     // Accumulator rows: the tensor-core variants 3 and 4 sum each slice apart.
-    kAccRows = MATH >= 3 ? 2 * TM : TM,
+    kAccRows = accumulator_rows(MATH, TM),
     W = VEC < VN ? VEC : VN,
     GA = GA_, GB = GB_, GC = GC_,
     WC = GC < W ? GC : W,
@@ -75,10 +75,9 @@ struct Traits {
   };
   enum : bool {
     TA = TA_, TB = TB_,
-    kReduce = KL > 1 || KW > 1,
-    kStreamB = kStreamsB,
-    kMma = MATH > 0,
-    kWgmma = WGMMA > 0,
+    kReduce = KernelPath(kPath) == KernelPath::reduction,
+    kStreamB = KernelPath(kPath) == KernelPath::streamed_tile,
+    kMma = tensor_core_math(MATH),
     kStageC = STAGE_C_,
     kSplitTail = SPLIT_TAIL_,
     kWindowC = WINDOW_C_,
@@ -438,8 +437,8 @@ struct OperandSlices {
   // Chunks of VEC through registers, of the access width with cp.async (see TileLoader);
   // measured on an H200 with the data of one operand or all unaligned (docs/PERFORMANCE.md).
   enum : int {
-    kChunkA = Cfg::STAGES >= 3 ? Cfg::GA : Cfg::VEC,
-    kChunkB = Cfg::STAGES >= 3 ? Cfg::GB : Cfg::VEC,
+    kChunkA = fills_by_cp_async(Cfg::STAGES) ? Cfg::GA : Cfg::VEC,
+    kChunkB = fills_by_cp_async(Cfg::STAGES) ? Cfg::GB : Cfg::VEC,
   };
   using LoaderA =
       TileLoader<Cfg::BM, Cfg::BK, Cfg::LDA, kChunkA, Cfg::kThreads, !Cfg::TA, Cfg::GA, Cfg::kMma>;

@@ -138,10 +138,10 @@ struct WgmmaMainloop {
   static_assert(Cfg::BM % 64 == 0 && Cfg::WM == 16 && Cfg::WN == Cfg::BN,
                 "64-row slabs of 16-row warp tiles");
   enum : int {
-    kPlanes = Cfg::MATH >= 2 ? 2 : 1,
-    kTileA = Cfg::BM * 128,  // bytes of one plane's tile
-    kTileB = Cfg::BN * 128,
-    kStage = kPlanes * (kTileA + kTileB),
+    kPlanes = warpgroup_planes(Cfg::MATH),
+    kTileA = warpgroup_tile_bytes(Cfg::BM),  // bytes of one plane's tile
+    kTileB = warpgroup_tile_bytes(Cfg::BN),
+    kStage = warpgroup_stage_bytes(Cfg::MATH, Cfg::BM, Cfg::BN),
     kSum = Cfg::MATH >= 3 ? Cfg::TM : 0,  // first accumulator row the instructions add into
   };
   const float* a;  // this block's tile of A's big plane (its slices one after another)

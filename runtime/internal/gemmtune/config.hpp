@@ -11,6 +11,7 @@
 #include "gemmtune/knobs.hpp"
 #include "gemmtune/precision.hpp"
 #include "gemmtune/problem.hpp"
+#include "gemmtune/sgemm_shapes.hpp"
 
 namespace gemmtune {
 
@@ -36,23 +37,29 @@ struct GemmConfig : SgemmKnobs, SgemmFlags {
   bool reads_a_in_vectors() const;
   /// Threads per block.
   int threads() const;
+  /// The kernel path (templates/include/gemmtune/sgemm_shapes.hpp): which mainloop the instance
+  /// runs and which of validate()'s rules apply. A knob derived from the others (kernel_path()),
+  /// so it has no place in the name: the names of every path stay as they were.
+  KernelPath path() const {
+    return kernel_path(bm, tm, stages, k_lanes, k_warps, math, wgmma, op_b == Op::T);
+  }
   /// Whether the kernel streams B from global memory into registers instead of staging tiles in
-  /// shared memory: thin tiles whose rows all belong to each thread (bm <= 8, tm == bm) with B
-  /// not transposed (matrix-vector-like problems), not a reduction. bk is then the K rows loaded
-  /// per step (two steps in flight).
-  bool streams_b() const;
-  /// Whether this is the reduction path (k_lanes or k_warps > 1): each output's K range is
-  /// shared by k_lanes lanes of each of k_warps warps that read A and B straight from global
-  /// memory, bk values per lane and step, and sum with shuffles, then through shared memory
-  /// (dot products, matrix-vector products).
-  bool reduces() const { return k_lanes > 1 || k_warps > 1; }
+  /// shared memory (KernelPath::streamed_tile): thin tiles whose rows all belong to each thread
+  /// (bm <= 8, tm == bm) with B not transposed (matrix-vector-like problems), not a reduction. bk
+  /// is then the K rows loaded per step (two steps in flight).
+  bool streams_b() const { return path() == KernelPath::streamed_tile; }
+  /// Whether this is the reduction path (KernelPath::reduction: k_lanes or k_warps > 1): each
+  /// output's K range is shared by k_lanes lanes of each of k_warps warps that read A and B
+  /// straight from global memory, bk values per lane and step, and sum with shuffles, then
+  /// through shared memory (dot products, matrix-vector products).
+  bool reduces() const { return path() == KernelPath::reduction; }
   /// Whether the same inputs give the same bits on every run: true unless split-K, whose splits
   /// add their parts to C atomically in the order they finish (templates/sgemm/epilogue.cuh),
   /// or ordered_splits or cluster_splits. The reduction path sums in a fixed order.
   bool deterministic() const { return split_k <= 1 || ordered_splits || cluster_splits; }
   /// Whether the products run on tensor cores (math > 0: TF32 mma.sync, templates/sgemm/mma.cuh,
   /// or with wgmma = 1 the warpgroup instruction, templates/sgemm/wgmma.cuh).
-  bool uses_tensor_cores() const { return math > 0; }
+  bool uses_tensor_cores() const { return tensor_core_math(math); }
   /// The precision class of its results: ieee (math 0), fp32 (3xTF32: math 2-4), tf32 (math 1).
   Precision precision() const {
     return math == 0 ? Precision::ieee : math == 1 ? Precision::tf32 : Precision::fp32;

@@ -24,7 +24,7 @@ std::optional<Precision> parse_precision(const std::string& text) {
 
 int GemmConfig::threads() const {
   if (wm <= 0 || wn <= 0) return 0;
-  return (bm / wm) * (bn / wn) * 32 * k_warps;
+  return static_cast<int>(block_threads(bm, bn, wm, wn, k_warps));
 }
 
 bool GemmConfig::reads_a_in_vectors() const { return !streams_b(); }
@@ -58,50 +58,39 @@ bool GemmConfig::reads_b_in_place(const Problem& p) const {
 
 int GemmConfig::warp_slots() const { return k_lanes > 0 ? 32 / k_lanes : 0; }
 
-bool GemmConfig::streams_b() const { return bm <= 8 && tm == bm && op_b == Op::N && !reduces(); }
-
-// Floats per pipeline stage of both operands (templates/sgemm/tiles.cuh, Traits::kStageA/B):
-// the tensor-core step keeps K-contiguous operands as x rows of bk + 4 floats, others as bk rows
-// of x + 8 floats; the FMA step stores both K-major with `pad` floats per row. 64-bit: knobs may
-// not be validated yet.
-static long long stage_floats(const GemmConfig& c) {
-  if (!c.uses_tensor_cores()) return 1LL * c.bk * (c.bm + c.pad + c.bn + c.pad);
-  const long long a = c.op_a == Op::N ? 1LL * c.bm * (c.bk + 4) : 1LL * c.bk * (c.bm + 8);
-  const long long b = c.op_b == Op::T ? 1LL * c.bn * (c.bk + 4) : 1LL * c.bk * (c.bn + 8);
-  return a + b;
+// The dynamic shared memory of the path's mainloop (sgemm_shapes.hpp has the shapes). 64-bit:
+// knobs may not be validated yet.
+static long long dynamic_smem_bytes(const GemmConfig& c) {
+  switch (c.path()) {
+    case KernelPath::streamed_tile:
+    case KernelPath::reduction:
+      return 0;  // no shared-memory tiles (a reduction's sums are in static shared memory)
+    case KernelPath::warpgroup: return warpgroup_smem_bytes(c.stages, c.math, c.bm, c.bn);
+    case KernelPath::register_tile:
+    case KernelPath::cp_async_tile:
+    case KernelPath::mma_sync:
+      return c.stages *
+             (stage_floats_a(c.math, c.op_a == Op::T, c.bm, c.bk, c.pad) +
+              stage_floats_b(c.math, c.op_b == Op::T, c.bn, c.bk, c.pad)) *
+             int(sizeof(float));
+  }
+  return 0;
 }
 
-// The warpgroup mainloop's stages (templates/sgemm/wgmma.cuh): per stage a bm x 32 and a bn x 32
-// tile of each TF32 plane (2 planes from math 2 on), plus 1024 bytes to align stage 0 to the
-// swizzle pattern and 64 for the stages' two barriers each. 64-bit: knobs may not be validated yet.
-static long long warpgroup_smem_bytes(const GemmConfig& c) {
-  return 1LL * c.stages * (c.math >= 2 ? 2 : 1) * (c.bm + c.bn) * 32 * int(sizeof(float)) + 1024 +
-         64;
-}
-
-int GemmConfig::smem_bytes() const {
-  if (streams_b() || reduces()) return 0;
-  if (wgmma) return static_cast<int>(warpgroup_smem_bytes(*this));
-  return static_cast<int>(stages * stage_floats(*this) * int(sizeof(float)));
-}
+int GemmConfig::smem_bytes() const { return static_cast<int>(dynamic_smem_bytes(*this)); }
 
 bool GemmConfig::can_barrier_early() const {
-  return stages == 2 && math == 0 && !wgmma && !reduces() && !streams_b() &&
-         threads() * occupancy <= 256;
+  return path() == KernelPath::register_tile && stages == 2 && threads() * occupancy <= 256;
 }
 
 bool GemmConfig::can_stage_c() const {
   if (reduces() || streams_b() || wm < 1 || tm < 1 || wn < 1) return false;
-  const long long warps = 1LL * (bm / wm) * (bn / wn), lane_rows = wm / tm;
-  return warps * lane_rows * (wn + 4) * int(sizeof(float)) <= smem_bytes();
+  return staged_c_floats(bm, bn, wm, wn, tm) * int(sizeof(float)) <= smem_bytes();
 }
 
-// A thread's column chunk (templates/sgemm/tiles.cuh, Traits::VN): 2 for the tensor-core
-// accumulator layout, else up to 4, narrowed to B's access width where B is streamed.
+// A thread's column chunk (Traits::VN).
 static int c_chunk(const GemmConfig& c) {
-  if (c.uses_tensor_cores()) return 2;
-  const int chunk = std::min(c.tn, 4);
-  return c.streams_b() ? std::min(chunk, c.width_b()) : chunk;
+  return chunk_columns(c.path(), c.math, c.tn, c.width_b());
 }
 
 bool GemmConfig::can_window_c() const {
@@ -129,199 +118,285 @@ bool GemmConfig::tiles_hold_vectors_of(int v) const {
   return (streams_b() || a_contiguous % v == 0) && b_contiguous % v == 0;
 }
 
-static bool is_pow2(int v) { return v > 0 && (v & (v - 1)) == 0; }
+namespace {
+
+using Why = std::optional<std::string>;
+Why why(std::string s) { return Why(std::move(s)); }
+
+bool is_pow2(int v) { return v > 0 && (v & (v - 1)) == 0; }
 
 // 48, 96, 192...: a block side of three (or six...) warp tiles, for sides of a problem that a
 // power-of-two tile would overhang by nearly half (33 rows: one 64-row tile idles 31 of them).
-static bool is_three_times_pow2(int v) { return v >= 48 && v % 3 == 0 && is_pow2(v / 3); }
+bool is_three_times_pow2(int v) { return v >= 48 && v % 3 == 0 && is_pow2(v / 3); }
 
 // No size knob of a config that fits a block of 1024 threads, the shared memory and the registers
 // of a GPU comes near this; bounding them first keeps the products below in 64-bit range (names
 // from a damaged database or typed by hand can hold any number).
 constexpr int kMaxKnobSize = 1 << 16;
 
-std::optional<std::string> GemmConfig::validate(const DeviceLimits& limits) const {
-  auto why = [](std::string s) { return std::optional<std::string>(std::move(s)); };
-  if (math < 0 || math > 4)
+// The reasons that more than one path's rules give.
+constexpr const char* kThreeWarpSides =
+    "block sides of 3 x a power of two (bm or bn 48, 96...) are for the FP32 FMA tile kernels: "
+    "math 0, k_lanes and k_warps 1";
+constexpr const char* kTensorCoreWarpTile =
+    "a tensor-core warp tile is whole 16 x 8 mma tiles: wm a multiple of 16, wn of 8";
+constexpr const char* kWarpgroupTiles =
+    "a warpgroup config has bk 32, warp tiles of 16 x bn (wm 16, wn = bn), bm a multiple of 64 "
+    "and bn 32 to 256";
+constexpr const char* kTensorCoreDefaults =
+    "the tensor-core variants are tile kernels with their own shared-memory padding: k_lanes, "
+    "k_warps and pad keep their defaults";
+constexpr const char* kOrderedSplits =
+    "ordered_splits (\"_d\") is how a split reduction adds its splits: split_k at least 2 and "
+    "k_lanes or k_warps above 1";
+constexpr const char* kPrescaleC =
+    "prescale_c (\"_z\") is how atomic splits of every tile start: split_k at least 2, not with "
+    "ordered splits (\"_d\"), split tails (\"_h\") or the warpgroup instruction";
+constexpr const char* kPlainNarrowRuns =
+    "plain_narrow_runs (\"_n\") chooses how a reduction reads the narrowed runs of its matrix: "
+    "k_lanes at least 16, and a block of one thread tile along N (bn = tn) or along M (bm = tm), "
+    "not both";
+constexpr const char* kClusterSplits =
+    "cluster_splits (\"_x\") is how a split reduction adds its splits: split_k 2 to 16 (the blocks "
+    "of one cluster), k_lanes or k_warps above 1, not with ordered splits (\"_d\") or a prescaled "
+    "C (\"_z\")";
+constexpr const char* kSplitTail =
+    "split_tail (\"_h\") splits the tiles past whole rounds of one per SM of a split-K tile "
+    "kernel: split_k at least 2, no reduction, no streamed B";
+
+// The range of each knob by itself, whatever the path.
+Why knob_rules(const GemmConfig& c) {
+  if (c.math < 0 || c.math > 4)
     return why("math must be 0 (FP32 FMA) or 1 to 4 (tensor-core TF32 variants)");
-  for (int v : {bm, bn, bk, wm, wn, tm, tn, vec, split_k, raster, k_lanes, k_warps})
+  if (c.wgmma != 0 && c.wgmma != 1)
+    return why("wgmma must be 0 (mma.sync) or 1 (the warpgroup instruction)");
+  for (int v :
+       {c.bm, c.bn, c.bk, c.wm, c.wn, c.tm, c.tn, c.vec, c.split_k, c.raster, c.k_lanes, c.k_warps})
     if (v > kMaxKnobSize)
       return why("tile sizes, vec, split_k, raster, k_lanes and k_warps must be at most 65536");
-  for (int v : {bk, wm, wn, tm, tn, vec, raster, k_lanes, k_warps})
+  for (int v : {c.bk, c.wm, c.wn, c.tm, c.tn, c.vec, c.raster, c.k_lanes, c.k_warps})
     if (!is_pow2(v))
       return why("every tile size, vec, raster, k_lanes and k_warps must be a power of two");
-  if (split_k < 1) return why("split_k must be at least 1");
-  for (int v : {bm, bn})
+  if (c.split_k < 1) return why("split_k must be at least 1");
+  for (int v : {c.bm, c.bn})
     if (!is_pow2(v) && !is_three_times_pow2(v))
       return why(
           "block tile sides bm and bn must be powers of two or 3 x a power of two from 48 on (48, "
           "96...)");
-  if ((!is_pow2(bm) || !is_pow2(bn)) && (math != 0 || reduces()))
-    return why(
-        "block sides of 3 x a power of two (bm or bn 48, 96...) are for the FP32 FMA tile kernels: "
-        "math 0, "
-        "k_lanes and k_warps 1");
-  if (k_lanes > 32) return why("k_lanes must be at most 32 (the lanes of a warp)");
+  if (c.k_lanes > 32) return why("k_lanes must be at most 32 (the lanes of a warp)");
   // The warpgroup instruction's accumulator layout (wgmma.cuh) is 2 x bn / 4 per thread.
-  if (tm > 16 || tn > (wgmma ? 64 : 16))
+  if (c.tm > 16 || c.tn > (c.wgmma ? 64 : 16))
     return why("thread tile tm, tn must be at most 16 (tn 64 for wgmma = 1)");
-  if (tm * tn > 128)
-    return why("thread tile tm*tn = " + std::to_string(tm * tn) + " exceeds 128 accumulators");
-  if (uses_tensor_cores()) {
-    // mma.sync m16n8k8: the warp tile is whole 16 x 8 instruction tiles; a lane holds 2 rows and
-    // 2 columns of each (templates/sgemm/mma.cuh), which is the thread tile.
-    if (limits.cc_major < 8) return why("the tensor-core variants (math > 0) need sm_80 or newer");
-    if (wm % 16 || wn % 8)
-      return why("a tensor-core warp tile is whole 16 x 8 mma tiles: wm a multiple of 16, wn of 8");
-    if (tm != wm / 8 || tn != wn / 4)
-      return why("a tensor-core thread tile is the mma accumulator layout: tm = wm / 8 = " +
-                 std::to_string(wm / 8) + ", tn = wn / 4 = " + std::to_string(wn / 4));
-    if (bk < 8) return why("a tensor-core slice is whole k8 mma steps: bk at least 8");
-    if (reduces() || pad != SgemmKnobs{}.pad)
-      return why(
-          "the tensor-core variants are tile kernels with their own shared-memory padding: "
-          "k_lanes, k_warps "
-          "and pad keep their defaults");
-    if (math >= 3 && 2 * tm * tn > 128)
-      return why(
-          "math 3 and 4 sum each slice in accumulators of its own: 2 x tm x tn must be at most "
-          "128");
-  }
-  if (wgmma != 0 && wgmma != 1)
-    return why("wgmma must be 0 (mma.sync) or 1 (the warpgroup instruction)");
-  if (wgmma) {
-    // templates/sgemm/wgmma.cuh: 64-row warpgroup slabs, one instruction m64nBNk8 per product
-    // and k8 step, slices of one 128-byte swizzle row.
-    if (limits.cc_major != 9 || limits.cc_minor != 0)
-      return why("the warpgroup instruction (wgmma = 1) exists on sm_90 (Hopper) only");
-    if (!uses_tensor_cores()) return why("wgmma = 1 runs tensor-core math: math 1 to 4");
-    if (bk != 32 || wm != 16 || wn != bn || bm % 64 != 0 || bn < 32 || bn > 256)
-      return why(
-          "a warpgroup config has bk 32, warp tiles of 16 x bn (wm 16, wn = bn), bm a multiple of "
-          "64 and "
-          "bn 32 to 256");
-    if (stages < 2) return why("a warpgroup config pipelines its copies: stages 2 to 4");
-    if (repack)
-      return why("a warpgroup config copies A and B anyway (split, K-major): no repack (\"_q\")");
-  }
-  if (wm % tm || wn % tn) return why("warp tile must be a multiple of the thread tile");
-  const long long slots = 1LL * (wm / tm) * (wn / tn);
-  if (slots != warp_slots())
-    return why("warp tile / thread tile gives " + std::to_string(slots) + " thread tiles, not " +
-               std::to_string(warp_slots()) + " (32 lanes / k_lanes " + std::to_string(k_lanes) +
-               ")");
-  if (bm % wm || bn % wn) return why("block tile must be a multiple of the warp tile");
-  // From here on threads() fits an int.
-  const long long block_threads = 1LL * (bm / wm) * (bn / wn) * 32 * k_warps;
-  if (block_threads > limits.max_threads_per_block)
-    return why(std::to_string(block_threads) + " threads per block exceed the limit " +
-               std::to_string(limits.max_threads_per_block));
-  // ReductionMainloop sums the k_warps warps' tiles through static shared memory (48 KiB at most).
-  if (reduces() && (k_warps - 1) * (threads() / k_warps) * tm * tn * int(sizeof(float)) > 48 * 1024)
-    return why("k_warps " + std::to_string(k_warps) + " x thread tiles of " +
-               std::to_string(tm * tn) +
-               " outputs need more than 48 KiB of shared memory for the sum");
-  if (reduces())
-    for (const Knob& knob : kSgemmKnobs)
-      if (knob.tile_only && knob.get(*this) != knob.default_value())
-        return why("the reduction path (k_lanes or k_warps > 1) has no shared-memory tiles: " +
-                   std::string(knob.name) + " must keep its default " +
-                   std::to_string(knob.default_value()));
-  const int t = threads();
-  if (vec > 4) return why("vec must be 1, 2 or 4");
-  for (int a : {align_a, align_b, align_c})
+  if (c.tm * c.tn > 128)
+    return why("thread tile tm*tn = " + std::to_string(c.tm * c.tn) + " exceeds 128 accumulators");
+  if (c.vec > 4) return why("vec must be 1, 2 or 4");
+  for (int a : {c.align_a, c.align_b, c.align_c})
     if (a != 1 && a != 2 && a != 4) return why("data alignments must be 1, 2 or 4 floats");
-  // A reduction reads each operand once, straight from global memory: a copy first would double that.
-  if (stage_c && !can_stage_c())
-    return why(
-        "stage_c (\"_e\") needs a tile kernel (no reduction, no streamed B) with room for the "
-        "staged rows "
-        "(one per lane row of each warp, wn + 4 floats) in its shared memory");
-  if (window_c && (stage_c || !can_window_c()))
-    return why(
-        "window_c (\"_c\") writes C from the thread chunks of a tile kernel (no reduction) whose "
-        "chunks are "
-        "whole vectors (vec at least the chunk), and not staged (\"_e\") at the same time");
-  if (ordered_splits && (!reduces() || split_k < 2))
-    return why(
-        "ordered_splits (\"_d\") is how a split reduction adds its splits: split_k at least 2 and "
-        "k_lanes or "
-        "k_warps above 1");
-  if (prescale_c && (split_k < 2 || ordered_splits || split_tail || wgmma))
-    return why(
-        "prescale_c (\"_z\") is how atomic splits of every tile start: split_k at least 2, not "
-        "with ordered "
-        "splits (\"_d\"), split tails (\"_h\") or the warpgroup instruction");
-  if (plain_narrow_runs && (!reduces() || k_lanes < 16 || (bn == tn) == (bm == tm)))
-    return why(
-        "plain_narrow_runs (\"_n\") chooses how a reduction reads the narrowed runs of its matrix: "
-        "k_lanes at "
-        "least 16, and a block of one thread tile along N (bn = tn) or along M (bm = tm), not "
-        "both");
-  if (cluster_splits && (!reduces() || split_k < 2 || split_k > 16 || ordered_splits || prescale_c))
-    return why(
-        "cluster_splits (\"_x\") is how a split reduction adds its splits: split_k 2 to 16 (the "
-        "blocks of one "
-        "cluster), k_lanes or k_warps above 1, not with ordered splits (\"_d\") or a prescaled C "
-        "(\"_z\")");
-  if (cluster_splits && limits.cc_major < 9)
-    return why("cluster_splits (\"_x\") needs thread-block clusters: sm_90 or newer");
-  if (early_barrier && !can_barrier_early())
-    return why(
-        "early_barrier (\"_b\") moves the barrier of the two-stage FMA loop: stages 2, math 0, no "
-        "wgmma, a tile "
-        "kernel (no reduction, no streamed B), and threads x occupancy at most 256 (255 registers "
-        "a thread)");
-  if (repack && reduces())
-    return why("repack is for the tile kernels, not the reduction path (k_lanes or k_warps > 1)");
-  if (split_tail && (split_k < 2 || reduces() || streams_b()))
-    return why(
-        "split_tail (\"_h\") splits the tiles past whole rounds of one per SM of a split-K tile "
-        "kernel: "
-        "split_k at least 2, no reduction, no streamed B");
-  if (pad != 0 && pad != 4) return why("pad must be 0 or 4");
-  if (stages < 1 || stages > 4) return why("stages must be 1 to 4");
-  if (stages >= 3 && limits.cc_major < 8)
-    return why("stages >= 3 use cp.async, which needs sm_80 or newer");
-  if (streams_b() && (stages > 2 || pad != 4))
+  if (c.pad != 0 && c.pad != 4) return why("pad must be 0 or 4");
+  if (c.stages < 1 || c.stages > 4) return why("stages must be 1 to 4");
+  // The split-K tile counter counts tickets in 10 bits (SplitKCounter in templates/sgemm.cuh).
+  if (c.split_k > 512) return why("split_k must be at most 512");
+  if (c.raster > 16) return why("raster must be at most 16");
+  if (c.occupancy < 1 || c.occupancy > 4) return why("occupancy must be 1 to 4");
+  return std::nullopt;
+}
+
+// The flags of the reduction path, which every other path leaves off.
+Why no_reduction_flags(const GemmConfig& c) {
+  if (c.ordered_splits) return why(kOrderedSplits);
+  if (c.plain_narrow_runs) return why(kPlainNarrowRuns);
+  if (c.cluster_splits) return why(kClusterSplits);
+  return std::nullopt;
+}
+
+// KernelPath::register_tile: every tile flag (early_barrier where can_barrier_early()).
+Why register_tile_rules(const GemmConfig& c) { return no_reduction_flags(c); }
+
+// KernelPath::cp_async_tile.
+Why cp_async_tile_rules(const GemmConfig& c, const DeviceLimits& limits) {
+  if (limits.cc_major < 8) return why("stages >= 3 use cp.async, which needs sm_80 or newer");
+  return no_reduction_flags(c);
+}
+
+// KernelPath::streamed_tile: B in registers, one set of bk rows or two, no shared memory.
+Why streamed_tile_rules(const GemmConfig& c) {
+  // A thin tile's few rows (bm <= 8) make no tensor-core warp tile (16 rows, 64 per warpgroup).
+  if (c.wgmma) return why(kWarpgroupTiles);
+  if (tensor_core_math(c.math)) return why(kTensorCoreWarpTile);
+  if (c.stages > 2 || c.pad != 4)
     return why(
         "a thin tile with all rows in each thread (bm <= 8, tm == bm, B not transposed) streams B "
-        "from global memory into registers without shared memory: use stages 1 (one register set) "
-        "or 2 "
-        "(two) and pad 4 (unused)");
-  // The split-K tile counter counts tickets in 10 bits (SplitKCounter in templates/sgemm.cuh).
-  if (split_k > 512) return why("split_k must be at most 512");
-  if (raster > 16) return why("raster must be at most 16");
-  if (occupancy < 1 || occupancy > 4) return why("occupancy must be 1 to 4");
-  if (t * occupancy > 2048) return why("occupancy x threads exceeds 2048 threads per SM");
-  // smem_bytes() in 64 bits: bk is bounded only by kMaxKnobSize yet.
-  const long long smem = streams_b() || reduces() ? 0
-                         : wgmma                  ? warpgroup_smem_bytes(*this)
-                                 : stages * stage_floats(*this) * int(sizeof(float));
-  if (smem * occupancy > limits.max_smem_per_sm)
-    return why("occupancy " + std::to_string(occupancy) + " x shared memory " +
+        "from global memory into registers without shared memory: use stages 1 (one register "
+        "set) or 2 (two) and pad 4 (unused)");
+  if (c.split_tail) return why(kSplitTail);
+  return no_reduction_flags(c);
+}
+
+// KernelPath::reduction: FP32 FMA without shared-memory tiles; its own ways to add splits.
+Why reduction_rules(const GemmConfig& c, const DeviceLimits& limits) {
+  if (!is_pow2(c.bm) || !is_pow2(c.bn)) return why(kThreeWarpSides);
+  if (tensor_core_math(c.math) || c.wgmma) return why(kTensorCoreDefaults);
+  // ReductionMainloop sums the k_warps warps' tiles through static shared memory (48 KiB at
+  // most). 64-bit: the warp tiles are checked after the path.
+  if ((c.k_warps - 1) * output_warps(c.bm, c.bn, c.wm, c.wn) * 32 * c.tm * c.tn *
+          int(sizeof(float)) >
+      48 * 1024)
+    return why("k_warps " + std::to_string(c.k_warps) + " x thread tiles of " +
+               std::to_string(c.tm * c.tn) +
+               " outputs need more than 48 KiB of shared memory for the sum");
+  for (const Knob& knob : kSgemmKnobs)
+    if (knob.tile_only && knob.get(c) != knob.default_value())
+      return why("the reduction path (k_lanes or k_warps > 1) has no shared-memory tiles: " +
+                 std::string(knob.name) + " must keep its default " +
+                 std::to_string(knob.default_value()));
+  // A reduction reads each operand once, straight from global memory: a copy first would double
+  // that.
+  if (c.repack)
+    return why("repack is for the tile kernels, not the reduction path (k_lanes or k_warps > 1)");
+  if (c.split_tail) return why(kSplitTail);
+  if (c.ordered_splits && c.split_k < 2) return why(kOrderedSplits);
+  if (c.plain_narrow_runs && (c.k_lanes < 16 || (c.bn == c.tn) == (c.bm == c.tm)))
+    return why(kPlainNarrowRuns);
+  if (c.cluster_splits && (c.split_k < 2 || c.split_k > 16 || c.ordered_splits || c.prescale_c))
+    return why(kClusterSplits);
+  if (c.cluster_splits && limits.cc_major < 9)
+    return why("cluster_splits (\"_x\") needs thread-block clusters: sm_90 or newer");
+  return std::nullopt;
+}
+
+// Both tensor-core paths. mma.sync m16n8k8: the warp tile is whole 16 x 8 instruction tiles; a
+// lane holds 2 rows and 2 columns of each (templates/sgemm/mma.cuh), which is the thread tile.
+Why tensor_core_rules(const GemmConfig& c, const DeviceLimits& limits) {
+  if (!is_pow2(c.bm) || !is_pow2(c.bn)) return why(kThreeWarpSides);
+  if (limits.cc_major < 8) return why("the tensor-core variants (math > 0) need sm_80 or newer");
+  if (c.wm % 16 || c.wn % 8) return why(kTensorCoreWarpTile);
+  if (c.tm != c.wm / 8 || c.tn != c.wn / 4)
+    return why("a tensor-core thread tile is the mma accumulator layout: tm = wm / 8 = " +
+               std::to_string(c.wm / 8) + ", tn = wn / 4 = " + std::to_string(c.wn / 4));
+  if (c.bk < 8) return why("a tensor-core slice is whole k8 mma steps: bk at least 8");
+  if (c.pad != SgemmKnobs{}.pad) return why(kTensorCoreDefaults);
+  if (accumulator_rows(c.math, c.tm) * c.tn > 128)
+    return why(
+        "math 3 and 4 sum each slice in accumulators of its own: 2 x tm x tn must be at most 128");
+  return std::nullopt;
+}
+
+// KernelPath::mma_sync: the tile mainloops with the tensor-core step.
+Why mma_sync_rules(const GemmConfig& c, const DeviceLimits& limits) {
+  if (Why w = tensor_core_rules(c, limits)) return w;
+  return no_reduction_flags(c);
+}
+
+// KernelPath::warpgroup (templates/sgemm/wgmma.cuh): 64-row warpgroup slabs, one instruction
+// m64nBNk8 per product and k8 step, slices of one 128-byte swizzle row.
+Why warpgroup_rules(const GemmConfig& c, const DeviceLimits& limits) {
+  if (tensor_core_math(c.math))
+    if (Why w = tensor_core_rules(c, limits)) return w;
+  if (limits.cc_major != 9 || limits.cc_minor != 0)
+    return why("the warpgroup instruction (wgmma = 1) exists on sm_90 (Hopper) only");
+  if (!tensor_core_math(c.math)) return why("wgmma = 1 runs tensor-core math: math 1 to 4");
+  if (c.bk != 32 || c.wm != 16 || c.wn != c.bn || c.bm % 64 != 0 || c.bn < 32 || c.bn > 256)
+    return why(kWarpgroupTiles);
+  if (c.stages < 2) return why("a warpgroup config pipelines its copies: stages 2 to 4");
+  if (c.repack)
+    return why("a warpgroup config copies A and B anyway (split, K-major): no repack (\"_q\")");
+  if (c.prescale_c) return why(kPrescaleC);
+  return no_reduction_flags(c);
+}
+
+// Which knobs and flags the config's path takes, and their limits there.
+Why path_rules(const GemmConfig& c, const DeviceLimits& limits) {
+  switch (c.path()) {
+    case KernelPath::register_tile: return register_tile_rules(c);
+    case KernelPath::cp_async_tile: return cp_async_tile_rules(c, limits);
+    case KernelPath::streamed_tile: return streamed_tile_rules(c);
+    case KernelPath::reduction: return reduction_rules(c, limits);
+    case KernelPath::mma_sync: return mma_sync_rules(c, limits);
+    case KernelPath::warpgroup: return warpgroup_rules(c, limits);
+  }
+  return why("unknown kernel path");
+}
+
+// How the block, warp and thread tiles fit each other and the block's thread limit.
+Why tile_rules(const GemmConfig& c, const DeviceLimits& limits) {
+  if (c.wm % c.tm || c.wn % c.tn) return why("warp tile must be a multiple of the thread tile");
+  const long long slots = 1LL * (c.wm / c.tm) * (c.wn / c.tn);
+  if (slots != c.warp_slots())
+    return why("warp tile / thread tile gives " + std::to_string(slots) + " thread tiles, not " +
+               std::to_string(c.warp_slots()) + " (32 lanes / k_lanes " +
+               std::to_string(c.k_lanes) + ")");
+  if (c.bm % c.wm || c.bn % c.wn) return why("block tile must be a multiple of the warp tile");
+  // From here on threads() fits an int.
+  const long long threads = block_threads(c.bm, c.bn, c.wm, c.wn, c.k_warps);
+  if (threads > limits.max_threads_per_block)
+    return why(std::to_string(threads) + " threads per block exceed the limit " +
+               std::to_string(limits.max_threads_per_block));
+  return std::nullopt;
+}
+
+// The flags' conditions beyond the path.
+Why flag_rules(const GemmConfig& c) {
+  if (c.stage_c && !c.can_stage_c())
+    return why(
+        "stage_c (\"_e\") needs a tile kernel (no reduction, no streamed B) with room for the "
+        "staged rows (one per lane row of each warp, wn + 4 floats) in its shared memory");
+  if (c.window_c && (c.stage_c || !c.can_window_c()))
+    return why(
+        "window_c (\"_c\") writes C from the thread chunks of a tile kernel (no reduction) whose "
+        "chunks are whole vectors (vec at least the chunk), and not staged (\"_e\") at the same "
+        "time");
+  if (c.prescale_c && (c.split_k < 2 || c.ordered_splits || c.split_tail)) return why(kPrescaleC);
+  if (c.early_barrier && !c.can_barrier_early())
+    return why(
+        "early_barrier (\"_b\") moves the barrier of the two-stage FMA loop: stages 2, math 0, no "
+        "wgmma, a tile kernel (no reduction, no streamed B), and threads x occupancy at most 256 "
+        "(255 registers a thread)");
+  if (c.split_tail && c.split_k < 2) return why(kSplitTail);
+  return std::nullopt;
+}
+
+// What a block needs of a multiprocessor: threads, shared memory, registers.
+Why resource_rules(const GemmConfig& c, const DeviceLimits& limits) {
+  const int t = c.threads();
+  if (t * c.occupancy > 2048) return why("occupancy x threads exceeds 2048 threads per SM");
+  const long long smem = dynamic_smem_bytes(c);
+  if (smem * c.occupancy > limits.max_smem_per_sm)
+    return why("occupancy " + std::to_string(c.occupancy) + " x shared memory " +
                std::to_string(smem) + " B exceeds the multiprocessor's " +
                std::to_string(limits.max_smem_per_sm) + " B");
   // Threads move whole vectors of both tiles along each operand's contiguous dimension (when a
   // tile has fewer vectors than the block has threads, some threads idle during loads); tiles
   // that stream B read A one float at a time.
-  if (!tiles_hold_vectors_of(vec))
-    return why(reduces() ? std::string("vec must divide bk (each lane's run along K)")
-                         : std::string("vec must divide ") + (op_a == Op::T ? "bm" : "bk") +
-                               " (A's contiguous extent) and " + (op_b == Op::T ? "bk" : "bn") +
-                               " (B's)");
+  if (!c.tiles_hold_vectors_of(c.vec))
+    return why(c.reduces() ? std::string("vec must divide bk (each lane's run along K)")
+                           : std::string("vec must divide ") + (c.op_a == Op::T ? "bm" : "bk") +
+                                 " (A's contiguous extent) and " + (c.op_b == Op::T ? "bk" : "bn") +
+                                 " (B's)");
   if (smem > limits.max_smem_per_block_optin)
     return why("shared memory " + std::to_string(smem) + " B exceeds the opt-in limit " +
                std::to_string(limits.max_smem_per_block_optin) + " B");
   // Register budget: __launch_bounds__ caps each thread at 64K / (threads x occupancy). The
   // need is a floor (register_floor.hpp): what passes may still spill, which the compiled
   // resource report tells and the tuner prunes.
-  int need = register_floor(*this);
-  int cap = register_budget(limits);
+  const int need = register_floor(c);
+  const int cap = c.register_budget(limits);
   if (need > cap)
     return why("registers: about " + std::to_string(need) + " per thread needed, " +
                std::to_string(cap) + " available at " + std::to_string(t) + " threads per block");
   return std::nullopt;
+}
+
+}  // namespace
+
+// The knobs' own ranges first, then the path's rules (which knobs and flags it takes: a tensor-core
+// thread tile is the instruction's layout before it is checked against the warp tile), the tiles,
+// the flags, and what the block needs of the GPU.
+std::optional<std::string> GemmConfig::validate(const DeviceLimits& limits) const {
+  if (Why w = knob_rules(*this)) return w;
+  if (Why w = path_rules(*this, limits)) return w;
+  if (Why w = tile_rules(*this, limits)) return w;
+  if (Why w = flag_rules(*this)) return w;
+  return resource_rules(*this, limits);
 }
 
 std::optional<std::string> GemmConfig::can_implement(const Problem& p) const {

@@ -44,14 +44,16 @@ PackedOperand PackedOperand::split_layout(int rows, int k, int tile_rows, int pl
 // n rows along K, except where it reads them in place.
 static PackedOperand packed_a(const GemmConfig& c, const Problem& p) {
   if (c.wgmma)
-    return c.reads_a_in_place(p) ? PackedOperand{}
-                                 : PackedOperand::split_layout(p.m, p.k, c.bm, c.math >= 2 ? 2 : 1);
+    return c.reads_a_in_place(p)
+               ? PackedOperand{}
+               : PackedOperand::split_layout(p.m, p.k, c.bm, warpgroup_planes(c.math));
   return c.packs_a(p) ? PackedOperand::layout(p.a_rows(), p.a_cols()) : PackedOperand{};
 }
 static PackedOperand packed_b(const GemmConfig& c, const Problem& p) {
   if (c.wgmma)
-    return c.reads_b_in_place(p) ? PackedOperand{}
-                                 : PackedOperand::split_layout(p.n, p.k, c.bn, c.math >= 2 ? 2 : 1);
+    return c.reads_b_in_place(p)
+               ? PackedOperand{}
+               : PackedOperand::split_layout(p.n, p.k, c.bn, warpgroup_planes(c.math));
   return c.packs_b(p) ? PackedOperand::layout(p.b_rows(), p.b_cols()) : PackedOperand{};
 }
 

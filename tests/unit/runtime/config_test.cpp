@@ -6,6 +6,7 @@
 #include "gemmtune/config.hpp"
 #include "gemmtune/error.hpp"
 #include "gemmtune/reference.hpp"
+#include "gemmtune/templates.hpp"
 #include "gemmtune/tuner/space.hpp"
 
 using namespace gemmtune;
@@ -149,6 +150,81 @@ TEST(Config, CpAsyncNeedsAmpere) {
   old.cc_major = 7, old.cc_minor = 5;
   EXPECT_NE(reason(c, old).find("cp.async"), std::string::npos);
   EXPECT_EQ(reason(c), "");
+}
+
+// The kernel path follows from knobs every name already holds: one config of each path, by name.
+TEST(Config, KernelPathFollowsTheKnobs) {
+  const struct {
+    const char* name;
+    KernelPath path;
+  } cases[] = {
+      {"sgemm_nn_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8", KernelPath::register_tile},
+      {"sgemm_nn_128x128x8_w64x32_t8x8_s1_v4_p4_k1_r8", KernelPath::register_tile},
+      {"sgemm_nn_128x128x16_w64x32_t8x8_s3_v4_p4_k1_r8", KernelPath::cp_async_tile},
+      {"sgemm_nn_1x256x16_w1x128_t1x4_s2_v4_p4_k8_r8", KernelPath::streamed_tile},
+      {"sgemm_nt_1x256x16_w1x128_t1x4_s3_v4_p4_k8_r8", KernelPath::cp_async_tile},  // B^T: tiles
+      {"sgemm_nn_4x1x8_w4x1_t1x1_s2_v4_p4_k4_r8_l8", KernelPath::reduction},
+      {"sgemm_nn_128x128x16_w64x32_t8x8_s3_v4_p4_k1_r8_m3", KernelPath::mma_sync},
+      {"sgemm_nn_128x128x16_w64x32_t8x8_s2_v4_p4_k1_r8_m1", KernelPath::mma_sync},
+      {"sgemm_nn_128x128x32_w16x128_t2x32_s3_v4_p4_k1_r8_m3_wg1", KernelPath::warpgroup},
+  };
+  for (const auto& k : cases) {
+    auto c = parse_config_name(k.name);
+    ASSERT_TRUE(c.has_value()) << k.name;
+    EXPECT_EQ(reason(*c), "") << k.name;
+    EXPECT_EQ(c->path(), k.path) << k.name;
+    EXPECT_EQ(config_name(*c), k.name);  // the path is no part of the name
+    EXPECT_EQ(c->reduces(), k.path == KernelPath::reduction) << k.name;
+    EXPECT_EQ(c->streams_b(), k.path == KernelPath::streamed_tile) << k.name;
+  }
+}
+
+// validate() runs the rules of the config's path (runtime/src/kernel/config.cpp, one function per
+// path): for each path, a valid config and one knob or flag that only its rules refuse.
+TEST(Config, EachPathsRulesAreReached) {
+  DeviceLimits turing = kSm90;
+  turing.cc_major = 7, turing.cc_minor = 5;
+  const struct {
+    const char* name;
+    void (*edit)(GemmConfig&);
+    DeviceLimits limits;
+    const char* expect;
+  } cases[] = {
+      {"sgemm_nn_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8",
+       [](GemmConfig& c) { c.ordered_splits = true, c.split_k = 2; }, kSm90, "ordered_splits"},
+      {"sgemm_nn_128x128x16_w64x32_t8x8_s3_v4_p4_k1_r8", [](GemmConfig&) {}, turing, "cp.async"},
+      {"sgemm_nn_1x256x16_w1x128_t1x4_s2_v4_p4_k8_r8", [](GemmConfig& c) { c.pad = 0; }, kSm90,
+       "streams B"},
+      {"sgemm_nn_4x1x8_w4x1_t1x1_s2_v4_p4_k4_r8_l8", [](GemmConfig& c) { c.raster = 1; }, kSm90,
+       "no shared-memory tiles: raster"},
+      {"sgemm_nn_128x128x16_w64x32_t8x8_s3_v4_p4_k1_r8_m3", [](GemmConfig& c) { c.pad = 0; }, kSm90,
+       "their own shared-memory padding"},
+      {"sgemm_nn_128x128x32_w16x128_t2x32_s3_v4_p4_k1_r8_m3_wg1",
+       [](GemmConfig& c) { c.stages = 1; }, kSm90, "pipelines its copies"},
+  };
+  std::set<KernelPath> reached;
+  for (const auto& k : cases) {
+    auto c = parse_config_name(k.name);
+    ASSERT_TRUE(c.has_value()) << k.name;
+    EXPECT_EQ(reason(*c), "") << k.name;
+    const KernelPath path = c->path();
+    k.edit(*c);
+    EXPECT_EQ(c->path(), path) << k.name;
+    EXPECT_NE(reason(*c, k.limits).find(k.expect), std::string::npos)
+        << k.name << ": '" << reason(*c, k.limits) << "'";
+    reached.insert(path);
+  }
+  EXPECT_EQ(reached.size(), 6u);  // every KernelPath
+}
+
+// The host sizes what the templates derive from the same header, which the NVRTC source embeds
+// ahead of the components that use it (templates/CMakeLists.txt).
+TEST(Config, TemplatesEmbedTheShapesHeaderFirst) {
+  const std::string source(templates::sgemm_source());
+  const auto header = source.find("enum class KernelPath");
+  ASSERT_NE(header, std::string::npos);
+  EXPECT_LT(header, source.find("struct Traits"));
+  EXPECT_NE(source.find("MainloopOf<KernelPath(Cfg::kPath), Cfg>"), std::string::npos);
 }
 
 TEST(Config, SharedMemoryLimitFollowsTheArchitecture) {
