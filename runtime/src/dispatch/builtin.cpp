@@ -1,9 +1,9 @@
 // The chain's last step: a problem that no database answers gets a config of its shape class.
 // One 128x128 tile config for every shape ran dot products, matrix-vector products and deep-K
-// problems at 1-10% of cuBLAS on an H200 (docs/PERFORMANCE.md, 2026-12-02, "Before any sweep");
-// each class below takes the kernel path and tile that won its class in the H200 sweeps
-// recorded in tests/fixtures/h200-exhaustive.tar.xz and the shipped sweep, with split-K sized
-// from the problem so that the GPU fills.
+// problems at 0.04-12% of cuBLAS's speed on an H200 (docs/PERFORMANCE.md, entry "2026-12-02:
+// Before any sweep: shape-class built-in configs"); each class below takes the kernel path and
+// tile that won its class in the H200 sweeps recorded in tests/fixtures/h200-exhaustive.tar.xz
+// and db/shipped/sweeps/, with split-K sized from the problem so that the GPU fills.
 #include <algorithm>
 
 #include "chooser_steps.hpp"
@@ -83,7 +83,7 @@ GemmConfig class_config(const Problem& p, long long sms) {
     // Deep K: few output tiles, each K range split across blocks.
     c = tile(64, 64, 16, 32, 32, 8, 4, 2);
     c.split_k = split_for(tiles_of(64, 64), 2 * sms, k, 256, 512);
-  } else if (m * n * k * batch < (1LL << 24)) {
+  } else if (double(m) * double(n) * double(k) * double(batch) < double(1 << 24)) {
     // Tiny products (below 256^3 multiply-adds): 64-thread blocks, three stages.
     c = tile(16, 32, 16, 16, 16, 4, 2, 3);
   } else if (small <= 64) {
