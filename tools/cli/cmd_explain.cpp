@@ -73,7 +73,10 @@ void run_explain(const ExplainOptions& o) {
   bool first = true;
   for (auto [oa, ob] : tuner::parse_layouts(o.layout)) {
     Problem p = shape_only_problem(oa, ob, s.m, s.n, s.k, o.batch, o.alignment);
-    Choice c = chooser.choose(p);
+    // What the dispatcher runs, as Dispatcher::explain chooses: the problem's kernel form.
+    const Problem runs = kernel_form(p);
+    Choice c = chooser.choose(runs);
+    if (runs.m != p.m) c.runs_as = runs.label();
     if (!first) std::printf("\n");
     first = false;
     std::printf("problem  %s (%s)\n", p.label().c_str(), regime_name(regime_of(p.m, p.n, p.k)));

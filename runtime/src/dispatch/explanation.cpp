@@ -72,7 +72,7 @@ std::string source_line(const Explanation& e) {
     case ChoiceSource::model_default:
       return s + ": best for " + std::to_string(e.wins) + " of " +
              std::to_string(e.tuned_problems) + " tuned problems of this layout on the GPU model";
-    case ChoiceSource::builtin: return s + ": the built-in default for the architecture";
+    case ChoiceSource::builtin: return s + ": the built-in config of the problem's shape class";
   }
   return s;
 }
