@@ -42,6 +42,7 @@ namespace gemmtune {
 
 /// Shape classes that tend to want different kernels; nearest-shape lookup prefers the same one.
 enum class Regime {
+  vector,   ///< min(M, N) <= 8: matrix-vector products, dot products and a few rows or columns
   large_k,  ///< K >= 8 * max(M, N): few output tiles, long dot products (split-K territory)
   skinny,   ///< min(M, N) <= 64 (and not large_k)
   square,   ///< everything else
@@ -49,6 +50,11 @@ enum class Regime {
 
 /// The regime of an M x N x K problem.
 Regime regime_of(long long m, long long n, long long k);
+
+/// Whether a config tuned on a problem of regime `tuned` may serve one of regime `wanted`: not
+/// across the matrix-vector boundary, whose kernels (thin tiles, K shared by lanes) and the
+/// others' (wide tiles) each run the other's problems at a few percent of their speed.
+bool may_lend(Regime tuned, Regime wanted);
 
 /// "large-K", "skinny" or "square".
 const char* regime_name(Regime r);

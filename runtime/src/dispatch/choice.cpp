@@ -6,6 +6,7 @@
 namespace gemmtune {
 
 Regime regime_of(long long m, long long n, long long k) {
+  if (std::min(m, n) <= 8) return Regime::vector;
   if (k >= 8 * std::max(m, n)) return Regime::large_k;
   if (std::min(m, n) <= 64) return Regime::skinny;
   return Regime::square;
@@ -13,11 +14,16 @@ Regime regime_of(long long m, long long n, long long k) {
 
 const char* regime_name(Regime r) {
   switch (r) {
+    case Regime::vector: return "matrix-vector";
     case Regime::large_k: return "large-K";
     case Regime::skinny: return "skinny";
     case Regime::square: return "square";
   }
   return "?";
+}
+
+bool may_lend(Regime tuned, Regime wanted) {
+  return (tuned == Regime::vector) == (wanted == Regime::vector);
 }
 
 std::string TunedProblem::to_string() const {

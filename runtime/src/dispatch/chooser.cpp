@@ -135,21 +135,25 @@ bool policy_admits(const std::string& name, const ChoiceRequest& r) {
   return !cfg || !precision_refusal(name, *cfg, r);
 }
 
-// The configs best for tuned problems of the layout (any alignment: access widths are fitted), most wins
-// first; `layout_problems` gets how many tuned problems the layout has. A problem's best is its
+// The configs best for tuned problems of the layout (any alignment: access widths are fitted)
+// on the problem's side of the matrix-vector boundary, most wins first; `layout_problems` gets how many tuned problems the layout has. A problem's best is its
 // fastest config (of its best and top configs) of a class the precision policy admits: under
 // ieee, a problem whose overall best is a tensor-core config counts for its fastest FMA config.
 // Counted over the problems of one database: the user's when they include any of the layout,
 // else the shipped one's (`shipped` says which).
 std::vector<Wins> rank_by_wins(const ChoiceRequest& r, int& layout_problems, bool& shipped) {
-  shipped = std::none_of(r.snapshot.bests.begin(), r.snapshot.bests.end(), [&](const TunedBest& b) {
-    return !b.shipped && same_layout(b.problem, r.p);
-  });
+  // The problems of the layout on the problem's side of the matrix-vector boundary (may_lend).
+  const Regime regime = regime_of(r.p.m, r.p.n, r.p.k);
+  const auto counts = [&](const TunedProblem& t) {
+    return same_layout(t, r.p) && may_lend(regime_of(t.m, t.n, t.k), regime);
+  };
+  shipped = std::none_of(r.snapshot.bests.begin(), r.snapshot.bests.end(),
+                         [&](const TunedBest& b) { return !b.shipped && counts(b.problem); });
   std::map<std::string, const TunedBest*>
       best_of;  // by problem; null: none of its configs admitted
   for (const auto* list : {&r.snapshot.bests, &r.snapshot.top_configs})
     for (const auto& b : *list) {
-      if (!same_layout(b.problem, r.p) || b.shipped != shipped) continue;
+      if (!counts(b.problem) || b.shipped != shipped) continue;
       const TunedBest*& best = best_of[b.problem.to_string()];
       if (policy_admits(b.config_name, r) && (!best || b.median_ms < best->median_ms)) best = &b;
     }
@@ -194,7 +198,10 @@ bool choose_model_default(const ChoiceRequest& r, Choice& c) {
                       " tuned problems of layout " + r.p.layout());
   else if (ranked.empty() && !r.snapshot.bests.empty())
     c.trail.push_back("model_default: no tuned problem of layout " + r.p.layout() +
-                      " on this GPU model");
+                      " on this GPU model among the " +
+                      (regime_of(r.p.m, r.p.n, r.p.k) == Regime::vector
+                           ? "matrix-vector problems (min(M, N) <= 8)"
+                           : "problems of min(M, N) > 8"));
   return false;
 }
 

@@ -34,15 +34,21 @@ struct Candidate {
   double distance;
 };
 
-// The tuned problems of the same layout and alignment class but another shape: those of the
-// problem's regime first, then the nearest first, the user's before a shipped one at equal
-// distance.
-std::vector<Candidate> nearest_candidates(const ChoiceRequest& r) {
+// The tuned problems of the same layout and alignment class but another shape whose regime may
+// lend to the problem's (may_lend): those of the problem's regime first, then the nearest first,
+// the user's before a shipped one at equal distance. `across` counts those left out by regime.
+std::vector<Candidate> nearest_candidates(const ChoiceRequest& r, int& across) {
   const Regime regime = regime_of(r.p.m, r.p.n, r.p.k);
   std::vector<Candidate> candidates;
+  across = 0;
   for (const auto& b : r.snapshot.bests) {
     if (!same_class(b.problem, r) || is_exact(b.problem, r)) continue;
-    bool other = regime_of(b.problem.m, b.problem.n, b.problem.k) != regime;
+    const Regime tuned = regime_of(b.problem.m, b.problem.n, b.problem.k);
+    if (!may_lend(tuned, regime)) {
+      ++across;
+      continue;
+    }
+    bool other = tuned != regime;
     candidates.push_back({&b, other, log_distance(b.problem, r.p)});
   }
   std::sort(candidates.begin(), candidates.end(), [](const Candidate& x, const Candidate& y) {
@@ -155,7 +161,8 @@ void explain_pick(const std::vector<Usable>& usable, const Usable& pick,
 }  // namespace
 
 bool choose_nearest(const ChoiceRequest& r, Choice& c) {
-  const std::vector<Candidate> candidates = nearest_candidates(r);
+  int across = 0;
+  const std::vector<Candidate> candidates = nearest_candidates(r, across);
   const std::vector<Usable> usable = competitors(r, candidates, c.trail);
   if (const Usable* pick = pick_competitor(usable)) {
     explain_pick(usable, *pick, c.trail);
@@ -165,7 +172,11 @@ bool choose_nearest(const ChoiceRequest& r, Choice& c) {
     c.same_regime = !pick->cand->other_regime;
     return true;
   }
-  if (candidates.empty() && !r.snapshot.bests.empty())
+  if (candidates.empty() && across > 0)
+    c.trail.push_back("nearest: the " + std::to_string(across) + " tuned problems of layout " +
+                      r.p.layout() + " and alignment " + std::to_string(r.alignment) +
+                      " are on the other side of the matrix-vector boundary (min(M, N) <= 8)");
+  else if (candidates.empty() && !r.snapshot.bests.empty())
     c.trail.push_back("nearest: no tuned problem of layout " + r.p.layout() + " and alignment " +
                       std::to_string(r.alignment));
   return false;

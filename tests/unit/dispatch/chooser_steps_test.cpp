@@ -3,6 +3,7 @@
 // SM count, so a config's predicted efficiency is the fill of its tiles alone.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "gemmtune/choice.hpp"
@@ -259,6 +260,31 @@ TEST(ChooserSteps, ModelDefaultIsTheMostCommonBestOfTheLayout) {
   EXPECT_EQ(c.tuned_problems, 5);
   EXPECT_FALSE(c.tuned.has_value());
   EXPECT_EQ(c.trail, (Trail{kNotTuned, "nearest: no tuned problem of layout nn and alignment 4"}));
+}
+
+// A matrix-vector config measured on 1 x 4096 x 4096 (thin tile, B streamed; valid on sm_90).
+const std::string kVectorConfig = "sgemm_nn_1x256x16_w1x128_t1x4_s2_v4_p4_k1_r8";
+
+TEST(ChooserSteps, NoConfigIsLentAcrossTheMatrixVectorBoundary) {
+  ASSERT_TRUE(parse_config_name(kVectorConfig).has_value());
+  ASSERT_EQ(parse_config_name(kVectorConfig)->validate(h200_limits()), std::nullopt);
+  // A tall skinny problem borrows neither as nearest nor as the model default from a
+  // matrix-vector one: it gets its shape class's built-in config.
+  Chooser vectors_only = chooser_of({tuned(nn(1, 4096, 4096), kVectorConfig, 1)});
+  Choice c = vectors_only.choose(nn_problem(10000, 64, 256));
+  EXPECT_EQ(c.source, ChoiceSource::builtin) << c.to_string();
+  EXPECT_GT(c.config.bm, 8) << config_name(c.config);
+  EXPECT_TRUE(std::any_of(c.trail.begin(), c.trail.end(), [](const std::string& line) {
+    return line.find("other side of the matrix-vector boundary") != std::string::npos;
+  })) << c.to_string();
+  // A matrix-vector problem does not borrow a wide tile either, but does borrow a thin one.
+  Chooser squares_only = chooser_of({tuned(nn(1024, 1024, 1024), with_rows(128), 1)});
+  c = squares_only.choose(nn_problem(1, 4096, 4096));
+  EXPECT_EQ(c.source, ChoiceSource::builtin) << c.to_string();
+  EXPECT_TRUE(c.config.streams_b()) << config_name(c.config);
+  c = vectors_only.choose(nn_problem(1, 6000, 3000));
+  EXPECT_EQ(c.source, ChoiceSource::nearest) << c.to_string();
+  EXPECT_EQ(c.tuned_config, kVectorConfig);
 }
 
 }  // namespace

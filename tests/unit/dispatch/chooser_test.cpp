@@ -281,6 +281,14 @@ TEST(Regime, Classes) {
   EXPECT_EQ(regime_of(4096, 16, 1000), Regime::skinny);
   EXPECT_EQ(regime_of(128, 128, 1024), Regime::large_k);
   EXPECT_EQ(regime_of(128, 128, 1023), Regime::square);
+  // min(M, N) <= 8, whatever K: matrix-vector products and dot products.
+  EXPECT_EQ(regime_of(1, 4096, 4096), Regime::vector);
+  EXPECT_EQ(regime_of(4096, 8, 4096), Regime::vector);
+  EXPECT_EQ(regime_of(1, 1, 300000), Regime::vector);
+  EXPECT_EQ(regime_of(9, 4096, 4096), Regime::skinny);
+  EXPECT_FALSE(may_lend(Regime::vector, Regime::skinny));
+  EXPECT_FALSE(may_lend(Regime::square, Regime::vector));
+  EXPECT_TRUE(may_lend(Regime::large_k, Regime::square));
 }
 
 TEST(ShapeOnlyProblem, AlignmentClass) {
