@@ -18,8 +18,8 @@
 # database skips what was measured. Stopped half-way (Ctrl-C, a lost machine), run the same
 # command again: it continues where it stopped. The scratch database is kept afterwards, so that
 # a later run with a larger budget builds on it. The problems are tuned in one fixed interleaved
-# order (not the file's, which is grouped by class), so that a run cut short has covered every
-# class a little rather than the first classes wholly.
+# order (tools/ship-order.py; not the file's, which is grouped by class), so that a run cut short
+# has covered every class a little rather than the first classes wholly.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 usage="usage: tools/ship-tuning.sh BUILD_DIR [--gpus 0,1,...] [--scratch FILE] [sweep options...]"
@@ -46,6 +46,11 @@ while [ $# -gt 0 ]; do
   esac
 done
 
+if [ -n "$time_limit" ] && ! [[ $time_limit =~ ^[1-9][0-9]*$ ]]; then
+  echo "ship-tuning: --time-limit takes whole seconds, not '$time_limit'" >&2
+  exit 2
+fi
+
 # The GPUs, from `gemmtune info`: "GPU 0         NVIDIA H200, compute capability 9.0 (sm_90)".
 info=$("$cli" info)
 all_gpus=$(sed -n 's/^GPU \([0-9][0-9]*\)  *.*/\1/p' <<<"$info" | paste -sd, -)
@@ -67,38 +72,18 @@ mkdir -p "$(dirname "$scratch")"
 problems=$(grep -cv '^\(#\|m,n,k\|[[:space:]]*$\)' "$repo/db/shipped/shapes.csv")
 echo "ship-tuning: [1/2] tuning $problems problems of db/shipped/shapes.csv on $model (GPUs $gpus)"
 echo "ship-tuning:       into $scratch$([ -e "$scratch" ] && echo " (resuming: measured configs are skipped)")"
-if [ -n "$time_limit" ] && ! [[ $time_limit =~ ^[1-9][0-9]*$ ]]; then
-  echo "ship-tuning: --time-limit takes whole seconds, not '$time_limit'" >&2
-  exit 2
-fi
-# The interleaved order: every seventh problem, starting at 0, then at 1, ... (7 is prime to the
-# file's 4 layouts, so each pass goes through every class and layout).
 order=$(mktemp)
-trap 'rm -f "$order"' EXIT
-{
-  echo "m,n,k,layout,batch"
-  grep -v '^\(#\|m,n,k\|[[:space:]]*$\)' "$repo/db/shipped/shapes.csv" |
-    awk '{ row[NR - 1] = $0 } END { for (s = 0; s < 7; s++) for (i = s; i < NR; i += 7) print row[i] }'
-} >"$order"
+trap 'rm -f "$order" "$order.tuned"' EXIT
 if [ "$new_only" -eq 1 ] && [ -e "$scratch" ]; then
-  # The problems with a best in the scratch database (`db best --format json`) leave the list.
+  # The problems with a best in the scratch database leave the list.
   "$cli" db best --db "$scratch" --format json >"$order.tuned"
-  python3 - "$order" "$order.tuned" <<'PY'
-import json, sys
-order, tuned = sys.argv[1], sys.argv[2]
-done = {(r["m"], r["n"], r["k"], r["layout"], r["batch"]) for r in json.load(open(tuned))}
-lines = open(order).read().splitlines()
-keep = [lines[0]] + [l for l in lines[1:]
-                     if (lambda f: (int(f[0]), int(f[1]), int(f[2]), f[3], int(f[4])))(l.split(","))
-                     not in done]
-open(order, "w").write("\n".join(keep) + "\n")
-print(f"ship-tuning: --new-only: {len(lines) - len(keep)} problems tuned before, {len(keep) - 1} left")
-PY
-  rm -f "$order.tuned"
-  if [ "$(wc -l <"$order")" -le 1 ]; then
-    echo "ship-tuning: every problem has a result in $scratch: nothing left to tune"
-    nothing_left=1
-  fi
+  python3 "$repo/tools/ship-order.py" "$repo/db/shipped/shapes.csv" "$order.tuned" >"$order"
+else
+  python3 "$repo/tools/ship-order.py" "$repo/db/shipped/shapes.csv" >"$order"
+fi
+if [ "$(wc -l <"$order")" -le 1 ]; then
+  echo "ship-tuning: every problem has a result in $scratch: nothing left to tune"
+  nothing_left=1
 fi
 status=0
 timeout_cmd=()
