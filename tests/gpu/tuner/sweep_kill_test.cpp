@@ -29,20 +29,20 @@ TEST_F(SweepKill, AKilledSweepLosesNothingItCommittedAndResumes) {
   GEMMTUNE_REQUIRE_GPU();
   const std::string db = path("tuning.db");
   std::vector<std::string> args = {"sweep", "--strategy", "exhaustive", "--seed", "5", "--db", db};
-  for (const ProblemSpec& p : tiny_problems())
-    args.insert(args.end(), {"--shape", std::to_string(p.m) + "x" + std::to_string(p.n) + "x" +
-                                            std::to_string(p.k)});
+  const std::vector<ProblemSpec> problems = interruptible_problems();
+  for (const std::string& arg : shape_args(problems)) args.push_back(arg);
   const std::vector<std::string> configs = tiny_space(8);
   ASSERT_EQ(configs.size(), 8u);
   for (const std::string& name : configs) args.insert(args.end(), {"--config", name});
+  const std::size_t total = problems.size() * configs.size();
 
-  // Kill it once a few of its 16 results are committed (never after the last).
+  // Kill it once a few of its results are committed (never after the last).
   ::gemmtune::test::ChildProcess sweep(::gemmtune::test::cli_argv(args), {.merge_stderr = true});
   std::set<std::string> seen;
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(300);
   while (seen.size() < 3 && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    seen = recorded_results(db, /*ok_only=*/false);
+    seen = recorded_results(db, /*ok_only=*/false, problems);
   }
   sweep.send(SIGKILL);
   const ::gemmtune::test::CliRun killed = sweep.wait();
@@ -51,7 +51,7 @@ TEST_F(SweepKill, AKilledSweepLosesNothingItCommittedAndResumes) {
 
   const ::gemmtune::test::CliRun check = ::gemmtune::test::run_cli({"db", "check", "--db", db});
   EXPECT_EQ(check.status, 0) << check.out << check.err;
-  const std::set<std::string> after_kill = recorded_results(db, /*ok_only=*/false);
+  const std::set<std::string> after_kill = recorded_results(db, /*ok_only=*/false, problems);
   for (const std::string& r : seen) EXPECT_TRUE(after_kill.count(r)) << "lost " << r;
   {
     db::Database d(db, db::OpenMode::read_only, kernel_families());
@@ -65,7 +65,7 @@ TEST_F(SweepKill, AKilledSweepLosesNothingItCommittedAndResumes) {
   const ::gemmtune::test::CliRun plan = ::gemmtune::test::run_cli(dry);
   ASSERT_EQ(plan.status, 0) << plan.err;
   std::size_t before = 0;
-  for (const ProblemSpec& p : tiny_problems()) {
+  for (const ProblemSpec& p : problems) {
     const int n = measured_before(plan.out, problem_label(p));
     EXPECT_GE(n, 0) << plan.out;
     before += std::size_t(std::max(n, 0));
@@ -75,13 +75,13 @@ TEST_F(SweepKill, AKilledSweepLosesNothingItCommittedAndResumes) {
   const ::gemmtune::test::CliRun rerun =
       ::gemmtune::test::run_program(::gemmtune::test::cli_argv(args), {.merge_stderr = true});
   ASSERT_EQ(rerun.status, 0) << rerun.out;
-  const std::set<std::string> done = recorded_results(db, /*ok_only=*/false);
+  const std::set<std::string> done = recorded_results(db, /*ok_only=*/false, problems);
   for (const std::string& r : after_kill) EXPECT_TRUE(done.count(r)) << "lost " << r;
-  EXPECT_EQ(done.size(), 16u) << "every config has a result on both problems";
+  EXPECT_EQ(done.size(), total) << "every config has a result on every problem";
   const ::gemmtune::test::CliRun final_check =
       ::gemmtune::test::run_cli({"db", "check", "--db", db});
   EXPECT_EQ(final_check.status, 0) << final_check.out << final_check.err;
-  std::cout << "[ info     ] killed after " << seen.size() << " of 16 results ("
+  std::cout << "[ info     ] killed after " << seen.size() << " of " << total << " results ("
             << after_kill.size() << " committed); the rerun measured the rest\n";
 }
 
