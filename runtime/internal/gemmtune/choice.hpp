@@ -11,16 +11,20 @@
 //                  the user's, else the shipped one
 //   nearest        the best of a nearby tuned problem of the same layout and alignment class, the
 //                  user's and the shipped problems together (the user's first at equal distance;
-//                  log-space distance over M, N, K and batch; problems of the same regime first):
-//                  of the nearest few, the nearest whose config keeps its predicted efficiency
-//                  (predicted_efficiency() here / there) within 15% of the best of them
-//   model_default  the config that is best for the most tuned problems of this layout on the GPU
-//                  model, a problem's best being its fastest config of the classes the precision
-//                  policy admits; counted over the user's problems when the user tuned any of the
-//                  layout, else over the shipped ones
+//                  log-space distance over M, N, K and batch, at most detail::kNearestReach;
+//                  problems of the same regime first): of the nearest few, the nearest whose
+//                  config keeps its predicted efficiency (predicted_efficiency() here / there)
+//                  within 15% of the best of them
 //   builtin        the built-in config of the problem's shape class (dot, matrix-vector, deep K,
-//                  tiny, skinny, medium, large; detail::shape_class_config), else default_config(),
-//                  which runs anything of the layout on any supported architecture
+//                  tiny, skinny, medium, large; detail::shape_class_config)
+//   model_default  where no class config can run: the config that is best for the most tuned
+//                  problems of this layout on the GPU model, a problem's best being its fastest
+//                  config of the classes the precision policy admits; counted over the user's
+//                  problems when the user tuned any of the layout, else over the shipped ones.
+//                  Under the fp32 and tf32 policies it comes before the class config, which is
+//                  an FP32 FMA kernel
+//   builtin        else default_config(), which runs anything of the layout on any supported
+//                  architecture
 // A deterministic chooser skips every split-K config (split_k > 1): its splits add their partial
 // sums to C atomically in the order they finish, so the last bits may differ from run to run.
 // When the data allows a narrower vector than the chosen config's `vec`, the same config runs

@@ -1,5 +1,6 @@
-// The fallback chain: exact -> nearest -> model default -> built-in (see choice.hpp). Each step
-// either takes a config into the choice or notes in its trail why it could not.
+// The fallback chain: exact -> nearest -> shape class -> model default -> default config (see
+// choice.hpp; under the fp32 and tf32 policies the model default comes before the shape class).
+// Each step either takes a config into the choice or notes in its trail why it could not.
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -173,7 +174,7 @@ std::vector<Wins> rank_by_wins(const ChoiceRequest& r, int& layout_problems, boo
   return ranked;
 }
 
-// 3. The config best for the most tuned problems of this layout on the GPU model.
+// 4. The config best for the most tuned problems of this layout on the GPU model.
 bool choose_model_default(const ChoiceRequest& r, Choice& c) {
   int layout_problems = 0;
   bool shipped = false;
@@ -205,16 +206,22 @@ bool choose_model_default(const ChoiceRequest& r, Choice& c) {
   return false;
 }
 
-// 4. The built-in config of the problem's shape class, else the default that runs anything of
-// the layout.
-void choose_builtin(const ChoiceRequest& r, Choice& c) {
-  c.source = ChoiceSource::builtin;
+// 3. The built-in config of the problem's shape class; false, noted, where it cannot run.
+bool choose_shape_class(const ChoiceRequest& r, Choice& c) {
   std::string why_not;
-  if (std::optional<GemmConfig> cfg = shape_class_config(r, why_not)) {
-    c.config = *cfg;
-    return;
+  std::optional<GemmConfig> cfg = shape_class_config(r, why_not);
+  if (!cfg) {
+    c.trail.push_back("builtin: " + why_not);
+    return false;
   }
-  c.trail.push_back("builtin: " + why_not);
+  c.source = ChoiceSource::builtin;
+  c.config = *cfg;
+  return true;
+}
+
+// 5. The default that runs anything of the layout.
+void choose_default(const ChoiceRequest& r, Choice& c) {
+  c.source = ChoiceSource::builtin;
   c.config = default_config(r.limits, r.p);
 }
 
@@ -297,11 +304,23 @@ Choice Chooser::choose(const Problem& p) const {
   c.precision = precision_;
   c.gpu_model = snapshot_.gpu_model;
   note_missing_data(snapshot_, c.trail);
-  if (choose_exact(r, c) || choose_nearest(r, c) || choose_model_default(r, c)) {
+  if (choose_exact(r, c) || choose_nearest(r, c)) {
     note_database(snapshot_, c);
     return c;
   }
-  choose_builtin(r, c);
+  // The shape-class configs are FP32 FMA kernels: under a policy that admits tensor-core
+  // classes, a tuned config of those classes (the model default) is expected to be faster.
+  const bool tuned_first = precision_ != Precision::ieee;
+  if (tuned_first && choose_model_default(r, c)) {
+    note_database(snapshot_, c);
+    return c;
+  }
+  if (choose_shape_class(r, c)) return c;
+  if (!tuned_first && choose_model_default(r, c)) {
+    note_database(snapshot_, c);
+    return c;
+  }
+  choose_default(r, c);
   return c;
 }
 

@@ -79,14 +79,22 @@ class SkipNotes {
   int listed_ = 0, unlisted_ = 0;
 };
 
+/// How far (shape_distance(): natural logs of M, N, K and batch) a tuned problem may be and still
+/// lend its configs: about 12 times along one dimension. Farther, the shape-class config does
+/// better: of 46 untuned shapes benched on an H200 with a shipped file and with the class configs
+/// alone (docs/PERFORMANCE.md, 2026-12-02, "The nearest step's reach"), the 11 that borrowed from
+/// beyond 2.5 ran at 0.64x cuBLAS (geometric mean) and their class configs at 0.82x.
+inline constexpr double kNearestReach = 2.5;
+
 /// Step 2 of the chain: one of the fastest configs of a nearby tuned problem of the same layout
-/// and alignment class, the same regime first. False, with the trail noted, when none is usable.
+/// and alignment class, within kNearestReach, the same regime first. False, with the trail noted,
+/// when none is usable.
 bool choose_nearest(const ChoiceRequest& r, Choice& c);
 
-/// Step 4 of the chain: the built-in config of the problem's shape class (dot product,
+/// Step 3 of the chain: the built-in config of the problem's shape class (dot product,
 /// matrix-vector, skinny, deep K, tiny, medium, large), its split of K sized for the GPU's SM count
 /// (the snapshot's). nullopt, with `why_not` set, when it cannot run the problem on these limits:
-/// the chain then ends at default_config().
+/// the chain then goes on to the model default, then default_config().
 std::optional<GemmConfig> shape_class_config(const ChoiceRequest& r, std::string& why_not);
 
 }  // namespace gemmtune::detail

@@ -34,22 +34,34 @@ struct Candidate {
   double distance;
 };
 
-// The tuned problems of the same layout and alignment class but another shape whose regime may
-// lend to the problem's (may_lend): those of the problem's regime first, then the nearest first,
-// the user's before a shipped one at equal distance. `across` counts those left out by regime.
-std::vector<Candidate> nearest_candidates(const ChoiceRequest& r, int& across) {
+// What nearest_candidates() left out, for the trail.
+struct LeftOut {
+  int across = 0;                      // on the other side of the matrix-vector boundary
+  const TunedBest* too_far = nullptr;  // the nearest of those beyond kNearestReach
+  double too_far_distance = 0;
+};
+
+// The tuned problems of the same layout and alignment class but another shape, within
+// kNearestReach, whose regime may lend to the problem's (may_lend): those of the problem's regime
+// first, then the nearest first, the user's before a shipped one at equal distance.
+std::vector<Candidate> nearest_candidates(const ChoiceRequest& r, LeftOut& left_out) {
   const Regime regime = regime_of(r.p.m, r.p.n, r.p.k);
   std::vector<Candidate> candidates;
-  across = 0;
   for (const auto& b : r.snapshot.bests) {
     if (!same_class(b.problem, r) || is_exact(b.problem, r)) continue;
     const Regime tuned = regime_of(b.problem.m, b.problem.n, b.problem.k);
     if (!may_lend(tuned, regime)) {
-      ++across;
+      ++left_out.across;
+      continue;
+    }
+    const double distance = log_distance(b.problem, r.p);
+    if (distance > kNearestReach) {
+      if (!left_out.too_far || distance < left_out.too_far_distance)
+        left_out.too_far = &b, left_out.too_far_distance = distance;
       continue;
     }
     bool other = tuned != regime;
-    candidates.push_back({&b, other, log_distance(b.problem, r.p)});
+    candidates.push_back({&b, other, distance});
   }
   std::sort(candidates.begin(), candidates.end(), [](const Candidate& x, const Candidate& y) {
     return std::tie(x.other_regime, x.distance, x.best->shipped, x.best->config_id) <
@@ -161,8 +173,8 @@ void explain_pick(const std::vector<Usable>& usable, const Usable& pick,
 }  // namespace
 
 bool choose_nearest(const ChoiceRequest& r, Choice& c) {
-  int across = 0;
-  const std::vector<Candidate> candidates = nearest_candidates(r, across);
+  LeftOut left_out;
+  const std::vector<Candidate> candidates = nearest_candidates(r, left_out);
   const std::vector<Usable> usable = competitors(r, candidates, c.trail);
   if (const Usable* pick = pick_competitor(usable)) {
     explain_pick(usable, *pick, c.trail);
@@ -172,9 +184,18 @@ bool choose_nearest(const ChoiceRequest& r, Choice& c) {
     c.same_regime = !pick->cand->other_regime;
     return true;
   }
-  if (candidates.empty() && across > 0)
-    c.trail.push_back("nearest: the " + std::to_string(across) + " tuned problems of layout " +
-                      r.p.layout() + " and alignment " + std::to_string(r.alignment) +
+  if (candidates.empty() && left_out.too_far) {
+    char buf[240];
+    std::snprintf(buf, sizeof buf,
+                  "nearest: the nearest tuned problem of layout %s and alignment %d, %s, is at "
+                  "distance %.2f, beyond %.1f: too far to lend a config",
+                  r.p.layout().c_str(), r.alignment, left_out.too_far->problem.to_string().c_str(),
+                  left_out.too_far_distance, kNearestReach);
+    c.trail.push_back(buf);
+  } else if (candidates.empty() && left_out.across > 0)
+    c.trail.push_back("nearest: the " + std::to_string(left_out.across) +
+                      " tuned problems of layout " + r.p.layout() + " and alignment " +
+                      std::to_string(r.alignment) +
                       " are on the other side of the matrix-vector boundary (min(M, N) <= 8)");
   else if (candidates.empty() && !r.snapshot.bests.empty())
     c.trail.push_back("nearest: no tuned problem of layout " + r.p.layout() + " and alignment " +

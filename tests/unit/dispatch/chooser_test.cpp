@@ -52,8 +52,9 @@ class ChooserTest : public ::testing::Test {
     b.add(db_problem(Op::N, Op::N, 1000, 1000, 1000), pool_[5], 1.0);
   }
 
-  static Chooser h200() {
-    return Chooser(limits_, load_tuning_snapshot(path_, {"NVIDIA H200", 9, 0, 132}));
+  static Chooser h200(Precision precision = Precision::ieee) {
+    return Chooser(limits_, load_tuning_snapshot(path_, {"NVIDIA H200", 9, 0, 132}), false,
+                   precision);
   }
 
   static inline DeviceLimits limits_;
@@ -193,11 +194,14 @@ TEST_F(ChooserTest, UnknownConfigNameIsSkipped) {
 }
 
 TEST_F(ChooserTest, ModelDefaultWithAccessesNarrowed) {
-  // N = 1002 allows only 2-float accesses of B and C: no tuned problem has alignment 2, so the
-  // config that is best for the most problems runs, its B and C accesses narrowed.
+  // N = 1002 allows only 2-float accesses of B and C: no tuned problem has alignment 2. Under
+  // ieee the shape-class config runs; under tf32 (the model default comes first: the class
+  // configs are FMA kernels) the config that is best for the most problems, its B and C
+  // accesses narrowed.
   Problem p = shape_only_problem(Op::N, Op::N, 1000, 1002, 1000);
   ASSERT_EQ(p.alignment(), 2);
-  Choice c = h200().choose(p);
+  EXPECT_EQ(h200().choose(p).source, ChoiceSource::builtin);
+  Choice c = h200(Precision::tf32).choose(p);
   EXPECT_EQ(c.source, ChoiceSource::model_default) << c.to_string();
   GemmConfig expect = pool_[0];
   expect.align_b = expect.align_c = 2;
@@ -213,7 +217,11 @@ TEST_F(ChooserTest, ModelDefaultWithAccessesNarrowed) {
 TEST_F(ChooserTest, PointerAlignmentPicksANarrowerKernel) {
   Problem p = shape_only_problem(Op::N, Op::N, 1024, 1024, 1024);
   p.a = reinterpret_cast<const float*>(std::uintptr_t(4));  // misaligned A: 1-float accesses of A
-  Choice c = h200().choose(p);
+  // The class config (ieee) is fitted to the data as the model default (tf32 first) is.
+  const Choice builtin = h200().choose(p);
+  EXPECT_EQ(builtin.source, ChoiceSource::builtin) << builtin.to_string();
+  EXPECT_EQ(builtin.config.width_a(), 1);
+  Choice c = h200(Precision::tf32).choose(p);
   EXPECT_EQ(c.source, ChoiceSource::model_default) << c.to_string();
   EXPECT_EQ(c.config.width_a(), 1);
   EXPECT_EQ(c.config.width_b(), c.config.vec);  // B and C keep the stored config's vectors

@@ -163,7 +163,8 @@ TEST(Fp32Qualification, BothErrorsNoLargerThanTheFastestFmaConfigs) {
 
 // The model default of a problem with no exact or nearest tuned problem (the layout was tuned
 // with alignment 1 only) is the config best for the most problems of the layout among the
-// classes the policy admits: under ieee the FMA configs, even where tensor-core ones were faster.
+// classes the policy admits. Under fp32 and tf32 it comes before the shape-class config (an FMA
+// kernel); under ieee the class config answers first.
 TEST(PrecisionModelDefault, RanksWithinTheClassesThePolicyAdmits) {
   const DeviceLimits limits = DeviceLimits::for_arch("sm_90");
   const auto pool = tuned_pool(limits, Op::N, Op::N);
@@ -186,16 +187,17 @@ TEST(PrecisionModelDefault, RanksWithinTheClassesThePolicyAdmits) {
                     precision);
     return chooser.choose(shape_only_problem(Op::N, Op::N, 512, 512, 512));
   };
-  const std::vector<std::pair<Precision, GemmConfig>> expected_of = {
-      {Precision::ieee, fma}, {Precision::fp32, fp32}, {Precision::tf32, tf32}};
+  const std::vector<std::pair<Precision, GemmConfig>> expected_of = {{Precision::fp32, fp32},
+                                                                     {Precision::tf32, tf32}};
   for (const auto& [precision, expected] : expected_of) {
     SCOPED_TRACE(precision_name(precision));
     const Choice c = choose(precision);
     EXPECT_EQ(c.source, ChoiceSource::model_default) << c.to_string();
     EXPECT_EQ(config_name(c.config), config_name(expected)) << c.to_string();
-    EXPECT_EQ(c.wins, precision == Precision::ieee ? 2 : 3) << c.to_string();
+    EXPECT_EQ(c.wins, 3) << c.to_string();
     EXPECT_EQ(c.tuned_problems, 3);
   }
+  EXPECT_EQ(choose(Precision::ieee).source, ChoiceSource::builtin);
 }
 
 TEST(PrecisionModelDefault, SaysWhenThePolicyAdmitsNoneOfTheConfigs) {
@@ -206,13 +208,15 @@ TEST(PrecisionModelDefault, SaysWhenThePolicyAdmitsNoneOfTheConfigs) {
     b.gpu("NVIDIA H200", 9, 0, 132);
     b.add(db_problem(Op::N, Op::N, 256, 256, 256, 1, 1), tensor_core(1), 0.010, 3.0e-4, 4.0e-4);
   }
-  Chooser chooser(limits, load_tuning_snapshot(path, {"NVIDIA H200", 9, 0, 132}));
+  // fp32 admits the FMA and 3xTF32 classes, not 1xTF32.
+  Chooser chooser(limits, load_tuning_snapshot(path, {"NVIDIA H200", 9, 0, 132}), false,
+                  Precision::fp32);
   const Choice c = chooser.choose(shape_only_problem(Op::N, Op::N, 512, 512, 512));
   EXPECT_EQ(c.source, ChoiceSource::builtin);
   EXPECT_NE(
       std::find(
           c.trail.begin(), c.trail.end(),
-          "model_default: the precision policy ieee admits none of the configs of the 1 tuned "
+          "model_default: the precision policy fp32 admits none of the configs of the 1 tuned "
           "problems of layout nn"),
       c.trail.end())
       << c.to_string();
