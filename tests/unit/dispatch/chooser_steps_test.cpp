@@ -206,6 +206,25 @@ TEST(ChooserSteps, AnotherRegimeCompetesOnlyWhenNoneOfTheRegimeCanRun) {
                                            " no longer validates: " + stale_why()}));
 }
 
+TEST(ChooserSteps, NoConfigIsLentFromBeyondTheReach) {
+  // 256^3 is ln 8 * sqrt(3) = 3.60 from 2048^3 (beyond 2.5) and ln 2 * sqrt(3) = 1.20 from 512^3.
+  const TunedBest far = tuned(nn(2048, 2048, 2048), with_rows(128), 1);
+  Choice c = chooser_of({far}).choose(nn_problem(256, 256, 256));
+  EXPECT_EQ(c.source, ChoiceSource::builtin);
+  EXPECT_EQ(c.trail, (Trail{kNotTuned,
+                            "nearest: the nearest tuned problem of layout nn and alignment 4, "
+                            "2048x2048x2048 nn, is at distance 3.60, beyond 2.5: too far to lend "
+                            "a config"}));
+
+  c = chooser_of({far, tuned(nn(512, 512, 512), with_rows(64), 2)})
+          .choose(nn_problem(256, 256, 256));
+  EXPECT_EQ(c.source, ChoiceSource::nearest);
+  ASSERT_TRUE(c.tuned.has_value());
+  EXPECT_EQ(c.tuned->problem.m, 512);
+  EXPECT_DOUBLE_EQ(c.distance, std::log(2.0) * std::sqrt(3.0));
+  EXPECT_EQ(c.trail, Trail{kNotTuned});
+}
+
 TEST(ChooserSteps, RunnerUpStandsInForAStaleBest) {
   const std::string stale = config_name(stale_config());
   TunedProblem near = nn(1024, 1024, 1024);
