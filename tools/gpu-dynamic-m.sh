@@ -2,20 +2,26 @@
 # Dynamic token counts: how much of per-M tuning the dispatcher keeps when a language-model layer
 # (one N x K, layout nt: y = x W^T) is called with many M but its database holds a few. On a
 # machine with a GPU, from a build made elsewhere (like tools/gpu-bench.sh).
-#   usage: tools/gpu-dynamic-m.sh BUILD_DIR BUDGET_S [NxK ...]
+#   usage: tools/gpu-dynamic-m.sh BUILD_DIR BUDGET_S [--few M,M,...] [NxK ...]
 #     BUDGET_S  sweep seconds per problem, the same for both databases
+#     --few     the token counts few.db is tuned at (default 1,16,128,1024,4096)
 #     NxK       the layers (default: 4096x4096 11008x4096)
-#   For each layer: sweeps M = 1, 16, 128, 1024, 4096 into few.db and every M of the list below
+#   For each layer: sweeps the --few M into few.db and every M of the list below
 #   into each.db (no shipped file: GEMMTUNE_NO_SHIPPED=1), benches all the M from both, and writes
 #   $OUT (default BUILD_DIR/gpu-dynamic-m)/dynamic-m.json and a table: per M, the time from few.db
 #   over the time from each.db (1: as fast as tuning that M itself).
 set -uo pipefail
 if [ $# -lt 2 ]; then
-  sed -n '2,11p' "$0" >&2
+  sed -n '2,12p' "$0" >&2
   exit 2
 fi
 build=$1 budget=$2
 shift 2
+few_m=(1 16 128 1024 4096)
+if [ "${1:-}" = --few ]; then
+  IFS=, read -r -a few_m <<<"${2:?--few needs a list such as 1,16,128}"
+  shift 2
+fi
 layers=("$@")
 [ ${#layers[@]} -gt 0 ] || layers=(4096x4096 11008x4096)
 out=${OUT:-$build/gpu-dynamic-m}
@@ -23,7 +29,6 @@ mkdir -p "$out"
 source "$(dirname "$0")/cuda-libs.sh"
 export LD_LIBRARY_PATH="$cuda_libs${LD_LIBRARY_PATH:-}" GEMMTUNE_NO_SHIPPED=1
 gemmtune="$build/tools/gemmtune"
-few_m=(1 16 128 1024 4096)
 # 32 token counts from 1 to 4096: powers of two, odd counts and the ones between.
 all_m=(1 2 3 5 7 8 12 16 17 24 31 32 48 64 77 96 128 160 200 256 333 384 512 640 768 1000 1024
        1500 2048 2500 3072 4096)
@@ -51,9 +56,10 @@ for layer in "${layers[@]}"; do
       { echo "gpu-dynamic-m: the bench of $layer ($set) failed: $out/$layer-$set-bench.log" >&2; exit 1; }
   done
 done
-python3 - "$out" "${layers[@]}" <<'EOF'
-import json, math, sys
+FEW_M="${few_m[*]}" python3 - "$out" "${layers[@]}" <<'EOF'
+import json, math, os, sys
 out, layers = sys.argv[1], sys.argv[2:]
+tuned = {int(m) for m in os.environ["FEW_M"].split()}
 report = {}
 for layer in layers:
     few = {p["m"]: p for p in json.load(open(f"{out}/{layer}-few-bench.json"))["problems"]}
@@ -70,6 +76,12 @@ for layer in layers:
     ratios = [r["ratio"] for r in rows]
     geo = math.exp(sum(map(math.log, ratios)) / len(ratios))
     print(f"  geometric mean {geo:.3f}, lowest {min(ratios):.3f}")
-    report[layer] = {"rows": rows, "geomean": geo, "lowest": min(ratios)}
+    between = [r["ratio"] for r in rows if r["m"] not in tuned]
+    geo_between = math.exp(sum(map(math.log, between)) / len(between)) if between else None
+    if between:
+        print(f"  the {len(between)} M few.db was not tuned at: geometric mean {geo_between:.3f}, "
+              f"lowest {min(between):.3f}")
+    report[layer] = {"rows": rows, "geomean": geo, "lowest": min(ratios),
+                     "few_m": sorted(tuned), "geomean_untuned_m": geo_between}
 json.dump(report, open(f"{out}/dynamic-m.json", "w"), indent=1)
 EOF

@@ -1,7 +1,12 @@
 #include "gemmtune/tuner/candidate_runner.hpp"
 
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 
 #include "gemmtune/db_rows.hpp"
 
@@ -24,6 +29,24 @@ std::string SweepTimes::describe() const {
 }
 
 namespace {
+
+// Fault injection for the GPU tests of a killed or interrupted sweep
+// (tests/gpu/tuner/sweep_kill_test.cpp): GEMMTUNE_TEST_RAISE_AFTER=N:SIGNAL sends the process
+// signal SIGNAL (a number) once it has recorded N results, so that the signal lands part-way
+// through the sweep however fast the GPU and the compiler are. Unset: nothing happens.
+void raise_after_recorded_result() {
+  struct Plan {
+    int after = 0, signal = 0;
+  };
+  static const Plan plan = [] {
+    Plan p;
+    const char* text = std::getenv("GEMMTUNE_TEST_RAISE_AFTER");
+    if (!text || std::sscanf(text, "%d:%d", &p.after, &p.signal) != 2) p.after = 0;
+    return p;
+  }();
+  static std::atomic<int> recorded = 0;
+  if (plan.after > 0 && ++recorded == plan.after) kill(getpid(), plan.signal);
+}
 
 // Adds the seconds from its construction to its destruction to `total`.
 class Stopwatch {
@@ -82,6 +105,7 @@ void CandidateRunner::record(const GemmConfig& config, db::Result result) {
     result.smem_bytes = config.smem_bytes() + it->second.static_smem;
   }
   target_.database->record_results(target_.sweep_id, std::span<const db::Result>(&result, 1));
+  raise_after_recorded_result();
 }
 
 std::optional<double> CandidateRunner::fail(const GemmConfig& config, db::Status status,

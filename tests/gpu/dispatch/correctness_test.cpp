@@ -51,14 +51,16 @@ class DispatchCorrectness : public ::testing::Test {
   }
   void SetUp() override { GEMMTUNE_REQUIRE_GPU(); }
 
-  // Runs `p` (padded by ld_pad, offset by ptr_offset floats) and checks it against the reference
-  // and the expected source of the choice.
-  void check(Problem p, int ld_pad, int ptr_offset, ChoiceSource expected) {
+  // Runs `p` (padded by ld_pad, offset by ptr_offset floats) on `dispatcher` (default: the
+  // suite's) and checks it against the reference and the expected source of the choice.
+  void check(Problem p, int ld_pad, int ptr_offset, ChoiceSource expected,
+             Dispatcher* dispatcher = nullptr) {
+    if (!dispatcher) dispatcher = dispatcher_;
     std::mt19937_64 rng(std::hash<std::string>{}(describe(p)) + ld_pad * 31 + ptr_offset);
     ProblemData data(p, ld_pad, ptr_offset, rng);
-    const Explanation c = dispatcher_->explain(data.p);
+    const Explanation c = dispatcher->explain(data.p);
     EXPECT_EQ(c.source, expected) << describe(data.p) << "\n" << c.to_string();
-    double err = dispatch_error(*dispatcher_, data, *reference_);
+    double err = dispatch_error(*dispatcher, data, *reference_);
     EXPECT_LE(err, fp32_tolerance(p.k)) << describe(data.p) << " with " << c.config;
   }
 
@@ -89,12 +91,23 @@ TEST_F(DispatchCorrectness, NearestShapes) {
   }
 }
 
-TEST_F(DispatchCorrectness, ModelDefaultForUntunedAlignment) {
+// An alignment no tuned problem has: under ieee the shape class's built-in config; under fp32
+// (tensor-core classes admitted) the model's pick among the tuned configs comes first.
+TEST_F(DispatchCorrectness, ClassConfigOrModelDefaultForUntunedAlignment) {
   for (int i = 0; i < 3; ++i) {
     auto [oa, ob] = kLayouts[i];
-    check(shape(oa, ob, 128, 96, 64), 2, 0, ChoiceSource::model_default);  // padded ld: alignment 2
-    check(shape(oa, ob, 90, 70, 50, 2), 0, 2,
-          ChoiceSource::model_default);  // pointers offset 8 bytes
+    check(shape(oa, ob, 128, 96, 64), 2, 0, ChoiceSource::builtin);    // padded ld: alignment 2
+    check(shape(oa, ob, 90, 70, 50, 2), 0, 2, ChoiceSource::builtin);  // pointers offset 8 bytes
+  }
+  DispatcherOptions o;
+  o.db_path = path_;
+  o.precision = Precision::fp32;
+  o.use_shipped = false;  // the model ranks this database's configs
+  Dispatcher fp32(o);
+  for (int i = 0; i < 3; ++i) {
+    auto [oa, ob] = kLayouts[i];
+    check(shape(oa, ob, 128, 96, 64), 2, 0, ChoiceSource::model_default, &fp32);
+    check(shape(oa, ob, 90, 70, 50, 2), 0, 2, ChoiceSource::model_default, &fp32);
   }
 }
 
