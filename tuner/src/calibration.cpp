@@ -88,8 +88,8 @@ std::vector<double> calibration_factors(const std::vector<GemmConfig>& candidate
   return factors;
 }
 
-// The kernel path a config runs (templates/sgemm/mainloops.cuh): the reduction, streamed B, the
-// warpgroup or mma.sync tensor-core kernels, the FMA tile kernels. The model's errors differ by
+// The kernel path a config runs (families/sgemm/kernels/mainloops.cuh): the reduction, streamed B,
+// the warpgroup or mma.sync tensor-core kernels, the FMA tile kernels. The model's errors differ by
 // path, so each path's best-ranked config is worth a measurement early.
 static int kernel_path(const GemmConfig& c) {
   return c.reduces() ? 1 : c.streams_b() ? 2 : c.wgmma ? 3 : c.uses_tensor_cores() ? 4 : 0;

@@ -1,8 +1,8 @@
 // The FP32 GEMM kernel family, compiled at run time by NVRTC. Embedded as one source, in this
-// order (templates/CMakeLists.txt): include/gemmtune/kernel_args.h (GemmArgs, PackArgs),
+// order (families/CMakeLists.txt): templates/include/gemmtune/kernel_args.h (GemmArgs, PackArgs),
 // include/gemmtune/sgemm_shapes.hpp (the kernel paths and the shapes the host sizes too),
-// sgemm/memory.cuh, sgemm/mma.cuh, sgemm/tiles.cuh, sgemm/wgmma.cuh, sgemm/mainloops.cuh,
-// sgemm/epilogue.cuh, sgemm/pack.cuh, this file.
+// memory.cuh, mma.cuh, tiles.cuh, wgmma.cuh, mainloops.cuh, epilogue.cuh, pack.cuh (this
+// folder's), this file.
 //
 // C = alpha * op(A) * op(B) + beta * C, row-major, any M, N, K >= 1, batched by blockIdx.z.
 // A block computes a BM x BN tile of C stepping through K in BK slices; its warps each own a
