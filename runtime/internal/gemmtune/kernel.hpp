@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "gemmtune/compiler.hpp"
-#include "gemmtune/config.hpp"
 #include "gemmtune/problem.hpp"
+#include "gemmtune/sgemm/config.hpp"
 #include "gemmtune/workspace.hpp"
 
 namespace gemmtune {

@@ -15,8 +15,8 @@
 
 #include <cstddef>
 
-#include "gemmtune/config.hpp"
 #include "gemmtune/problem.hpp"
+#include "gemmtune/sgemm/config.hpp"
 #include "gemmtune/workspace_allocator.hpp"
 
 namespace gemmtune {

@@ -1,7 +1,7 @@
 #pragma once
 // The argument block of every kernel of the family, passed by value. Shared verbatim by the host
 // launcher and the NVRTC-compiled templates (it comes first in their embedded sources:
-// templates/CMakeLists.txt).
+// templates/CMakeLists.txt, families/CMakeLists.txt).
 namespace gemmtune {
 
 /// C = alpha * op(A) * op(B) + beta * C for `batch` matrices, row-major, FP32.

@@ -5,9 +5,9 @@
 #include <vector>
 
 #include "gemmtune/choice.hpp"
-#include "gemmtune/config.hpp"
 #include "gemmtune/db/database.hpp"
 #include "gemmtune/db_rows.hpp"
+#include "gemmtune/sgemm/config.hpp"
 #include "gemmtune/tuner/space.hpp"
 #include "support/scratch.hpp"
 

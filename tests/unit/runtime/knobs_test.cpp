@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "gemmtune/config.hpp"
-#include "gemmtune/knobs.hpp"
+#include "gemmtune/sgemm/config.hpp"
+#include "gemmtune/sgemm/knobs.hpp"
 #include "gemmtune/templates.hpp"
 
 using namespace gemmtune;

@@ -4,8 +4,8 @@
 
 #include <string>
 
-#include "gemmtune/config.hpp"
 #include "gemmtune/register_floor.hpp"
+#include "gemmtune/sgemm/config.hpp"
 #include "gemmtune/tuner/space.hpp"
 
 using namespace gemmtune;

@@ -8,9 +8,9 @@
 #include <utility>
 #include <vector>
 
-#include "gemmtune/config.hpp"
 #include "gemmtune/db/database.hpp"
 #include "gemmtune/problem.hpp"
+#include "gemmtune/sgemm/config.hpp"
 #include "gemmtune/tuner/cost_model.hpp"
 #include "gemmtune/tuner/strategy.hpp"
 

@@ -4,9 +4,9 @@
 #include <string>
 #include <vector>
 
-#include "gemmtune/config.hpp"
 #include "gemmtune/device.hpp"
 #include "gemmtune/problem.hpp"
+#include "gemmtune/sgemm/config.hpp"
 
 namespace gemmtune::tuner {
 

@@ -9,16 +9,16 @@
 #include <vector>
 
 #include "gemmtune/device.hpp"
-#include "gemmtune/knobs.hpp"
 #include "gemmtune/precision.hpp"
 #include "gemmtune/problem.hpp"
-#include "gemmtune/sgemm_shapes.hpp"
+#include "gemmtune/sgemm/knobs.hpp"
+#include "gemmtune/sgemm/shapes.hpp"
 
 namespace gemmtune {
 
-/// One kernel instance: the family's knob values and variant flags (templates/include/gemmtune/
-/// knobs.hpp, where kSgemmTable says what each means) for one layout and data alignment. The
-/// defaults are a sound general-purpose kernel.
+/// One kernel instance: the family's knob values and variant flags (gemmtune/sgemm/knobs.hpp,
+/// where kSgemmTable says what each means) for one layout and data alignment. The defaults are a
+/// sound general-purpose kernel.
 struct GemmConfig : SgemmKnobs, SgemmFlags {
   Op op_a = Op::N;  ///< op(A): the kernel instance is specialised for the layout
   Op op_b = Op::N;  ///< op(B)
@@ -38,9 +38,9 @@ struct GemmConfig : SgemmKnobs, SgemmFlags {
   bool reads_a_in_vectors() const;
   /// Threads per block.
   int threads() const;
-  /// The kernel path (templates/include/gemmtune/sgemm_shapes.hpp): which mainloop the instance
-  /// runs and which of validate()'s rules apply. A knob derived from the others (kernel_path()),
-  /// so it has no place in the name: the names of every path stay as they were.
+  /// The kernel path (families/sgemm/include/gemmtune/sgemm/shapes.hpp): which mainloop the
+  /// instance runs and which of validate()'s rules apply. A knob derived from the others
+  /// (kernel_path()), so it has no place in the name: the names of every path stay as they were.
   KernelPath path() const {
     return kernel_path(bm, tm, stages, k_lanes, k_warps, math, wgmma, op_b == Op::T);
   }

@@ -1,4 +1,4 @@
-#include "gemmtune/config.hpp"
+#include "gemmtune/sgemm/config.hpp"
 
 #include <algorithm>
 #include <iterator>
@@ -58,8 +58,8 @@ bool GemmConfig::reads_b_in_place(const Problem& p) const {
 
 int GemmConfig::warp_slots() const { return k_lanes > 0 ? 32 / k_lanes : 0; }
 
-// The dynamic shared memory of the path's mainloop (sgemm_shapes.hpp has the shapes). 64-bit:
-// knobs may not be validated yet.
+// The dynamic shared memory of the path's mainloop (gemmtune/sgemm/shapes.hpp has the shapes).
+// 64-bit: knobs may not be validated yet.
 static long long dynamic_smem_bytes(const GemmConfig& c) {
   switch (c.path()) {
     case KernelPath::streamed_tile:

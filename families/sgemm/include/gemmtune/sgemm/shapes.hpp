@@ -1,11 +1,11 @@
 #pragma once
 // The kernel paths of the FP32 GEMM family (families/sgemm/kernels/sgemm.cuh) and the shapes that
 // follow from an instance's knobs: the one definition of both for the templates, which NVRTC
-// compiles (Traits in sgemm/tiles.cuh, Mainloop in sgemm/mainloops.cuh, WgmmaMainloop in
-// sgemm/wgmma.cuh), and for the host (GemmConfig::path, smem_bytes, validate and the helpers
+// compiles (Traits in kernels/tiles.cuh, Mainloop in kernels/mainloops.cuh, WgmmaMainloop in
+// kernels/wgmma.cuh), and for the host (GemmConfig::path, smem_bytes, validate and the helpers
 // fitted_to asks). Constexpr functions on integers: it is embedded in the family's NVRTC source
-// after kernel_args.h (templates/CMakeLists.txt), and host code includes it as
-// gemmtune/sgemm_shapes.hpp. Sizes are 64-bit: the host computes them for configs not validated
+// after kernel_args.h (families/CMakeLists.txt), and host code includes it as
+// gemmtune/sgemm/shapes.hpp. Sizes are 64-bit: the host computes them for configs not validated
 // yet, whose knobs may be as large as 65536.
 
 // NVRTC compiles device code only and refuses functions not marked for it; the host compiler sees
