@@ -8,7 +8,7 @@
 #include "gemmtune/db/database.hpp"
 #include "gemmtune/db_rows.hpp"
 #include "gemmtune/sgemm/config.hpp"
-#include "gemmtune/tuner/space.hpp"
+#include "gemmtune/sgemm/tuning/space.hpp"
 #include "support/scratch.hpp"
 
 namespace gemmtune::test {

@@ -6,8 +6,8 @@
 #include "gemmtune/error.hpp"
 #include "gemmtune/reference.hpp"
 #include "gemmtune/sgemm/config.hpp"
+#include "gemmtune/sgemm/tuning/space.hpp"
 #include "gemmtune/templates.hpp"
-#include "gemmtune/tuner/space.hpp"
 
 using namespace gemmtune;
 

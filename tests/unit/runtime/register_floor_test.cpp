@@ -6,7 +6,7 @@
 
 #include "gemmtune/register_floor.hpp"
 #include "gemmtune/sgemm/config.hpp"
-#include "gemmtune/tuner/space.hpp"
+#include "gemmtune/sgemm/tuning/space.hpp"
 
 using namespace gemmtune;
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "gemmtune/db/database.hpp"
-#include "gemmtune/tuner/calibration.hpp"
+#include "gemmtune/sgemm/tuning/calibration.hpp"
 #include "gemmtune/tuner/cost_model.hpp"
 #include "gemmtune/tuner/strategy.hpp"
 

@@ -144,7 +144,7 @@ inline constexpr int kBlock[] = {1, 2, 4, 8, 16, 32, 48, 64, 96, 128, 256};
 inline constexpr int kBk[] = {8, 16, 32};
 // Warp tiles follow from the thread tile and the warp's thread grid (32 threads): every power
 // of two a block tile can hold; the space walk skips warp tiles that do not fit (see
-// walk() in tuner/src/space.cpp).
+// walk() in families/sgemm/tuning/src/space.cpp).
 inline constexpr int kWarp[] = {1, 2, 4, 8, 16, 32, 64, 128, 256};
 // 32 and 64: only the warpgroup instruction's accumulator layout (2 x bn / 4 per thread).
 inline constexpr int kThread[] = {1, 2, 4, 8, 16, 32, 64};

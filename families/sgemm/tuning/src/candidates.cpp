@@ -1,4 +1,4 @@
-#include "gemmtune/tuner/candidates.hpp"
+#include "gemmtune/sgemm/tuning/candidates.hpp"
 #include <algorithm>
 #include <bit>
 

@@ -1,4 +1,4 @@
-#include "gemmtune/tuner/calibration.hpp"
+#include "gemmtune/sgemm/tuning/calibration.hpp"
 
 #include <algorithm>
 #include <map>
