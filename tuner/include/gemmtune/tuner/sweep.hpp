@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "gemmtune/device.hpp"
-#include "gemmtune/sgemm/tuning/candidates.hpp"
 #include "gemmtune/tuner/candidate_runner.hpp"
+#include "gemmtune/tuner/family_tuning.hpp"
 #include "gemmtune/tuner/problems.hpp"
 #include "gemmtune/tuner/strategy.hpp"
 #include "gemmtune/tuner/summary.hpp"
