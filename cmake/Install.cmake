@@ -1,14 +1,16 @@
 # Installs the library, its public headers and a CMake package so that
 # find_package(gemmtune) + target_link_libraries(app gemmtune::gemmtune) work.
 include(CMakePackageConfigHelpers)
-install(TARGETS gemmtune gemmtune_shared gemmtune_no_cudart gemmtune_db gemmtune_templates gemmtune_knobs
+install(TARGETS gemmtune gemmtune_shared gemmtune_no_cudart gemmtune_db gemmtune_templates
+                gemmtune_sgemm
         EXPORT gemmtuneTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 # The public API only: gemmtune.h, gemmtune.hpp and the headers they include. The kernel
-# family's types (GemmConfig, the knob table, the chooser) are internal (runtime/internal,
-# templates/include), as are db/ and tuner/: the tuner, the tools and the tests build on them.
+# family's types (GemmConfig, the knob table, the chooser) are internal (families/,
+# runtime/internal, templates/include), as are db/ and tuner/: the tuner, the tools and the tests
+# build on them.
 # Listed one by one so that no header is installed by accident (examples/ci-build.sh checks the
 # list, and examples/ compiles each one alone as C++17).
 set(gemmtune_public_headers gemmtune.h gemmtune.hpp device.hpp error.hpp explanation.hpp log.hpp precision.hpp

@@ -1,5 +1,5 @@
 // Fuzzes the procedural config names (config_name / parse_config_name in
-// runtime/src/kernel/config.cpp), which the dispatcher reads from database files. Two uses of
+// families/sgemm/src/config.cpp), which the dispatcher reads from database files. Two uses of
 // each input:
 //  - as a name: a name that parses is the name of what it parses to (one name per config), and
 //    validate(), fitted_to() and can_implement() of the config are defined for any values (the
@@ -13,7 +13,7 @@
 #include <string>
 
 #include "fuzz/fuzz_check.hpp"
-#include "gemmtune/config.hpp"
+#include "gemmtune/sgemm/config.hpp"
 
 namespace {
 

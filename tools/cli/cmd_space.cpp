@@ -7,11 +7,11 @@
 #include <thread>
 
 #include "commands.hpp"
-#include "gemmtune/config.hpp"
 #include "gemmtune/error.hpp"
 #include "gemmtune/kernel.hpp"
+#include "gemmtune/sgemm/config.hpp"
+#include "gemmtune/sgemm/tuning/space.hpp"
 #include "gemmtune/tuner/shape.hpp"
-#include "gemmtune/tuner/space.hpp"
 #include "gemmtune/tuner/threads.hpp"
 
 namespace gemmtune::cli {

@@ -3,8 +3,8 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "gemmtune/config.hpp"
 #include "gemmtune/error.hpp"
+#include "gemmtune/sgemm/config.hpp"
 #include "gemmtune/tuner/problems.hpp"
 
 namespace gemmtune::cli {

@@ -1,7 +1,7 @@
 // Repack copy probes: main's copy of a misaligned operand into rows padded to 4 floats
-// (templates/sgemm/pack.cuh, gemmtune_pack_operand, restated here) against variants with aligned
-// 16-byte loads, each checked bit for bit against it, and an aligned copy of the same rows as a
-// ceiling, with the tuner's timing protocol. Built and run by tools/gpu-probes.sh; what it
+// (families/sgemm/kernels/pack.cuh, gemmtune_pack_operand, restated here) against variants with
+// aligned 16-byte loads, each checked bit for bit against it, and an aligned copy of the same rows
+// as a ceiling, with the tuner's timing protocol. Built and run by tools/gpu-probes.sh; what it
 // measured: docs/PERFORMANCE.md, twenty-sixth session.
 #include <cuda_runtime.h>
 #include <algorithm>

@@ -4,7 +4,7 @@
 #include <set>
 #include <thread>
 
-#include "gemmtune/tuner/calibration.hpp"
+#include "gemmtune/sgemm/tuning/calibration.hpp"
 
 namespace gemmtune::tuner {
 

@@ -7,6 +7,7 @@
 #include <random>
 
 #include "gemmtune/error.hpp"
+#include "gemmtune/sgemm/tuning/calibration.hpp"
 
 namespace gemmtune::tuner {
 

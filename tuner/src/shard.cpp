@@ -6,9 +6,9 @@
 #include <numeric>
 
 #include "gemmtune/error.hpp"
-#include "gemmtune/tuner/calibration.hpp"
+#include "gemmtune/sgemm/tuning/calibration.hpp"
+#include "gemmtune/sgemm/tuning/space.hpp"
 #include "gemmtune/tuner/replay.hpp"
-#include "gemmtune/tuner/space.hpp"
 #include "gemmtune/tuner/sweep.hpp"
 
 namespace gemmtune::tuner {

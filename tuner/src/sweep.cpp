@@ -18,11 +18,12 @@
 #include "gemmtune/db/database.hpp"
 #include "gemmtune/db_rows.hpp"
 #include "gemmtune/kernel.hpp"
-#include "gemmtune/tuner/calibration.hpp"
+#include "gemmtune/sgemm/tuning/calibration.hpp"
+#include "gemmtune/sgemm/tuning/candidates.hpp"
+#include "gemmtune/sgemm/tuning/space.hpp"
 #include "gemmtune/tuner/device_limits.hpp"
 #include "gemmtune/tuner/progress.hpp"
 #include "gemmtune/tuner/resume.hpp"
-#include "gemmtune/tuner/space.hpp"
 
 namespace gemmtune::tuner {
 

@@ -37,10 +37,10 @@
 #include <utility>
 #include <vector>
 
-#include "gemmtune/config.hpp"
 #include "gemmtune/device.hpp"
 #include "gemmtune/explanation.hpp"
 #include "gemmtune/problem.hpp"
+#include "gemmtune/sgemm/config.hpp"
 
 namespace gemmtune {
 

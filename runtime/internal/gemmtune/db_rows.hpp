@@ -8,11 +8,11 @@
 #include <vector>
 
 #include "gemmtune/compiler.hpp"
-#include "gemmtune/config.hpp"
 #include "gemmtune/db/family.hpp"
 #include "gemmtune/db/records.hpp"
 #include "gemmtune/device.hpp"
 #include "gemmtune/problem.hpp"
+#include "gemmtune/sgemm/config.hpp"
 
 namespace gemmtune {
 

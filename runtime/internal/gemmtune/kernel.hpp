@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "gemmtune/compiler.hpp"
-#include "gemmtune/config.hpp"
 #include "gemmtune/problem.hpp"
+#include "gemmtune/sgemm/config.hpp"
 #include "gemmtune/workspace.hpp"
 
 namespace gemmtune {
@@ -29,7 +29,7 @@ std::string binary_key(const GemmConfig& config, const std::string& arch);
 std::string binary_identity(const GemmConfig& config, const std::string& arch);
 
 /// A loaded cubin holding one config's GEMM kernel and the kernels its launches run first (a
-/// repack config's copy, gemmtune_pack_operand; templates/sgemm/pack.cuh). Non-copyable;
+/// repack config's copy, gemmtune_pack_operand; families/sgemm/kernels/pack.cuh). Non-copyable;
 /// unloads on destruction. Loading and launching need a GPU.
 class GemmKernel {
  public:

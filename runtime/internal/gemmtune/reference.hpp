@@ -6,8 +6,8 @@
 #include <memory>
 #include <vector>
 
-#include "gemmtune/config.hpp"
 #include "gemmtune/problem.hpp"
+#include "gemmtune/sgemm/config.hpp"
 
 namespace gemmtune {
 

@@ -2,7 +2,7 @@
 // The registers a thread of a config needs at least, in one place: GemmConfig::validate()
 // refuses a config whose floor exceeds its __launch_bounds__ budget, and the tuner's cost model
 // estimates occupancy from it (with terms of its own, calibrated on recorded timings).
-#include "gemmtune/config.hpp"
+#include "gemmtune/sgemm/config.hpp"
 
 namespace gemmtune {
 

@@ -4,18 +4,19 @@
 //   the first scales C by beta and raises the tile's flag there, and every split adds its sums to
 //   C once the flag is up; the last one out resets it, so counters are zero between launches and
 //   need no clearing. With ordered_splits (reductions) each split stores its sums after the
-//   counters instead, and the last one adds them up (templates/sgemm/epilogue.cuh,
+//   counters instead, and the last one adds them up (families/sgemm/kernels/epilogue.cuh,
 //   Epilogue::last_split_sums).
 // - repack: copies of A and B whose data would narrow the kernel's accesses, each row padded to
 //   a multiple of 4 floats (the padding zeroed), so that the kernel reads them at full width.
-// - warpgroup configs (wgmma): A and B split into TF32 planes, K-major (templates/sgemm/pack.cuh,
-//   gemmtune_pack_split), except an operand read in place (GemmConfig::reads_a_in_place).
+// - warpgroup configs (wgmma): A and B split into TF32 planes, K-major
+//   (families/sgemm/kernels/pack.cuh, gemmtune_pack_split), except an operand read in place
+//   (GemmConfig::reads_a_in_place).
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
 
-#include "gemmtune/config.hpp"
 #include "gemmtune/problem.hpp"
+#include "gemmtune/sgemm/config.hpp"
 #include "gemmtune/workspace_allocator.hpp"
 
 namespace gemmtune {

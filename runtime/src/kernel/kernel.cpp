@@ -12,7 +12,7 @@ namespace gemmtune {
 
 namespace {
 constexpr const char* kSourceName = "gemmtune_sgemm.cu";
-constexpr const char* kPackKernel = "gemmtune_pack_operand";  // templates/sgemm/pack.cuh
+constexpr const char* kPackKernel = "gemmtune_pack_operand";  // families/sgemm/kernels/pack.cuh
 constexpr const char* kSplitKernel = "gemmtune_pack_split";
 constexpr const char* kPrescaleKernel = "gemmtune_prescale_c";
 
@@ -58,7 +58,7 @@ void split_operand(cudaKernel_t split, const float* src, long long ld, long long
 
 namespace {
 // The kernels that a launch of `config` runs before its GEMM, compiled into its cubin
-// (templates/sgemm/pack.cuh): only those, since each costs every compile its time.
+// (families/sgemm/kernels/pack.cuh): only those, since each costs every compile its time.
 std::vector<std::string> helper_kernel_defines(const GemmConfig& config) {
   std::vector<std::string> out;
   if (config.repack) out.push_back("-DGEMMTUNE_PACK_OPERAND");

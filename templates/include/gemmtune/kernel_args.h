@@ -1,7 +1,7 @@
 #pragma once
 // The argument block of every kernel of the family, passed by value. Shared verbatim by the host
 // launcher and the NVRTC-compiled templates (it comes first in their embedded sources:
-// templates/CMakeLists.txt).
+// templates/CMakeLists.txt, families/CMakeLists.txt).
 namespace gemmtune {
 
 /// C = alpha * op(A) * op(B) + beta * C for `batch` matrices, row-major, FP32.
@@ -68,7 +68,8 @@ struct PackArgs {
 /// the small parts tf32(x - tf32(x)) `plane` floats further; rows [rows, dst_rows) and columns
 /// [k, dst_ld) zero. A plane holds tiles of `tile_rows` rows (a multiple of 32, as dst_rows is of
 /// it), each as dst_ld / 32 slices of tile_rows x 32 floats in the warpgroup kernel's
-/// shared-memory order (templates/sgemm/pack.cuh). dst_ld is a multiple of 32, dst 16-byte aligned.
+/// shared-memory order (families/sgemm/kernels/pack.cuh). dst_ld is a multiple of 32, dst 16-byte
+/// aligned.
 struct SplitPackArgs {
   const float* src;
   float* dst;

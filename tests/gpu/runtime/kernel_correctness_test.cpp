@@ -13,7 +13,7 @@
 
 #include "gemmtune/kernel.hpp"
 #include "gemmtune/reference.hpp"
-#include "gemmtune/tuner/space.hpp"
+#include "gemmtune/sgemm/tuning/space.hpp"
 #include "support/compile_all.hpp"
 #include "support/gpu_buffers.hpp"
 #include "support/gpu_env.hpp"

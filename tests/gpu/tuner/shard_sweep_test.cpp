@@ -13,7 +13,8 @@
 
 #include "gemmtune/db/database.hpp"
 #include "gemmtune/db_rows.hpp"
-#include "gemmtune/tuner/space.hpp"
+#include "gemmtune/sgemm/tuning/candidates.hpp"
+#include "gemmtune/sgemm/tuning/space.hpp"
 #include "gpu/tuner/tuner_fixture.hpp"
 #include "support/cli.hpp"
 #include "support/gpu_env.hpp"

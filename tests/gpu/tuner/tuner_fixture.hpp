@@ -11,7 +11,8 @@
 
 #include "gemmtune/db/database.hpp"
 #include "gemmtune/db_rows.hpp"
-#include "gemmtune/tuner/space.hpp"
+#include "gemmtune/sgemm/tuning/candidates.hpp"
+#include "gemmtune/sgemm/tuning/space.hpp"
 #include "gemmtune/tuner/sweep.hpp"
 
 namespace gemmtune::tuner::test {

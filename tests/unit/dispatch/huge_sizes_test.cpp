@@ -8,7 +8,7 @@
 
 #include "gemmtune/choice.hpp"
 #include "gemmtune/gemmtune.hpp"
-#include "gemmtune/tuner/candidates.hpp"
+#include "gemmtune/sgemm/tuning/candidates.hpp"
 #include "support/cli.hpp"
 
 namespace gemmtune::test {

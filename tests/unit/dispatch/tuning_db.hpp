@@ -5,10 +5,10 @@
 #include <vector>
 
 #include "gemmtune/choice.hpp"
-#include "gemmtune/config.hpp"
 #include "gemmtune/db/database.hpp"
 #include "gemmtune/db_rows.hpp"
-#include "gemmtune/tuner/space.hpp"
+#include "gemmtune/sgemm/config.hpp"
+#include "gemmtune/sgemm/tuning/space.hpp"
 #include "support/scratch.hpp"
 
 namespace gemmtune::test {

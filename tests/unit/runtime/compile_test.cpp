@@ -8,7 +8,7 @@
 #include "gemmtune/compiler.hpp"
 #include "gemmtune/db_rows.hpp"
 #include "gemmtune/kernel.hpp"
-#include "gemmtune/tuner/space.hpp"
+#include "gemmtune/sgemm/tuning/space.hpp"
 #include "support/compile_all.hpp"
 
 using namespace gemmtune;

@@ -3,11 +3,11 @@
 
 #include <set>
 
-#include "gemmtune/config.hpp"
 #include "gemmtune/error.hpp"
 #include "gemmtune/reference.hpp"
+#include "gemmtune/sgemm/config.hpp"
+#include "gemmtune/sgemm/tuning/space.hpp"
 #include "gemmtune/templates.hpp"
-#include "gemmtune/tuner/space.hpp"
 
 using namespace gemmtune;
 
@@ -179,7 +179,7 @@ TEST(Config, KernelPathFollowsTheKnobs) {
   }
 }
 
-// validate() runs the rules of the config's path (runtime/src/kernel/config.cpp, one function per
+// validate() runs the rules of the config's path (families/sgemm/src/config.cpp, one function per
 // path): for each path, a valid config and one knob or flag that only its rules refuse.
 TEST(Config, EachPathsRulesAreReached) {
   DeviceLimits turing = kSm90;
@@ -218,7 +218,7 @@ TEST(Config, EachPathsRulesAreReached) {
 }
 
 // The host sizes what the templates derive from the same header, which the NVRTC source embeds
-// ahead of the components that use it (templates/CMakeLists.txt).
+// ahead of the components that use it (families/CMakeLists.txt).
 TEST(Config, TemplatesEmbedTheShapesHeaderFirst) {
   const std::string source(templates::sgemm_source());
   const auto header = source.find("enum class KernelPath");

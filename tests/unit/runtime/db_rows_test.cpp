@@ -8,7 +8,7 @@
 #include "gemmtune/compiler.hpp"
 #include "gemmtune/db/database.hpp"
 #include "gemmtune/db_rows.hpp"
-#include "gemmtune/tuner/space.hpp"
+#include "gemmtune/sgemm/tuning/space.hpp"
 #include "support/fake_cubin.hpp"
 #include "support/scratch.hpp"
 

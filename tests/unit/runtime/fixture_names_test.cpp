@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "gemmtune/config.hpp"
 #include "gemmtune/db/sqlite.hpp"
+#include "gemmtune/sgemm/config.hpp"
 
 using namespace gemmtune;
 

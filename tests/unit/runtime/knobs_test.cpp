@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "gemmtune/config.hpp"
-#include "gemmtune/knobs.hpp"
+#include "gemmtune/sgemm/config.hpp"
+#include "gemmtune/sgemm/knobs.hpp"
 #include "gemmtune/templates.hpp"
 
 using namespace gemmtune;
@@ -53,7 +53,7 @@ TEST(Knobs, TemplateParametersAreTheKnobsInTableOrder) {
         source, m,
         std::regex(R"(template <([^>]*)>\s*__global__ void\b[^;{]*?\b)" + entry + R"(\(GemmArgs)")))
         << "no `template <...> __global__ void ... " << entry
-        << "(GemmArgs` in templates/sgemm.cuh";
+        << "(GemmArgs` in families/sgemm/kernels/sgemm.cuh";
     const std::string list = m.empty() ? "" : m[1].str();
     std::regex param(R"((?:int|bool)\s+(\w+))");
     for (auto it = std::sregex_iterator(list.begin(), list.end(), param);

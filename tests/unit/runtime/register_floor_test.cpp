@@ -4,9 +4,9 @@
 
 #include <string>
 
-#include "gemmtune/config.hpp"
 #include "gemmtune/register_floor.hpp"
-#include "gemmtune/tuner/space.hpp"
+#include "gemmtune/sgemm/config.hpp"
+#include "gemmtune/sgemm/tuning/space.hpp"
 
 using namespace gemmtune;
 

@@ -7,9 +7,9 @@
 #include <set>
 #include <tuple>
 
-#include "gemmtune/tuner/calibration.hpp"
-#include "gemmtune/tuner/candidates.hpp"
-#include "gemmtune/tuner/space.hpp"
+#include "gemmtune/sgemm/tuning/calibration.hpp"
+#include "gemmtune/sgemm/tuning/candidates.hpp"
+#include "gemmtune/sgemm/tuning/space.hpp"
 
 using namespace gemmtune;
 using namespace gemmtune::tuner;

@@ -8,9 +8,9 @@
 
 #include "gemmtune/db_rows.hpp"
 #include "gemmtune/error.hpp"
-#include "gemmtune/tuner/calibration.hpp"
-#include "gemmtune/tuner/candidates.hpp"
-#include "gemmtune/tuner/space.hpp"
+#include "gemmtune/sgemm/tuning/calibration.hpp"
+#include "gemmtune/sgemm/tuning/candidates.hpp"
+#include "gemmtune/sgemm/tuning/space.hpp"
 #include "gemmtune/tuner/sweep.hpp"
 
 using namespace gemmtune;

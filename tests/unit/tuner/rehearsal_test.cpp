@@ -9,6 +9,7 @@
 #include <set>
 #include <thread>
 
+#include "gemmtune/sgemm/tuning/calibration.hpp"
 #include "gemmtune/tuner/rehearsal.hpp"
 #include "gemmtune/tuner/shard.hpp"
 #include "gemmtune/tuner/sweep.hpp"

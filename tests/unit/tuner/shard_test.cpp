@@ -10,8 +10,8 @@
 #include <set>
 
 #include "gemmtune/error.hpp"
+#include "gemmtune/sgemm/tuning/space.hpp"
 #include "gemmtune/tuner/shard.hpp"
-#include "gemmtune/tuner/space.hpp"
 #include "gemmtune/tuner/sweep.hpp"
 #include "support/cli.hpp"
 #include "support/scratch.hpp"

@@ -16,8 +16,8 @@
 #include <vector>
 
 #include "gemmtune/compiler.hpp"
-#include "gemmtune/config.hpp"
 #include "gemmtune/db/records.hpp"
+#include "gemmtune/sgemm/config.hpp"
 #include "gemmtune/tuner/compile_counts.hpp"
 
 namespace gemmtune::tuner {

@@ -7,9 +7,9 @@
 #include <cstddef>
 #include <vector>
 
-#include "gemmtune/config.hpp"
 #include "gemmtune/device.hpp"
 #include "gemmtune/problem.hpp"
+#include "gemmtune/sgemm/config.hpp"
 
 namespace gemmtune::tuner {
 

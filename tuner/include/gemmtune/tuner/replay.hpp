@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "gemmtune/db/database.hpp"
-#include "gemmtune/tuner/calibration.hpp"
 #include "gemmtune/tuner/cost_model.hpp"
+#include "gemmtune/tuner/family_tuning.hpp"
 #include "gemmtune/tuner/strategy.hpp"
 
 namespace gemmtune::tuner {

@@ -4,9 +4,9 @@
 #include <map>
 #include <vector>
 
-#include "gemmtune/config.hpp"
 #include "gemmtune/db/database.hpp"
 #include "gemmtune/problem.hpp"
+#include "gemmtune/sgemm/config.hpp"
 
 namespace gemmtune::tuner {
 

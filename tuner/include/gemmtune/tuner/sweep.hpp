@@ -11,7 +11,7 @@
 
 #include "gemmtune/device.hpp"
 #include "gemmtune/tuner/candidate_runner.hpp"
-#include "gemmtune/tuner/candidates.hpp"
+#include "gemmtune/tuner/family_tuning.hpp"
 #include "gemmtune/tuner/problems.hpp"
 #include "gemmtune/tuner/strategy.hpp"
 #include "gemmtune/tuner/summary.hpp"

@@ -6,7 +6,7 @@ namespace detail {
 
 // The knobs of one instance (the kernel's template parameters, same names) and the shapes that
 // follow from them, for every component to read. The path and the shapes the host sizes too come
-// from gemmtune/sgemm_shapes.hpp (embedded before this file). Derived:
+// from gemmtune/sgemm/shapes.hpp (embedded before this file). Derived:
 //   kPath           the kernel path, KernelPath(kPath): which Mainloop runs (mainloops.cuh)
 //   kOutputWarps    warps that own the block tile's outputs; KW > 1 repeats them along K
 //   kThreads        threads per block

@@ -1,4 +1,4 @@
-#include "gemmtune/tuner/calibration.hpp"
+#include "gemmtune/sgemm/tuning/calibration.hpp"
 
 #include <algorithm>
 #include <map>
@@ -39,16 +39,6 @@ std::string unsplit_name(GemmConfig c) {
 
 }  // namespace
 
-std::vector<TunedNeighbour> tuned_neighbours(const db::Database& db, db::Id gpu_model_id,
-                                             int per_problem) {
-  std::vector<TunedNeighbour> out;
-  for (const db::BestRow& row : db.top_configs(gpu_model_id, per_problem)) {
-    if (out.empty() || out.back().problem != row.problem) out.push_back({row.problem, {}});
-    out.back().configs.push_back({row.config.name, row.median_ms});
-  }
-  return out;
-}
-
 std::vector<double> calibration_factors(const std::vector<GemmConfig>& candidates, const Problem& p,
                                         const std::vector<TunedNeighbour>& tuned,
                                         const CalibrationOptions& options) {
@@ -88,8 +78,8 @@ std::vector<double> calibration_factors(const std::vector<GemmConfig>& candidate
   return factors;
 }
 
-// The kernel path a config runs (templates/sgemm/mainloops.cuh): the reduction, streamed B, the
-// warpgroup or mma.sync tensor-core kernels, the FMA tile kernels. The model's errors differ by
+// The kernel path a config runs (families/sgemm/kernels/mainloops.cuh): the reduction, streamed B,
+// the warpgroup or mma.sync tensor-core kernels, the FMA tile kernels. The model's errors differ by
 // path, so each path's best-ranked config is worth a measurement early.
 static int kernel_path(const GemmConfig& c) {
   return c.reduces() ? 1 : c.streams_b() ? 2 : c.wgmma ? 3 : c.uses_tensor_cores() ? 4 : 0;
@@ -149,10 +139,6 @@ static std::vector<std::size_t> spread_ties(const std::vector<std::size_t>& rank
   return out;
 }
 
-std::size_t ModelRanking::rank_of(std::size_t index) const {
-  return std::size_t(std::find(order.begin(), order.end(), index) - order.begin());
-}
-
 ModelRanking rank_candidates(const std::vector<GemmConfig>& candidates, const Problem& p,
                              const GpuCeilings& gpu, const std::vector<TunedNeighbour>& tuned,
                              const CalibrationOptions& options) {
@@ -201,13 +187,6 @@ ModelRanking rank_candidates(const std::vector<GemmConfig>& candidates, const Pr
   r.order = leaders;
   r.order.insert(r.order.end(), rest.begin(), rest.end());
   return r;
-}
-
-void use_ranking(StrategyOptions& options, const ModelRanking& ranking) {
-  options.model_order = ranking.order;
-  options.model_family = ranking.family;
-  options.model_variant = ranking.variant;
-  options.model_predicted_ms = ranking.predicted_ms;
 }
 
 }  // namespace gemmtune::tuner

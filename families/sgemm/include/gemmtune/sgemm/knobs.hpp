@@ -1,5 +1,6 @@
 #pragma once
-// The knobs and flags of the FP32 GEMM kernel family (templates/sgemm.cuh): the one table of them.
+// The knobs and flags of the FP32 GEMM kernel family (families/sgemm/kernels/sgemm.cuh): the one
+// table of them.
 //
 // Everything that lists knobs or flags follows from kSgemmTable: GemmConfig's procedural name and
 // its parser, the NVRTC name expression (the template's parameters come in the table's order,
@@ -56,18 +57,18 @@ struct SgemmFlags {
   bool stage_c = false;
   /// Whether the epilogue writes a narrowed C as the aligned windows its rows span, each put
   /// together from two neighbouring thread chunks by a warp shuffle and stored as one vector
-  /// (templates/sgemm/epilogue.cuh, Epilogue::windowed), instead of one float at a time. Excludes
-  /// stage_c. fitted_to() clears it where C is not narrowed or can_window_c() fails.
+  /// (families/sgemm/kernels/epilogue.cuh, Epilogue::windowed), instead of one float at a time.
+  /// Excludes stage_c. fitted_to() clears it where C is not narrowed or can_window_c() fails.
   bool window_c = false;
   /// Whether a split reduction (split_k > 1, k_lanes or k_warps > 1) ends with each split
   /// storing its sums in the workspace and the last split adding them in split order
-  /// (templates/sgemm/epilogue.cuh, Epilogue::last_split_sums): the same bits on every run,
+  /// (families/sgemm/kernels/epilogue.cuh, Epilogue::last_split_sums): the same bits on every run,
   /// instead of every split adding to C atomically. Slower on an H200 by 0.3-0.6 us a dot
   /// product (K = 1e5, 1e7), but what a deterministic dispatcher can run where a reduction must
   /// split.
   bool ordered_splits = false;
   /// Whether a split launch first scales C by beta in a kernel of its own (gemmtune_prescale_c,
-  /// templates/sgemm/pack.cuh) and the splits then only add to C atomically, with no tile
+  /// families/sgemm/kernels/pack.cuh) and the splits then only add to C atomically, with no tile
   /// counters. On sm_90 and newer the split kernel starts while that one runs (programmatic
   /// dependent launch) and waits for it only before its first add. Excludes ordered_splits.
   bool prescale_c = false;
@@ -78,7 +79,7 @@ struct SgemmFlags {
   bool plain_narrow_runs = false;
   /// Whether a split reduction's splits are the blocks of one thread-block cluster (sm_90 and
   /// newer, split_k 2 to 16) that add their sums through distributed shared memory, the first
-  /// block in split order, and write C once (templates/sgemm/epilogue.cuh,
+  /// block in split order, and write C once (families/sgemm/kernels/epilogue.cuh,
   /// Epilogue::cluster_split_sums): no workspace, no atomics, the same bits on every run. On an
   /// H200 it beat the atomic protocol on short dot products and lost on long ones and on x^T B
   /// (docs/PERFORMANCE.md, 2026-11-28, "splits summed in a cluster").
@@ -89,8 +90,8 @@ struct SgemmFlags {
   bool split_tail = false;
   /// Whether the two-stage FMA loop (stages 2, math 0, shared-memory tiles) stores the next slice
   /// and passes the barrier before the slice's last k-step, whose FMAs then run while the last
-  /// warps arrive (templates/sgemm/mainloops.cuh, RegisterPrefetchMainloop). Only where a thread
-  /// may have 255 registers (threads x occupancy at most 256).
+  /// warps arrive (families/sgemm/kernels/mainloops.cuh, RegisterPrefetchMainloop). Only where a
+  /// thread may have 255 registers (threads x occupancy at most 256).
   bool early_barrier = false;
 
   bool operator==(const SgemmFlags&) const = default;
@@ -143,7 +144,7 @@ inline constexpr int kBlock[] = {1, 2, 4, 8, 16, 32, 48, 64, 96, 128, 256};
 inline constexpr int kBk[] = {8, 16, 32};
 // Warp tiles follow from the thread tile and the warp's thread grid (32 threads): every power
 // of two a block tile can hold; the space walk skips warp tiles that do not fit (see
-// walk() in tuner/src/space.cpp).
+// walk() in families/sgemm/tuning/src/space.cpp).
 inline constexpr int kWarp[] = {1, 2, 4, 8, 16, 32, 64, 128, 256};
 // 32 and 64: only the warpgroup instruction's accumulator layout (2 x bn / 4 per thread).
 inline constexpr int kThread[] = {1, 2, 4, 8, 16, 32, 64};

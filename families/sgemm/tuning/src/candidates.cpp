@@ -1,16 +1,8 @@
-#include "gemmtune/tuner/candidates.hpp"
+#include "gemmtune/sgemm/tuning/candidates.hpp"
 #include <algorithm>
 #include <bit>
 
-#include "gemmtune/error.hpp"
-
 namespace gemmtune::tuner {
-
-SpaceKind parse_space(const std::string& text) {
-  if (text == "full") return SpaceKind::full;
-  if (text == "reduced") return SpaceKind::reduced;
-  throw Error(Status::kInvalidArgument, "bad space '" + text + "': use full or reduced");
-}
 
 bool in_reduced_space(const GemmConfig& c) {
   auto among = [](int v, std::initializer_list<int> values) {

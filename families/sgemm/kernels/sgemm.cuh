@@ -1,8 +1,8 @@
 // The FP32 GEMM kernel family, compiled at run time by NVRTC. Embedded as one source, in this
-// order (templates/CMakeLists.txt): include/gemmtune/kernel_args.h (GemmArgs, PackArgs),
-// include/gemmtune/sgemm_shapes.hpp (the kernel paths and the shapes the host sizes too),
-// sgemm/memory.cuh, sgemm/mma.cuh, sgemm/tiles.cuh, sgemm/wgmma.cuh, sgemm/mainloops.cuh,
-// sgemm/epilogue.cuh, sgemm/pack.cuh, this file.
+// order (families/CMakeLists.txt): templates/include/gemmtune/kernel_args.h (GemmArgs, PackArgs),
+// ../include/gemmtune/sgemm/shapes.hpp (the kernel paths and the shapes the host sizes too),
+// memory.cuh, mma.cuh, tiles.cuh, wgmma.cuh, mainloops.cuh, epilogue.cuh, pack.cuh (this
+// folder's), this file.
 //
 // C = alpha * op(A) * op(B) + beta * C, row-major, any M, N, K >= 1, batched by blockIdx.z.
 // A block computes a BM x BN tile of C stepping through K in BK slices; its warps each own a
@@ -30,8 +30,8 @@
 //   RegisterPrefetchMainloop        stages 1 (load-sync-compute) and 2 (register double buffer)
 //   CpAsyncMainloop                 stages >= 3: a cp.async ring of STAGES shared buffers
 //   Mainloop (mainloops.cuh)        picks the mainloop of the instance's kernel path (KernelPath,
-//                                   include/gemmtune/sgemm_shapes.hpp) at compile time; each is
-//                                   set up (operand addresses), then run (the K loop)
+//                                   gemmtune/sgemm/shapes.hpp) at compile time; each is set up
+//                                   (operand addresses), then run (the K loop)
 //   Epilogue (epilogue.cuh)         alpha/beta, vector stores; split-K's protocol (the first split
 //                                   to start scales C by beta, all add: SplitKCounter), or
 //                                   (ORDERED_SPLITS) the last split adding all splits' sums
@@ -43,12 +43,12 @@
 //   gemmtune_pack_operand (pack.cuh) not part of an instance: the copy that repack configs run
 //                                   first, in their cubins only (GemmConfig::repack)
 //
-// Each knob is a template parameter; GemmConfig::validate() (runtime/src/kernel/config.cpp) states which
-// combinations are valid, and the launcher (runtime/src/kernel/kernel.cpp) sizes the grid.
+// Each knob is a template parameter; GemmConfig::validate() (families/sgemm/src/config.cpp) states
+// which combinations are valid, and the launcher (runtime/src/kernel/kernel.cpp) sizes the grid.
 namespace gemmtune {
 
-// One instance of the family. Template parameters, in the knob table's order (templates/include/
-// gemmtune/knobs.hpp has their defaults and values; a unit test checks the order):
+// One instance of the family. Template parameters, in the knob table's order (gemmtune/sgemm/
+// knobs.hpp has their defaults and values; a unit test checks the order):
 //   BM, BN, BK   block tile of C and the K slice per stage
 //   WM, WN       warp tile; (WM/TM) * (WN/TN) == 32
 //   TM, TN       thread tile (accumulators per thread)

@@ -1,23 +1,24 @@
 #pragma once
-// GemmConfig: one point of the FP32 GEMM kernel family's search space (templates/sgemm.cuh).
-// This is the only definition of what a valid configuration is: the tuner prunes with
-// validate(), the dispatcher rejects stale database rows with it, tests call it.
+// GemmConfig: one point of the FP32 GEMM kernel family's search space
+// (families/sgemm/kernels/sgemm.cuh). This is the only definition of what a valid configuration is:
+// the tuner prunes with validate(), the dispatcher rejects stale database rows with it, tests call
+// it.
 #include <cstddef>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "gemmtune/device.hpp"
-#include "gemmtune/knobs.hpp"
 #include "gemmtune/precision.hpp"
 #include "gemmtune/problem.hpp"
-#include "gemmtune/sgemm_shapes.hpp"
+#include "gemmtune/sgemm/knobs.hpp"
+#include "gemmtune/sgemm/shapes.hpp"
 
 namespace gemmtune {
 
-/// One kernel instance: the family's knob values and variant flags (templates/include/gemmtune/
-/// knobs.hpp, where kSgemmTable says what each means) for one layout and data alignment. The
-/// defaults are a sound general-purpose kernel.
+/// One kernel instance: the family's knob values and variant flags (gemmtune/sgemm/knobs.hpp,
+/// where kSgemmTable says what each means) for one layout and data alignment. The defaults are a
+/// sound general-purpose kernel.
 struct GemmConfig : SgemmKnobs, SgemmFlags {
   Op op_a = Op::N;  ///< op(A): the kernel instance is specialised for the layout
   Op op_b = Op::N;  ///< op(B)
@@ -37,9 +38,9 @@ struct GemmConfig : SgemmKnobs, SgemmFlags {
   bool reads_a_in_vectors() const;
   /// Threads per block.
   int threads() const;
-  /// The kernel path (templates/include/gemmtune/sgemm_shapes.hpp): which mainloop the instance
-  /// runs and which of validate()'s rules apply. A knob derived from the others (kernel_path()),
-  /// so it has no place in the name: the names of every path stay as they were.
+  /// The kernel path (families/sgemm/include/gemmtune/sgemm/shapes.hpp): which mainloop the
+  /// instance runs and which of validate()'s rules apply. A knob derived from the others
+  /// (kernel_path()), so it has no place in the name: the names of every path stay as they were.
   KernelPath path() const {
     return kernel_path(bm, tm, stages, k_lanes, k_warps, math, wgmma, op_b == Op::T);
   }
@@ -54,11 +55,13 @@ struct GemmConfig : SgemmKnobs, SgemmFlags {
   /// through shared memory (dot products, matrix-vector products).
   bool reduces() const { return path() == KernelPath::reduction; }
   /// Whether the same inputs give the same bits on every run: true unless split-K, whose splits
-  /// add their parts to C atomically in the order they finish (templates/sgemm/epilogue.cuh),
-  /// or ordered_splits or cluster_splits. The reduction path sums in a fixed order.
+  /// add their parts to C atomically in the order they finish
+  /// (families/sgemm/kernels/epilogue.cuh), or ordered_splits or cluster_splits. The reduction path
+  /// sums in a fixed order.
   bool deterministic() const { return split_k <= 1 || ordered_splits || cluster_splits; }
-  /// Whether the products run on tensor cores (math > 0: TF32 mma.sync, templates/sgemm/mma.cuh,
-  /// or with wgmma = 1 the warpgroup instruction, templates/sgemm/wgmma.cuh).
+  /// Whether the products run on tensor cores (math > 0: TF32 mma.sync,
+  /// families/sgemm/kernels/mma.cuh, or with wgmma = 1 the warpgroup instruction,
+  /// families/sgemm/kernels/wgmma.cuh).
   bool uses_tensor_cores() const { return tensor_core_math(math); }
   /// The precision class of its results: ieee (math 0), fp32 (3xTF32: math 2-4), tf32 (math 1).
   Precision precision() const {

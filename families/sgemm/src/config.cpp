@@ -1,4 +1,4 @@
-#include "gemmtune/config.hpp"
+#include "gemmtune/sgemm/config.hpp"
 
 #include <algorithm>
 #include <iterator>
@@ -58,8 +58,8 @@ bool GemmConfig::reads_b_in_place(const Problem& p) const {
 
 int GemmConfig::warp_slots() const { return k_lanes > 0 ? 32 / k_lanes : 0; }
 
-// The dynamic shared memory of the path's mainloop (sgemm_shapes.hpp has the shapes). 64-bit:
-// knobs may not be validated yet.
+// The dynamic shared memory of the path's mainloop (gemmtune/sgemm/shapes.hpp has the shapes).
+// 64-bit: knobs may not be validated yet.
 static long long dynamic_smem_bytes(const GemmConfig& c) {
   switch (c.path()) {
     case KernelPath::streamed_tile:
@@ -99,7 +99,7 @@ bool GemmConfig::can_window_c() const {
 
 bool GemmConfig::narrows_c_chunks() const { return width_c() < c_chunk(*this); }
 
-// ReductionMainloop's kOnceNarrowA/B and a_once/b_once (templates/sgemm/mainloops.cuh).
+// ReductionMainloop's kOnceNarrowA/B and a_once/b_once (families/sgemm/kernels/mainloops.cuh).
 bool GemmConfig::narrows_read_once_runs(const Problem& p) const {
   if (!reduces() || k_lanes < 16 || (bn == tn) == (bm == tm)) return false;
   return bn == tn ? op_a == Op::N && width_a() < vec && p.n <= bn
@@ -194,7 +194,8 @@ Why knob_rules(const GemmConfig& c) {
     if (a != 1 && a != 2 && a != 4) return why("data alignments must be 1, 2 or 4 floats");
   if (c.pad != 0 && c.pad != 4) return why("pad must be 0 or 4");
   if (c.stages < 1 || c.stages > 4) return why("stages must be 1 to 4");
-  // The split-K tile counter counts tickets in 10 bits (SplitKCounter in templates/sgemm.cuh).
+  // The split-K tile counter counts tickets in 10 bits (SplitKCounter in
+  // families/sgemm/kernels/sgemm.cuh).
   if (c.split_k > 512) return why("split_k must be at most 512");
   if (c.raster > 16) return why("raster must be at most 16");
   if (c.occupancy < 1 || c.occupancy > 4) return why("occupancy must be 1 to 4");
@@ -265,7 +266,8 @@ Why reduction_rules(const GemmConfig& c, const DeviceLimits& limits) {
 }
 
 // Both tensor-core paths. mma.sync m16n8k8: the warp tile is whole 16 x 8 instruction tiles; a
-// lane holds 2 rows and 2 columns of each (templates/sgemm/mma.cuh), which is the thread tile.
+// lane holds 2 rows and 2 columns of each (families/sgemm/kernels/mma.cuh), which is the thread
+// tile.
 Why tensor_core_rules(const GemmConfig& c, const DeviceLimits& limits) {
   if (!is_pow2(c.bm) || !is_pow2(c.bn)) return why(kThreeWarpSides);
   if (limits.cc_major < 8) return why("the tensor-core variants (math > 0) need sm_80 or newer");
@@ -287,7 +289,7 @@ Why mma_sync_rules(const GemmConfig& c, const DeviceLimits& limits) {
   return no_reduction_flags(c);
 }
 
-// KernelPath::warpgroup (templates/sgemm/wgmma.cuh): 64-row warpgroup slabs, one instruction
+// KernelPath::warpgroup (families/sgemm/kernels/wgmma.cuh): 64-row warpgroup slabs, one instruction
 // m64nBNk8 per product and k8 step, slices of one 128-byte swizzle row.
 Why warpgroup_rules(const GemmConfig& c, const DeviceLimits& limits) {
   if (tensor_core_math(c.math))
@@ -425,7 +427,7 @@ std::optional<std::string> GemmConfig::can_implement(const Problem& p) const {
   if (static_cast<long long>(p.batch) * split_k > 65535)
     return std::string("batch x split_k exceeds the grid's z limit 65535");
   // Splits share K's bk slices as evenly as they go (BlockWork::split_range in
-  // templates/sgemm/tiles.cuh); each must get at least one.
+  // families/sgemm/kernels/tiles.cuh); each must get at least one.
   const long long slices = (static_cast<long long>(p.k) + bk - 1) / bk;
   if (split_k > 1 && slices < split_k)
     return "split_k " + std::to_string(split_k) + " with bk " + std::to_string(bk) +

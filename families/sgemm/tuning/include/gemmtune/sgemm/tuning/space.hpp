@@ -1,11 +1,12 @@
 #pragma once
 // The search space of the FP32 GEMM family: every combination of the values kSgemmKnobs lists
-// (templates/include/gemmtune/knobs.hpp), and the subsets the tuner and the tests start from.
+// (families/sgemm/include/gemmtune/sgemm/knobs.hpp), and the subsets the tuner and the tests start
+// from.
 #include <cstddef>
 #include <functional>
 #include <vector>
 
-#include "gemmtune/config.hpp"
+#include "gemmtune/sgemm/config.hpp"
 
 namespace gemmtune::tuner {
 

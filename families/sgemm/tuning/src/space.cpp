@@ -1,4 +1,4 @@
-#include "gemmtune/tuner/space.hpp"
+#include "gemmtune/sgemm/tuning/space.hpp"
 
 #include <algorithm>
 #include <map>

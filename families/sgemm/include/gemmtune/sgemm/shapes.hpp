@@ -1,12 +1,12 @@
 #pragma once
-// The kernel paths of the FP32 GEMM family (templates/sgemm.cuh) and the shapes that follow from
-// an instance's knobs: the one definition of both for the templates, which NVRTC compiles (Traits
-// in sgemm/tiles.cuh, Mainloop in sgemm/mainloops.cuh, WgmmaMainloop in sgemm/wgmma.cuh), and for
-// the host (GemmConfig::path, smem_bytes, validate and the helpers fitted_to asks). Constexpr
-// functions on integers: it is embedded in the family's NVRTC source after kernel_args.h
-// (templates/CMakeLists.txt), and host code includes it as gemmtune/sgemm_shapes.hpp. Sizes are
-// 64-bit: the host computes them for configs not validated yet, whose knobs may be as large as
-// 65536.
+// The kernel paths of the FP32 GEMM family (families/sgemm/kernels/sgemm.cuh) and the shapes that
+// follow from an instance's knobs: the one definition of both for the templates, which NVRTC
+// compiles (Traits in kernels/tiles.cuh, Mainloop in kernels/mainloops.cuh, WgmmaMainloop in
+// kernels/wgmma.cuh), and for the host (GemmConfig::path, smem_bytes, validate and the helpers
+// fitted_to asks). Constexpr functions on integers: it is embedded in the family's NVRTC source
+// after kernel_args.h (families/CMakeLists.txt), and host code includes it as
+// gemmtune/sgemm/shapes.hpp. Sizes are 64-bit: the host computes them for configs not validated
+// yet, whose knobs may be as large as 65536.
 
 // NVRTC compiles device code only and refuses functions not marked for it; the host compiler sees
 // plain constexpr functions. Undefined again at the end of the file.
@@ -18,9 +18,9 @@
 
 namespace gemmtune {
 
-/// How an instance computes: which mainloop runs (templates/sgemm/mainloops.cuh, Mainloop), and
-/// which of GemmConfig::validate()'s rules apply. Decided by kernel_path() from the knobs; not a
-/// knob itself, and not part of a config's name.
+/// How an instance computes: which mainloop runs (families/sgemm/kernels/mainloops.cuh, Mainloop),
+/// and which of GemmConfig::validate()'s rules apply. Decided by kernel_path() from the knobs; not
+/// a knob itself, and not part of a config's name.
 enum class KernelPath : int {
   /// FP32 FMA on shared-memory tiles, stages 1 and 2 filled through registers
   /// (RegisterPrefetchMainloop).
@@ -34,7 +34,7 @@ enum class KernelPath : int {
   /// through shared memory; no shared-memory tiles (ReductionMainloop).
   reduction,
   /// Tensor cores by mma.sync (math 1 to 4) on shared-memory tiles: the register or cp.async
-  /// mainloop by stages, with the tensor-core step (templates/sgemm/mma.cuh).
+  /// mainloop by stages, with the tensor-core step (families/sgemm/kernels/mma.cuh).
   mma_sync,
   /// Tensor cores by Hopper's warpgroup instruction (wgmma 1; WgmmaMainloop).
   warpgroup,

@@ -1,23 +1,14 @@
 #pragma once
 // The candidate configs of one problem: the family's valid space for the GPU, narrowed to what
 // can run the problem and can plausibly win.
-#include <string>
 #include <vector>
 
-#include "gemmtune/config.hpp"
 #include "gemmtune/device.hpp"
 #include "gemmtune/problem.hpp"
+#include "gemmtune/sgemm/config.hpp"
+#include "gemmtune/tuner/family_tuning.hpp"
 
 namespace gemmtune::tuner {
-
-/// Which part of the valid space a sweep searches.
-enum class SpaceKind {
-  full,     ///< every valid config (tens of thousands per layout)
-  reduced,  ///< a small, well-chosen subset: a sweep of a few problems finishes in minutes
-};
-
-/// Parses "full" or "reduced"; throws Error(kInvalidArgument) otherwise.
-SpaceKind parse_space(const std::string& text);
 
 /// Whether `c` belongs to the reduced space: pad 4, raster 8, stages 2 (bk 8, 16) or 3 (bk 16,
 /// 32), 64-256 threads, occupancy 2 only for tiles of at most 64 accumulators; block tiles of

@@ -1,20 +1,26 @@
 #pragma once
-// Calibrates the cost model with what the database already holds for this GPU model: configs
-// that ran fast on the nearest tuned problems of the same layout (matched by their knobs, whatever
-// widths each problem's data narrowed them to) are raised in the ranking of a new problem. The model knows waves and bytes; the neighbours know what the
-// compiler and the memory system actually did with a config.
+// What a kernel family's tuning code (families/<family>/tuning: its space, candidates and model
+// ranking; today the sgemm family's) and the tuner that drives it share: which part of the space a
+// sweep searches, the tuned neighbours that calibrate a ranking, and the ranking the model
+// strategy follows.
 #include <cstddef>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "gemmtune/config.hpp"
 #include "gemmtune/db/database.hpp"
-#include "gemmtune/problem.hpp"
-#include "gemmtune/tuner/cost_model.hpp"
 #include "gemmtune/tuner/strategy.hpp"
 
 namespace gemmtune::tuner {
+
+/// Which part of the valid space a sweep searches.
+enum class SpaceKind {
+  full,     ///< every valid config (tens of thousands per layout)
+  reduced,  ///< a small, well-chosen subset: a sweep of a few problems finishes in minutes
+};
+
+/// Parses "full" or "reduced"; throws Error(kInvalidArgument) otherwise.
+SpaceKind parse_space(const std::string& text);
 
 /// A problem tuned before, with the fastest configs measured on it.
 struct TunedNeighbour {
@@ -31,13 +37,6 @@ struct CalibrationOptions {
 /// The top `per_problem` configs of every problem tuned on `gpu_model_id`.
 std::vector<TunedNeighbour> tuned_neighbours(const db::Database& db, db::Id gpu_model_id,
                                              int per_problem = 32);
-
-/// Per candidate, the factor (in (0, 1]) its predicted time is multiplied by: 1 minus max_boost
-/// x the strongest support among the nearest neighbours of p's layout (not p itself), where support = (neighbour's best / this config's time there) / (1 + log distance),
-/// halved when only the config with another split_k ran there.
-std::vector<double> calibration_factors(const std::vector<GemmConfig>& candidates, const Problem& p,
-                                        const std::vector<TunedNeighbour>& tuned,
-                                        const CalibrationOptions& options = {});
 
 /// The model's ranking of a problem's candidates: predicted (calibrated) times and the candidate
 /// indices in the order to measure them: the best-ranked of each kernel path (reduction, streamed
@@ -57,11 +56,6 @@ struct ModelRanking {
   /// Place (0-based) of candidate `index` in `order`.
   std::size_t rank_of(std::size_t index) const;
 };
-
-/// Ranks `candidates` for `p` by the cost model times calibration_factors().
-ModelRanking rank_candidates(const std::vector<GemmConfig>& candidates, const Problem& p,
-                             const GpuCeilings& gpu, const std::vector<TunedNeighbour>& tuned = {},
-                             const CalibrationOptions& options = {});
 
 /// Hands `ranking` to the model strategy: its order, families, variant groups and predictions.
 void use_ranking(StrategyOptions& options, const ModelRanking& ranking);

@@ -2,7 +2,7 @@
 // accumulators (laid out by WarpTile). Every one has the same interface:
 //   Mainloop(const GemmArgs& p, const BlockWork& w, float* smem, int tid)   set-up
 //   void operator()(const WarpTile<Cfg>& tile, Accumulators<Cfg>& acc)     the K loop
-// and Mainloop<Cfg> picks its path's (KernelPath, gemmtune/sgemm_shapes.hpp) at compile time; a
+// and Mainloop<Cfg> picks its path's (KernelPath, gemmtune/sgemm/shapes.hpp) at compile time; a
 // new path (a reduction, a tensor-core family) is a new KernelPath, a new struct here and a new
 // MainloopOf line.
 //
@@ -399,7 +399,7 @@ struct CpAsyncMainloop {
   }
 };
 
-// The mainloop of each kernel path (KernelPath, gemmtune/sgemm_shapes.hpp): the shared-memory
+// The mainloop of each kernel path (KernelPath, gemmtune/sgemm/shapes.hpp): the shared-memory
 // tile paths fill their stages through registers, or by cp.async from 3 stages on; mma.sync runs
 // either, by its stages, with the tensor-core step (WarpTile::compute).
 template <KernelPath Path, class Cfg>
