@@ -19,6 +19,10 @@ void SweepPlanOptions::add_problem_options(CLI::App* cmd) {
   cmd->add_option("--preset", presets,
                   "Named problem set: " + tuner::preset_list() +
                       " (repeatable); quick when no problem is given");
+  cmd->add_option("--m-range", m_range,
+                  "LO:HI: each problem at every M bucket from LO to HI in place of its own M (each "
+                  "power of two and the midpoint above it: 1, 2, 3, 4, 6, 8, 12, ..., with LO and "
+                  "HI), for a layer called with many token counts (docs/sweep.md)");
 }
 
 void SweepPlanOptions::add_candidate_options(CLI::App* cmd) {
@@ -67,6 +71,7 @@ void SweepPlanOptions::fill(tuner::SweepOptions& o) const {
     auto more = tuner::preset_problems(p, layout);
     o.problems.insert(o.problems.end(), more.begin(), more.end());
   }
+  if (!m_range.empty()) o.problems = tuner::with_each_m(o.problems, tuner::m_buckets(m_range));
   for (auto& p : o.problems) {
     const tuner::ProblemSpec runs = tuner::kernel_spec(p);
     if (runs == p) continue;

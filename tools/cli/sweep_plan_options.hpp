@@ -1,7 +1,7 @@
 #pragma once
 // The options `sweep` and `compile` share: which problems (--shape, --layout, --batch, --file,
-// --preset), which candidates (--space, --config), the device to plan for without a GPU (--arch,
-// --sms) and which task of several this is (--shard, else Slurm's array variables).
+// --preset, --m-range), which candidates (--space, --config), the device to plan for without a
+// GPU (--arch, --sms) and which task of several this is (--shard, else Slurm's array variables).
 #include <CLI/CLI.hpp>
 
 #include <optional>
@@ -20,6 +20,7 @@ struct SweepPlanOptions {
   int batch = 1;
   std::vector<std::string> files;
   std::vector<std::string> presets;
+  std::string m_range;  // --m-range LO:HI; empty: each problem's own M
   std::string space = "auto";
   std::vector<std::string> configs;
   std::string precision = "ieee";
@@ -27,7 +28,7 @@ struct SweepPlanOptions {
   int sms = 132;
   std::string shard;
 
-  /// Adds the problem options (--shape, --layout, --batch, --file, --preset) to `cmd`.
+  /// Adds the problem options (--shape, --layout, --batch, --file, --preset, --m-range) to `cmd`.
   void add_problem_options(CLI::App* cmd);
   /// Adds --space, --config and --precision.
   void add_candidate_options(CLI::App* cmd);

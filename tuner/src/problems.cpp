@@ -8,6 +8,7 @@
 #include <iterator>
 #include <map>
 #include <sstream>
+#include <string_view>
 #include <utility>
 
 #include "gemmtune/error.hpp"
@@ -344,6 +345,50 @@ std::vector<ProblemSpec> preset_problems(const std::string& name, const std::str
 ProblemSpec kernel_spec(const ProblemSpec& spec) {
   const Problem p = kernel_form(spec.problem());
   return {p.op_a, p.op_b, p.m, p.n, p.k, p.batch};
+}
+
+std::vector<int> m_buckets(int lo, int hi) {
+  if (lo < 1 || hi < lo)
+    throw Error(Status::kInvalidArgument, "M range " + std::to_string(lo) + ":" +
+                                              std::to_string(hi) +
+                                              ": needs 1 <= LO <= HI, e.g. 1:4096");
+  std::vector<int> ms = {lo};
+  for (long long power = 1; power <= hi; power *= 2)
+    for (long long m : {power, power + power / 2})
+      if (m > lo && m < hi) ms.push_back(int(m));
+  if (hi > lo) ms.push_back(hi);
+  std::sort(ms.begin(), ms.end());
+  ms.erase(std::unique(ms.begin(), ms.end()), ms.end());
+  return ms;
+}
+
+std::vector<int> m_buckets(const std::string& range) {
+  const auto colon = range.find(':');
+  int lo = 0, hi = 0;
+  auto whole_int = [](std::string_view text, int& out) {
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
+    return ec == std::errc() && end == text.data() + text.size();
+  };
+  const std::string_view text(range);
+  if (colon == std::string::npos || !whole_int(text.substr(0, colon), lo) ||
+      !whole_int(text.substr(colon + 1), hi) || lo < 1 || hi < lo)
+    throw Error(Status::kInvalidArgument,
+                "M range '" + range +
+                    "': expected LO:HI, two whole numbers with 1 <= LO <= HI "
+                    "(e.g. 1:4096)");
+  return m_buckets(lo, hi);
+}
+
+std::vector<ProblemSpec> with_each_m(const std::vector<ProblemSpec>& problems,
+                                     const std::vector<int>& ms) {
+  std::vector<ProblemSpec> out;
+  for (const ProblemSpec& p : problems)
+    for (int m : ms) {
+      ProblemSpec q = p;
+      q.m = m;
+      out.push_back(q);
+    }
+  return out;
 }
 
 std::vector<ProblemSpec> unique_problems(const std::vector<ProblemSpec>& problems) {

@@ -1,6 +1,7 @@
 // Problems from shapes, CSV files and presets; errors name the bad text or file:line.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 #include <sstream>
 
@@ -215,4 +216,35 @@ TEST(Problems, HoldoutPresetSharesNoProblemWithTheOthers) {
     layouts.insert(p.problem().layout());
   }
   EXPECT_EQ(layouts, (std::set<std::string>{"nn", "nt", "tn", "tt"}));
+}
+
+TEST(Problems, MBucketsArePowersOfTwoAndTheMidpointsAboveThem) {
+  EXPECT_EQ(m_buckets(1, 4096),
+            (std::vector<int>{1,  2,   3,   4,   6,   8,   12,  16,   24,   32,   48,   64,
+                              96, 128, 192, 256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096}));
+  EXPECT_EQ(m_buckets(100, 1000), (std::vector<int>{100, 128, 192, 256, 384, 512, 768, 1000}));
+  EXPECT_EQ(m_buckets(5, 5), std::vector<int>{5});
+  EXPECT_EQ(m_buckets(7, 8), (std::vector<int>{7, 8}));
+  EXPECT_EQ(m_buckets("16:64"), (std::vector<int>{16, 24, 32, 48, 64}));
+  // Every M of the range is within a factor 1.5 of a bucket at or above it.
+  const std::vector<int> ms = m_buckets(1, 100000);
+  for (int m = 1; m <= 100000; ++m) {
+    const int above = *std::lower_bound(ms.begin(), ms.end(), m);
+    EXPECT_LE(above, 1.5 * m) << m;
+  }
+}
+
+TEST(Problems, BadMRangesAreNamed) {
+  for (const char* bad : {"", "4096", "0:16", "16:8", "1:x", "1:2:3", "-1:4", "1:99999999999"})
+    EXPECT_NE(error_of([&] { m_buckets(std::string(bad)); }).find("M range"), std::string::npos)
+        << bad;
+}
+
+TEST(Problems, WithEachMKeepsTheRestOfEachProblem) {
+  const auto ps =
+      with_each_m(problems_from_shapes({"1x4096x11008", "1x512x64"}, "nt", 2), m_buckets(1, 3));
+  ASSERT_EQ(ps.size(), 6u);
+  EXPECT_EQ(problem_label(ps[0]), "1x4096x11008 nt b2");
+  EXPECT_EQ(problem_label(ps[2]), "3x4096x11008 nt b2");
+  EXPECT_EQ(problem_label(ps[5]), "3x512x64 nt b2");
 }

@@ -54,6 +54,20 @@ std::string preset_list();
 /// preset names when `name` is unknown.
 std::vector<ProblemSpec> preset_problems(const std::string& name, const std::string& layout = "nn");
 
+/// The token counts a layer called with many M is tuned at (`--m-range LO:HI`): each power of two
+/// from LO to HI and the midpoint above it (1, 2, 3, 4, 6, 8, 12, 16, 24, ...), with LO and HI
+/// themselves, ascending. An M between two of them runs a config tuned within a factor 1.5 of it.
+/// Throws Error(kInvalidArgument) unless 1 <= LO <= HI.
+std::vector<int> m_buckets(int lo, int hi);
+
+/// Parses "LO:HI" (`--m-range`) into m_buckets(LO, HI). Throws Error(kInvalidArgument) naming the
+/// text when it is not two positive integers with LO <= HI.
+std::vector<int> m_buckets(const std::string& range);
+
+/// Each problem of `problems` once for every M of `ms` in place of its own, problem by problem.
+std::vector<ProblemSpec> with_each_m(const std::vector<ProblemSpec>& problems,
+                                     const std::vector<int>& ms);
+
 /// Drops repeated problems, keeping the first occurrence's order.
 std::vector<ProblemSpec> unique_problems(const std::vector<ProblemSpec>& problems);
 
