@@ -79,12 +79,13 @@ std::string in_pruned_sweeps(const std::string& table) {
 }
 
 // The results keep_top (?5) leaves out, of the sweeps the sweep criteria keep: failures, the
-// slower configs of a problem, a config's slower repeats. ?5 NULL: none.
-std::string left_out_by_keep_top() {
+// slower configs of a problem (within each precision class `families` declare), a config's slower
+// repeats. ?5 NULL: none.
+std::string left_out_by_keep_top(std::span<const KernelFamily> families) {
   const std::string kept_sweeps = std::string("sweep_id NOT IN (SELECT id FROM sweeps WHERE ") +
                                   kSelected + " AND " + kMayGo + ")";
   return "?5 IS NOT NULL AND " + kept_sweeps + " AND id NOT IN (WITH " +
-         detail::ranked_configs_cte("r." + kept_sweeps) +
+         detail::ranked_configs_cte("r." + kept_sweeps, families) +
          " SELECT result_id FROM ranked WHERE place <= ?5)";
 }
 
@@ -112,7 +113,7 @@ PruneStats Database::prune(const PruneOptions& o) {
   stats.unfinished_kept = count(
       conn_, std::string("SELECT count(*) FROM sweeps WHERE ") + kSelected + " AND NOT " + kMayGo,
       o);
-  const std::string left_out = left_out_by_keep_top();
+  const std::string left_out = left_out_by_keep_top(families_);
   const std::string in_pruned =
       std::string("sweep_id IN (SELECT id FROM sweeps WHERE ") + kSelected + " AND " + kMayGo + ")";
   if (o.keep_top) {

@@ -156,7 +156,7 @@ std::vector<BestRow> Database::bests(std::optional<Id> gpu_model_id) const {
 std::vector<BestRow> Database::top_configs(Id gpu_model_id, int per_problem) const {
   Statement st(
       conn_,
-      "WITH " + detail::ranked_configs_cte("s.gpu_model_id = ?1") +
+      "WITH " + detail::ranked_configs_cte("s.gpu_model_id = ?1", families_) +
           " SELECT b.gpu_model_id, b.problem_id, b.config_id, b.result_id, b.sweep_id, b.median_ms,"
           " b.min_ms, b.max_ms, b.tflops, NULL, b.rel_error, b.wide_error, " +
           detail::problem_columns("p") + ", " + detail::config_columns(knob_columns_, "c") +

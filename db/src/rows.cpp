@@ -102,13 +102,28 @@ ProblemKey read_problem(const Statement& st, int i) {
   return p;
 }
 
-std::string ranked_configs_cte(std::string_view condition) {
+std::string precision_class_of_config(std::span<const KernelFamily> families) {
+  // Family and column names were checked to be identifiers (check_families): safe in SQL text.
+  std::string sql;
+  for (const KernelFamily& family : families) {
+    const PrecisionClasses& classes = family.precision;
+    if (classes.column.empty()) continue;
+    sql += " WHEN k.family = '" + family.name + "' THEN CASE k." + classes.column;
+    for (const auto& [value, precision_class] : classes.of_value)
+      sql += " WHEN " + std::to_string(value) + " THEN " + std::to_string(precision_class);
+    sql += " ELSE " + std::to_string(classes.otherwise) + " END";
+  }
+  return sql.empty() ? "0" : "CASE" + sql + " ELSE 0 END";
+}
+
+std::string ranked_configs_cte(std::string_view condition, std::span<const KernelFamily> families) {
   return "per_config AS ("
          "  SELECT s.gpu_model_id, r.problem_id, r.config_id, r.id AS result_id, r.sweep_id,"
          "         r.median_ms, r.min_ms, r.max_ms, r.tflops, r.rel_error, r.wide_error,"
-         // The precision class (GemmConfig::precision): each class has its own fastest few.
-         "         CASE WHEN k.math = 0 THEN 0 WHEN k.math = 1 THEN 2 ELSE 1 END AS "
-         "precision_class,"
+         // Each precision class has its own fastest few.
+         "         " +
+         precision_class_of_config(families) +
+         " AS precision_class,"
          "         row_number() OVER (PARTITION BY s.gpu_model_id, r.problem_id, r.config_id"
          "                            ORDER BY r.median_ms, r.id) AS own"
          "  FROM results AS r JOIN sweeps AS s ON s.id = r.sweep_id"

@@ -68,6 +68,13 @@ void check_families(std::span<const KernelFamily> families) {
                             knob.name + "', which cannot name a column of configs");
       }
     }
+    const std::string& column = family.precision.column;
+    if (!column.empty() &&
+        std::none_of(family.knobs.begin(), family.knobs.end(),
+                     [&](const KnobColumn& knob) { return knob.name == column; })) {
+      throw DatabaseError("kernel family '" + family.name + "' ranks precision classes by '" +
+                          column + "', which is none of its knob columns");
+    }
   }
 }
 

@@ -12,6 +12,9 @@ const db::KernelFamily& sgemm_family() {
     f.name = "sgemm";
     for (const Knob& knob : kSgemmKnobs)
       f.knobs.push_back(db::KnobColumn{std::string(knob.name), knob.default_value()});
+    // As GemmConfig::precision(): FMA ieee, 1xTF32 tf32, the 3xTF32 forms fp32.
+    f.precision = {
+        "math", {{0, int(Precision::ieee)}, {1, int(Precision::tf32)}}, int(Precision::fp32)};
     return f;
   }();
   return family;

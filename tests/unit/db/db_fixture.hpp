@@ -53,7 +53,8 @@ inline std::span<const KernelFamily> sample_families() {
                                                     {"occupancy", 1},
                                                     {"k_lanes", 1},
                                                     {"k_warps", 1},
-                                                    {"math", 0}}}};
+                                                    {"math", 0}},
+                                                   {"math", {{0, 0}, {1, 2}}, 1}}};
   return families;
 }
 

@@ -204,5 +204,51 @@ TEST_F(Families, NamesThatCannotBeColumnsAreRefused) {
   }
 }
 
+// The fastest configs are ranked within the precision classes each family declares: a family
+// without them (hgemm) is one class, and needs no column of another family's (sgemm's math).
+TEST_F(Families, EachFamilyRanksItsTopConfigsInItsOwnPrecisionClasses) {
+  const ProblemKey problem = sample_problem(512);
+  {
+    Database half_only(path("half.db"), OpenMode::read_write, {&kHalf, 1});
+    const Id gpu = half_only.upsert_gpu_model(sample_gpu());
+    const Id p = half_only.upsert_problem(problem), sweep = half_only.begin_sweep(sweep_info(gpu));
+    std::vector<Result> results;
+    for (int chunks : {1, 2, 3})
+      results.push_back(ok_result(p, half_only.upsert_config(half_config(64, chunks)), chunks));
+    half_only.record_results(sweep, results);
+    const auto top = half_only.top_configs(gpu, 2);
+    ASSERT_EQ(top.size(), 2u);
+    EXPECT_EQ(top[0].config, half_config(64, 1));
+    EXPECT_EQ(top[1].config, half_config(64, 2));
+  }
+  Database db(path("tuning.db"), OpenMode::read_write, both_families());
+  const Id gpu = db.upsert_gpu_model(sample_gpu());
+  const Id p = db.upsert_problem(problem), sweep = db.begin_sweep(sweep_info(gpu));
+  // sgemm: two configs of math 0 and one of math 2 (another class), slowest of all; hgemm: two.
+  std::vector<Result> results;
+  for (int i : {0, 1, 2}) {
+    KernelConfig c = sample_config(i);
+    c.knobs["math"] = i == 2 ? 2 : 0;
+    results.push_back(ok_result(p, db.upsert_config(c), 1.0 + i));
+  }
+  for (int chunks : {1, 2})
+    results.push_back(ok_result(p, db.upsert_config(half_config(64, chunks)), 0.5 * chunks));
+  db.record_results(sweep, results);
+  std::vector<std::string> top;
+  for (const BestRow& row : db.top_configs(gpu, 1)) top.push_back(row.config.name);
+  // One a class: hgemm's fastest (its one class, which the ieee sgemm configs share: class 0),
+  // and the math-2 sgemm config, alone in its class.
+  EXPECT_EQ(top, (std::vector<std::string>{half_config(64, 1).name, sample_config(2).name}));
+}
+
+TEST_F(Families, APrecisionColumnThatIsNoKnobIsRefused) {
+  const KernelFamily bad{"hgemm", {{"bm", 64}}, {"math", {{0, 0}}, 1}};
+  expect_error(
+      [&] {
+        Database(path("tuning.db"), OpenMode::read_write, {&bad, 1});
+      },
+      {"ranks precision classes by 'math'", "none of its knob columns"});
+}
+
 }  // namespace
 }  // namespace gemmtune::db::test

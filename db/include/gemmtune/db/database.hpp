@@ -196,7 +196,8 @@ class Database {
   void require_writable(const char* action) const;
 
   mutable Connection conn_;
-  std::vector<KernelFamily> families_;     // as opened: merge_from() reads the other file with them
+  std::vector<KernelFamily> families_;  // as opened: merge_from() reads the other file with them;
+                                        // their precision classes rank top_configs() and prune()
   std::vector<std::string> knob_columns_;  // of configs (or its view) as opened, in its order
 };
 

@@ -3,6 +3,7 @@
 // Database (the sgemm family's: runtime/src/db_rows.cpp, built from its knob table). The database
 // knows no family of its own; families share the `configs` table, each with its knob columns.
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace gemmtune::db {
@@ -17,11 +18,22 @@ struct KnobColumn {
   int default_value = 0;
 };
 
+/// How a family's configs fall into precision classes, each of which keeps its own fastest
+/// configs (Database::top_configs, prune's keep_top): a config's class is the one its value of
+/// knob column `column` maps to in `of_value`, else `otherwise`. No column: one class.
+struct PrecisionClasses {
+  std::string column;                         ///< one of the family's knob columns, or empty
+  std::vector<std::pair<int, int>> of_value;  ///< knob value -> class
+  int otherwise = 0;                          ///< the class of every other value
+};
+
 /// A kernel family: its name (`configs.family`, the prefix of its config names; written as a
-/// knob column's name is) and the knob columns its configs have. Families may share a column.
+/// knob column's name is), the knob columns its configs have (families may share a column) and
+/// how its configs fall into precision classes.
 struct KernelFamily {
   std::string name;
   std::vector<KnobColumn> knobs;
+  PrecisionClasses precision = {};
 };
 
 }  // namespace gemmtune::db
