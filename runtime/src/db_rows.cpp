@@ -4,23 +4,30 @@
 #include <cstdlib>
 #include <string_view>
 
+#include "gemmtune/error.hpp"
+#include "gemmtune/family.hpp"
+#include "gemmtune/sgemm/family.hpp"
+
 namespace gemmtune {
 
+// The registry's families as the database knows them (gemmtune/family.hpp), in its order.
+std::span<const db::KernelFamily> kernel_families() {
+  static const std::vector<db::KernelFamily> all = [] {
+    std::vector<db::KernelFamily> out;
+    for (const KernelFamily* family : families()) out.push_back(family->db_family());
+    return out;
+  }();
+  return all;
+}
+
 const db::KernelFamily& sgemm_family() {
-  static const db::KernelFamily family = [] {
-    db::KernelFamily f;
-    f.name = "sgemm";
-    for (const Knob& knob : kSgemmKnobs)
-      f.knobs.push_back(db::KnobColumn{std::string(knob.name), knob.default_value()});
-    // As GemmConfig::precision(): FMA ieee, 1xTF32 tf32, the 3xTF32 forms fp32.
-    f.precision = {
-        "math", {{0, int(Precision::ieee)}, {1, int(Precision::tf32)}}, int(Precision::fp32)};
-    return f;
+  static const db::KernelFamily& family = []() -> const db::KernelFamily& {
+    for (const db::KernelFamily& f : kernel_families())
+      if (f.name == sgemm_kernel_family().name()) return f;
+    throw Error(Status::kInternal, "the sgemm family is not registered");
   }();
   return family;
 }
-
-std::span<const db::KernelFamily> kernel_families() { return {&sgemm_family(), 1}; }
 
 db::KernelConfig to_db(const GemmConfig& c) {
   db::KernelConfig r;

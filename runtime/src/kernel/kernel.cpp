@@ -2,16 +2,15 @@
 
 #include <algorithm>
 
-#include "gemmtune/db/records.hpp"
 #include "gemmtune/error.hpp"
-#include "gemmtune/templates.hpp"
+#include "gemmtune/family.hpp"
+#include "gemmtune/sgemm/family.hpp"
 #include "kernel_args_of.hpp"
 #include "tensor_map.hpp"
 
 namespace gemmtune {
 
 namespace {
-constexpr const char* kSourceName = "gemmtune_sgemm.cu";
 constexpr const char* kPackKernel = "gemmtune_pack_operand";  // families/sgemm/kernels/pack.cuh
 constexpr const char* kSplitKernel = "gemmtune_pack_split";
 constexpr const char* kPrescaleKernel = "gemmtune_prescale_c";
@@ -57,39 +56,24 @@ void split_operand(cudaKernel_t split, const float* src, long long ld, long long
 }  // namespace
 
 namespace {
-// The kernels that a launch of `config` runs before its GEMM, compiled into its cubin
-// (families/sgemm/kernels/pack.cuh): only those, since each costs every compile its time.
-std::vector<std::string> helper_kernel_defines(const GemmConfig& config) {
-  std::vector<std::string> out;
-  if (config.repack) out.push_back("-DGEMMTUNE_PACK_OPERAND");
-  if (config.wgmma) out.push_back("-DGEMMTUNE_PACK_SPLIT");
-  if (config.prescale_c) out.push_back("-DGEMMTUNE_PRESCALE_C");
-  return out;
+// The family of a config (sgemm's: GemmConfig is its config), found by its name's prefix.
+const KernelFamily& family_of_config(const GemmConfig& config) {
+  return family_of(config_name(config));
 }
 }  // namespace
 
 CompileResult compile_config(const GemmConfig& config, const std::string& arch) {
-  CompileOptions opts;
-  // The warpgroup instruction is in sm_90a's instruction set only, not sm_90's.
-  opts.arch = config.wgmma && arch == "sm_90" ? "sm_90a" : arch;
-  opts.extra = helper_kernel_defines(config);
-  return compile_cuda(templates::sgemm_source(), kSourceName, config.name_expression(), opts);
+  return compile_instance(family_of_config(config), kernel_instance(config), arch);
 }
 
-std::string template_hash() { return db::content_hash(templates::sgemm_source()); }
+std::string template_hash() { return family_registry().source_hash(); }
 
 std::string binary_identity(const GemmConfig& config, const std::string& arch) {
-  // Everything compile_config() passes to NVRTC but the source: the instance, the arch, NVRTC's
-  // version and the defines, one a line (the key's text, so keys stay what databases hold).
-  std::string text = config.name_expression();
-  for (const std::string& part : {arch, "nvrtc " + nvrtc_version_string()}) (text += '\n') += part;
-  for (const std::string& define : helper_kernel_defines(config)) (text += '\n') += define;
-  return text;
+  return binary_identity(kernel_instance(config), arch);
 }
 
 std::string binary_key(const GemmConfig& config, const std::string& arch) {
-  return db::content_hash(std::string(templates::sgemm_source()) + '\n' +
-                          binary_identity(config, arch));
+  return family_of_config(config).binary_key(kernel_instance(config), arch);
 }
 
 GemmKernel::GemmKernel(const GemmConfig& config, const std::vector<char>& cubin,

@@ -1,0 +1,111 @@
+#include <string>
+
+#include "gemmtune/db/records.hpp"
+#include "gemmtune/error.hpp"
+#include "gemmtune/family.hpp"
+
+namespace gemmtune {
+
+namespace {
+// Whether a config name could belong to both prefixes: each with its '_', one starts the other.
+bool prefixes_clash(std::string_view a, std::string_view b) {
+  const std::string x = std::string(a) + '_', y = std::string(b) + '_';
+  return x.starts_with(y) || y.starts_with(x);
+}
+}  // namespace
+
+bool KernelFamily::owns(std::string_view config_name) const {
+  const std::string_view p = prefix();
+  return config_name.size() > p.size() && config_name.starts_with(p) &&
+         config_name[p.size()] == '_';
+}
+
+std::string KernelFamily::source_hash() const { return db::content_hash(source()); }
+
+std::string KernelFamily::binary_key(const KernelInstance& instance,
+                                     const std::string& arch) const {
+  return db::content_hash(std::string(source()) + '\n' + binary_identity(instance, arch));
+}
+
+std::string binary_identity(const KernelInstance& instance, const std::string& arch) {
+  // The key's text, so keys stay what databases hold.
+  std::string text = instance.name_expression;
+  for (const std::string& part : {arch, "nvrtc " + nvrtc_version_string()}) (text += '\n') += part;
+  for (const std::string& define : instance.defines) (text += '\n') += define;
+  return text;
+}
+
+std::string compile_arch(const KernelInstance& instance, const std::string& arch) {
+  return instance.arch_specific && arch == "sm_90" ? "sm_90a" : arch;
+}
+
+CompileResult compile_instance(const KernelFamily& family, const KernelInstance& instance,
+                               const std::string& arch) {
+  CompileOptions opts;
+  opts.arch = compile_arch(instance, arch);
+  opts.extra = instance.defines;
+  return compile_cuda(family.source(), family.source_name(), instance.name_expression, opts);
+}
+
+void FamilyRegistry::add(const KernelFamily& family) {
+  const std::string name(family.name()), prefix(family.prefix());
+  const auto refuse = [&](const std::string& why) {
+    throw Error(Status::kInvalidArgument, "kernel family '" + name + "' is not registered: " + why);
+  };
+  if (prefix.empty()) refuse("its config-name prefix is empty");
+  if (family.db_family().name != name)
+    refuse("its database name is '" + family.db_family().name + "'");
+  for (const KernelFamily* other : families_) {
+    if (other->name() == name) refuse("a family of that name is registered");
+    if (prefixes_clash(other->prefix(), prefix))
+      refuse("its config-name prefix '" + prefix + "' clashes with the prefix '" +
+             std::string(other->prefix()) + "' of family '" + std::string(other->name()) + "'");
+  }
+  families_.push_back(&family);
+}
+
+const KernelFamily* FamilyRegistry::find(std::string_view config_name) const {
+  for (const KernelFamily* family : families_)
+    if (family->owns(config_name)) return family;
+  return nullptr;
+}
+
+const KernelFamily& FamilyRegistry::of(std::string_view config_name) const {
+  if (const KernelFamily* family = find(config_name)) return *family;
+  throw Error(Status::kInvalidArgument,
+              "'" + std::string(config_name.substr(0, 200)) +
+                  "' is no config name of a known kernel family (its prefix and '_' start a "
+                  "config name); the known prefixes: " +
+                  (families_.empty() ? std::string("none") : prefixes()));
+}
+
+std::string FamilyRegistry::prefixes() const {
+  std::string out;
+  for (const KernelFamily* family : families_) (out += out.empty() ? "" : ", ") += family->prefix();
+  return out;
+}
+
+std::string FamilyRegistry::source_hash() const {
+  if (families_.size() == 1) return families_.front()->source_hash();
+  std::string lines;
+  for (const KernelFamily* family : families_)
+    (((lines += family->name()) += ' ') += family->source_hash()) += '\n';
+  return db::content_hash(lines);
+}
+
+const FamilyRegistry& family_registry() {
+  static const FamilyRegistry registry = [] {
+    FamilyRegistry r;
+    for (const KernelFamily* family : builtin_families()) r.add(*family);
+    return r;
+  }();
+  return registry;
+}
+
+std::span<const KernelFamily* const> families() { return family_registry().families(); }
+
+const KernelFamily& family_of(std::string_view config_name) {
+  return family_registry().of(config_name);
+}
+
+}  // namespace gemmtune
