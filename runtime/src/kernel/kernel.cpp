@@ -55,15 +55,9 @@ void split_operand(cudaKernel_t split, const float* src, long long ld, long long
 }
 }  // namespace
 
-namespace {
-// The family of a config (sgemm's: GemmConfig is its config), found by its name's prefix.
-const KernelFamily& family_of_config(const GemmConfig& config) {
-  return family_of(config_name(config));
-}
-}  // namespace
-
+// GemmConfig is the sgemm family's config: its family is known without a lookup.
 CompileResult compile_config(const GemmConfig& config, const std::string& arch) {
-  return compile_instance(family_of_config(config), kernel_instance(config), arch);
+  return compile_instance(sgemm_kernel_family(), kernel_instance(config), arch);
 }
 
 std::string template_hash() { return family_registry().source_hash(); }
@@ -73,7 +67,7 @@ std::string binary_identity(const GemmConfig& config, const std::string& arch) {
 }
 
 std::string binary_key(const GemmConfig& config, const std::string& arch) {
-  return family_of_config(config).binary_key(kernel_instance(config), arch);
+  return sgemm_kernel_family().binary_key(kernel_instance(config), arch);
 }
 
 GemmKernel::GemmKernel(const GemmConfig& config, const std::vector<char>& cubin,
