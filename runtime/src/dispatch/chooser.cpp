@@ -13,11 +13,9 @@
 namespace gemmtune {
 namespace detail {
 
-namespace {
 bool same_layout(const TunedProblem& t, const Problem& p) {
   return t.op_a == p.op_a && t.op_b == p.op_b;
 }
-}  // namespace
 
 std::optional<std::string> precision_refusal(const std::string& name, const GemmConfig& cfg,
                                              const ChoiceRequest& r, const TunedProblem* tuned_on) {

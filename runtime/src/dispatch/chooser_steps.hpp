@@ -45,6 +45,9 @@ Adapted adapt(const std::string& name, const ChoiceRequest& r,
 /// Makes `a`, stored as `stored`, the choice, from `source`.
 void take(Choice& c, ChoiceSource source, const Adapted& a, const std::string& stored);
 
+/// Whether `t` has the layout (operations of A and B) of `p`.
+bool same_layout(const TunedProblem& t, const Problem& p);
+
 /// Whether `t` has the problem's layout and alignment class.
 bool same_class(const TunedProblem& t, const ChoiceRequest& r);
 
@@ -86,9 +89,9 @@ class SkipNotes {
 /// beyond 2.5 ran at 0.64x cuBLAS (geometric mean) and their class configs at 0.82x.
 inline constexpr double kNearestReach = 2.5;
 
-/// Step 2 of the chain: one of the fastest configs of a nearby tuned problem of the same layout
-/// and alignment class, within kNearestReach, the same regime first. False, with the trail noted,
-/// when none is usable.
+/// Step 2 of the chain: one of the fastest configs of a nearby tuned problem of the same layout,
+/// within kNearestReach: of the same alignment class, else of a lower one (its accesses widened
+/// here), the same regime first. False, with the trail noted, when none is usable.
 bool choose_nearest(const ChoiceRequest& r, Choice& c);
 
 /// Step 3 of the chain: the built-in config of the problem's shape class (dot product,

@@ -30,8 +30,12 @@ double log_distance(const TunedProblem& t, const Problem& p) {
 // A tuned problem the step may borrow from.
 struct Candidate {
   const TunedBest* best;
+  bool less_aligned;  // tuned on data of a lower alignment class than the problem's
   bool other_regime;
   double distance;
+  // The group it competes in: the same alignment class first, then a lower one, each with the
+  // problem's regime first.
+  auto group() const { return std::pair(less_aligned, other_regime); }
 };
 
 // What nearest_candidates() left out, for the trail.
@@ -41,14 +45,23 @@ struct LeftOut {
   double too_far_distance = 0;
 };
 
-// The tuned problems of the same layout and alignment class but another shape, within
-// kNearestReach, whose regime may lend to the problem's (may_lend): those of the problem's regime
-// first, then the nearest first, the user's before a shipped one at equal distance.
+// Whether `t` may lend to the problem by its layout and alignment class: the same layout, and an
+// alignment class no higher than the problem's. A config tuned on data it read in narrower
+// accesses keeps its tiles and widens its accesses here (GemmConfig::fitted_to); one tuned on
+// wider accesses would be narrowed below what it was chosen for.
+bool may_lend_by_class(const TunedProblem& t, const ChoiceRequest& r) {
+  return same_class(t, r) || (same_layout(t, r.p) && t.alignment < r.alignment);
+}
+
+// The tuned problems of the same layout but another shape, within kNearestReach, whose regime and
+// alignment class may lend to the problem's (may_lend, may_lend_by_class): those of the problem's
+// alignment class first, then those of its regime, then the nearest first, the user's before a
+// shipped one at equal distance.
 std::vector<Candidate> nearest_candidates(const ChoiceRequest& r, LeftOut& left_out) {
   const Regime regime = regime_of(r.p.m, r.p.n, r.p.k);
   std::vector<Candidate> candidates;
   for (const auto& b : r.snapshot.bests) {
-    if (!same_class(b.problem, r) || is_exact(b.problem, r)) continue;
+    if (!may_lend_by_class(b.problem, r) || is_exact(b.problem, r)) continue;
     const Regime tuned = regime_of(b.problem.m, b.problem.n, b.problem.k);
     if (!may_lend(tuned, regime)) {
       ++left_out.across;
@@ -60,12 +73,11 @@ std::vector<Candidate> nearest_candidates(const ChoiceRequest& r, LeftOut& left_
         left_out.too_far = &b, left_out.too_far_distance = distance;
       continue;
     }
-    bool other = tuned != regime;
-    candidates.push_back({&b, other, distance});
+    candidates.push_back({&b, b.problem.alignment != r.alignment, tuned != regime, distance});
   }
   std::sort(candidates.begin(), candidates.end(), [](const Candidate& x, const Candidate& y) {
-    return std::tie(x.other_regime, x.distance, x.best->shipped, x.best->config_id) <
-           std::tie(y.other_regime, y.distance, y.best->shipped, y.best->config_id);
+    return std::tuple(x.group(), x.distance, x.best->shipped, x.best->config_id) <
+           std::tuple(y.group(), y.distance, y.best->shipped, y.best->config_id);
   });
   return candidates;
 }
@@ -125,8 +137,8 @@ std::vector<Usable> competitors(const ChoiceRequest& r, const std::vector<Candid
   std::vector<Usable> usable;
   SkipNotes skipped(trail, "nearest");
   for (const auto& cand : candidates) {
-    if (!usable.empty() && (cand.other_regime != usable.front().cand->other_regime ||
-                            int(usable.size()) == kNearestCompeting))
+    if (!usable.empty() &&
+        (cand.group() != usable.front().cand->group() || int(usable.size()) == kNearestCompeting))
       break;
     std::string why_not;
     if (std::optional<Usable> chosen = best_option(r, cand, why_not))
@@ -148,9 +160,14 @@ const Usable* pick_competitor(const std::vector<Usable>& usable) {
 }
 
 // Why the nearest competitor, or the best config of the one picked, was passed over.
-void explain_pick(const std::vector<Usable>& usable, const Usable& pick,
+void explain_pick(const ChoiceRequest& r, const std::vector<Usable>& usable, const Usable& pick,
                   std::vector<std::string>& trail) {
   const TunedBest& picked = *pick.cand->best;
+  if (pick.cand->less_aligned)
+    trail.push_back("nearest: no tuned problem of layout " + r.p.layout() + " and alignment " +
+                    std::to_string(r.alignment) + " is near; " + picked.problem.to_string() +
+                    " was tuned at alignment " + std::to_string(picked.problem.alignment) +
+                    ", its config's accesses widened here");
   if (&pick != &usable.front()) {
     char buf[240];
     std::snprintf(buf, sizeof buf,
@@ -177,7 +194,7 @@ bool choose_nearest(const ChoiceRequest& r, Choice& c) {
   const std::vector<Candidate> candidates = nearest_candidates(r, left_out);
   const std::vector<Usable> usable = competitors(r, candidates, c.trail);
   if (const Usable* pick = pick_competitor(usable)) {
-    explain_pick(usable, *pick, c.trail);
+    explain_pick(r, usable, *pick, c.trail);
     take(c, ChoiceSource::nearest, pick->adapted, pick->option->config_name);
     c.tuned = *pick->option;
     c.distance = pick->cand->distance;

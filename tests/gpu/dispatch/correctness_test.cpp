@@ -91,21 +91,42 @@ TEST_F(DispatchCorrectness, NearestShapes) {
   }
 }
 
-// An alignment no tuned problem has: under ieee the shape class's built-in config; under fp32
-// (tensor-core classes admitted) the model's pick among the tuned configs comes first.
-TEST_F(DispatchCorrectness, ClassConfigOrModelDefaultForUntunedAlignment) {
+// Alignment 2, which no tuned problem has: the nearest problem tuned at alignment 1 lends its
+// config, its accesses widened to 2 floats.
+TEST_F(DispatchCorrectness, LessAlignedNeighbourLendsToAnUntunedAlignment) {
   for (int i = 0; i < 3; ++i) {
     auto [oa, ob] = kLayouts[i];
-    check(shape(oa, ob, 128, 96, 64), 2, 0, ChoiceSource::builtin);    // padded ld: alignment 2
-    check(shape(oa, ob, 90, 70, 50, 2), 0, 2, ChoiceSource::builtin);  // pointers offset 8 bytes
+    check(shape(oa, ob, 128, 96, 64), 2, 0, ChoiceSource::nearest);    // padded ld: alignment 2
+    check(shape(oa, ob, 90, 70, 50, 2), 0, 2, ChoiceSource::nearest);  // pointers offset 8 bytes
+  }
+}
+
+// An alignment with no tuned problem at or below it (a database tuned at alignment 4 only):
+// under ieee the shape class's built-in config; under fp32 (tensor-core classes admitted) the
+// model's pick among the tuned configs comes first.
+TEST_F(DispatchCorrectness, ClassConfigOrModelDefaultForUntunedAlignment) {
+  const std::string aligned_path = (scratch_dir("gpu_correctness_aligned") / "tuning.db").string();
+  {
+    TuningDbBuilder b(aligned_path);
+    b.gpu(device_.name, device_.limits.cc_major, device_.limits.cc_minor, device_.sm_count);
+    for (int i = 0; i < 3; ++i) {
+      auto [oa, ob] = kLayouts[i];
+      auto pool = tuned_pool(device_.limits, oa, ob);
+      ASSERT_GE(pool.size(), 3u);
+      b.add(db_problem(oa, ob, 256, 256, 256), pool[1], 0.02);
+      b.add(db_problem(oa, ob, 64, 64, 64, 3), pool[2], 0.01);
+    }
   }
   DispatcherOptions o;
-  o.db_path = path_;
-  o.precision = Precision::fp32;
+  o.db_path = aligned_path;
   o.use_shipped = false;  // the model ranks this database's configs
+  Dispatcher ieee(o);
+  o.precision = Precision::fp32;
   Dispatcher fp32(o);
   for (int i = 0; i < 3; ++i) {
     auto [oa, ob] = kLayouts[i];
+    check(shape(oa, ob, 128, 96, 64), 2, 0, ChoiceSource::builtin, &ieee);
+    check(shape(oa, ob, 90, 70, 50, 2), 0, 2, ChoiceSource::builtin, &ieee);
     check(shape(oa, ob, 128, 96, 64), 2, 0, ChoiceSource::model_default, &fp32);
     check(shape(oa, ob, 90, 70, 50, 2), 0, 2, ChoiceSource::model_default, &fp32);
   }
