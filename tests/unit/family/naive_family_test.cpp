@@ -241,5 +241,49 @@ TEST_F(NaiveFamily, TheChooserTakesATunedNaiveBestForItsExactProblemOnly) {
       << skipped.to_string();
 }
 
+// Results of naive configs stored beside sgemm ones: the database ranks them in their own
+// (single) precision class, the snapshot reads them, and the chooser takes the stored best for
+// its exact problem, as the dispatcher does after a GPU sweep (tests/gpu/family).
+TEST_F(NaiveFamily, AStoredNaiveBestIsReadAndChosen) {
+  const std::string file = (scratch_dir("naive_best") / "tuning.db").string();
+  const Problem p = shape_only_problem(Op::N, Op::T, 96, 80, 64);
+  {
+    db::Database db(file, db::OpenMode::read_write, kernel_families());
+    const db::Id gpu = db.upsert_gpu_model({"Test GPU", 9, 0, 132, 0, 0, 0, 0});
+    db::SweepInfo info;
+    info.gpu_model_id = gpu;
+    info.template_hash = template_hash();
+    const db::Id sweep = db.begin_sweep(info);
+    const db::Id problem = db.upsert_problem(to_db(p));
+    const auto result = [&](const db::KernelConfig& row, double ms) {
+      db::Result r;
+      r.problem_id = problem;
+      r.config_id = db.upsert_config(row);
+      r.median_ms = r.min_ms = r.max_ms = ms;
+      r.repetitions = 5;
+      r.rel_error = 1e-7;
+      return r;
+    };
+    const std::vector<db::Result> results{
+        result(*naive_kernel_family().db_row("naivegemm_nt_b64"), 0.30),
+        result(*naive_kernel_family().db_row("naivegemm_nt_b128"), 0.20),
+        result(to_db(*parse_config_name("sgemm_nt_64x64x16_w32x32_t4x8_s3_v4_p4_k1_r8")), 0.25)};
+    db.record_results(sweep, results);
+    db.finish_sweep(sweep);
+    const auto best = db.best_for(gpu, to_db(p));
+    ASSERT_TRUE(best);
+    EXPECT_EQ(best->config.name, "naivegemm_nt_b128");
+    EXPECT_EQ(best->config.knobs.at("naive_block"), 128);
+  }
+  TuningSnapshot s = load_tuning_snapshot(file, GpuIdentity{"Test GPU", 9, 0, 132});
+  ASSERT_EQ(s.bests.size(), 1u) << (s.notes.empty() ? "" : s.notes.front());
+  EXPECT_EQ(s.bests.front().config_name, "naivegemm_nt_b128");
+  EXPECT_EQ(s.top_configs.size(), 3u);
+  const Choice c = Chooser(DeviceLimits{}, std::move(s)).choose(p);
+  EXPECT_EQ(c.source, ChoiceSource::exact) << c.to_string();
+  EXPECT_EQ(c.family_config, "naivegemm_nt_b128");
+  EXPECT_EQ(c.database, file);
+}
+
 }  // namespace
 }  // namespace gemmtune::test
