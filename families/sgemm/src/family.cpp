@@ -51,7 +51,7 @@ class SgemmFamily final : public KernelFamily {
   std::optional<std::string> can_implement(std::string_view config_name,
                                            const Problem& p) const override {
     const std::optional<GemmConfig> config = parse_config_name(std::string(config_name));
-    if (!config) return "'" + std::string(config_name.substr(0, 200)) + "' does not parse";
+    if (!config) return std::string(config_name.substr(0, 200)) + " does not parse";
     return config->can_implement(p);
   }
 
@@ -72,7 +72,7 @@ class SgemmFamily final : public KernelFamily {
     const std::optional<GemmConfig> config = parse_config_name(std::string(config_name));
     if (!config)
       throw Error(Status::kInvalidArgument,
-                  "'" + std::string(config_name.substr(0, 200)) + "' does not parse");
+                  std::string(config_name.substr(0, 200)) + " does not parse");
     return std::make_unique<GemmKernel>(*config, cubin, lowered_name);
   }
 };

@@ -59,7 +59,8 @@ struct LaunchShape {
 
 /// A kernel family: one NVRTC source whose instances are named by config names that start with
 /// the family's prefix. Implemented in the family's folder (the sgemm family's:
-/// families/sgemm/src/family.cpp) and listed in builtin_families().
+/// families/sgemm/src/family.cpp) and listed in builtin_families(), or given to
+/// register_family() (a test's: tests/support/naive_family).
 class KernelFamily {
  public:
   virtual ~KernelFamily() = default;

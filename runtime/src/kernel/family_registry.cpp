@@ -61,6 +61,15 @@ class SingleEntryKernel final : public LoadedKernel {
   cudaKernel_t entry_ = nullptr;
 };
 
+// `name` (its first 200 characters) in quotes, for messages; built by appending, which GCC 12's
+// -Wrestrict does not misread as "'" + std::string(...) is.
+std::string quoted(std::string_view name) {
+  std::string out = "'";
+  out += name.substr(0, 200);
+  out += '\'';
+  return out;
+}
+
 // The process's registry; register_family() adds to it under the lock.
 FamilyRegistry& mutable_registry() {
   static FamilyRegistry registry = [] {
@@ -80,8 +89,7 @@ std::mutex& registration_mutex() {
 std::optional<std::string> KernelFamily::validate(std::string_view config_name,
                                                   const DeviceLimits&) const {
   if (parse(config_name)) return std::nullopt;
-  return "'" + std::string(config_name.substr(0, 200)) + "' is no config name of family " +
-         std::string(name());
+  return quoted(config_name) + " is no config name of family " + std::string(name());
 }
 
 std::optional<std::string> KernelFamily::can_implement(std::string_view, const Problem&) const {
@@ -109,9 +117,8 @@ std::unique_ptr<LoadedKernel> KernelFamily::load(std::string_view config_name,
                                                  const std::vector<char>& cubin,
                                                  const std::string& lowered_name) const {
   if (!parse(config_name))
-    throw Error(Status::kInvalidArgument, "'" + std::string(config_name.substr(0, 200)) +
-                                              "' is no config name of kernel family " +
-                                              std::string(name()));
+    throw Error(Status::kInvalidArgument,
+                quoted(config_name) + " is no config name of kernel family " + std::string(name()));
   return std::make_unique<SingleEntryKernel>(*this, std::string(config_name), cubin, lowered_name);
 }
 
