@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <deque>
+#include <mutex>
 #include <string_view>
 
 #include "gemmtune/error.hpp"
@@ -10,14 +12,20 @@
 
 namespace gemmtune {
 
-// The registry's families as the database knows them (gemmtune/family.hpp), in its order.
+// The registry's families as the database knows them (gemmtune/family.hpp), in its order. A list
+// is made again when register_family() has added one since; the older lists stay (a deque keeps
+// them in place), so that a span handed out before stays valid.
 std::span<const db::KernelFamily> kernel_families() {
-  static const std::vector<db::KernelFamily> all = [] {
+  static std::mutex mutex;
+  static std::deque<std::vector<db::KernelFamily>> lists;
+  std::lock_guard lock(mutex);
+  const std::span<const KernelFamily* const> registered = families();
+  if (lists.empty() || lists.back().size() != registered.size()) {
     std::vector<db::KernelFamily> out;
-    for (const KernelFamily* family : families()) out.push_back(family->db_family());
-    return out;
-  }();
-  return all;
+    for (const KernelFamily* family : registered) out.push_back(family->db_family());
+    lists.push_back(std::move(out));
+  }
+  return lists.back();
 }
 
 const db::KernelFamily& sgemm_family() {
@@ -77,21 +85,26 @@ db::GpuModel to_db(const DeviceInfo& d) {
   return g;
 }
 
-db::Binary to_binary(const GemmConfig& config, const std::string& arch, const std::string& key,
-                     const CompiledKernel& kernel) {
+db::Binary to_binary(const std::string& config_name, const std::string& arch,
+                     const std::string& key, const CompiledKernel& kernel, int dynamic_smem) {
   db::Binary b;
   b.key = key;
   b.arch = arch;
   b.nvrtc_version = nvrtc_version_string();
-  b.config_name = config_name(config);
+  b.config_name = config_name;
   b.lowered_name = kernel.lowered_name;
   b.cubin.resize(kernel.cubin.size());
   std::transform(kernel.cubin.begin(), kernel.cubin.end(), b.cubin.begin(),
                  [](char x) { return std::byte(x); });
   if (kernel.resources.registers >= 0) b.registers = kernel.resources.registers;
   b.spill_bytes = kernel.resources.spill_stores;
-  b.smem_bytes = config.smem_bytes() + kernel.resources.static_smem;
+  b.smem_bytes = dynamic_smem + kernel.resources.static_smem;
   return b;
+}
+
+db::Binary to_binary(const GemmConfig& config, const std::string& arch, const std::string& key,
+                     const CompiledKernel& kernel) {
+  return to_binary(config_name(config), arch, key, kernel, config.smem_bytes());
 }
 
 namespace {
@@ -138,7 +151,11 @@ std::string entry_name_prefix(const GemmConfig& config) {
 }
 
 bool is_entry_of(const GemmConfig& config, std::string_view lowered_name) {
-  const std::string prefix = entry_name_prefix(config);
+  return is_entry_of(std::string_view(config.name_expression()), lowered_name);
+}
+
+bool is_entry_of(std::string_view name_expression, std::string_view lowered_name) {
+  const std::string prefix = mangled_prefix(name_expression);
   if (prefix.empty() || lowered_name.substr(0, prefix.size()) != prefix) return false;
   lowered_name.remove_prefix(prefix.size());
   // The flags the expression leaves out default to false.
@@ -148,8 +165,14 @@ bool is_entry_of(const GemmConfig& config, std::string_view lowered_name) {
 
 std::optional<CompiledKernel> from_binary(const GemmConfig& config, const std::string& arch,
                                           const db::Binary& row, std::string* why) {
+  return from_binary(config_name(config), config.name_expression(), config.smem_bytes(), arch, row,
+                     why);
+}
+
+std::optional<CompiledKernel> from_binary(const std::string& name, std::string_view name_expression,
+                                          int dynamic_smem, const std::string& arch,
+                                          const db::Binary& row, std::string* why) {
   if (cached_binaries_disabled()) return std::nullopt;
-  const std::string name = config_name(config);
   std::string reason;
   if (row.config_name != name)
     reason = "it was stored for config " + row.config_name;
@@ -157,7 +180,7 @@ std::optional<CompiledKernel> from_binary(const GemmConfig& config, const std::s
     reason = "it was compiled for " + row.arch + ", not " + arch;
   else if (row.nvrtc_version != nvrtc_version_string())
     reason = "it was compiled by NVRTC " + row.nvrtc_version + ", not " + nvrtc_version_string();
-  else if (!is_entry_of(config, row.lowered_name))
+  else if (!is_entry_of(name_expression, row.lowered_name))
     reason = "its entry point '" + row.lowered_name.substr(0, 200) + "' is not the config's kernel";
   CompiledKernel k;
   if (reason.empty()) {
@@ -167,9 +190,8 @@ std::optional<CompiledKernel> from_binary(const GemmConfig& config, const std::s
     k.lowered_name = row.lowered_name;
     // Registers and the stack frame are read from the cubin itself, never from the row.
     k.resources = cubin_resources(k.cubin, k.lowered_name);
-    k.resources.static_smem =
-        static_cast<int>(std::max<std::int64_t>(0, row.smem_bytes.value_or(config.smem_bytes()) -
-                                                       config.smem_bytes()));  // a figure to record
+    k.resources.static_smem = static_cast<int>(std::max<std::int64_t>(
+        0, row.smem_bytes.value_or(dynamic_smem) - dynamic_smem));  // a figure to record
     if (k.resources.registers < 0)
       reason = "its cubin has no entry point '" + row.lowered_name + "'";
   }

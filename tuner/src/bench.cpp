@@ -97,7 +97,8 @@ void ProblemBench::make_wide_range_inputs() {
 }
 
 Verification ProblemBench::verify(const GemmKernel& kernel, double timeout_s, bool corrupt) {
-  Verification v = check(kernel, p_, ref_, timeout_s, corrupt);
+  Verification v =
+      check(kernel, p_, ref_, verification_tolerance(kernel.config(), p_.k), timeout_s, corrupt);
   // The tensor-core variants also on wide-range data, where their splits are tested hardest.
   if (v.outcome != Verification::Outcome::ok || !kernel.config().uses_tensor_cores() ||
       p_.beta != 0.f)
@@ -113,15 +114,22 @@ Verification ProblemBench::verify(const GemmKernel& kernel, double timeout_s, bo
   return v;
 }
 
+Verification ProblemBench::verify(const LoadedKernel& kernel, double timeout_s, bool corrupt) {
+  if (const auto* gemm = dynamic_cast<const GemmKernel*>(&kernel))
+    return verify(*gemm, timeout_s, corrupt);
+  return check(kernel, p_, ref_, fp32_tolerance(p_.k), timeout_s, corrupt);
+}
+
 Verification ProblemBench::verify_wide_range(const GemmKernel& kernel, double timeout_s) {
   make_wide_range_inputs();
   Problem wide = p_;
   wide.a = wide_a_, wide.b = wide_b_;
-  return check(kernel, wide, wide_ref_, timeout_s, false);
+  return check(kernel, wide, wide_ref_, verification_tolerance(kernel.config(), p_.k), timeout_s,
+               false);
 }
 
-Verification ProblemBench::check(const GemmKernel& kernel, const Problem& p, const double* ref,
-                                 double timeout_s, bool corrupt) {
+Verification ProblemBench::check(const LoadedKernel& kernel, const Problem& p, const double* ref,
+                                 double tol, double timeout_s, bool corrupt) {
   using Outcome = Verification::Outcome;
   Verification v;
   std::size_t nc = std::size_t(p_.batch) * p_.m * p_.n;
@@ -146,7 +154,6 @@ Verification ProblemBench::check(const GemmKernel& kernel, const Problem& p, con
     return {Outcome::launch_failed, 0, std::string("kernel failed: ") + cudaGetErrorString(rc),
             std::nullopt};
   v.rel_error = reference_.relative_error(p, ref, sums_, stream_);
-  double tol = verification_tolerance(kernel.config(), p_.k);
   if (!(v.rel_error <= tol)) {
     char buf[160];
     std::snprintf(buf, sizeof buf, "relative error %.3g exceeds the tolerance %.3g for K = %d",
@@ -164,6 +171,11 @@ Timing ProblemBench::time(const GemmKernel& kernel, const GpuTimer& timer, Effor
 Timing ProblemBench::time(const GemmKernel& kernel, const GpuTimer& timer,
                           const TimerOptions& options) const {
   return timer.time([&](cudaStream_t s) { kernel.launch(p_, s, &workspace_); }, options);
+}
+
+Timing ProblemBench::time(const LoadedKernel& kernel, const GpuTimer& timer, Effort effort) const {
+  return timer.time([&](cudaStream_t s) { kernel.launch(p_, s, &workspace_); },
+                    timer_options(effort));
 }
 
 double ProblemBench::error_of_c() const {

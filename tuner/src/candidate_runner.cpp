@@ -9,6 +9,7 @@
 #include <cstdlib>
 
 #include "gemmtune/db_rows.hpp"
+#include "gemmtune/family.hpp"
 
 namespace gemmtune::tuner {
 
@@ -123,13 +124,20 @@ std::optional<double> CandidateRunner::fail(const GemmConfig& config, db::Status
 
 void CandidateRunner::stop_if_context_lost(const GemmConfig& config, const Verification& v,
                                            std::unique_ptr<GemmKernel>& kernel, bool recorded) {
+  // Unloading any module would wait for a hung kernel: leak it.
+  if (v.outcome == Verification::Outcome::timeout) (void)kernel.release();
+  stop_if_context_lost(config_name(config), v, recorded);
+}
+
+void CandidateRunner::stop_if_context_lost(const std::string& name, const Verification& v,
+                                           bool recorded) {
   using Outcome = Verification::Outcome;
   if (v.outcome == Outcome::timeout) {
     // Unloading any module would wait for the hung kernel: leak them all.
-    (void)kernel.release();
     for (auto& [loaded_name, loaded] : kernels_) (void)loaded.release();
+    for (auto& [loaded_name, loaded] : others_) (void)loaded.release();
     throw DeviceUnusable(
-        true, config_name(config) + ": " + v.error +
+        true, name + ": " + v.error +
                   "; a hung kernel leaves the GPU's CUDA context unusable, so the sweep of "
                   "this GPU stops here" +
                   (recorded ? " (resuming skips this config)" : ""));
@@ -137,9 +145,9 @@ void CandidateRunner::stop_if_context_lost(const GemmConfig& config, const Verif
   if (v.outcome == Outcome::launch_failed) {
     cudaError_t sticky = cudaDeviceSynchronize();
     if (sticky != cudaSuccess)
-      throw DeviceUnusable(
-          false, config_name(config) + ": " + v.error + "; the CUDA context is now unusable (" +
-                     cudaGetErrorString(sticky) + "), so the sweep of this GPU stops here");
+      throw DeviceUnusable(false, name + ": " + v.error + "; the CUDA context is now unusable (" +
+                                      cudaGetErrorString(sticky) +
+                                      "), so the sweep of this GPU stops here");
     (void)cudaGetLastError();  // clear a non-sticky launch error
   }
 }
@@ -235,6 +243,129 @@ std::optional<double> CandidateRunner::measure(const GemmConfig& config, Effort 
   r.wide_error = errors.wide;
   record(config, std::move(r));
   return t.median_ms;
+}
+
+std::optional<double> CandidateRunner::measure(const std::string& name, Effort effort) {
+  if (const std::optional<GemmConfig> config = parse_config_name(name))
+    return measure(*config, effort);
+  const KernelFamily& family = family_of(name);
+  const LoadedKernel* kernel = load_verified_other(family, name);
+  if (!kernel) return std::nullopt;
+  Timing t;
+  try {
+    Stopwatch watch(times_.timing_s);
+    t = bench_.time(*kernel, timer_, effort);
+  } catch (const Error& e) {
+    fail_other(family, name, db::Status::launch_failed, std::string("timing failed: ") + e.what());
+    cudaError_t sticky = cudaDeviceSynchronize();
+    if (sticky != cudaSuccess)
+      throw DeviceUnusable(false, name + ": the CUDA context is unusable (" +
+                                      cudaGetErrorString(sticky) +
+                                      "), so the sweep of this GPU stops here");
+    return std::nullopt;
+  }
+  db::Result r;
+  r.status = db::Status::ok;
+  r.median_ms = t.median_ms, r.min_ms = t.min_ms, r.max_ms = t.max_ms;
+  r.repetitions = t.reps;
+  if (t.median_ms > 0) r.tflops = bench_.problem().flops() / t.median_ms / 1e9;
+  r.rel_error = errors_[name].random;
+  record_other(family, name, std::move(r));
+  return t.median_ms;
+}
+
+const LoadedKernel* CandidateRunner::load_verified_other(const KernelFamily& family,
+                                                         const std::string& name) {
+  if (auto it = others_.find(name); it != others_.end()) return it->second.get();
+  const std::optional<KernelInstance> instance = family.parse(name);
+  if (!instance)
+    throw Error(Status::kInvalidArgument,
+                "'" + name + "' is no config of kernel family " + std::string(family.name()));
+  if (auto why = family.can_implement(name, bench_.problem())) {
+    fail_other(family, name, db::Status::launch_failed, "cannot run the problem: " + *why);
+    return nullptr;
+  }
+  CompileResult compiled;
+  {
+    Stopwatch watch(times_.compile_wait_s);
+    compiled = compile_instance(family, *instance, target_.arch);
+  }
+  times_.compiles.add(CompileOrigin::compiled);
+  if (!compiled.ok) {
+    fail_other(family, name, db::Status::compile_failed,
+               compiled.log.empty() ? "NVRTC failed" : compiled.log);
+    return nullptr;
+  }
+  resources_[name] = compiled.resources;
+  if (target_.database) {
+    Stopwatch watch(times_.record_s);
+    target_.database->put_binary(
+        gemmtune::to_binary(name, target_.arch, family.binary_key(*instance, target_.arch),
+                            {compiled.cubin, compiled.lowered_name, compiled.resources}, 0));
+  }
+  if (compiled.resources.spill_stores > 0) {
+    fail_other(family, name, db::Status::pruned,
+               "spills " + std::to_string(compiled.resources.spill_stores) +
+                   " bytes to local memory (ptxas report)");
+    return nullptr;
+  }
+  Stopwatch verifying(times_.verify_s);
+  std::unique_ptr<LoadedKernel> kernel;
+  try {
+    kernel = family.load(name, compiled.cubin, compiled.lowered_name);
+  } catch (const Error& e) {
+    fail_other(family, name, db::Status::launch_failed,
+               std::string("loading the cubin failed: ") + e.what());
+    return nullptr;
+  }
+  Verification v = bench_.verify(*kernel, options_.hang_timeout_s);
+  using Outcome = Verification::Outcome;
+  if (v.outcome != Outcome::ok) {
+    const db::Status status = v.outcome == Outcome::wrong_result ? db::Status::wrong_result
+                              : v.outcome == Outcome::timeout    ? db::Status::timeout
+                                                                 : db::Status::launch_failed;
+    fail_other(family, name, status, v.error,
+               v.outcome == Outcome::wrong_result ? std::optional(v.rel_error) : std::nullopt);
+    if (v.outcome == Outcome::timeout) (void)kernel.release();  // a hung kernel: leak it
+    stop_if_context_lost(name, v, true);
+    return nullptr;
+  }
+  errors_[name] = {v.rel_error, std::nullopt};
+  return (others_[name] = std::move(kernel)).get();
+}
+
+void CandidateRunner::record_other(const KernelFamily& family, const std::string& name,
+                                   db::Result result) {
+  result.problem_id = target_.problem_id;
+  auto id = config_ids_.find(name);
+  if (id == config_ids_.end()) {
+    const std::optional<db::KernelConfig> row = family.db_row(name);
+    if (!row)
+      throw Error(Status::kInvalidArgument, "kernel family " + std::string(family.name()) +
+                                                " gives no database row of " + name);
+    id = config_ids_.emplace(name, target_.database->upsert_config(*row)).first;
+  }
+  result.config_id = id->second;
+  Stopwatch watch(times_.record_s);
+  if (auto it = resources_.find(name); it != resources_.end()) {
+    if (it->second.registers >= 0) result.registers = it->second.registers;
+    result.spill_bytes = it->second.spill_stores;
+    result.smem_bytes = it->second.static_smem;
+  }
+  target_.database->record_results(target_.sweep_id, std::span<const db::Result>(&result, 1));
+  raise_after_recorded_result();
+}
+
+std::optional<double> CandidateRunner::fail_other(const KernelFamily& family,
+                                                  const std::string& name, db::Status status,
+                                                  const std::string& error,
+                                                  std::optional<double> rel_error) {
+  db::Result r;
+  r.status = status;
+  r.error = error;
+  r.rel_error = rel_error;
+  record_other(family, name, std::move(r));
+  return std::nullopt;
 }
 
 std::optional<double> CandidateRunner::wide_range_error(const GemmConfig& config,

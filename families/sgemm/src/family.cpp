@@ -1,5 +1,8 @@
 #include "gemmtune/sgemm/family.hpp"
 
+#include "gemmtune/db_rows.hpp"
+#include "gemmtune/error.hpp"
+#include "gemmtune/kernel.hpp"
 #include "gemmtune/sgemm/knobs.hpp"
 #include "gemmtune/templates.hpp"
 
@@ -33,6 +36,44 @@ class SgemmFamily final : public KernelFamily {
     const std::optional<GemmConfig> config = parse_config_name(std::string(config_name));
     if (!config) return std::nullopt;
     return kernel_instance(*config);
+  }
+
+  // The rest delegates to GemmConfig; the dispatcher and the tuner keep their GemmConfig paths
+  // for this family, these serve callers that hold a name of any family.
+  std::optional<std::string> validate(std::string_view config_name,
+                                      const DeviceLimits& limits) const override {
+    const std::optional<GemmConfig> config = parse_config_name(std::string(config_name));
+    if (!config) return KernelFamily::validate(config_name, limits);
+    return config->validate(limits);
+  }
+
+  // The config as named: the chooser fits its access widths to the data first (fitted_to).
+  std::optional<std::string> can_implement(std::string_view config_name,
+                                           const Problem& p) const override {
+    const std::optional<GemmConfig> config = parse_config_name(std::string(config_name));
+    if (!config) return std::string(config_name.substr(0, 200)) + " does not parse";
+    return config->can_implement(p);
+  }
+
+  std::optional<db::KernelConfig> db_row(std::string_view config_name) const override {
+    const std::optional<GemmConfig> config = parse_config_name(std::string(config_name));
+    if (!config) return std::nullopt;
+    return to_db(*config);
+  }
+
+  std::optional<std::string> default_config(const DeviceLimits& limits,
+                                            const Problem& p) const override {
+    return config_name(gemmtune::default_config(limits, p));
+  }
+
+  // Its configs launch several kernels (copies, C = beta C first, clusters): GemmKernel.
+  std::unique_ptr<LoadedKernel> load(std::string_view config_name, const std::vector<char>& cubin,
+                                     const std::string& lowered_name) const override {
+    const std::optional<GemmConfig> config = parse_config_name(std::string(config_name));
+    if (!config)
+      throw Error(Status::kInvalidArgument,
+                  std::string(config_name.substr(0, 200)) + " does not parse");
+    return std::make_unique<GemmKernel>(*config, cubin, lowered_name);
   }
 };
 

@@ -20,8 +20,9 @@ namespace gemmtune {
 /// kSgemmTable, with the knob's default.
 const db::KernelFamily& sgemm_family();
 
-/// Every kernel family gemmtune has (today: sgemm): what a tuning database is opened with, so
-/// that a file of an older gemmtune gets the columns of knobs added since.
+/// Every kernel family gemmtune has (the registry's: the built-in ones, then those given to
+/// register_family()): what a tuning database is opened with, so that a file of an older gemmtune
+/// gets the columns of knobs added since.
 std::span<const db::KernelFamily> kernel_families();
 
 /// The database row of a config (family "sgemm", its procedural name, every knob).
@@ -51,6 +52,11 @@ struct CompiledKernel {
 db::Binary to_binary(const GemmConfig& config, const std::string& arch, const std::string& key,
                      const CompiledKernel& kernel);
 
+/// The same for a kernel of any family: compiled from `config_name`, whose blocks take
+/// `dynamic_smem` bytes of dynamic shared memory (0 when that depends on the problem).
+db::Binary to_binary(const std::string& config_name, const std::string& arch,
+                     const std::string& key, const CompiledKernel& kernel, int dynamic_smem);
+
 /// Whether the environment variable GEMMTUNE_NO_CACHED_BINARIES is set (to anything but "" or
 /// "0"): then no cached binary is loaded, every kernel is compiled (docs/database.md, "Trust").
 bool cached_binaries_disabled();
@@ -65,6 +71,10 @@ std::string entry_name_prefix(const GemmConfig& config);
 /// taken on a row's word.
 bool is_entry_of(const GemmConfig& config, std::string_view lowered_name);
 
+/// The same for the kernel instance `name_expression` names (KernelInstance::name_expression),
+/// of any family.
+bool is_entry_of(std::string_view name_expression, std::string_view lowered_name);
+
 /// The compiled kernel a binary-cache row holds (the inverse of to_binary), once checked: the
 /// row is `config`'s, compiled for `arch` by this NVRTC, its entry point is the config's kernel
 /// (is_entry_of) and is in the cubin, whose registers and stack frame are read from it (spills
@@ -72,6 +82,12 @@ bool is_entry_of(const GemmConfig& config, std::string_view lowered_name);
 /// Otherwise nullopt, with `why` saying why (left empty when cached_binaries_disabled()). The
 /// bytes' SHA-256 was checked when the row was read (Database::get_binary).
 std::optional<CompiledKernel> from_binary(const GemmConfig& config, const std::string& arch,
+                                          const db::Binary& row, std::string* why = nullptr);
+
+/// The same for a kernel of any family: `name`, its instance's `name_expression` and the
+/// dynamic shared memory of its blocks (to_binary's `dynamic_smem`).
+std::optional<CompiledKernel> from_binary(const std::string& name, std::string_view name_expression,
+                                          int dynamic_smem, const std::string& arch,
                                           const db::Binary& row, std::string* why = nullptr);
 
 }  // namespace gemmtune

@@ -1,7 +1,12 @@
 #pragma once
 // A kernel family as the runtime sees it (families/README.md, "The family interface"): what the
-// runtime needs to compile a config of the family, key its binary and describe it to the
-// database; and the registry of the families gemmtune has, found by the prefix of a config name.
+// runtime needs to compile a config of the family, key its binary, describe it to the database,
+// check it against a problem and launch it; and the registry of the families gemmtune has, found
+// by the prefix of a config name.
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -10,6 +15,9 @@
 
 #include "gemmtune/compiler.hpp"
 #include "gemmtune/db/family.hpp"
+#include "gemmtune/db/records.hpp"
+#include "gemmtune/device.hpp"
+#include "gemmtune/problem.hpp"
 
 namespace gemmtune {
 
@@ -25,9 +33,34 @@ struct KernelInstance {
   bool operator==(const KernelInstance&) const = default;
 };
 
+class LaunchWorkspace;
+
+/// A compiled kernel of a family's config, loaded on the current device and ready to launch
+/// (GemmKernel for the sgemm family, a single-entry kernel for a family that gives launch_shape()).
+class LoadedKernel {
+ public:
+  virtual ~LoadedKernel() = default;
+  /// The config name it was compiled from.
+  virtual std::string name() const = 0;
+  /// Enqueues C = alpha op(A) op(B) + beta C on `stream`; the caller has checked that the config
+  /// can implement `p`. `workspace` is the sgemm family's (split-K, repack); kernels of other
+  /// families need none. Throws Error(kCudaError) if a launch fails.
+  virtual void launch(const Problem& p, cudaStream_t stream,
+                      LaunchWorkspace* workspace = nullptr) const = 0;
+};
+
+/// How a single-entry kernel of a family is launched on a problem: its one argument is the
+/// GemmArgs block of the problem (templates/include/gemmtune/kernel_args.h), by value.
+struct LaunchShape {
+  dim3 grid{1, 1, 1};
+  dim3 block{1, 1, 1};
+  std::size_t smem_bytes = 0;  ///< dynamic shared memory of a block
+};
+
 /// A kernel family: one NVRTC source whose instances are named by config names that start with
 /// the family's prefix. Implemented in the family's folder (the sgemm family's:
-/// families/sgemm/src/family.cpp) and listed in builtin_families().
+/// families/sgemm/src/family.cpp) and listed in builtin_families(), or given to
+/// register_family() (a test's: tests/support/naive_family).
 class KernelFamily {
  public:
   virtual ~KernelFamily() = default;
@@ -45,6 +78,41 @@ class KernelFamily {
   virtual const db::KernelFamily& db_family() const = 0;
   /// The kernel instance a config name of the family names; nullopt when it names none.
   virtual std::optional<KernelInstance> parse(std::string_view config_name) const = 0;
+
+  // What the tuner and the dispatcher need of a config of the family (families/README.md,
+  // "Adding a kernel family"). The defaults suit a family that only compiles.
+
+  /// Why `config_name` is no valid config of the family on a GPU with `limits`; nullopt when it
+  /// is one. Default: whether parse() knows it.
+  virtual std::optional<std::string> validate(std::string_view config_name,
+                                              const DeviceLimits& limits) const;
+  /// Why the (valid) config `config_name` cannot run `p` (its layout, shape, alignment); nullopt
+  /// when it can. Default: nullopt.
+  virtual std::optional<std::string> can_implement(std::string_view config_name,
+                                                   const Problem& p) const;
+  /// The `configs` row of `config_name` (family, name, layout, a value per knob column of
+  /// db_family()); nullopt when it names no config of the family. Default: nullopt.
+  virtual std::optional<db::KernelConfig> db_row(std::string_view config_name) const;
+  /// The config of the family that runs `p` when nothing better is known; nullopt when the family
+  /// has none for it. Default: nullopt.
+  virtual std::optional<std::string> default_config(const DeviceLimits& limits,
+                                                    const Problem& p) const;
+  /// The configs a tuner may time on `p`, for a family whose search space is its own (the sgemm
+  /// family's lives in its tuning code, families/sgemm/tuning, and gives none here). Default:
+  /// none.
+  virtual std::vector<std::string> candidate_configs(const DeviceLimits& limits,
+                                                     const Problem& p) const;
+  /// The launch of `config_name`'s kernel (a single entry point taking GemmArgs) on `p`; nullopt
+  /// when the family launches its kernels otherwise (and overrides load()). Default: nullopt.
+  virtual std::optional<LaunchShape> launch_shape(std::string_view config_name,
+                                                  const Problem& p) const;
+  /// Loads `cubin`, compiled from `config_name` with entry point `lowered_name`, into the current
+  /// device's context. Default: a single-entry kernel launched by launch_shape(). Throws
+  /// Error(kInvalidArgument) for a name of no config of the family, Error(kCudaError) when the
+  /// load fails.
+  virtual std::unique_ptr<LoadedKernel> load(std::string_view config_name,
+                                             const std::vector<char>& cubin,
+                                             const std::string& lowered_name) const;
 
   /// Whether `config_name` starts with prefix() and '_'.
   bool owns(std::string_view config_name) const;
@@ -97,8 +165,16 @@ class FamilyRegistry {
 /// (families/builtin.cpp).
 std::span<const KernelFamily* const> builtin_families();
 
-/// The registry of the built-in families, made on first use.
+/// The registry of the families: the built-in ones, added on first use, then those given to
+/// register_family().
 const FamilyRegistry& family_registry();
+
+/// Adds `family` (kept by reference: it must outlive the process's use of gemmtune) to
+/// family_registry(), refused as FamilyRegistry::add refuses. For a family outside
+/// builtin_families(), such as a test's: call it before any dispatcher, database or tuner of the
+/// process is made, and not while another thread uses gemmtune (the registry's readers take no
+/// lock). template_hash() stays the built-in families'.
+void register_family(const KernelFamily& family);
 
 /// The families gemmtune has: family_registry().families().
 std::span<const KernelFamily* const> families();

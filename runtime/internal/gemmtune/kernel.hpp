@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "gemmtune/compiler.hpp"
+#include "gemmtune/family.hpp"
 #include "gemmtune/problem.hpp"
 #include "gemmtune/sgemm/config.hpp"
 #include "gemmtune/workspace.hpp"
@@ -16,8 +17,8 @@ namespace gemmtune {
 /// Compiles one config of the family for `arch` (e.g. "sm_90"); failures come back as data.
 CompileResult compile_config(const GemmConfig& config, const std::string& arch);
 
-/// Version of the kernel templates this build compiles (hash of their source): sweeps record it,
-/// `gemmtune db prune --stale-templates` drops results of other versions.
+/// Version of the kernel templates this build compiles (hash of the built-in families' sources):
+/// sweeps record it, `gemmtune db prune --stale-templates` drops results of other versions.
 std::string template_hash();
 
 /// The binary-cache key of a config: hash of template source, options, arch and NVRTC version.
@@ -31,12 +32,12 @@ std::string binary_identity(const GemmConfig& config, const std::string& arch);
 /// A loaded cubin holding one config's GEMM kernel and the kernels its launches run first (a
 /// repack config's copy, gemmtune_pack_operand; families/sgemm/kernels/pack.cuh). Non-copyable;
 /// unloads on destruction. Loading and launching need a GPU.
-class GemmKernel {
+class GemmKernel final : public LoadedKernel {
  public:
   /// Loads `cubin`, whose GEMM entry point is `lowered_name`, into the current device's context.
   GemmKernel(const GemmConfig& config, const std::vector<char>& cubin,
              const std::string& lowered_name);
-  ~GemmKernel();
+  ~GemmKernel() override;
   GemmKernel(const GemmKernel&) = delete;
   GemmKernel& operator=(const GemmKernel&) = delete;
 
@@ -45,7 +46,10 @@ class GemmKernel {
   /// `workspace` (one per stream; it grows to fit p): Error(kInvalidArgument) without one. A
   /// repack config first copies the operands it packs for p into the workspace, on `stream`.
   /// Throws Error(kCudaError) if a launch fails.
-  void launch(const Problem& p, cudaStream_t stream, LaunchWorkspace* workspace = nullptr) const;
+  void launch(const Problem& p, cudaStream_t stream,
+              LaunchWorkspace* workspace = nullptr) const override;
+  /// config_name(config()).
+  std::string name() const override { return config_name(config_); }
   /// The config this kernel was compiled from.
   const GemmConfig& config() const { return config_; }
 

@@ -8,6 +8,8 @@
 #include <tuple>
 
 #include "chooser_steps.hpp"
+#include "gemmtune/family.hpp"
+#include "gemmtune/sgemm/family.hpp"
 #include "gemmtune/waves.hpp"
 
 namespace gemmtune {
@@ -38,10 +40,35 @@ std::optional<std::string> precision_refusal(const std::string& name, const Gemm
          "measured it, on both verification inputs";
 }
 
+namespace {
+// A stored config of another family than sgemm, made ready by its family.
+Adapted adapt_other(const KernelFamily& family, const std::string& name, const ChoiceRequest& r,
+                    const TunedProblem* tuned_on) {
+  Adapted out;
+  if (!tuned_on) {
+    out.why = name + " is of kernel family " + std::string(family.name()) +
+              ", whose configs run only the problems they were tuned on";
+    return out;
+  }
+  if (auto why = family.validate(name, r.limits)) {
+    out.why = name + " no longer validates: " + *why;
+    return out;
+  }
+  if (auto why = family.can_implement(name, r.p)) {
+    out.why = name + " cannot run this problem: " + *why;
+    return out;
+  }
+  out.family_config = name;
+  return out;
+}
+}  // namespace
+
 Adapted adapt(const std::string& name, const ChoiceRequest& r, const TunedProblem* tuned_on) {
   Adapted out;
   std::optional<GemmConfig> cfg = parse_config_name(name);
   if (!cfg) {
+    const KernelFamily* family = family_registry().find(name);
+    if (family && family != &sgemm_kernel_family()) return adapt_other(*family, name, r, tuned_on);
     out.why = "'" + name + "' is not a config name this version knows";
     return out;
   }
@@ -72,7 +99,8 @@ Adapted adapt(const std::string& name, const ChoiceRequest& r, const TunedProble
 
 void take(Choice& c, ChoiceSource source, const Adapted& a, const std::string& stored) {
   c.source = source;
-  c.config = *a.config;
+  if (a.config) c.config = *a.config;
+  c.family_config = a.family_config;
   c.narrowed = a.narrowed;
   c.tuned_config = stored;
 }
@@ -108,7 +136,7 @@ bool choose_exact(const ChoiceRequest& r, Choice& c) {
   for (const TunedBest* b : measured) {
     tuned = true;
     Adapted a = adapt(b->config_name, r, &b->problem);
-    if (a.config) {
+    if (a.config || !a.family_config.empty()) {
       take(c, ChoiceSource::exact, a, b->config_name);
       c.tuned = *b;
       return true;

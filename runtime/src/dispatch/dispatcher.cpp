@@ -124,12 +124,14 @@ struct Dispatcher::Impl {
     DeviceGuard guard(options.device);
     if (work == Work::scale_c) return scale_kernel(stream, false).launch(p, stream);
     const detail::PlanKey key = detail::PlanKey::of(p);
-    const GemmKernel* kernel = plans.find(key);
-    if (!kernel) {
+    detail::Plan plan = plans.find(key);
+    if (!plan) {
       detail::refuse_if_capturing(stream, "choosing and loading the kernel of " + p.label());
       KernelOrigin origin;
-      kernel = &build(p, key, &origin);
+      plan = build(p, key, &origin);
     }
+    if (!plan.gemm) return plan.other->launch(p, stream);  // another family: no workspace
+    const GemmKernel* kernel = plan.gemm;
     if (kernel->config().needs_workspace()) {
       workspaces.launch(*kernel, p, stream);
     } else {
@@ -138,27 +140,35 @@ struct Dispatcher::Impl {
   }
 
   // The slow path: choose, get the kernel, publish the plan. The caller made the device current.
-  const GemmKernel& build(const Problem& p, const detail::PlanKey& key, KernelOrigin* origin) {
+  // A tuned config of another family (choice.family_config) goes through its family.
+  detail::Plan build(const Problem& p, const detail::PlanKey& key, KernelOrigin* origin) {
     Choice choice = chooser.choose(p);
-    const GemmKernel* kernel = nullptr;
+    detail::Plan plan;
     try {
-      kernel = &kernels.get(choice.config, origin);
+      if (choice.family_config.empty())
+        plan.gemm = &kernels.get(choice.config, origin);
+      else
+        plan.other = &kernels.get(choice.family_config, origin);
     } catch (const Error& e) {
       if (choice.source == ChoiceSource::builtin) throw;
+      const std::string chosen =
+          choice.family_config.empty() ? config_name(choice.config) : choice.family_config;
       // A tuned config that no longer compiles or loads (new driver, new NVRTC): say so once, run the default.
-      detail::warn_once("kernel " + config_name(choice.config),
-                        "chosen kernel " + config_name(choice.config) + " failed (" + e.what() +
-                            "); using the built-in default instead");
+      detail::warn_once("kernel " + chosen, "chosen kernel " + chosen + " failed (" + e.what() +
+                                                "); using the built-in default instead");
       choice.source = ChoiceSource::builtin;
+      choice.family_config.clear();
       choice.config = default_config(device.limits, p);
-      kernel = &kernels.get(choice.config, origin);
+      plan = {&kernels.get(choice.config, origin), nullptr};
     }
     if (options.verbose)
-      detail::log(LogLevel::info, p.label() + " -> " + config_name(choice.config) + " (" +
-                                      choice_source_name(choice.source) + "; kernel from " +
-                                      (origin ? kernel_origin_name(*origin) : "?") + ")");
-    plans.insert(key, kernel);
-    return *kernel;
+      detail::log(LogLevel::info,
+                  p.label() + " -> " +
+                      (plan.gemm ? config_name(choice.config) : choice.family_config) + " (" +
+                      choice_source_name(choice.source) + "; kernel from " +
+                      (origin ? kernel_origin_name(*origin) : "?") + ")");
+    plans.insert(key, plan);
+    return plan;
   }
 };
 
@@ -206,8 +216,8 @@ void Dispatcher::prepare(const std::vector<Problem>& problems, cudaStream_t stre
     }
     prepare(p);
     const Problem runs = kernel_form(p);
-    const GemmKernel* kernel = impl_->plans.find(detail::PlanKey::of(runs));
-    if (kernel) impl_->workspaces.reserve(*kernel, runs, stream);
+    const detail::Plan plan = impl_->plans.find(detail::PlanKey::of(runs));
+    if (plan.gemm) impl_->workspaces.reserve(*plan.gemm, runs, stream);
   }
 }
 

@@ -21,7 +21,7 @@ const char* choice_source_name(ChoiceSource source) {
 
 Explanation explanation_of(const Choice& choice) {
   Explanation e;
-  e.config = config_name(choice.config);
+  e.config = choice.family_config.empty() ? config_name(choice.config) : choice.family_config;
   e.source = choice.source;
   e.tuned_config = choice.tuned_config;
   if (choice.tuned) {

@@ -21,11 +21,17 @@ class KernelCache {
   /// Throws Error(kCompileError) when NVRTC fails, Error(kCudaError) when loading fails.
   const GemmKernel& get(const GemmConfig& config, KernelOrigin* origin);
 
+  /// The same for `config_name`, a config of another registered family than sgemm, loaded
+  /// through its family (KernelFamily::parse, binary_key, load). Throws Error(kInvalidArgument)
+  /// for a name no registered family parses.
+  const LoadedKernel& get(const std::string& config_name, KernelOrigin* origin);
+
  private:
   TuningStore& store_;
   std::string arch_;
   std::mutex mutex_;
-  std::map<std::string, std::unique_ptr<GemmKernel>> kernels_;  // by config name
+  std::map<std::string, std::unique_ptr<GemmKernel>> kernels_;   // by config name
+  std::map<std::string, std::unique_ptr<LoadedKernel>> others_;  // other families', by name
 };
 
 }  // namespace gemmtune::detail

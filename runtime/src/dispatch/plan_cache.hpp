@@ -52,19 +52,27 @@ struct PlanKeyHash {
   }
 };
 
+/// The kernel a problem class runs: an sgemm kernel (`gemm`, launched directly, with a workspace
+/// where its config needs one), or one of another family (`other`, launched through its family).
+struct Plan {
+  const GemmKernel* gemm = nullptr;
+  const LoadedKernel* other = nullptr;
+  explicit operator bool() const { return gemm || other; }
+};
+
 /// Thread-safe map of problem classes to kernels; the kernels are owned elsewhere and outlive it.
 class PlanCache {
  public:
-  /// The kernel of `key`, or nullptr: a read lock and a lookup.
-  const GemmKernel* find(const PlanKey& key) const {
+  /// The plan of `key`, or an empty one: a read lock and a lookup.
+  Plan find(const PlanKey& key) const {
     std::shared_lock lock(mutex_);
     auto it = plans_.find(key);
-    return it == plans_.end() ? nullptr : it->second;
+    return it == plans_.end() ? Plan{} : it->second;
   }
-  /// Adds (or keeps) the kernel of `key`.
-  void insert(const PlanKey& key, const GemmKernel* kernel) {
+  /// Adds (or keeps) the plan of `key`.
+  void insert(const PlanKey& key, Plan plan) {
     std::unique_lock lock(mutex_);
-    plans_.emplace(key, kernel);
+    plans_.emplace(key, plan);
   }
   /// Number of problem classes.
   std::size_t size() const {
@@ -74,7 +82,7 @@ class PlanCache {
 
  private:
   mutable std::shared_mutex mutex_;
-  std::unordered_map<PlanKey, const GemmKernel*, PlanKeyHash> plans_;
+  std::unordered_map<PlanKey, Plan, PlanKeyHash> plans_;
 };
 
 }  // namespace gemmtune::detail

@@ -1,8 +1,10 @@
+#include <mutex>
 #include <string>
 
 #include "gemmtune/db/records.hpp"
 #include "gemmtune/error.hpp"
 #include "gemmtune/family.hpp"
+#include "kernel_args_of.hpp"
 
 namespace gemmtune {
 
@@ -12,7 +14,113 @@ bool prefixes_clash(std::string_view a, std::string_view b) {
   const std::string x = std::string(a) + '_', y = std::string(b) + '_';
   return x.starts_with(y) || y.starts_with(x);
 }
+
+// A loaded kernel of one entry point taking GemmArgs, launched as its family's launch_shape()
+// says: the default KernelFamily::load().
+class SingleEntryKernel final : public LoadedKernel {
+ public:
+  SingleEntryKernel(const KernelFamily& family, std::string name, const std::vector<char>& cubin,
+                    const std::string& lowered_name)
+      : family_(family), name_(std::move(name)) {
+    GEMMTUNE_CUDA(
+        cudaLibraryLoadData(&library_, cubin.data(), nullptr, nullptr, 0, nullptr, nullptr, 0));
+    try {
+      GEMMTUNE_CUDA(cudaLibraryGetKernel(&entry_, library_, lowered_name.c_str()));
+    } catch (...) {
+      GEMMTUNE_CUDA_NOTHROW(cudaLibraryUnload(library_));
+      throw;
+    }
+  }
+  ~SingleEntryKernel() override { GEMMTUNE_CUDA_NOTHROW(cudaLibraryUnload(library_)); }
+  SingleEntryKernel(const SingleEntryKernel&) = delete;
+  SingleEntryKernel& operator=(const SingleEntryKernel&) = delete;
+
+  std::string name() const override { return name_; }
+
+  void launch(const Problem& p, cudaStream_t stream, LaunchWorkspace*) const override {
+    const std::optional<LaunchShape> shape = family_.launch_shape(name_, p);
+    if (!shape)
+      throw Error(Status::kInternal, "kernel family '" + std::string(family_.name()) +
+                                         "' gives no launch of " + name_);
+    // Above 48 KiB a block's dynamic shared memory must be opted in to.
+    if (shape->smem_bytes > 48 * 1024)
+      GEMMTUNE_CUDA(cudaFuncSetAttribute(reinterpret_cast<const void*>(entry_),
+                                         cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         int(shape->smem_bytes)));
+    GemmArgs args = kernel_args_of(p);
+    void* params[] = {&args};
+    GEMMTUNE_CUDA(cudaLaunchKernel(reinterpret_cast<const void*>(entry_), shape->grid, shape->block,
+                                   params, shape->smem_bytes, stream));
+    GEMMTUNE_CUDA(cudaGetLastError());
+  }
+
+ private:
+  const KernelFamily& family_;
+  std::string name_;
+  cudaLibrary_t library_ = nullptr;
+  cudaKernel_t entry_ = nullptr;
+};
+
+// `name` (its first 200 characters) in quotes, for messages; built by appending, which GCC 12's
+// -Wrestrict does not misread as "'" + std::string(...) is.
+std::string quoted(std::string_view name) {
+  std::string out = "'";
+  out += name.substr(0, 200);
+  out += '\'';
+  return out;
+}
+
+// The process's registry; register_family() adds to it under the lock.
+FamilyRegistry& mutable_registry() {
+  static FamilyRegistry registry = [] {
+    FamilyRegistry r;
+    for (const KernelFamily* family : builtin_families()) r.add(*family);
+    return r;
+  }();
+  return registry;
+}
+
+std::mutex& registration_mutex() {
+  static std::mutex mutex;
+  return mutex;
+}
 }  // namespace
+
+std::optional<std::string> KernelFamily::validate(std::string_view config_name,
+                                                  const DeviceLimits&) const {
+  if (parse(config_name)) return std::nullopt;
+  return quoted(config_name) + " is no config name of family " + std::string(name());
+}
+
+std::optional<std::string> KernelFamily::can_implement(std::string_view, const Problem&) const {
+  return std::nullopt;
+}
+
+std::optional<db::KernelConfig> KernelFamily::db_row(std::string_view) const {
+  return std::nullopt;
+}
+
+std::optional<std::string> KernelFamily::default_config(const DeviceLimits&, const Problem&) const {
+  return std::nullopt;
+}
+
+std::vector<std::string> KernelFamily::candidate_configs(const DeviceLimits&,
+                                                         const Problem&) const {
+  return {};
+}
+
+std::optional<LaunchShape> KernelFamily::launch_shape(std::string_view, const Problem&) const {
+  return std::nullopt;
+}
+
+std::unique_ptr<LoadedKernel> KernelFamily::load(std::string_view config_name,
+                                                 const std::vector<char>& cubin,
+                                                 const std::string& lowered_name) const {
+  if (!parse(config_name))
+    throw Error(Status::kInvalidArgument,
+                quoted(config_name) + " is no config name of kernel family " + std::string(name()));
+  return std::make_unique<SingleEntryKernel>(*this, std::string(config_name), cubin, lowered_name);
+}
 
 bool KernelFamily::owns(std::string_view config_name) const {
   const std::string_view p = prefix();
@@ -93,13 +201,11 @@ std::string FamilyRegistry::source_hash() const {
   return db::content_hash(lines);
 }
 
-const FamilyRegistry& family_registry() {
-  static const FamilyRegistry registry = [] {
-    FamilyRegistry r;
-    for (const KernelFamily* family : builtin_families()) r.add(*family);
-    return r;
-  }();
-  return registry;
+const FamilyRegistry& family_registry() { return mutable_registry(); }
+
+void register_family(const KernelFamily& family) {
+  std::lock_guard lock(registration_mutex());
+  mutable_registry().add(family);
 }
 
 std::span<const KernelFamily* const> families() { return family_registry().families(); }

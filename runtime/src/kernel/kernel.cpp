@@ -60,7 +60,16 @@ CompileResult compile_config(const GemmConfig& config, const std::string& arch) 
   return compile_instance(sgemm_kernel_family(), kernel_instance(config), arch);
 }
 
-std::string template_hash() { return family_registry().source_hash(); }
+// The built-in families' alone: a family registered at run time (register_family) must not make
+// every stored sweep of the built-in ones stale; its binaries are keyed by its own source.
+std::string template_hash() {
+  static const std::string hash = [] {
+    FamilyRegistry builtin;
+    for (const KernelFamily* family : builtin_families()) builtin.add(*family);
+    return builtin.source_hash();
+  }();
+  return hash;
+}
 
 std::string binary_identity(const GemmConfig& config, const std::string& arch) {
   return binary_identity(kernel_instance(config), arch);

@@ -68,6 +68,9 @@ class ProblemBench {
   /// With `corrupt` (a test hook) a row of C is overwritten after the kernel, before the check.
   /// A hang throws nothing: it comes back as Outcome::timeout; the caller stops the device.
   Verification verify(const GemmKernel& kernel, double timeout_s, bool corrupt = false);
+  /// The same for a kernel of any family: a GemmKernel as above, any other at fp32_tolerance()
+  /// and on the random inputs alone (other families are FP32 FMA kernels).
+  Verification verify(const LoadedKernel& kernel, double timeout_s, bool corrupt = false);
   /// The same check of any config on the wide-range inputs alone: its rel_error is the error there.
   Verification verify_wide_range(const GemmKernel& kernel, double timeout_s);
 
@@ -75,6 +78,8 @@ class ProblemBench {
   Timing time(const GemmKernel& kernel, const GpuTimer& timer, Effort effort) const;
   /// Times `kernel` on this problem with `options`.
   Timing time(const GemmKernel& kernel, const GpuTimer& timer, const TimerOptions& options) const;
+  /// Times a kernel of any family on this problem at `effort`.
+  Timing time(const LoadedKernel& kernel, const GpuTimer& timer, Effort effort) const;
   /// The relative error of what C holds now (after cuBLAS ran on this bench's inputs, say)
   /// against the float64 reference: as verify() measures it, without a launch.
   double error_of_c() const;
@@ -90,7 +95,7 @@ class ProblemBench {
  private:
   void free_buffers();
   // One verification of `kernel` on `p` (this bench's C, inputs `p.a`, `p.b`) against `ref`.
-  Verification check(const GemmKernel& kernel, const Problem& p, const double* ref,
+  Verification check(const LoadedKernel& kernel, const Problem& p, const double* ref, double tol,
                      double timeout_s, bool corrupt);
   void make_wide_range_inputs();
 

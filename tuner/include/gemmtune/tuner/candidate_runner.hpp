@@ -10,6 +10,7 @@
 
 #include "gemmtune/db/database.hpp"
 #include "gemmtune/device.hpp"
+#include "gemmtune/family.hpp"
 #include "gemmtune/tuner/bench.hpp"
 #include "gemmtune/tuner/compile_pool.hpp"
 
@@ -72,6 +73,13 @@ class CandidateRunner {
   /// a hung kernel (recorded as timeout) or a sticky CUDA error.
   std::optional<double> measure(const GemmConfig& config, Effort effort);
 
+  /// The same for a config of any registered family, by name: an sgemm name as measure() above,
+  /// one of another family through its family (KernelFamily: parse, compile_instance, load,
+  /// db_row), compiled on the calling thread (not ahead in the pool), its binary stored, verified
+  /// at fp32_tolerance() and pruned on spills. Error(kInvalidArgument) when no family parses it
+  /// or its family gives no database row of it.
+  std::optional<double> measure(const std::string& config_name, Effort effort);
+
   /// The relative error of `config`, measured ok on this problem before, on the bench's
   /// wide-range inputs; records nothing. nullopt, with `why_not`, when it cannot be loaded or
   /// run. Throws DeviceUnusable as measure() does.
@@ -104,6 +112,14 @@ class CandidateRunner {
   // failure is in the database, so a resumed sweep skips the config.
   void stop_if_context_lost(const GemmConfig& config, const Verification& v,
                             std::unique_ptr<GemmKernel>& kernel, bool recorded);
+  void stop_if_context_lost(const std::string& name, const Verification& v, bool recorded);
+  // measure(name) of a config of another family than sgemm: loads (compiles) and verifies it
+  // once, records its outcome (`fail_other`, `record_other`).
+  const LoadedKernel* load_verified_other(const KernelFamily& family, const std::string& name);
+  void record_other(const KernelFamily& family, const std::string& name, db::Result result);
+  std::optional<double> fail_other(const KernelFamily& family, const std::string& name,
+                                   db::Status status, const std::string& error,
+                                   std::optional<double> rel_error = std::nullopt);
 
   // A verified config's errors, for its ok results.
   struct Errors {
@@ -118,7 +134,8 @@ class CandidateRunner {
   const GpuTimer& timer_;
   const RunnerOptions& options_;
   std::map<std::string, db::Id> config_ids_;
-  std::map<std::string, std::unique_ptr<GemmKernel>> kernels_;  // verified, by name
+  std::map<std::string, std::unique_ptr<GemmKernel>> kernels_;   // verified, by name
+  std::map<std::string, std::unique_ptr<LoadedKernel>> others_;  // other families', verified
   std::map<std::string, Errors> errors_;
   std::map<std::string, KernelResources> resources_;
   SweepTimes times_;

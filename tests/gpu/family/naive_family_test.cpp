@@ -1,0 +1,108 @@
+// The naive family (tests/support/naive_family), registered at run time, end to end on a GPU:
+// the tuner's CandidateRunner compiles, verifies against the float64 reference and times each of
+// its candidates and records them in a SQLite database, the best of which a dispatcher opened on
+// that file then runs for the exact problem through the family interface, from the binary the
+// runner stored, right on poisoned output (beta 0) and with C read (beta 0.5).
+#include <gtest/gtest.h>
+
+#include <limits>
+#include <random>
+
+#include "gemmtune/db/database.hpp"
+#include "gemmtune/db_rows.hpp"
+#include "gemmtune/gemmtune.hpp"
+#include "gemmtune/kernel.hpp"
+#include "gemmtune/reference.hpp"
+#include "gemmtune/tuner/candidate_runner.hpp"
+#include "gemmtune/tuner/cublas_baseline.hpp"
+#include "gpu/dispatch/dispatch_check.hpp"
+#include "support/gpu_env.hpp"
+#include "support/naive_family/naive_family.hpp"
+#include "support/scratch.hpp"
+
+namespace gemmtune::test {
+namespace {
+
+using tuner::CandidateRunner;
+
+TEST(NaiveFamilyGpu, IsTunedStoredAndDispatchedFromTheDatabase) {
+  GEMMTUNE_REQUIRE_GPU();
+  register_naive_family();
+  const KernelFamily& naive = naive_kernel_family();
+  const DeviceInfo dev = device_info(0);
+  GEMMTUNE_CUDA(cudaSetDevice(0));
+  const std::string arch = dev.limits.arch();
+  const std::string file = (scratch_dir("naive_family") / "tuning.db").string();
+  const tuner::ProblemSpec spec{Op::N, Op::T, 96, 80, 64, 1};
+  ReferenceGemm reference(arch);
+
+  // Tune: every candidate of the family, measured and recorded.
+  std::string best;
+  {
+    db::Database db(file, db::OpenMode::read_write, kernel_families());
+    const db::Id gpu = db.upsert_gpu_model(to_db(dev));
+    db::SweepInfo info;
+    info.gpu_model_id = gpu;
+    info.strategy = "exhaustive";
+    info.template_hash = template_hash();
+    info.command_line = "naive_family_test";
+    const db::Id sweep = db.begin_sweep(info);
+    const db::Id problem = db.upsert_problem(to_db(spec.problem()));
+    tuner::ProblemBench bench(spec, reference, nullptr, 7);
+    tuner::GpuTimer timer;
+    tuner::CompilePool pool(arch, "", 1);
+    const tuner::RunnerOptions options;
+    CandidateRunner runner({&db, sweep, problem, arch}, dev, bench, pool, timer, options);
+    const std::vector<std::string> names = naive.candidate_configs(dev.limits, bench.problem());
+    ASSERT_EQ(names.size(), 3u);
+    double best_ms = std::numeric_limits<double>::infinity();
+    for (const std::string& name : names) {
+      const std::optional<double> ms = runner.measure(name, tuner::Effort::normal);
+      ASSERT_TRUE(ms) << name << " failed: see the results of " << file;
+      EXPECT_GT(*ms, 0);
+      if (*ms < best_ms) best_ms = *ms, best = name;
+    }
+    db.finish_sweep(sweep);
+
+    // Stored: an ok result per candidate, the best a naive config with its knob, its binary.
+    const auto results = db.results_for(to_db(spec.problem()), gpu);
+    ASSERT_EQ(results.size(), 3u);
+    for (const auto& r : results) {
+      EXPECT_EQ(r.result.status, db::Status::ok) << r.config.name << ": " << r.result.error;
+      EXPECT_EQ(r.config.family, "naive");
+      ASSERT_TRUE(r.result.rel_error);
+      EXPECT_LE(*r.result.rel_error, fp32_tolerance(spec.k));
+    }
+    const std::optional<db::BestRow> stored = db.best_for(gpu, to_db(spec.problem()));
+    ASSERT_TRUE(stored);
+    EXPECT_EQ(stored->config.name, best);
+    EXPECT_EQ(stored->config, *naive.db_row(best));
+    EXPECT_TRUE(db.get_binary(naive.binary_key(*naive.parse(best), arch)).binary);
+  }
+
+  // Dispatch: the exact problem runs the stored best, loaded from the stored binary.
+  DispatcherOptions o;
+  o.db_path = file;
+  Dispatcher d(o);
+  std::mt19937_64 rng(11);
+  for (const float beta : {0.f, 0.5f}) {
+    SCOPED_TRACE("beta " + std::to_string(beta));
+    ProblemData data(shape(spec.op_a, spec.op_b, spec.m, spec.n, spec.k, 1, 1.25f, beta), 0, 0,
+                     rng);
+    ASSERT_EQ(data.p.alignment(), 4);
+    const Explanation e = d.explain(data.p);
+    EXPECT_EQ(e.config, best) << e.to_string();
+    EXPECT_EQ(e.source, ChoiceSource::exact);
+    if (beta == 0.f) {
+      EXPECT_EQ(d.prepare(data.p), KernelOrigin::database);
+    }
+    const double error = dispatch_error(d, data, reference);  // C poisoned when beta is 0
+    EXPECT_LE(error, fp32_tolerance(spec.k)) << describe(data.p);
+  }
+  // Another shape of the layout has no tuned data of its own: the sgemm chain answers.
+  const Explanation other = d.explain(shape(spec.op_a, spec.op_b, 128, 128, 128));
+  EXPECT_EQ(other.config.rfind("sgemm_", 0), 0u) << other.to_string();
+}
+
+}  // namespace
+}  // namespace gemmtune::test
