@@ -46,8 +46,9 @@ Adapted adapt_other(const KernelFamily& family, const std::string& name, const C
                     const TunedProblem* tuned_on) {
   Adapted out;
   if (!tuned_on) {
-    out.why = name + " is of kernel family " + std::string(family.name()) +
-              ", whose configs run only the problems they were tuned on";
+    out.why = name + " is of kernel family ";
+    out.why.append(family.name())
+        .append(", whose configs run only the problems they were tuned on");
     return out;
   }
   if (auto why = family.validate(name, r.limits)) {
