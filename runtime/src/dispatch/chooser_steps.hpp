@@ -96,8 +96,9 @@ class SkipNotes {
 inline constexpr double kNearestReach = 2.5;
 
 /// Step 2 of the chain: one of the fastest configs of a nearby tuned problem of the same layout,
-/// within kNearestReach: of the same alignment class, else of a lower one (its accesses widened
-/// here), the same regime first. False, with the trail noted, when none is usable.
+/// within kNearestReach, of the same alignment class (for a problem of alignment 2, also of
+/// alignment 4, its accesses narrowed here), the same regime first. False, with the trail noted,
+/// when none is usable.
 bool choose_nearest(const ChoiceRequest& r, Choice& c);
 
 /// Step 3 of the chain: the built-in config of the problem's shape class (dot product,

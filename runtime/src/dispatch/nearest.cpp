@@ -30,12 +30,9 @@ double log_distance(const TunedProblem& t, const Problem& p) {
 // A tuned problem the step may borrow from.
 struct Candidate {
   const TunedBest* best;
-  bool less_aligned;  // tuned on data of a lower alignment class than the problem's
+  bool other_alignment;  // tuned on data of a higher alignment class than the problem's
   bool other_regime;
   double distance;
-  // The group it competes in: the same alignment class first, then a lower one, each with the
-  // problem's regime first.
-  auto group() const { return std::pair(less_aligned, other_regime); }
 };
 
 // What nearest_candidates() left out, for the trail.
@@ -45,18 +42,20 @@ struct LeftOut {
   double too_far_distance = 0;
 };
 
-// Whether `t` may lend to the problem by its layout and alignment class: the same layout, and an
-// alignment class no higher than the problem's. A config tuned on data it read in narrower
-// accesses keeps its tiles and widens its accesses here (GemmConfig::fitted_to); one tuned on
-// wider accesses would be narrowed below what it was chosen for.
+// Whether `t` may lend to the problem by its layout and alignment class: the same layout, and the
+// same class or, for a problem of 2-float accesses, alignment 4, its config's accesses narrowed
+// here (GemmConfig::fitted_to), the two classes ranked together by distance. On six shapes of
+// alignment 2 (H200, 2026-12-03; docs/PERFORMANCE.md, "Alignment 2 borrows from alignment 4"),
+// the configs of the nearest alignment-4 problems ran at 0.796x cuBLAS, the shape-class configs
+// at 0.759x, those of the nearest alignment-1 problems at 0.740x. Narrowed to single floats a
+// config does four times the loads it was chosen for: alignment 1 borrows from its own class.
 bool may_lend_by_class(const TunedProblem& t, const ChoiceRequest& r) {
-  return same_class(t, r) || (same_layout(t, r.p) && t.alignment < r.alignment);
+  return same_class(t, r) || (same_layout(t, r.p) && r.alignment >= 2 && t.alignment > r.alignment);
 }
 
 // The tuned problems of the same layout but another shape, within kNearestReach, whose regime and
 // alignment class may lend to the problem's (may_lend, may_lend_by_class): those of the problem's
-// alignment class first, then those of its regime, then the nearest first, the user's before a
-// shipped one at equal distance.
+// regime first, then the nearest first, the user's before a shipped one at equal distance.
 std::vector<Candidate> nearest_candidates(const ChoiceRequest& r, LeftOut& left_out) {
   const Regime regime = regime_of(r.p.m, r.p.n, r.p.k);
   std::vector<Candidate> candidates;
@@ -76,8 +75,8 @@ std::vector<Candidate> nearest_candidates(const ChoiceRequest& r, LeftOut& left_
     candidates.push_back({&b, b.problem.alignment != r.alignment, tuned != regime, distance});
   }
   std::sort(candidates.begin(), candidates.end(), [](const Candidate& x, const Candidate& y) {
-    return std::tuple(x.group(), x.distance, x.best->shipped, x.best->config_id) <
-           std::tuple(y.group(), y.distance, y.best->shipped, y.best->config_id);
+    return std::tie(x.other_regime, x.distance, x.best->shipped, x.best->config_id) <
+           std::tie(y.other_regime, y.distance, y.best->shipped, y.best->config_id);
   });
   return candidates;
 }
@@ -137,8 +136,8 @@ std::vector<Usable> competitors(const ChoiceRequest& r, const std::vector<Candid
   std::vector<Usable> usable;
   SkipNotes skipped(trail, "nearest");
   for (const auto& cand : candidates) {
-    if (!usable.empty() &&
-        (cand.group() != usable.front().cand->group() || int(usable.size()) == kNearestCompeting))
+    if (!usable.empty() && (cand.other_regime != usable.front().cand->other_regime ||
+                            int(usable.size()) == kNearestCompeting))
       break;
     std::string why_not;
     if (std::optional<Usable> chosen = best_option(r, cand, why_not))
@@ -163,11 +162,11 @@ const Usable* pick_competitor(const std::vector<Usable>& usable) {
 void explain_pick(const ChoiceRequest& r, const std::vector<Usable>& usable, const Usable& pick,
                   std::vector<std::string>& trail) {
   const TunedBest& picked = *pick.cand->best;
-  if (pick.cand->less_aligned)
+  if (pick.cand->other_alignment)
     trail.push_back("nearest: no tuned problem of layout " + r.p.layout() + " and alignment " +
-                    std::to_string(r.alignment) + " is near; " + picked.problem.to_string() +
+                    std::to_string(r.alignment) + " is nearer; " + picked.problem.to_string() +
                     " was tuned at alignment " + std::to_string(picked.problem.alignment) +
-                    ", its config's accesses widened here");
+                    ", its config's accesses narrowed here");
   if (&pick != &usable.front()) {
     char buf[240];
     std::snprintf(buf, sizeof buf,

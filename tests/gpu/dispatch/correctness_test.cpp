@@ -91,9 +91,9 @@ TEST_F(DispatchCorrectness, NearestShapes) {
   }
 }
 
-// Alignment 2, which no tuned problem has: the nearest problem tuned at alignment 1 lends its
-// config, its accesses widened to 2 floats.
-TEST_F(DispatchCorrectness, LessAlignedNeighbourLendsToAnUntunedAlignment) {
+// Alignment 2, which no tuned problem has: the nearest problem tuned at alignment 4 lends its
+// config, its accesses narrowed to 2 floats.
+TEST_F(DispatchCorrectness, AlignedNeighbourLendsToAnUntunedAlignmentTwo) {
   for (int i = 0; i < 3; ++i) {
     auto [oa, ob] = kLayouts[i];
     check(shape(oa, ob, 128, 96, 64), 2, 0, ChoiceSource::nearest);    // padded ld: alignment 2
@@ -101,24 +101,24 @@ TEST_F(DispatchCorrectness, LessAlignedNeighbourLendsToAnUntunedAlignment) {
   }
 }
 
-// An alignment with no tuned problem at or below it (a database tuned at alignment 4 only):
-// under ieee the shape class's built-in config; under fp32 (tensor-core classes admitted) the
-// model's pick among the tuned configs comes first.
+// Alignment 2 in a database tuned at alignment 1 only (which does not lend to it): under ieee
+// the shape class's built-in config; under fp32 (tensor-core classes admitted) the model's pick
+// among the tuned configs comes first.
 TEST_F(DispatchCorrectness, ClassConfigOrModelDefaultForUntunedAlignment) {
-  const std::string aligned_path = (scratch_dir("gpu_correctness_aligned") / "tuning.db").string();
+  const std::string odd_path = (scratch_dir("gpu_correctness_odd") / "tuning.db").string();
   {
-    TuningDbBuilder b(aligned_path);
+    TuningDbBuilder b(odd_path);
     b.gpu(device_.name, device_.limits.cc_major, device_.limits.cc_minor, device_.sm_count);
     for (int i = 0; i < 3; ++i) {
       auto [oa, ob] = kLayouts[i];
       auto pool = tuned_pool(device_.limits, oa, ob);
       ASSERT_GE(pool.size(), 3u);
-      b.add(db_problem(oa, ob, 256, 256, 256), pool[1], 0.02);
-      b.add(db_problem(oa, ob, 64, 64, 64, 3), pool[2], 0.01);
+      b.add(db_problem(oa, ob, 127, 129, 65, 1, 1), pool[0], 0.01);
+      b.add(db_problem(oa, ob, 255, 257, 253, 1, 1), pool[1], 0.02);
     }
   }
   DispatcherOptions o;
-  o.db_path = aligned_path;
+  o.db_path = odd_path;
   o.use_shipped = false;  // the model ranks this database's configs
   Dispatcher ieee(o);
   o.precision = Precision::fp32;

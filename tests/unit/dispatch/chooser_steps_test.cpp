@@ -255,63 +255,69 @@ TEST(ChooserSteps, RunnerUpStandsInForAStaleBest) {
 }
 
 TEST(ChooserSteps, ModelDefaultIsTheMostCommonBestOfTheLayout) {
-  // Tuned only with alignment 4: a problem of alignment 1 has no nearest (a config tuned on wider
-  // accesses is not lent to narrower ones). `twice` and `twice_first` win twice each,
-  // `twice_first` has the lower id; a tn config that wins three times is of another layout.
+  // Tuned only with alignment 1: an aligned problem has no nearest. `twice` and `twice_first`
+  // win twice each, `twice_first` has the lower id; a tn config that wins three times is of
+  // another layout.
   const GemmConfig once = with_rows(64), twice = with_rows(128), twice_first = nn_pool().back();
   ASSERT_NE(twice_first, twice);
   ASSERT_NE(twice_first, once);
   GemmConfig tn = twice;
   tn.op_a = Op::T;
   std::vector<TunedBest> bests = {
-      tuned(nn(100, 100, 100), once, 1),        tuned(nn(200, 200, 200), twice, 5),
-      tuned(nn(300, 300, 300), twice, 5),       tuned(nn(400, 400, 400), twice_first, 3),
-      tuned(nn(500, 500, 500), twice_first, 3),
+      tuned(nn(100, 100, 100, 1), once, 1),        tuned(nn(200, 200, 200, 1), twice, 5),
+      tuned(nn(300, 300, 300, 1), twice, 5),       tuned(nn(400, 400, 400, 1), twice_first, 3),
+      tuned(nn(500, 500, 500, 1), twice_first, 3),
   };
   for (int i = 0; i < 3; ++i) {
-    TunedProblem t = nn(600 + i, 600, 600);
+    TunedProblem t = nn(600 + i, 600, 600, 1);
     t.op_a = Op::T;
     bests.push_back(tuned(t, tn, 7));
   }
-  const Problem odd = nn_problem(257, 257, 257);
-  ASSERT_EQ(odd.alignment(), 1);
   // Under ieee the shape-class config answers first.
-  EXPECT_EQ(chooser_of(bests).choose(odd).source, ChoiceSource::builtin);
-  Choice c = chooser_of(bests, {}, Precision::tf32).choose(odd);
+  EXPECT_EQ(chooser_of(bests).choose(nn_problem(256, 256, 256)).source, ChoiceSource::builtin);
+  Choice c = chooser_of(bests, {}, Precision::tf32).choose(nn_problem(256, 256, 256));
   EXPECT_EQ(c.source, ChoiceSource::model_default);
-  EXPECT_EQ(c.config, twice_first.fitted_to(odd));
+  EXPECT_EQ(c.config, twice_first);
   EXPECT_EQ(c.wins, 2);
   EXPECT_EQ(c.tuned_problems, 5);
   EXPECT_FALSE(c.tuned.has_value());
-  EXPECT_EQ(c.trail, (Trail{kNotTuned, "nearest: no tuned problem of layout nn and alignment 1"}));
+  EXPECT_EQ(c.trail, (Trail{kNotTuned, "nearest: no tuned problem of layout nn and alignment 4"}));
 }
 
-TEST(ChooserSteps, ALessAlignedProblemLendsWhenNoneOfTheClassIsNear) {
-  // 1024^3 (alignment 4) tuned far away only; 1000x1000x1001 (alignment 1) tuned near: the
-  // alignment-1 config lends, its accesses widened.
-  const GemmConfig near_cfg = with_rows(64), far_cfg = with_rows(128);
-  const std::vector<TunedBest> bests = {tuned(nn(1000, 1000, 1001, 1), near_cfg, 1),
-                                        tuned(nn(64, 64, 64000), far_cfg, 2)};
-  const Problem p = nn_problem(1024, 1024, 1024);
-  ASSERT_EQ(p.alignment(), 4);
+TEST(ChooserSteps, AlignmentFourLendsToAlignmentTwo) {
+  // 1024x1024x1024 tuned (alignment 4) and 1000x1000x1001 (alignment 1); 1024x1024x1022 has
+  // alignment 2, which neither has: the nearer, alignment-4 config lends, narrowed to 2 floats.
+  const GemmConfig aligned_cfg = with_rows(64), odd_cfg = with_rows(128);
+  const std::vector<TunedBest> bests = {tuned(nn(1024, 1024, 1024), aligned_cfg, 1),
+                                        tuned(nn(1000, 1000, 1001, 1), odd_cfg, 2)};
+  const Problem p = shape_only_problem(Op::N, Op::N, 1024, 1022, 1024);
+  ASSERT_EQ(p.alignment(), 2);
   Choice c = chooser_of(bests).choose(p);
   EXPECT_EQ(c.source, ChoiceSource::nearest) << c.to_string();
-  EXPECT_EQ(c.config, near_cfg.fitted_to(p));
+  EXPECT_EQ(c.config, aligned_cfg.fitted_to(p));
+  EXPECT_TRUE(c.narrowed);
   ASSERT_TRUE(c.tuned.has_value());
-  EXPECT_EQ(c.tuned->problem.alignment, 1);
-  EXPECT_NE(c.trail.back().find("was tuned at alignment 1, its config's accesses widened here"),
+  EXPECT_EQ(c.tuned->problem.alignment, 4);
+  EXPECT_NE(c.trail.back().find("was tuned at alignment 4, its config's accesses narrowed here"),
             std::string::npos)
       << c.to_string();
-  // The same class comes first: an alignment-4 problem as near lends instead.
-  std::vector<TunedBest> with_class = bests;
-  with_class.push_back(tuned(nn(1024, 1024, 960), far_cfg, 3));
-  Choice same = chooser_of(with_class).choose(p);
+  // Alignments 2 and 4 are ranked together by distance: a nearer problem of alignment 2 lends,
+  // a farther one does not.
+  std::vector<TunedBest> farther = bests;
+  farther.push_back(tuned(nn(1500, 1022, 1500, 2), odd_cfg, 3));
+  EXPECT_EQ(chooser_of(farther).choose(p).tuned->problem.alignment, 4);
+  std::vector<TunedBest> nearer = bests;
+  nearer.push_back(tuned(nn(1023, 1022, 1024, 2), odd_cfg, 3));
+  Choice same = chooser_of(nearer).choose(p);
   EXPECT_EQ(same.source, ChoiceSource::nearest) << same.to_string();
-  EXPECT_EQ(same.tuned->problem.alignment, 4);
-  // A problem of alignment 1 does not borrow from one tuned on wider accesses.
-  const std::vector<TunedBest> aligned_only = {tuned(nn(1000, 1000, 1000), far_cfg, 4)};
-  EXPECT_NE(chooser_of(aligned_only).choose(nn_problem(999, 999, 999)).source,
-            ChoiceSource::nearest);
+  EXPECT_EQ(same.tuned->problem.alignment, 2);
+  // Alignment 1 borrows from its own class only; alignment 2 never from alignment 1.
+  const Problem odd = nn_problem(999, 999, 999);
+  ASSERT_EQ(odd.alignment(), 1);
+  const std::vector<TunedBest> aligned_only = {tuned(nn(1000, 1000, 1000), aligned_cfg, 4)};
+  EXPECT_NE(chooser_of(aligned_only).choose(odd).source, ChoiceSource::nearest);
+  const std::vector<TunedBest> odd_only = {tuned(nn(1000, 1000, 1001, 1), odd_cfg, 5)};
+  EXPECT_NE(chooser_of(odd_only).choose(p).source, ChoiceSource::nearest);
 }
 
 // A matrix-vector config measured on 1 x 4096 x 4096 (thin tile, B streamed; valid on sm_90).

@@ -194,24 +194,24 @@ TEST_F(ChooserTest, UnknownConfigNameIsSkipped) {
 }
 
 TEST_F(ChooserTest, ModelDefaultWithAccessesNarrowed) {
-  // N = 1002 allows only 2-float accesses of B and C: no tuned problem has alignment 2. Under
-  // ieee the shape-class config runs; under tf32 (the model default comes first: the class
-  // configs are FMA kernels) the config that is best for the most problems, its B and C
-  // accesses narrowed.
-  Problem p = shape_only_problem(Op::N, Op::N, 1000, 1002, 1000);
-  ASSERT_EQ(p.alignment(), 2);
+  // N = 1001 allows only 1-float accesses of B and C: no tuned problem has alignment 1 (and a
+  // problem of alignment 1 borrows from its own class only). Under ieee the shape-class config
+  // runs; under tf32 (the model default comes first: the class configs are FMA kernels) the
+  // config that is best for the most problems, its B and C accesses narrowed.
+  Problem p = shape_only_problem(Op::N, Op::N, 1000, 1001, 1000);
+  ASSERT_EQ(p.alignment(), 1);
   EXPECT_EQ(h200().choose(p).source, ChoiceSource::builtin);
   Choice c = h200(Precision::tf32).choose(p);
   EXPECT_EQ(c.source, ChoiceSource::model_default) << c.to_string();
   GemmConfig expect = pool_[0];
-  expect.align_b = expect.align_c = 2;
+  expect.align_b = expect.align_c = 1;
   EXPECT_EQ(c.config, expect);
   EXPECT_EQ(c.config.vec, pool_[0].vec);
-  EXPECT_NE(c.to_string().find("narrowed to 4, 2, 2 floats"), std::string::npos) << c.to_string();
+  EXPECT_NE(c.to_string().find("narrowed to 4, 1, 1 floats"), std::string::npos) << c.to_string();
   EXPECT_TRUE(c.narrowed);
   EXPECT_EQ(c.wins, 2);
   EXPECT_EQ(c.tuned_problems, 7);
-  EXPECT_TRUE(trail_has(c, "no tuned problem of layout nn and alignment 2")) << trail_of(c);
+  EXPECT_TRUE(trail_has(c, "no tuned problem of layout nn and alignment 1")) << trail_of(c);
 }
 
 TEST_F(ChooserTest, PointerAlignmentPicksANarrowerKernel) {
