@@ -30,7 +30,7 @@ std::string cache_default_path() {
 }
 
 Connection open_connection(const std::string& path, OpenMode mode,
-                           std::span<const KernelFamily> families) {
+                           std::span<const FamilySchema> families) {
   // Only gemmtune's own default location is created; a path someone typed must already have its
   // directory, or a typo would silently scatter databases.
   if (mode == OpenMode::read_write && !path.empty() && path == cache_default_path()) {
@@ -68,12 +68,12 @@ std::string default_database_path() {
   return path;
 }
 
-Database::Database(const std::string& path, OpenMode mode, std::span<const KernelFamily> families)
+Database::Database(const std::string& path, OpenMode mode, std::span<const FamilySchema> families)
     : conn_(open_connection(path, mode, families)),
       families_(families.begin(), families.end()),
       knob_columns_(detail::knob_columns(conn_, "configs")) {}
 
-Database Database::open_default(OpenMode mode, std::span<const KernelFamily> families) {
+Database Database::open_default(OpenMode mode, std::span<const FamilySchema> families) {
   return Database(default_database_path(), mode, families);
 }
 

@@ -81,7 +81,7 @@ std::string in_pruned_sweeps(const std::string& table) {
 // The results keep_top (?5) leaves out, of the sweeps the sweep criteria keep: failures, the
 // slower configs of a problem (within each precision class `families` declare), a config's slower
 // repeats. ?5 NULL: none.
-std::string left_out_by_keep_top(std::span<const KernelFamily> families) {
+std::string left_out_by_keep_top(std::span<const FamilySchema> families) {
   const std::string kept_sweeps = std::string("sweep_id NOT IN (SELECT id FROM sweeps WHERE ") +
                                   kSelected + " AND " + kMayGo + ")";
   return "?5 IS NOT NULL AND " + kept_sweeps + " AND id NOT IN (WITH " +

@@ -31,7 +31,7 @@ constexpr const char* kSameProblem =
 // file before version 4.
 class Attached {
  public:
-  Attached(Connection& conn, const std::string& path, std::span<const KernelFamily> families)
+  Attached(Connection& conn, const std::string& path, std::span<const FamilySchema> families)
       : conn_(conn) {
     const std::string abs = std::filesystem::absolute(path).string();
     // A file left in WAL mode in a directory we cannot write: no -shm can be made, and SQLite

@@ -102,10 +102,10 @@ ProblemKey read_problem(const Statement& st, int i) {
   return p;
 }
 
-std::string precision_class_of_config(std::span<const KernelFamily> families) {
+std::string precision_class_of_config(std::span<const FamilySchema> families) {
   // Family and column names were checked to be identifiers (check_families): safe in SQL text.
   std::string sql;
-  for (const KernelFamily& family : families) {
+  for (const FamilySchema& family : families) {
     const PrecisionClasses& classes = family.precision;
     if (classes.column.empty()) continue;
     sql += " WHEN k.family = '" + family.name + "' THEN CASE k." + classes.column;
@@ -116,7 +116,7 @@ std::string precision_class_of_config(std::span<const KernelFamily> families) {
   return sql.empty() ? "0" : "CASE" + sql + " ELSE 0 END";
 }
 
-std::string ranked_configs_cte(std::string_view condition, std::span<const KernelFamily> families) {
+std::string ranked_configs_cte(std::string_view condition, std::span<const FamilySchema> families) {
   return "per_config AS ("
          "  SELECT s.gpu_model_id, r.problem_id, r.config_id, r.id AS result_id, r.sweep_id,"
          "         r.median_ms, r.min_ms, r.max_ms, r.tflops, r.rel_error, r.wide_error,"

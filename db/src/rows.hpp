@@ -46,10 +46,10 @@ ProblemKey read_problem(const Statement& st, int first);
 
 /// Common table expressions `per_config` and `ranked` over the ok results (of results `r`) that
 /// `condition` admits: each config's best result on a (GPU model, problem), ranked by `place`
-/// within its precision class (as `families` declare them, KernelFamily::precision; fastest first,
+/// within its precision class (as `families` declare them, FamilySchema::precision; fastest first,
 /// the older result on a tie). What Database::top_configs() reads and prune()'s keep_top keeps:
 /// one definition for both.
-std::string ranked_configs_cte(std::string_view condition, std::span<const KernelFamily> families);
+std::string ranked_configs_cte(std::string_view condition, std::span<const FamilySchema> families);
 
 /// "'n'" or "'t'" as one-character text.
 inline std::string_view op_text(const char& op) { return {&op, 1}; }

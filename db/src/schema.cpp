@@ -58,8 +58,8 @@ struct MissingColumn {
 };
 
 // Throws unless every name in `families` may go into SQL as a family or column name.
-void check_families(std::span<const KernelFamily> families) {
-  for (const KernelFamily& family : families) {
+void check_families(std::span<const FamilySchema> families) {
+  for (const FamilySchema& family : families) {
     if (!detail::valid_column_name(family.name))
       throw DatabaseError("'" + family.name + "' cannot name a kernel family in a tuning database");
     for (const KnobColumn& knob : family.knobs) {
@@ -81,7 +81,7 @@ void check_families(std::span<const KernelFamily> families) {
 // The knob columns of `families` that `schema`.configs has no column for yet: knobs added after
 // the file was made. In the order the families declare them.
 std::vector<MissingColumn> missing_knob_columns(Connection& conn,
-                                                std::span<const KernelFamily> families,
+                                                std::span<const FamilySchema> families,
                                                 const std::string& schema = "main") {
   check_families(families);
   std::set<std::string, std::less<>> columns;
@@ -90,7 +90,7 @@ std::vector<MissingColumn> missing_knob_columns(Connection& conn,
   while (st.step()) columns.insert(st.get_text(0));
   std::vector<MissingColumn> missing;
   if (columns.empty()) return missing;  // no schema yet: the migrations create the table
-  for (const KernelFamily& family : families) {
+  for (const FamilySchema& family : families) {
     for (const KnobColumn& knob : family.knobs) {
       if (columns.count(knob.name)) continue;
       auto it = std::find_if(missing.begin(), missing.end(),
@@ -126,7 +126,7 @@ void create_read_only_views(Connection& conn) {
 // The generated migration of the families' knobs: one column per new knob, each declaring
 // family's default filling that family's rows already there (configs made before the knob existed
 // ran with that value); other families' rows hold NULL.
-void add_knob_columns(Connection& conn, std::span<const KernelFamily> families) {
+void add_knob_columns(Connection& conn, std::span<const FamilySchema> families) {
   for (const MissingColumn& column : missing_knob_columns(conn, families)) {
     conn.exec("ALTER TABLE configs ADD COLUMN " + detail::quoted(column.name) + " INTEGER");
     Statement fill(conn,
@@ -205,7 +205,7 @@ std::string_view migration_sql(int version) {
 
 int schema_version(Connection& conn) { return pragma_int(conn, "PRAGMA user_version"); }
 
-void check_schema_compatible(Connection& conn, std::span<const KernelFamily> families) {
+void check_schema_compatible(Connection& conn, std::span<const FamilySchema> families) {
   // One snapshot: another process may be creating the schema between two separate reads.
   Transaction snapshot(conn, TransactionKind::deferred);
   const int version = schema_version(conn);
@@ -252,7 +252,7 @@ void check_schema_compatible(Connection& conn, std::span<const KernelFamily> fam
 }
 
 void create_configs_view(Connection& conn, const std::string& view, const std::string& schema,
-                         std::span<const KernelFamily> families) {
+                         std::span<const FamilySchema> families) {
   std::string sql = "CREATE TEMP VIEW " + view + " AS SELECT *";
   for (const MissingColumn& column : missing_knob_columns(conn, families, schema)) {
     sql += ", CASE family";
@@ -279,7 +279,7 @@ void create_ceilings_view(Connection& conn, const std::string& view, const std::
             "measured_at, '' AS gemmtune_version WHERE 0");
 }
 
-PendingMigration pending_migration(Connection& conn, std::span<const KernelFamily> families) {
+PendingMigration pending_migration(Connection& conn, std::span<const FamilySchema> families) {
   Transaction snapshot(
       conn, TransactionKind::deferred);  // one view of a file another process may migrate
   PendingMigration pending;
@@ -290,7 +290,7 @@ PendingMigration pending_migration(Connection& conn, std::span<const KernelFamil
   return pending;
 }
 
-void migrate(Connection& conn, int target, std::span<const KernelFamily> families) {
+void migrate(Connection& conn, int target, std::span<const FamilySchema> families) {
   if (target < 0 || target > kSchemaVersion) {
     throw DatabaseError("cannot migrate '" + conn.path() + "' to unknown schema version " +
                         std::to_string(target));

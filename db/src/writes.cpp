@@ -115,7 +115,7 @@ Id Database::upsert_config(const KernelConfig& c) {
   for (const auto& [column, value] : c.knobs) {
     if (std::find(knob_columns_.begin(), knob_columns_.end(), column) == knob_columns_.end()) {
       refuse("the file has no column for its knob '" + column +
-             "'; open it with the family's description (KernelFamily)");
+             "'; open it with the family's description (FamilySchema)");
     }
   }
   // Read first: most configs are known, and a read takes no write lock.

@@ -15,22 +15,22 @@ namespace gemmtune {
 // The registry's families as the database knows them (gemmtune/family.hpp), in its order. A list
 // is made again when register_family() has added one since; the older lists stay (a deque keeps
 // them in place), so that a span handed out before stays valid.
-std::span<const db::KernelFamily> kernel_families() {
+std::span<const db::FamilySchema> kernel_families() {
   static std::mutex mutex;
-  static std::deque<std::vector<db::KernelFamily>> lists;
+  static std::deque<std::vector<db::FamilySchema>> lists;
   std::lock_guard lock(mutex);
   const std::span<const KernelFamily* const> registered = families();
   if (lists.empty() || lists.back().size() != registered.size()) {
-    std::vector<db::KernelFamily> out;
+    std::vector<db::FamilySchema> out;
     for (const KernelFamily* family : registered) out.push_back(family->db_family());
     lists.push_back(std::move(out));
   }
   return lists.back();
 }
 
-const db::KernelFamily& sgemm_family() {
-  static const db::KernelFamily& family = []() -> const db::KernelFamily& {
-    for (const db::KernelFamily& f : kernel_families())
+const db::FamilySchema& sgemm_family() {
+  static const db::FamilySchema& family = []() -> const db::FamilySchema& {
+    for (const db::FamilySchema& f : kernel_families())
       if (f.name == sgemm_kernel_family().name()) return f;
     throw Error(Status::kInternal, "the sgemm family is not registered");
   }();

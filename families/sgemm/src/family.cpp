@@ -19,9 +19,9 @@ class SgemmFamily final : public KernelFamily {
 
   // A knob column per value knob of kSgemmTable, with the knob's default; the precision classes
   // by `math`, as GemmConfig::precision(): FMA ieee, 1xTF32 tf32, the 3xTF32 forms fp32.
-  const db::KernelFamily& db_family() const override {
-    static const db::KernelFamily family = [] {
-      db::KernelFamily f;
+  const db::FamilySchema& db_family() const override {
+    static const db::FamilySchema family = [] {
+      db::FamilySchema f;
       f.name = "sgemm";
       for (const Knob& knob : kSgemmKnobs)
         f.knobs.push_back(db::KnobColumn{std::string(knob.name), knob.default_value()});

@@ -18,12 +18,12 @@ namespace gemmtune {
 
 /// The sgemm family as the database knows it: its name and a knob column per value knob of
 /// kSgemmTable, with the knob's default.
-const db::KernelFamily& sgemm_family();
+const db::FamilySchema& sgemm_family();
 
 /// Every kernel family gemmtune has (the registry's: the built-in ones, then those given to
 /// register_family()): what a tuning database is opened with, so that a file of an older gemmtune
 /// gets the columns of knobs added since.
-std::span<const db::KernelFamily> kernel_families();
+std::span<const db::FamilySchema> kernel_families();
 
 /// The database row of a config (family "sgemm", its procedural name, every knob).
 db::KernelConfig to_db(const GemmConfig& config);

@@ -75,7 +75,7 @@ class KernelFamily {
   /// The name NVRTC gives that source in diagnostics ("gemmtune_sgemm.cu").
   virtual std::string_view source_name() const = 0;
   /// The family as the database knows it: its name, knob columns and precision classes.
-  virtual const db::KernelFamily& db_family() const = 0;
+  virtual const db::FamilySchema& db_family() const = 0;
   /// The kernel instance a config name of the family names; nullopt when it names none.
   virtual std::optional<KernelInstance> parse(std::string_view config_name) const = 0;
 

@@ -44,8 +44,8 @@ class NaiveFamily final : public KernelFamily {
   std::string_view source_name() const override { return "gemmtune_naive.cu"; }
 
   // One knob column, its own (no other family declares it); one precision class.
-  const db::KernelFamily& db_family() const override {
-    static const db::KernelFamily family{"naive", {{"naive_block", 128}}, {}};
+  const db::FamilySchema& db_family() const override {
+    static const db::FamilySchema family{"naive", {{"naive_block", 128}}, {}};
     return family;
   }
 

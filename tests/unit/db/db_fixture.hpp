@@ -36,8 +36,8 @@ inline GpuModel sample_gpu(const std::string& name = "NVIDIA H200", int sms = 13
 /// A fresh file has the first twelve and occupancy from its first schema version; k_lanes and
 /// k_warps are knobs added later, and math names the precision class that top_configs() and
 /// prune() rank within.
-inline std::span<const KernelFamily> sample_families() {
-  static const std::vector<KernelFamily> families{{"sgemm",
+inline std::span<const FamilySchema> sample_families() {
+  static const std::vector<FamilySchema> families{{"sgemm",
                                                    {{"bm", 128},
                                                     {"bn", 128},
                                                     {"bk", 8},

@@ -9,10 +9,10 @@ namespace {
 
 // A made-up second family (test-only): a half-precision GEMM whose block tile shares sgemm's
 // columns bm and bn, with defaults of its own, and a knob sgemm lacks.
-const KernelFamily kHalf{"hgemm", {{"bm", 64}, {"bn", 64}, {"chunks", 2}}};
+const FamilySchema kHalf{"hgemm", {{"bm", 64}, {"bn", 64}, {"chunks", 2}}};
 
-std::vector<KernelFamily> both_families() {
-  std::vector<KernelFamily> families(sample_families().begin(), sample_families().end());
+std::vector<FamilySchema> both_families() {
+  std::vector<FamilySchema> families(sample_families().begin(), sample_families().end());
   families.push_back(kHalf);
   return families;
 }
@@ -152,12 +152,12 @@ TEST_F(Families, AKnobAddedLaterFillsOnlyItsFamilysRows) {
     wider.name += "_s3";
     wider.knobs["swizzle"] = 3;
     expect_error([&] { db.upsert_config(wider); },
-                 {wider.name, "no column for its knob 'swizzle'", "KernelFamily"});
+                 {wider.name, "no column for its knob 'swizzle'", "FamilySchema"});
     KernelConfig nameless = sample_config(1);
     nameless.family.clear();
     expect_error([&] { db.upsert_config(nameless); }, {"no kernel family"});
   }
-  std::vector<KernelFamily> later = both_families();
+  std::vector<FamilySchema> later = both_families();
   later.back().knobs.push_back({"swizzle", 1});
   Database db(file, OpenMode::read_write, later);
   EXPECT_EQ(scalar(file, "SELECT swizzle FROM configs WHERE family = 'hgemm'"), 1);
@@ -193,9 +193,9 @@ TEST_F(Families, MergeKeepsBothFamilies) {
 }
 
 TEST_F(Families, NamesThatCannotBeColumnsAreRefused) {
-  for (const KernelFamily& bad : {KernelFamily{"hgemm", {{"bm; DROP TABLE configs", 1}}},
-                                  KernelFamily{"hgemm", {{"name", 1}}},
-                                  KernelFamily{"Half GEMM", {}}, KernelFamily{"", {}}}) {
+  for (const FamilySchema& bad : {FamilySchema{"hgemm", {{"bm; DROP TABLE configs", 1}}},
+                                  FamilySchema{"hgemm", {{"name", 1}}},
+                                  FamilySchema{"Half GEMM", {}}, FamilySchema{"", {}}}) {
     expect_error(
         [&] {
           Database(path("tuning.db"), OpenMode::read_write, {&bad, 1});
@@ -242,7 +242,7 @@ TEST_F(Families, EachFamilyRanksItsTopConfigsInItsOwnPrecisionClasses) {
 }
 
 TEST_F(Families, APrecisionColumnThatIsNoKnobIsRefused) {
-  const KernelFamily bad{"hgemm", {{"bm", 64}}, {"math", {{0, 0}}, 1}};
+  const FamilySchema bad{"hgemm", {{"bm", 64}}, {"math", {{0, 0}}, 1}};
   expect_error(
       [&] {
         Database(path("tuning.db"), OpenMode::read_write, {&bad, 1});

@@ -33,12 +33,12 @@ class Named final : public KernelFamily {
   std::string_view prefix() const override { return prefix_; }
   std::string_view source() const override { return "// named"; }
   std::string_view source_name() const override { return "named.cu"; }
-  const db::KernelFamily& db_family() const override { return db_; }
+  const db::FamilySchema& db_family() const override { return db_; }
   std::optional<KernelInstance> parse(std::string_view) const override { return std::nullopt; }
 
  private:
   std::string name_, prefix_;
-  db::KernelFamily db_;
+  db::FamilySchema db_;
 };
 
 // The message of the Error(kInvalidArgument) `f` throws; "" when it throws none.

@@ -45,7 +45,7 @@ TEST(DbRows, RowsOfAnotherFamilyOrLayoutAreNotConfigs) {
 // The database's description of the sgemm family follows the knob table: a column per value
 // knob, with its default, and the family name its config names start with.
 TEST(DbRows, TheSgemmFamilyDeclaresAColumnPerKnob) {
-  const db::KernelFamily& family = sgemm_family();
+  const db::FamilySchema& family = sgemm_family();
   EXPECT_EQ(family.name, "sgemm");
   EXPECT_TRUE(config_name(GemmConfig{}).starts_with(family.name + "_"));
   ASSERT_EQ(family.knobs.size(), std::size(kSgemmKnobs));

@@ -31,7 +31,7 @@ class FakeFamily final : public KernelFamily {
   std::string_view prefix() const override { return prefix_; }
   std::string_view source() const override { return source_; }
   std::string_view source_name() const override { return "fake.cu"; }
-  const db::KernelFamily& db_family() const override { return db_; }
+  const db::FamilySchema& db_family() const override { return db_; }
   std::optional<KernelInstance> parse(std::string_view config_name) const override {
     if (!owns(config_name)) return std::nullopt;
     return KernelInstance{
@@ -40,7 +40,7 @@ class FakeFamily final : public KernelFamily {
 
  private:
   std::string name_, prefix_, source_;
-  db::KernelFamily db_;
+  db::FamilySchema db_;
 };
 
 // The message of the Error(kInvalidArgument) `f` throws; "" when it throws none.

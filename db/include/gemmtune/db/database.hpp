@@ -94,9 +94,9 @@ class Database {
   /// and written through whatever knob columns the file has, so a family whose columns the file
   /// has already needs no description; one whose columns it may lack must be among `families`
   /// (the kernel families gemmtune has: gemmtune::kernel_families()). Throws DatabaseError.
-  Database(const std::string& path, OpenMode mode, std::span<const KernelFamily> families = {});
+  Database(const std::string& path, OpenMode mode, std::span<const FamilySchema> families = {});
   /// Opens default_database_path().
-  static Database open_default(OpenMode mode, std::span<const KernelFamily> families = {});
+  static Database open_default(OpenMode mode, std::span<const FamilySchema> families = {});
 
   /// The path as given.
   const std::string& path() const { return conn_.path(); }
@@ -196,7 +196,7 @@ class Database {
   void require_writable(const char* action) const;
 
   mutable Connection conn_;
-  std::vector<KernelFamily> families_;  // as opened: merge_from() reads the other file with them;
+  std::vector<FamilySchema> families_;  // as opened: merge_from() reads the other file with them;
                                         // their precision classes rank top_configs() and prune()
   std::vector<std::string> knob_columns_;  // of configs (or its view) as opened, in its order
 };

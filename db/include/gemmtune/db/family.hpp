@@ -27,10 +27,11 @@ struct PrecisionClasses {
   int otherwise = 0;                          ///< the class of every other value
 };
 
-/// A kernel family: its name (`configs.family`, the prefix of its config names; written as a
+/// A kernel family as the database stores it (its schema; the runtime's gemmtune::KernelFamily is
+/// the family itself): its name (`configs.family`, the prefix of its config names; written as a
 /// knob column's name is), the knob columns its configs have (families may share a column) and
 /// how its configs fall into precision classes.
-struct KernelFamily {
+struct FamilySchema {
   std::string name;
   std::vector<KnobColumn> knobs;
   PrecisionClasses precision = {};

@@ -1,7 +1,7 @@
 #pragma once
 // The rows of the tuning database as C++ values. Plain data: the database knows nothing of CUDA or
 // of the runtime's types (runtime/src/db_rows.cpp converts GemmConfig <-> KernelConfig), nor of
-// any kernel family but what a KernelFamily (family.hpp) tells it.
+// any kernel family but what a FamilySchema (family.hpp) tells it.
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -72,7 +72,7 @@ struct ProblemKey {
 
 /// One kernel configuration as stored: its family, its procedural name (the key within the
 /// family), the layout, and its knob values by column (the family declares the columns:
-/// KernelFamily).
+/// FamilySchema).
 struct KernelConfig {
   std::string family;  ///< e.g. "sgemm"
   std::string name;    ///< e.g. "sgemm_nn_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8"

@@ -36,14 +36,14 @@ int schema_version(Connection& conn);
 /// temporary views (this connection's alone) through which the file reads as this version's:
 /// create_configs_view() (for the knob columns of `families`), create_results_view(),
 /// create_ceilings_view() and best_results with them.
-void check_schema_compatible(Connection& conn, std::span<const KernelFamily> families = {});
+void check_schema_compatible(Connection& conn, std::span<const FamilySchema> families = {});
 
 /// Creates the temporary view `view` of `schema`.configs (this connection's alone) in which the
 /// knob columns of `families` that a file made before those knobs lacks hold, in each family's
 /// rows, the family's default: its configs ran with it (NULL in the rows of other families).
 /// Names are the caller's constants, not input.
 void create_configs_view(Connection& conn, const std::string& view, const std::string& schema,
-                         std::span<const KernelFamily> families);
+                         std::span<const FamilySchema> families);
 
 /// Creates the temporary view `view` of `schema`.results (this connection's alone) in which the
 /// wide_error column a version 2 file lacks is NULL: nothing was measured on wide-range inputs
@@ -64,7 +64,7 @@ struct PendingMigration {
 };
 
 /// What migrate() would change in `conn`'s file, opened with `families`; reads only.
-PendingMigration pending_migration(Connection& conn, std::span<const KernelFamily> families = {});
+PendingMigration pending_migration(Connection& conn, std::span<const FamilySchema> families = {});
 
 /// Brings the file from its version to `target` in one immediate transaction (safe when several
 /// processes open one new file at once) and, at kSchemaVersion, adds the knob columns of
@@ -72,6 +72,6 @@ PendingMigration pending_migration(Connection& conn, std::span<const KernelFamil
 /// nothing when it is already there. Throws DatabaseError when `families` holds a name that
 /// cannot be a family or column name (family.hpp).
 void migrate(Connection& conn, int target = kSchemaVersion,
-             std::span<const KernelFamily> families = {});
+             std::span<const FamilySchema> families = {});
 
 }  // namespace gemmtune::db
