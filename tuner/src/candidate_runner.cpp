@@ -217,6 +217,24 @@ const GemmKernel* CandidateRunner::load_verified(const GemmConfig& config) {
   return (kernels_[name] = std::move(kernel)).get();
 }
 
+db::Result CandidateRunner::timed_result(const Timing& t, double rel_error) const {
+  db::Result r;
+  r.status = db::Status::ok;
+  r.median_ms = t.median_ms, r.min_ms = t.min_ms, r.max_ms = t.max_ms;
+  r.repetitions = t.reps;
+  if (t.median_ms > 0) r.tflops = bench_.problem().flops() / t.median_ms / 1e9;
+  r.rel_error = rel_error;
+  return r;
+}
+
+void CandidateRunner::stop_if_timing_broke_the_context(const std::string& name) {
+  cudaError_t sticky = cudaDeviceSynchronize();
+  if (sticky != cudaSuccess)
+    throw DeviceUnusable(false, name + ": the CUDA context is unusable (" +
+                                    cudaGetErrorString(sticky) +
+                                    "), so the sweep of this GPU stops here");
+}
+
 std::optional<double> CandidateRunner::measure(const GemmConfig& config, Effort effort) {
   const GemmKernel* kernel = load_verified(config);
   if (!kernel) return std::nullopt;
@@ -226,20 +244,11 @@ std::optional<double> CandidateRunner::measure(const GemmConfig& config, Effort 
     t = bench_.time(*kernel, timer_, effort);
   } catch (const Error& e) {
     fail(config, db::Status::launch_failed, std::string("timing failed: ") + e.what());
-    cudaError_t sticky = cudaDeviceSynchronize();
-    if (sticky != cudaSuccess)
-      throw DeviceUnusable(false, config_name(config) + ": the CUDA context is unusable (" +
-                                      cudaGetErrorString(sticky) +
-                                      "), so the sweep of this GPU stops here");
+    stop_if_timing_broke_the_context(config_name(config));
     return std::nullopt;
   }
-  db::Result r;
-  r.status = db::Status::ok;
-  r.median_ms = t.median_ms, r.min_ms = t.min_ms, r.max_ms = t.max_ms;
-  r.repetitions = t.reps;
-  if (t.median_ms > 0) r.tflops = bench_.problem().flops() / t.median_ms / 1e9;
   const Errors& errors = errors_[config_name(config)];
-  r.rel_error = errors.random;
+  db::Result r = timed_result(t, errors.random);
   r.wide_error = errors.wide;
   record(config, std::move(r));
   return t.median_ms;
@@ -257,20 +266,10 @@ std::optional<double> CandidateRunner::measure(const std::string& name, Effort e
     t = bench_.time(*kernel, timer_, effort);
   } catch (const Error& e) {
     fail_other(family, name, db::Status::launch_failed, std::string("timing failed: ") + e.what());
-    cudaError_t sticky = cudaDeviceSynchronize();
-    if (sticky != cudaSuccess)
-      throw DeviceUnusable(false, name + ": the CUDA context is unusable (" +
-                                      cudaGetErrorString(sticky) +
-                                      "), so the sweep of this GPU stops here");
+    stop_if_timing_broke_the_context(name);
     return std::nullopt;
   }
-  db::Result r;
-  r.status = db::Status::ok;
-  r.median_ms = t.median_ms, r.min_ms = t.min_ms, r.max_ms = t.max_ms;
-  r.repetitions = t.reps;
-  if (t.median_ms > 0) r.tflops = bench_.problem().flops() / t.median_ms / 1e9;
-  r.rel_error = errors_[name].random;
-  record_other(family, name, std::move(r));
+  record_other(family, name, timed_result(t, errors_[name].random));
   return t.median_ms;
 }
 

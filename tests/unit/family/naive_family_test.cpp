@@ -18,6 +18,7 @@
 #include "gemmtune/sgemm/family.hpp"
 #include "gemmtune/templates.hpp"
 #include "support/naive_family/naive_family.hpp"
+#include "support/refusal.hpp"
 #include "support/scratch.hpp"
 
 namespace gemmtune::test {
@@ -40,18 +41,6 @@ class Named final : public KernelFamily {
   std::string name_, prefix_;
   db::FamilySchema db_;
 };
-
-// The message of the Error(kInvalidArgument) `f` throws; "" when it throws none.
-template <class F>
-std::string refusal(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    EXPECT_EQ(e.status(), Status::kInvalidArgument) << e.what();
-    return e.what();
-  }
-  return "";
-}
 
 const char* const kSgemm = "sgemm_nn_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8";
 

@@ -15,8 +15,10 @@
 #include "gemmtune/kernel.hpp"
 #include "gemmtune/sgemm/family.hpp"
 #include "gemmtune/templates.hpp"
+#include "support/refusal.hpp"
 
 using namespace gemmtune;
+using gemmtune::test::refusal;
 
 namespace {
 
@@ -42,18 +44,6 @@ class FakeFamily final : public KernelFamily {
   std::string name_, prefix_, source_;
   db::FamilySchema db_;
 };
-
-// The message of the Error(kInvalidArgument) `f` throws; "" when it throws none.
-template <class F>
-std::string refusal(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    EXPECT_EQ(e.status(), Status::kInvalidArgument) << e.what();
-    return e.what();
-  }
-  return "";
-}
 
 // The binary-cache key as kernel.cpp computed it before the family interface (at ea55ed8): the
 // source, then the name expression, arch, NVRTC version and the defines of the pack and

@@ -98,6 +98,11 @@ class CandidateRunner {
   const SweepTimes& times() const { return times_; }
 
  private:
+  // An ok result of timing `t`, with the random-input error its verification measured.
+  db::Result timed_result(const Timing& t, double rel_error) const;
+  // After a failed timing run: throws DeviceUnusable when the CUDA context is lost (`name`: the
+  // config timed).
+  static void stop_if_timing_broke_the_context(const std::string& name);
   db::Id config_id(const GemmConfig& config);
   void record(const GemmConfig& config, db::Result result);
   std::optional<double> fail(const GemmConfig& config, db::Status status, const std::string& error,
