@@ -12,10 +12,6 @@ namespace gemmtune::detail {
 
 namespace {
 
-// The SM count the classes size their splits for when the snapshot does not know the GPU's (a
-// chooser made without a device: `gemmtune explain --arch`, tests): an H100's or H200's.
-constexpr long long kAssumedSmCount = 132;
-
 // The largest power of two not above `x` (1 for x < 2).
 long long floor_pow2(double x) {
   long long p = 1;
@@ -79,10 +75,25 @@ GemmConfig class_config(const Problem& p, long long sms) {
   } else if (small <= 4 && m <= 4 && p.op_b == Op::T) {
     // A few rows times B^T (a language model's decode step): the reduction, four rows a block.
     c = reduction(4, 2, 16, 4, 2, 4, 2, 32, 2);
+  } else if (small <= 4 && n <= 4 && p.op_a == Op::N && p.op_b == Op::T) {
+    // A few columns, both operands stored along K: each output a dot product, 32 lanes of two
+    // warps along K, 2x4 outputs a block. On four such shapes (H200, 2026-12-03) 1.4-2.3x cuBLAS,
+    // where the deep-K and skinny tiles below ran 0.48-0.68x.
+    c = reduction(2, 4, 16, 2, 4, 2, 4, 32, 2);
+  } else if (small <= 4 && n <= 4 && p.op_a == Op::T) {
+    // A few columns of A^T B^T or A^T B: the tall thin tile 4096x2x4096 tn tuned to, K split for
+    // fill.
+    c = tile(128, 4, 32, 64, 4, 4, 2, 3);
+    c.split_k = split_for(tiles_of(128, 4), 2 * sms, k, 256, 16);
   } else if (k >= 8 * large) {
     // Deep K: few output tiles, each K range split across blocks.
     c = tile(64, 64, 16, 32, 32, 8, 4, 2);
     c.split_k = split_for(tiles_of(64, 64), 2 * sms, k, 256, 512);
+  } else if (batch > 1 && large <= 256) {
+    // A batch of small matrices: one tile about the matrix, none split. 33x33x33 b500 nn ran
+    // 0.98x cuBLAS on the 64x64 tile and 0.79x on the skinny rule's 128x64 (H200, 2026-12-03);
+    // the sweeps' batched problems of sides 64-384 were won by 64x64 tiles, of 32 by 32x32.
+    c = large <= 32 ? tile(32, 32, 16, 16, 32, 4, 4, 2) : tile(64, 64, 16, 32, 32, 8, 4, 2);
   } else if (double(m) * double(n) * double(k) * double(batch) < double(1 << 24)) {
     // Tiny products (below 256^3 multiply-adds): 64-thread blocks, three stages.
     c = tile(16, 32, 16, 16, 16, 4, 2, 3);
@@ -119,7 +130,7 @@ GemmConfig class_config(const Problem& p, long long sms) {
 }  // namespace
 
 std::optional<GemmConfig> shape_class_config(const ChoiceRequest& r, std::string& why_not) {
-  const long long sms = r.snapshot.sm_count > 0 ? r.snapshot.sm_count : kAssumedSmCount;
+  const long long sms = r.snapshot.sm_count > 0 ? r.snapshot.sm_count : (long long)kAssumedSmCount;
   GemmConfig c = class_config(r.p, sms);
   c.op_a = r.p.op_a, c.op_b = r.p.op_b;
   // A deterministic dispatcher keeps a reduction's splits in order and leaves tiles unsplit.

@@ -88,6 +88,10 @@ class SkipNotes {
   int listed_ = 0, unlisted_ = 0;
 };
 
+/// The SM count splits are sized for when the snapshot does not know the GPU's (a chooser made
+/// without a device: `gemmtune explain --arch`, tests): an H100's or H200's.
+inline constexpr int kAssumedSmCount = 132;
+
 /// How far (shape_distance(): natural logs of M, N, K and batch) a tuned problem may be and still
 /// lend its configs: about 12 times along one dimension. Farther, the shape-class config does
 /// better: of 46 untuned shapes benched on an H200 with a shipped file and with the class configs

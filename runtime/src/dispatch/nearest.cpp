@@ -5,6 +5,7 @@
 #include <tuple>
 
 #include "chooser_steps.hpp"
+#include "gemmtune/waves.hpp"
 
 namespace gemmtune::detail {
 
@@ -87,16 +88,53 @@ struct Usable {
   const TunedBest* option;  // the config chosen among the problem's fastest
   Adapted adapted;
   double share;
+  int stored_split = 1;  // the option's split of K as stored, before resized_split()
 };
+
+// The largest power of two not above `x` (1 for x < 2).
+int floor_pow2(double x) {
+  int p = 1;
+  while (p < (1 << 20) && p * 2 <= x) p *= 2;
+  return p;
+}
+
+// A borrowed config's split of K, re-sized to the problem. The tuned problem's split was sized
+// for its own tiles (for split_tail, those of its last partial round) and its K: on a problem of
+// more tiles or a shallower K the same split cuts K thinner than it pays for (H200, 2026-12-03,
+// docs/PERFORMANCE.md "A borrowed split re-sized": 1500x1500x100 nn ran 0.59x cuBLAS on
+// 512^3's split 4, 768x2304x768 tt 0.59x on 1024x4096x1024's split 8). The split only shrinks:
+// to about the blocks the tuned problem ran, and to slices no thinner than its. Unchanged where
+// the re-sized config would not run the problem.
+constexpr double kThinnestSlice = 128;
+
+GemmConfig resized_split(const GemmConfig& c, const TunedProblem& t, const ChoiceRequest& r) {
+  if (c.split_k <= 1 || c.reduces()) return c;
+  const int sms = r.snapshot.sm_count > 0 ? r.snapshot.sm_count : kAssumedSmCount;
+  const auto tiles = [&](long long m, long long n, long long batch) {
+    return double((m + c.bm - 1) / c.bm) * double((n + c.bn - 1) / c.bn) * double(batch);
+  };
+  double there = tiles(t.m, t.n, t.batch), here = tiles(r.p.m, r.p.n, r.p.batch);
+  if (c.split_tail) there = split_tail_tiles(there, sms), here = split_tail_tiles(here, sms);
+  const double by_fill = here > 0 ? 2 * c.split_k * there / here : 1;
+  const double by_depth = double(r.p.k) / kThinnestSlice;
+  const int split = std::min({floor_pow2(by_fill * 1.4142135), floor_pow2(by_depth), c.split_k});
+  if (split >= c.split_k) return c;
+  GemmConfig out = c;
+  out.split_k = split;
+  if (split == 1) out.split_tail = out.ordered_splits = out.cluster_splits = out.prescale_c = false;
+  if (out.validate(r.limits) || out.can_implement(r.p)) return c;
+  return out;
+}
 
 // The share of its problem's best throughput that `option` (made ready as `config`) would keep
 // here: its speed there relative to the best, times its predicted efficiency here relative to
 // there, capped at 1 (the model knows tile fill and waves, not what else held a config back on
 // a smaller problem). Throughputs of different shapes are not comparable, shares are.
-double share_here(const ChoiceRequest& r, const GemmConfig& config, const TunedBest& option,
-                  const Candidate& cand) {
+// `there` is the config as it ran on its problem, `config` as it would run here.
+double share_here(const ChoiceRequest& r, const GemmConfig& there_config, const GemmConfig& config,
+                  const TunedBest& option, const Candidate& cand) {
   const TunedProblem& t = cand.best->problem;
-  double there = predicted_efficiency(config, t.m, t.n, t.batch, r.snapshot.sm_count);
+  double there = predicted_efficiency(there_config, t.m, t.n, t.batch, r.snapshot.sm_count);
   double here = predicted_efficiency(config, r.p.m, r.p.n, r.p.batch, r.snapshot.sm_count);
   return std::min(1.0, there > 0 ? here / there : 1.0) * relative_speed(option, *cand.best);
 }
@@ -122,8 +160,10 @@ std::optional<Usable> best_option(const ChoiceRequest& r, const Candidate& cand,
       if (why_not.empty()) why_not = a.why;
       continue;
     }
-    double share = share_here(r, *a.config, *option, cand);
-    if (!chosen || share > chosen->share) chosen = Usable{&cand, option, a, share};
+    const GemmConfig stored = *a.config;
+    a.config = resized_split(stored, cand.best->problem, r);
+    double share = share_here(r, stored, *a.config, *option, cand);
+    if (!chosen || share > chosen->share) chosen = Usable{&cand, option, a, share, stored.split_k};
   }
   return chosen;
 }
@@ -176,6 +216,11 @@ void explain_pick(const ChoiceRequest& r, const std::vector<Usable>& usable, con
                   100 * usable.front().share, picked.problem.to_string().c_str(), 100 * pick.share);
     trail.push_back(buf);
   }
+  if (pick.adapted.config && pick.adapted.config->split_k != pick.stored_split)
+    trail.push_back("nearest: split-K " + std::to_string(pick.stored_split) + " of " +
+                    picked.problem.to_string() + "'s config re-sized to " +
+                    std::to_string(pick.adapted.config->split_k) +
+                    " for this problem's tiles and depth");
   if (pick.option->config_name != picked.config_name) {
     char buf[240];
     std::snprintf(buf, sizeof buf,

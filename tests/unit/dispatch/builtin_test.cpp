@@ -31,7 +31,9 @@ const std::vector<Shape>& shapes() {
       {Op::N, Op::N, 1000, 1000, 1000, 1}, {Op::T, Op::N, 96, 5120, 5120, 1},
       {Op::N, Op::N, 256, 256, 64, 96},    {Op::T, Op::T, 1001, 999, 1003, 1},
       {Op::N, Op::T, 2500, 2500, 2500, 1}, {Op::T, Op::N, 8192, 8192, 8192, 1},
-      {Op::N, Op::N, 4096, 4096, 4096, 1},
+      {Op::N, Op::N, 4096, 4096, 4096, 1}, {Op::N, Op::T, 20, 2, 300, 1},
+      {Op::T, Op::N, 3000, 4, 2000, 1},    {Op::T, Op::T, 4000, 3, 500, 1},
+      {Op::N, Op::N, 33, 33, 33, 500},     {Op::T, Op::N, 24, 24, 96, 2000},
   };
   return all;
 }
@@ -75,6 +77,26 @@ TEST(BuiltinClasses, DotAndMatrixVectorProductsTakeTheirPaths) {
   // A small problem does not get a 128x128 tile.
   EXPECT_LT(untuned_choice("sm_90", shape_only_problem(Op::N, Op::N, 100, 100, 100)).config.bm,
             128);
+}
+
+TEST(BuiltinClasses, AFewColumnsAndBatchesOfSmallMatricesTakeTheirTiles) {
+  // A few columns with both operands stored along K (nt): the reduction, whatever K.
+  for (long long k : {300LL, 8192LL}) {
+    const Choice c = untuned_choice("sm_90", shape_only_problem(Op::N, Op::T, 96, 2, k));
+    EXPECT_TRUE(c.config.reduces()) << config_name(c.config);
+    EXPECT_EQ(c.config.bn, 4) << config_name(c.config);
+  }
+  // A few columns of A^T: a tile four columns wide, K split where the tiles leave SMs idle.
+  const Choice thin = untuned_choice("sm_90", shape_only_problem(Op::T, Op::N, 3000, 4, 2000));
+  EXPECT_EQ(thin.config.bn, 4) << config_name(thin.config);
+  EXPECT_GT(thin.config.split_k, 1) << config_name(thin.config);
+  // A batch of small matrices: one tile about each, not the skinny rule's 128-row tile.
+  for (long long side : {24LL, 33LL, 200LL}) {
+    const Choice c =
+        untuned_choice("sm_90", shape_only_problem(Op::N, Op::N, side, side, side, 500));
+    EXPECT_EQ(c.config.bm, side <= 32 ? 32 : 64) << config_name(c.config);
+    EXPECT_EQ(c.config.split_k, 1) << config_name(c.config);
+  }
 }
 
 TEST(BuiltinClasses, ADeterministicDispatcherGetsNoAtomicSplits) {

@@ -225,6 +225,32 @@ TEST(ChooserSteps, NoConfigIsLentFromBeyondTheReach) {
   EXPECT_EQ(c.trail, Trail{kNotTuned});
 }
 
+// A valid nn config of `bm` block rows and split-K `split`.
+GemmConfig split_config(int bm, int split) {
+  GemmConfig c = with_rows(bm);
+  c.split_k = split;
+  EXPECT_EQ(c.validate(h200_limits()), std::nullopt) << config_name(c);
+  return c;
+}
+
+TEST(ChooserSteps, ABorrowedSplitShrinksForAShallowKOrMoreTiles) {
+  const TunedBest split4 = tuned(nn(512, 512, 512), split_config(64, 4), 1);
+  // K 100 leaves slices thinner than 128 floats: no split.
+  Choice c = chooser_of({split4}).choose(nn_problem(1500, 1500, 100));
+  ASSERT_EQ(c.source, ChoiceSource::nearest);
+  EXPECT_EQ(c.config.split_k, 1) << config_name(c.config);
+  EXPECT_EQ(c.trail, (Trail{kNotTuned,
+                            "nearest: split-K 4 of 512x512x512 nn's config re-sized to "
+                            "1 for this problem's tiles and depth"}));
+  // Four times the tiles at the same K: half the split (twice the blocks it ran there, at most).
+  c = chooser_of({split4}).choose(nn_problem(1024, 1024, 512));
+  EXPECT_EQ(c.config.split_k, 2) << config_name(c.config);
+  // The problem's own shape class (as many tiles, as deep): kept, and nothing in the trail.
+  c = chooser_of({split4}).choose(nn_problem(500, 500, 600));
+  EXPECT_EQ(c.config.split_k, 4) << config_name(c.config);
+  EXPECT_EQ(c.trail, Trail{kNotTuned});
+}
+
 TEST(ChooserSteps, RunnerUpStandsInForAStaleBest) {
   const std::string stale = config_name(stale_config());
   TunedProblem near = nn(1024, 1024, 1024);
