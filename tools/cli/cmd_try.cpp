@@ -4,8 +4,10 @@
 // run (status 1); --json writes every row for scripts (two builds compared, say). A problem's
 // configs compile on every core before its timings, through the tuning database's binary cache
 // where that file exists (a config tried before, or swept, loads at once; new compiles are
-// stored). Loading, verifying and timing are the sweep's own (tuner::CandidateRunner::trial), on
-// a problem bench like the sweep's: try shows what a sweep would measure.
+// stored). Taking a compile and storing it, loading, verifying and timing are the sweep's own
+// (tuner::CandidateRunner::compile and trial), on a problem bench like the sweep's: try shows what
+// a sweep would measure. It runs configs of the sgemm family; a config of another registered
+// kernel family is refused by name (status 2).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -22,6 +24,7 @@
 #include "gemmtune/db/database.hpp"
 #include "gemmtune/db_rows.hpp"
 #include "gemmtune/error.hpp"
+#include "gemmtune/family.hpp"
 #include "gemmtune/reference.hpp"
 #include "gemmtune/tuner/candidate_runner.hpp"
 #include "gemmtune/tuner/compile_pool.hpp"
@@ -69,6 +72,13 @@ std::vector<std::pair<Op, Op>> layouts_to_run(const TryOptions& o) {
   return out;
 }
 
+// Whether any of the names is a 1xTF32 config: cuBLAS's TF32 math is then timed as well.
+bool names_tf32(const TryOptions& o) {
+  for (const auto& name : o.configs)
+    if (auto c = parse_config_name(name); c && c->precision() == Precision::tf32) return true;
+  return false;
+}
+
 // What every problem of one run shares: the GPU, its tools, the compiles (each config compiles
 // once, for every problem) and the rows so far.
 struct TryRun {
@@ -81,8 +91,9 @@ struct TryRun {
   std::string cache_path;
   bool cache = false;                   // the file exists: read even where it cannot be written
   std::unique_ptr<db::Database> store;  // where new compiles go, if anywhere
+  bool store_failed = false;            // a store failed: no more are tried
   tuner::CompilePool pool;
-  const tuner::RunnerOptions runner_options;  // the sweep's: a hung kernel's deadline
+  tuner::RunnerOptions runner_options;  // the sweep's (a hung kernel's deadline)
   std::map<std::string, std::shared_ptr<tuner::CompiledCandidate>> compiled;  // by name
   int from_cache = 0, compiles = 0, timed = 0, wrong = 0, failed = 0;
   nlohmann::ordered_json rows = nlohmann::ordered_json::array();
@@ -90,37 +101,40 @@ struct TryRun {
   TryRun(const TryOptions& options, const DeviceInfo& device)
       : o(options),
         dev(device),
+        cublas_tf32(names_tf32(o) ? std::make_unique<tuner::CublasSgemm>(true) : nullptr),
         reference(device.limits.arch()),
         cache_path(o.db.empty() ? db::default_database_path() : o.db),
         cache(std::filesystem::exists(cache_path)),
         store(open_binary_store(cache_path)),
-        pool(device.limits.arch(), cache ? cache_path : "", o.jobs) {}
+        pool(device.limits.arch(), cache ? cache_path : "", o.jobs) {
+    runner_options.binary_store_failed = [this](const std::exception& e) {
+      std::fprintf(stderr, "gemmtune try: not storing compiles in %s: %s\n", cache_path.c_str(),
+                   e.what());
+      store_failed = true;
+    };
+  }
+
+  // The runner of one problem: the sweep's, storing new compiles in the binary cache.
+  tuner::CandidateRunner runner(tuner::ProblemBench& bench) {
+    return tuner::CandidateRunner({store_failed ? nullptr : store.get(), 0, 0, dev.limits.arch()},
+                                  dev, bench, pool, timer, runner_options);
+  }
 
   // Compiles `configs` (those not compiled for an earlier problem) on every core, all before
-  // any is timed so that no compile competes with the launches for a core, and stores the new
-  // ones in the binary cache.
-  void compile(const std::vector<GemmConfig>& configs) {
+  // any is timed so that no compile competes with the launches for a core; `runner` stores the
+  // new ones in the binary cache.
+  void compile(tuner::CandidateRunner& runner, const std::vector<GemmConfig>& configs) {
     std::vector<GemmConfig> to_compile;
     for (const GemmConfig& cfg : configs)
       if (compiled.emplace(config_name(cfg), nullptr).second) to_compile.push_back(cfg);
     pool.enqueue(to_compile);
     for (const GemmConfig& cfg : to_compile) {
       std::shared_ptr<tuner::CompiledCandidate>& entry = compiled[config_name(cfg)];
-      entry = pool.take(cfg);
-      if (entry->from_cache) {
+      entry = runner.compile(cfg);
+      if (entry->from_cache)
         ++from_cache;
-      } else if (entry->ok) {
+      else if (entry->ok)
         ++compiles;
-        if (store) {
-          try {
-            store->put_binary(tuner::to_binary(*entry, dev.limits.arch()));
-          } catch (const std::exception& e) {
-            std::fprintf(stderr, "gemmtune try: not storing compiles in %s: %s\n",
-                         cache_path.c_str(), e.what());
-            store.reset();
-          }
-        }
-      }
     }
   }
 };
@@ -141,123 +155,160 @@ std::vector<GemmConfig> configs_for(const TryOptions& o, const DeviceInfo& dev, 
   return configs;
 }
 
+// Those of `configs` that may run `p`: valid on the GPU and able to run the problem.
+std::vector<GemmConfig> runnable(const std::vector<GemmConfig>& configs, const DeviceLimits& limits,
+                                 const Problem& p) {
+  std::vector<GemmConfig> out;
+  for (const GemmConfig& cfg : configs)
+    if (!cfg.validate(limits) && !cfg.can_implement(p)) out.push_back(cfg);
+  return out;
+}
+
+// One problem as its lines and rows show it: the problem and cuBLAS's times on it.
+struct ProblemLine {
+  const Problem& p;
+  double cublas_ms = 0, cublas_tflops = 0;
+  double tf32_ms = 0;  // cuBLAS's TF32 math, where timed
+};
+
+// Times cuBLAS on the bench's problem (and its TF32 math where a 1xTF32 config is named) and
+// prints its line.
+ProblemLine time_cublas(TryRun& run, const std::string& text, tuner::ProblemBench& bench) {
+  ProblemLine line{bench.problem()};
+  const Problem& p = line.p;
+  line.cublas_ms = run.timer.time([&](cudaStream_t st) { run.cublas.run(p, st); }).median_ms;
+  line.cublas_tflops = p.flops() / line.cublas_ms / 1e9;
+  std::printf("\n%s %s  cuBLAS %s  %s  rel.err %.1e\n", text.c_str(), p.layout().c_str(),
+              format_time_ms(line.cublas_ms).c_str(), format_rate(line.cublas_tflops).c_str(),
+              bench.error_of_c());
+  if (run.cublas_tf32) {
+    line.tf32_ms = run.timer.time([&](cudaStream_t st) { run.cublas_tf32->run(p, st); }).median_ms;
+    std::printf("%*s  cuBLAS TF32 %s  %s  rel.err %.1e\n", int(text.size() + 3), "",
+                format_time_ms(line.tf32_ms).c_str(),
+                format_rate(p.flops() / line.tf32_ms / 1e9).c_str(), bench.error_of_c());
+  }
+  return line;
+}
+
+// One row of --json: the problem, the config's name as run, and `fields`.
+void add_row(TryRun& run, const ProblemLine& line, const GemmConfig& cfg,
+             nlohmann::ordered_json fields) {
+  const Problem& p = line.p;
+  nlohmann::ordered_json row = {{"m", p.m},
+                                {"n", p.n},
+                                {"k", p.k},
+                                {"batch", p.batch},
+                                {"layout", p.layout()},
+                                {"config", config_name(cfg)},
+                                {"cublas_ms", line.cublas_ms}};
+  row.update(fields);
+  run.rows.push_back(std::move(row));
+}
+
+// A config that gave no time: its line (`what`) and its row (`status`, `reason`).
+void untimed(TryRun& run, const ProblemLine& line, const GemmConfig& cfg, const std::string& what,
+             const char* status, const std::string& reason) {
+  std::printf("  %-52s %s\n", config_name(cfg).c_str(), what.c_str());
+  add_row(run, line, cfg, {{"status", status}, {"reason", reason}});
+}
+
+// A config that ran: its time next to cuBLAS's, its error (WRONG above the sweep's tolerance) and
+// its resources.
+void timed(TryRun& run, const ProblemLine& line, const GemmConfig& cfg,
+           const tuner::CompiledCandidate& cr, const tuner::Trial& t) {
+  const Problem& p = line.p;
+  const tuner::Verification& v = t.verification;
+  const double ms = t.timing->median_ms, tflops = p.flops() / ms / 1e9, err = v.rel_error;
+  std::printf("  %-52s %9s %13s  %5.3fx cuBLAS  err %.1e  regs %d spill %d",
+              config_name(cfg).c_str(), format_time_ms(ms).c_str(), format_rate(tflops).c_str(),
+              tflops / line.cublas_tflops, err, cr.resources.registers, cr.resources.spill_stores);
+  if (line.tf32_ms > 0 && cfg.precision() == Precision::tf32)
+    std::printf("  %5.3fx cuBLAS TF32", line.tf32_ms / ms);
+  const double tolerance = verification_tolerance(cfg, p.k);
+  const bool right =
+      v.outcome == tuner::Verification::Outcome::ok;           // NaN (C left poisoned) is wrong
+  if (!right && v.rel_error <= tolerance && v.wide_rel_error)  // right on the random inputs
+    std::printf("  WRONG: on wide-range inputs error %.1e above the tolerance %.1e",
+                *v.wide_rel_error, tolerance);
+  else if (!right)
+    std::printf("  WRONG: error above the tolerance %.1e", tolerance);
+  std::printf("\n");
+  ++run.timed, run.wrong += !right;
+  auto number = [](std::optional<double> x) {
+    return x && std::isfinite(*x) ? nlohmann::ordered_json(*x) : nlohmann::ordered_json();
+  };
+  nlohmann::ordered_json fields = {{"status", right ? "ok" : "wrong_result"},
+                                   {"median_ms", ms},
+                                   {"tflops", tflops},
+                                   {"speedup", line.cublas_ms / ms},
+                                   {"rel_error", number(err)},
+                                   {"tolerance", tolerance},
+                                   {"registers", cr.resources.registers},
+                                   {"spill_bytes", cr.resources.spill_stores}};
+  if (v.wide_rel_error) fields["wide_rel_error"] = number(v.wide_rel_error);
+  add_row(run, line, cfg, std::move(fields));
+}
+
+// One config on the problem: why it cannot run, or the runner's trial of its compile.
+void try_config(TryRun& run, tuner::CandidateRunner& runner, const ProblemLine& line,
+                const GemmConfig& cfg) {
+  if (auto why = cfg.validate(run.dev.limits))
+    return untimed(run, line, cfg, "invalid: " + *why, "invalid", *why);
+  if (auto why = cfg.can_implement(line.p))
+    return untimed(run, line, cfg, "cannot run: " + *why, "cannot_run", *why);
+  const tuner::CompiledCandidate& cr = *run.compiled.at(config_name(cfg));
+  if (!cr.ok)
+    return untimed(run, line, cfg, "compile failed\n" + cr.log, "compile_failed",
+                   cr.log.substr(0, cr.log.find('\n')));
+  if (cr.resources.registers < 0)
+    std::printf("  (no ptxas resource report for %s; NVRTC log:)\n%s\n", cr.lowered_name.c_str(),
+                cr.log.c_str());
+  const tuner::Trial t = runner.trial(cfg, cr, tuner::TimerOptions{});
+  if (t.timing) return timed(run, line, cfg, cr, t);
+  // Not loaded, or the verification run failed.
+  untimed(run, line, cfg, "launch failed: " + t.verification.error, "launch_failed",
+          t.verification.error);
+  ++run.failed;
+}
+
 // One problem: cuBLAS's line, then one line (and one --json row) per config.
 void try_problem(TryRun& run, const std::string& text, const tuner::ProblemSpec& spec) {
   tuner::ProblemBench bench(spec, run.reference, nullptr, std::random_device{}());
-  const Problem& p = bench.problem();
-  auto tc = run.timer.time([&](cudaStream_t st) { run.cublas.run(p, st); });
-  double cublas_tflops = p.flops() / tc.median_ms / 1e9;
-  std::printf("\n%s %s  cuBLAS %s  %s  rel.err %.1e\n", text.c_str(), p.layout().c_str(),
-              format_time_ms(tc.median_ms).c_str(), format_rate(cublas_tflops).c_str(),
-              bench.error_of_c());
-  double tf32_ms = 0;
-  if (run.cublas_tf32) {
-    tf32_ms = run.timer.time([&](cudaStream_t st) { run.cublas_tf32->run(p, st); }).median_ms;
-    std::printf("%*s  cuBLAS TF32 %s  %s  rel.err %.1e\n", int(text.size() + 3), "",
-                format_time_ms(tf32_ms).c_str(), format_rate(p.flops() / tf32_ms / 1e9).c_str(),
-                bench.error_of_c());
-  }
-  // One row of --json: the problem, the config's name as run, and `fields`.
-  auto add_row = [&](const GemmConfig& cfg, nlohmann::ordered_json fields) {
-    nlohmann::ordered_json row = {{"m", p.m},
-                                  {"n", p.n},
-                                  {"k", p.k},
-                                  {"batch", p.batch},
-                                  {"layout", p.layout()},
-                                  {"config", config_name(cfg)},
-                                  {"cublas_ms", tc.median_ms}};
-    row.update(fields);
-    run.rows.push_back(std::move(row));
-  };
-  const std::vector<GemmConfig> configs = configs_for(run.o, run.dev, p);
-  std::vector<GemmConfig> runnable;
-  for (const GemmConfig& cfg : configs)
-    if (!cfg.validate(run.dev.limits) && !cfg.can_implement(p)) runnable.push_back(cfg);
-  run.compile(runnable);
-  tuner::CandidateRunner runner({nullptr, 0, 0, run.dev.limits.arch()}, run.dev, bench, run.pool,
-                                run.timer, run.runner_options);
-  for (const GemmConfig& cfg : configs) {
-    const std::string name = config_name(cfg);
-    if (auto why = cfg.validate(run.dev.limits)) {
-      std::printf("  %-52s invalid: %s\n", name.c_str(), why->c_str());
-      add_row(cfg, {{"status", "invalid"}, {"reason", *why}});
-      continue;
-    }
-    if (auto why = cfg.can_implement(p)) {
-      std::printf("  %-52s cannot run: %s\n", name.c_str(), why->c_str());
-      add_row(cfg, {{"status", "cannot_run"}, {"reason", *why}});
-      continue;
-    }
-    const tuner::CompiledCandidate& cr = *run.compiled.at(name);
-    if (!cr.ok) {
-      std::printf("  %-52s compile failed\n%s\n", name.c_str(), cr.log.c_str());
-      add_row(cfg, {{"status", "compile_failed"}, {"reason", cr.log.substr(0, cr.log.find('\n'))}});
-      continue;
-    }
-    if (cr.resources.registers < 0)
-      std::printf("  (no ptxas resource report for %s; NVRTC log:)\n%s\n", cr.lowered_name.c_str(),
-                  cr.log.c_str());
-    const tuner::Trial t = runner.trial(cfg, cr, tuner::TimerOptions{});
-    const tuner::Verification& v = t.verification;
-    if (!t.timing) {  // not loaded, or the verification run failed
-      std::printf("  %-52s launch failed: %s\n", name.c_str(), v.error.c_str());
-      add_row(cfg, {{"status", "launch_failed"}, {"reason", v.error}});
-      ++run.failed;
-      continue;
-    }
-    const double ms = t.timing->median_ms, tflops = p.flops() / ms / 1e9, err = v.rel_error;
-    std::printf("  %-52s %9s %13s  %5.3fx cuBLAS  err %.1e  regs %d spill %d", name.c_str(),
-                format_time_ms(ms).c_str(), format_rate(tflops).c_str(), tflops / cublas_tflops,
-                err, cr.resources.registers, cr.resources.spill_stores);
-    if (tf32_ms > 0 && cfg.precision() == Precision::tf32)
-      std::printf("  %5.3fx cuBLAS TF32", tf32_ms / ms);
-    const double tolerance = verification_tolerance(cfg, p.k);
-    const bool right =
-        v.outcome == tuner::Verification::Outcome::ok;           // NaN (C left poisoned) is wrong
-    if (!right && v.rel_error <= tolerance && v.wide_rel_error)  // right on the random inputs
-      std::printf("  WRONG: on wide-range inputs error %.1e above the tolerance %.1e",
-                  *v.wide_rel_error, tolerance);
-    else if (!right)
-      std::printf("  WRONG: error above the tolerance %.1e", tolerance);
-    std::printf("\n");
-    ++run.timed, run.wrong += !right;
-    auto number = [](std::optional<double> x) {
-      return x && std::isfinite(*x) ? nlohmann::ordered_json(*x) : nlohmann::ordered_json();
-    };
-    nlohmann::ordered_json fields = {{"status", right ? "ok" : "wrong_result"},
-                                     {"median_ms", ms},
-                                     {"tflops", tflops},
-                                     {"speedup", tc.median_ms / ms},
-                                     {"rel_error", number(err)},
-                                     {"tolerance", tolerance},
-                                     {"registers", cr.resources.registers},
-                                     {"spill_bytes", cr.resources.spill_stores}};
-    if (v.wide_rel_error) fields["wide_rel_error"] = number(v.wide_rel_error);
-    add_row(cfg, std::move(fields));
-  }
+  const ProblemLine line = time_cublas(run, text, bench);
+  const std::vector<GemmConfig> configs = configs_for(run.o, run.dev, line.p);
+  tuner::CandidateRunner runner = run.runner(bench);
+  run.compile(runner, runnable(configs, run.dev.limits, line.p));
+  for (const GemmConfig& cfg : configs) try_config(run, runner, line, cfg);
 }
 
-void run_try(const TryOptions& o) {
-  // Shapes and names checked before the GPU is touched: a typo fails at once, not after the
-  // problems before it have run.
+// A name try can run: 'default' or a config of the sgemm family (whose layouts, validation and
+// tolerances its table shows). Error(kInvalidArgument) otherwise, naming the family of a config
+// of another registered family.
+void check_config_name(const std::string& name) {
+  if (name == "default" || parse_config_name(name)) return;
+  if (const KernelFamily* family = family_registry().find(name);
+      family && family->name() != "sgemm")
+    throw Error(Status::kInvalidArgument, "'" + name + "' is a config of kernel family " +
+                                              std::string(family->name()) +
+                                              "; try runs configs of the sgemm family only");
+  throw Error(Status::kInvalidArgument,
+              "'" + name + "' is not a config name (see gemmtune space --list)");
+}
+
+// The shapes, with every option and name checked before the GPU is touched: a typo fails at
+// once, not after the problems before it have run.
+std::vector<tuner::Shape> checked_shapes(const TryOptions& o) {
   std::vector<tuner::Shape> shapes;
   for (const auto& text : o.shapes) shapes.push_back(tuner::parse_shape(text));
   if (o.batch < 1) throw Error(Status::kInvalidArgument, "--batch must be at least 1");
-  for (const auto& name : o.configs)
-    if (name != "default" && !parse_config_name(name))
-      throw Error(Status::kInvalidArgument,
-                  "'" + name + "' is not a config name (see gemmtune space --list)");
+  for (const auto& name : o.configs) check_config_name(name);
   if (!o.json.empty()) check_writable(o.json);  // before the GPU work, not after it
-  DeviceInfo dev = device_info(o.device);
-  GEMMTUNE_CUDA(cudaSetDevice(o.device));
-  std::printf("%s, %d SMs, FP32 peak %.1f TFLOP/s\n", dev.name.c_str(), dev.sm_count,
-              dev.fp32_peak_tflops());
-  TryRun run(o, dev);
-  // cuBLAS's TF32 math as well where a 1xTF32 config is named: its own baseline.
-  for (const auto& name : o.configs)
-    if (auto c = parse_config_name(name);
-        c && c->precision() == Precision::tf32 && !run.cublas_tf32)
-      run.cublas_tf32 = std::make_unique<tuner::CublasSgemm>(true);
+  return shapes;
+}
+
+// Every shape in every layout run; leaves the process at once after a hung kernel.
+void try_problems(TryRun& run, const std::vector<tuner::Shape>& shapes) {
+  const TryOptions& o = run.o;
   try {
     for (size_t i = 0; i < shapes.size(); ++i) {
       const std::string text = o.shapes[i] + (o.batch > 1 ? " b" + std::to_string(o.batch) : "");
@@ -271,14 +322,20 @@ void run_try(const TryOptions& o) {
     std::fprintf(stderr, "gemmtune try: %s\n", e.what());
     std::_Exit(kExitError);
   }
+}
+
+// The compile counts, the --json file and the exit status (1 when a config was wrong or could not
+// be run).
+void finish(const TryRun& run) {
+  const TryOptions& o = run.o;
   if (run.cache) {
     std::printf("\n%d compiled, %d from the binary cache of %s\n", run.compiles, run.from_cache,
                 run.cache_path.c_str());
   }
   if (!o.json.empty()) {
     write_replacing(o.json, [&](std::ostream& out) {
-      out << nlohmann::ordered_json{{"gpu", dev.name},
-                                    {"sm_count", dev.sm_count},
+      out << nlohmann::ordered_json{{"gpu", run.dev.name},
+                                    {"sm_count", run.dev.sm_count},
                                     {"results", run.rows}}
                  .dump(2)
           << "\n";
@@ -295,6 +352,17 @@ void run_try(const TryOptions& o) {
                  run.failed);
     exit_status() = kExitError;
   }
+}
+
+void run_try(const TryOptions& o) {
+  const std::vector<tuner::Shape> shapes = checked_shapes(o);
+  DeviceInfo dev = device_info(o.device);
+  GEMMTUNE_CUDA(cudaSetDevice(o.device));
+  std::printf("%s, %d SMs, FP32 peak %.1f TFLOP/s\n", dev.name.c_str(), dev.sm_count,
+              dev.fp32_peak_tflops());
+  TryRun run(o, dev);
+  try_problems(run, shapes);
+  finish(run);
 }
 }  // namespace
 

@@ -163,27 +163,47 @@ std::unique_ptr<GemmKernel> CandidateRunner::load(const GemmConfig& config,
   }
 }
 
-// The loaded kernel of a config verified in this sweep; compiles, prunes, loads and verifies it
-// first when needed. nullptr when it failed (the failure is recorded).
-const GemmKernel* CandidateRunner::load_verified(const GemmConfig& config) {
-  std::string name = config_name(config);
-  if (auto it = kernels_.find(name); it != kernels_.end()) return it->second.get();
+std::shared_ptr<CompiledCandidate> CandidateRunner::take(const GemmConfig& config) {
   std::shared_ptr<CompiledCandidate> compiled;
   {
     Stopwatch watch(times_.compile_wait_s);
     compiled = pool_.take(config);
   }
   times_.compiles.add(compiled->origin);
+  return compiled;
+}
+
+void CandidateRunner::store_binary(const db::Binary& binary) {
+  if (!target_.database || !store_binaries_) return;
+  Stopwatch watch(times_.record_s);
+  try {
+    target_.database->put_binary(binary);
+  } catch (const std::exception& e) {
+    if (!options_.binary_store_failed) throw;
+    store_binaries_ = false;
+    options_.binary_store_failed(e);
+  }
+}
+
+std::shared_ptr<CompiledCandidate> CandidateRunner::compile(const GemmConfig& config) {
+  std::shared_ptr<CompiledCandidate> compiled = take(config);
+  if (compiled->ok && compiled->origin == CompileOrigin::compiled)
+    store_binary(to_binary(*compiled, target_.arch));
+  return compiled;
+}
+
+// The loaded kernel of a config verified in this sweep; compiles, prunes, loads and verifies it
+// first when needed. nullptr when it failed (the failure is recorded).
+const GemmKernel* CandidateRunner::load_verified(const GemmConfig& config) {
+  std::string name = config_name(config);
+  if (auto it = kernels_.find(name); it != kernels_.end()) return it->second.get();
+  std::shared_ptr<CompiledCandidate> compiled = compile(config);
   if (!compiled->ok) {
     fail(config, db::Status::compile_failed,
          compiled->log.empty() ? "NVRTC failed" : compiled->log);
     return nullptr;
   }
   resources_[name] = compiled->resources;
-  if (compiled->origin == CompileOrigin::compiled) {
-    Stopwatch watch(times_.record_s);
-    target_.database->put_binary(to_binary(*compiled, target_.arch));
-  }
   if (auto why = prune_reason(compiled->resources, config, device_.limits)) {
     fail(config, db::Status::pruned, *why);
     return nullptr;
@@ -296,12 +316,8 @@ const LoadedKernel* CandidateRunner::load_verified_other(const KernelFamily& fam
     return nullptr;
   }
   resources_[name] = compiled.resources;
-  if (target_.database) {
-    Stopwatch watch(times_.record_s);
-    target_.database->put_binary(
-        gemmtune::to_binary(name, target_.arch, family.binary_key(*instance, target_.arch),
-                            {compiled.cubin, compiled.lowered_name, compiled.resources}, 0));
-  }
+  store_binary(gemmtune::to_binary(name, target_.arch, family.binary_key(*instance, target_.arch),
+                                   {compiled.cubin, compiled.lowered_name, compiled.resources}, 0));
   if (compiled.resources.spill_stores > 0) {
     fail_other(family, name, db::Status::pruned,
                "spills " + std::to_string(compiled.resources.spill_stores) +
@@ -369,12 +385,7 @@ std::optional<double> CandidateRunner::fail_other(const KernelFamily& family,
 
 std::optional<double> CandidateRunner::wide_range_error(const GemmConfig& config,
                                                         std::string& why_not) {
-  std::shared_ptr<CompiledCandidate> compiled;
-  {
-    Stopwatch watch(times_.compile_wait_s);
-    compiled = pool_.take(config);
-  }
-  times_.compiles.add(compiled->origin);
+  std::shared_ptr<CompiledCandidate> compiled = take(config);
   if (!compiled->ok) {
     why_not = "it no longer compiles";
     return std::nullopt;

@@ -2,6 +2,7 @@
 // The candidate pipeline on the GPU thread: take a config's cubin from the compile pool, prune
 // it on its resource report, load it, verify it, time it, and record every outcome in the
 // database (one transaction per result, so a killed sweep loses at most the one in flight).
+#include <exception>
 #include <functional>
 #include <map>
 #include <memory>
@@ -22,6 +23,10 @@ struct RunnerOptions {
   /// Test hook: when it returns true for a config, that config's output is overwritten after its
   /// verification run, so the real verification path must catch it as wrong_result.
   std::function<bool(const GemmConfig&)> corrupt_output;
+  /// When set, a new compile that cannot be stored in the target's binary cache is reported here
+  /// and the runner stores no more binaries (the cache only saves compiles); unset, the error
+  /// propagates.
+  std::function<void(const std::exception&)> binary_store_failed;
 };
 
 /// Where the results of one problem go.
@@ -63,7 +68,8 @@ struct Trial {
 class CandidateRunner {
  public:
   /// All references must outlive the runner. measure() records into the target's database;
-  /// trial() needs none.
+  /// compile() and trial() need none (compile() stores new compiles in its binary cache where
+  /// there is one).
   CandidateRunner(RecordTarget target, const DeviceInfo& device, ProblemBench& bench,
                   CompilePool& pool, const GpuTimer& timer, const RunnerOptions& options);
 
@@ -85,12 +91,18 @@ class CandidateRunner {
   /// run. Throws DeviceUnusable as measure() does.
   std::optional<double> wide_range_error(const GemmConfig& config, std::string& why_not);
 
+  /// `config`'s compile from the pool (waited for; counted in times().compiles), a failed one
+  /// too; one NVRTC compiled afresh is stored in the target database's binary cache, where the
+  /// target has a database. measure() compiles through it; `gemmtune try` calls it for each config
+  /// before timing any and hands the result to trial().
+  std::shared_ptr<CompiledCandidate> compile(const GemmConfig& config);
+
   /// Loads `compiled` (`config`'s compile; a failed one comes back as launch_failed), verifies it
   /// as measure() does and times it with `timing`, a wrong result too: `gemmtune try`, which
   /// shows every config's time and error. Unlike measure() it prunes nothing on the resource
-  /// report, keeps nothing loaded and records nothing (the caller stores new compiles); the
-  /// target's database may be null. Throws DeviceUnusable as measure() does, and Error when a timed
-  /// run fails.
+  /// report, keeps nothing loaded and records nothing (compile() stored a new compile); the
+  /// target's database may be null. Throws DeviceUnusable as measure() does, and Error when a
+  /// timed run fails.
   Trial trial(const GemmConfig& config, const CompiledCandidate& compiled,
               const TimerOptions& timing);
 
@@ -103,6 +115,11 @@ class CandidateRunner {
   // After a failed timing run: throws DeviceUnusable when the CUDA context is lost (`name`: the
   // config timed).
   static void stop_if_timing_broke_the_context(const std::string& name);
+  // `config`'s compile from the pool, its wait and origin counted.
+  std::shared_ptr<CompiledCandidate> take(const GemmConfig& config);
+  // Stores a new compile in the target database's binary cache, if it has one (and storing has
+  // not failed before, with RunnerOptions::binary_store_failed set).
+  void store_binary(const db::Binary& binary);
   db::Id config_id(const GemmConfig& config);
   void record(const GemmConfig& config, db::Result result);
   std::optional<double> fail(const GemmConfig& config, db::Status status, const std::string& error,
@@ -143,6 +160,7 @@ class CandidateRunner {
   std::map<std::string, std::unique_ptr<LoadedKernel>> others_;  // other families', verified
   std::map<std::string, Errors> errors_;
   std::map<std::string, KernelResources> resources_;
+  bool store_binaries_ = true;  // false once a store failed with binary_store_failed set
   SweepTimes times_;
 };
 
