@@ -48,6 +48,25 @@ int split_for(long long tiles, long long target, long long k, long long min_k, i
   return int(std::clamp(std::min(by_fill, by_depth), 1LL, (long long)max_split));
 }
 
+// The tile of a tall skinny problem of N = `side` <= 64: 16-48 wide, as the sweeps' tall problems
+// of such sides were won (65536x16x64, 262144x32x32 and 8191x48x1023 nn on an H200; a 64-wide tile
+// left 75% of a 16-wide problem's work idle: 16x60000x1024 tn ran 0.71x cuBLAS, 2026-12-03).
+GemmConfig tall_tile(long long side) {
+  if (side <= 16) return tile(128, 16, 16, 32, 16, 4, 4, 2);
+  if (side <= 32) return tile(128, 32, 16, 32, 32, 4, 8, 2);
+  if (side <= 48) return tile(64, 48, 16, 64, 16, 8, 4, 2);
+  return tile(128, 64, 8, 64, 64, 8, 16, 2);
+}
+
+// The same for a wide skinny problem of M = `side` <= 64 (16x4096x4096, 32x32000x4096 and
+// 48x8191x1023 tn won by these tiles).
+GemmConfig wide_tile(long long side) {
+  if (side <= 16) return tile(16, 128, 16, 16, 32, 4, 4, 2);
+  if (side <= 32) return tile(32, 128, 16, 32, 64, 8, 8, 2);
+  if (side <= 48) return tile(48, 64, 16, 16, 64, 4, 8, 2);
+  return tile(64, 128, 8, 32, 128, 8, 16, 2);
+}
+
 // The config of the problem's shape class (M, N, K and batch of its kernel form), on a GPU of
 // `sms` multiprocessors.
 GemmConfig class_config(const Problem& p, long long sms) {
@@ -99,9 +118,9 @@ GemmConfig class_config(const Problem& p, long long sms) {
     c = tile(16, 32, 16, 16, 16, 4, 2, 3);
   } else if (small <= 64) {
     // Skinny: small tiles split along K where the tiles alone leave SMs idle; long sides of
-    // many tiles take the wide tile of the long side.
+    // many tiles take a tile long along them and as short as the short side.
     if (tiles_of(32, 32) >= 8 * sms)
-      c = m >= n ? tile(128, 64, 8, 64, 64, 8, 16, 2) : tile(64, 128, 8, 32, 128, 8, 16, 2);
+      c = m >= n ? tall_tile(small) : wide_tile(small);
     else if (m <= 16)
       c = tile(16, 64, 16, 16, 32, 4, 4, 2);
     else

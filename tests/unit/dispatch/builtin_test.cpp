@@ -34,6 +34,9 @@ const std::vector<Shape>& shapes() {
       {Op::N, Op::N, 4096, 4096, 4096, 1}, {Op::N, Op::T, 20, 2, 300, 1},
       {Op::T, Op::N, 3000, 4, 2000, 1},    {Op::T, Op::T, 4000, 3, 500, 1},
       {Op::N, Op::N, 33, 33, 33, 500},     {Op::T, Op::N, 24, 24, 96, 2000},
+      {Op::T, Op::N, 16, 60000, 1024, 1},  {Op::N, Op::T, 80000, 48, 256, 1},
+      {Op::T, Op::T, 30, 50000, 300, 1},   {Op::N, Op::N, 40, 70000, 128, 1},
+      {Op::N, Op::N, 90000, 12, 64, 1},    {Op::T, Op::T, 70000, 30, 100, 1},
   };
   return all;
 }
@@ -96,6 +99,17 @@ TEST(BuiltinClasses, AFewColumnsAndBatchesOfSmallMatricesTakeTheirTiles) {
         untuned_choice("sm_90", shape_only_problem(Op::N, Op::N, side, side, side, 500));
     EXPECT_EQ(c.config.bm, side <= 32 ? 32 : 64) << config_name(c.config);
     EXPECT_EQ(c.config.split_k, 1) << config_name(c.config);
+  }
+}
+
+TEST(BuiltinClasses, ASkinnyProblemsTileIsAsShortAsItsShortSide) {
+  for (long long side : {16LL, 24LL, 48LL}) {
+    const Choice wide = untuned_choice("sm_90", shape_only_problem(Op::T, Op::N, side, 60000, 512));
+    const Choice tall = untuned_choice("sm_90", shape_only_problem(Op::N, Op::T, 60000, side, 512));
+    EXPECT_LE(wide.config.bm, side + 15) << config_name(wide.config);
+    EXPECT_LE(tall.config.bn, side + 15) << config_name(tall.config);
+    EXPECT_GE(wide.config.bn, 64) << config_name(wide.config);
+    EXPECT_GE(tall.config.bm, 64) << config_name(tall.config);
   }
 }
 
