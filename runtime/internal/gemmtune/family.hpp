@@ -106,6 +106,13 @@ class KernelFamily {
   /// when the family launches its kernels otherwise (and overrides load()). Default: nullopt.
   virtual std::optional<LaunchShape> launch_shape(std::string_view config_name,
                                                   const Problem& p) const;
+  /// The share of the GPU that `config_name`'s launch on `p` keeps busy, on a GPU of `sm_count`
+  /// SMs (0: unknown): what the chooser's nearest step weighs a config's speed on a nearby tuned
+  /// problem by (its efficiency here over there). nullopt when the family does not predict: the
+  /// speed there is then taken as is. Default: the fill of the last wave of launch_shape()'s
+  /// blocks, one block an SM at a time (1 for an unknown SM count); nullopt without a launch shape.
+  virtual std::optional<double> predicted_efficiency(std::string_view config_name, const Problem& p,
+                                                     int sm_count) const;
   /// Loads `cubin`, compiled from `config_name` with entry point `lowered_name`, into the current
   /// device's context. Default: a single-entry kernel launched by launch_shape(). Throws
   /// Error(kInvalidArgument) for a name of no config of the family, Error(kCudaError) when the

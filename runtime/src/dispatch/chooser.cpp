@@ -41,16 +41,10 @@ std::optional<std::string> precision_refusal(const std::string& name, const Gemm
 }
 
 namespace {
-// A stored config of another family than sgemm, made ready by its family.
-Adapted adapt_other(const KernelFamily& family, const std::string& name, const ChoiceRequest& r,
-                    const TunedProblem* tuned_on) {
+// A stored config of another family than sgemm, made ready by its family: for the exact problem
+// and, weighed by the family's predicted_efficiency(), for the nearest and model-default steps.
+Adapted adapt_other(const KernelFamily& family, const std::string& name, const ChoiceRequest& r) {
   Adapted out;
-  if (!tuned_on) {
-    out.why = name + " is of kernel family ";
-    out.why.append(family.name())
-        .append(", whose configs run only the problems they were tuned on");
-    return out;
-  }
   if (auto why = family.validate(name, r.limits)) {
     out.why = name + " no longer validates: " + *why;
     return out;
@@ -69,7 +63,7 @@ Adapted adapt(const std::string& name, const ChoiceRequest& r, const TunedProble
   std::optional<GemmConfig> cfg = parse_config_name(name);
   if (!cfg) {
     const KernelFamily* family = family_registry().find(name);
-    if (family && family != &sgemm_kernel_family()) return adapt_other(*family, name, r, tuned_on);
+    if (family && family != &sgemm_kernel_family()) return adapt_other(*family, name, r);
     out.why = "'" + name + "' is not a config name this version knows";
     return out;
   }
@@ -209,7 +203,7 @@ bool choose_model_default(const ChoiceRequest& r, Choice& c) {
   SkipNotes skipped(c.trail, "model_default");
   for (const Wins& w : ranked) {
     Adapted a = adapt(w.name, r);
-    if (a.config) {
+    if (a.config || !a.family_config.empty()) {
       take(c, ChoiceSource::model_default, a, w.name);
       c.wins = w.count;
       c.tuned_problems = layout_problems;

@@ -28,8 +28,8 @@ struct ChoiceRequest {
 struct Adapted {
   std::optional<GemmConfig> config;
   /// A config of another kernel family than sgemm (the registry's), made ready instead of
-  /// `config`: only the exact step takes one, as stored (families/README.md, "What is still
-  /// outside").
+  /// `config`: taken as stored by the exact, nearest and model-default steps (families/README.md,
+  /// "What is still outside").
   std::string family_config;
   std::string why;
   bool narrowed = false;  ///< the data narrowed an access width the stored config had
@@ -43,8 +43,8 @@ std::optional<std::string> precision_refusal(const std::string& name, const Gemm
                                              const TunedProblem* tuned_on = nullptr);
 
 /// `name` made ready for the request's problem (measured on `tuned_on`, for the exact choice).
-/// A name of another registered family is made ready by its family (validate, can_implement),
-/// for the exact choice only; its configs are taken as FP32 FMA-exact and deterministic.
+/// A name of another registered family is made ready by its family (validate, can_implement);
+/// its configs are taken as FP32 FMA-exact and deterministic.
 Adapted adapt(const std::string& name, const ChoiceRequest& r,
               const TunedProblem* tuned_on = nullptr);
 

@@ -5,6 +5,7 @@
 #include <tuple>
 
 #include "chooser_steps.hpp"
+#include "gemmtune/family.hpp"
 #include "gemmtune/waves.hpp"
 
 namespace gemmtune::detail {
@@ -139,6 +140,20 @@ double share_here(const ChoiceRequest& r, const GemmConfig& there_config, const 
   return std::min(1.0, there > 0 ? here / there : 1.0) * relative_speed(option, *cand.best);
 }
 
+// The same for a config of another family, by its family's prediction; without one, its speed
+// there as is.
+double share_here(const ChoiceRequest& r, const std::string& name, const TunedBest& option,
+                  const Candidate& cand) {
+  const TunedProblem& t = cand.best->problem;
+  const KernelFamily& family = family_of(name);
+  const int sms = r.snapshot.sm_count;
+  const std::optional<double> there = family.predicted_efficiency(
+      name, shape_only_problem(t.op_a, t.op_b, t.m, t.n, t.k, t.batch), sms);
+  const std::optional<double> here = family.predicted_efficiency(name, r.p, sms);
+  const double kept = there && here && *there > 0 ? std::min(1.0, *here / *there) : 1.0;
+  return kept * relative_speed(option, *cand.best);
+}
+
 // The fastest few configs measured on the candidate's problem (best first), or its best alone
 // when the snapshot holds bests only.
 std::vector<const TunedBest*> options_of(const ChoiceRequest& r, const Candidate& cand) {
@@ -156,6 +171,11 @@ std::optional<Usable> best_option(const ChoiceRequest& r, const Candidate& cand,
   std::optional<Usable> chosen;
   for (const TunedBest* option : options_of(r, cand)) {
     Adapted a = adapt(option->config_name, r);
+    if (!a.family_config.empty()) {
+      const double share = share_here(r, a.family_config, *option, cand);
+      if (!chosen || share > chosen->share) chosen = Usable{&cand, option, a, share};
+      continue;
+    }
     if (!a.config) {
       if (why_not.empty()) why_not = a.why;
       continue;

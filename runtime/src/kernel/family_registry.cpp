@@ -4,6 +4,7 @@
 #include "gemmtune/db/records.hpp"
 #include "gemmtune/error.hpp"
 #include "gemmtune/family.hpp"
+#include "gemmtune/waves.hpp"
 #include "kernel_args_of.hpp"
 
 namespace gemmtune {
@@ -111,6 +112,15 @@ std::vector<std::string> KernelFamily::candidate_configs(const DeviceLimits&,
 
 std::optional<LaunchShape> KernelFamily::launch_shape(std::string_view, const Problem&) const {
   return std::nullopt;
+}
+
+std::optional<double> KernelFamily::predicted_efficiency(std::string_view config_name,
+                                                         const Problem& p, int sm_count) const {
+  const std::optional<LaunchShape> shape = launch_shape(config_name, p);
+  if (!shape) return std::nullopt;
+  if (sm_count <= 0) return 1.0;
+  const double blocks = double(shape->grid.x) * double(shape->grid.y) * double(shape->grid.z);
+  return waves_of(blocks, sm_count, 1).fill;
 }
 
 std::unique_ptr<LoadedKernel> KernelFamily::load(std::string_view config_name,

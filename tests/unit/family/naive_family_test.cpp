@@ -207,7 +207,7 @@ TuningSnapshot snapshot_with(const std::string& config, long long m, long long n
   return s;
 }
 
-TEST_F(NaiveFamily, TheChooserTakesATunedNaiveBestForItsExactProblemOnly) {
+TEST_F(NaiveFamily, TheChooserTakesATunedNaiveBestForItsProblemAndLendsItNearby) {
   const Chooser chooser(DeviceLimits{}, snapshot_with("naivegemm_nn_b64", 96, 80, 64));
   const Choice exact = chooser.choose(shape_only_problem(Op::N, Op::N, 96, 80, 64));
   EXPECT_EQ(exact.source, ChoiceSource::exact) << exact.to_string();
@@ -215,10 +215,20 @@ TEST_F(NaiveFamily, TheChooserTakesATunedNaiveBestForItsExactProblemOnly) {
   EXPECT_EQ(exact.tuned_config, "naivegemm_nn_b64");
   EXPECT_EQ(explanation_of(exact).config, "naivegemm_nn_b64");
 
-  // A nearby problem does not borrow it: the sgemm chain answers.
+  // A nearby problem of the layout borrows it; one of another layout cannot run it.
   const Choice near = chooser.choose(shape_only_problem(Op::N, Op::N, 100, 80, 64));
-  EXPECT_TRUE(near.family_config.empty()) << near.to_string();
-  EXPECT_NE(near.source, ChoiceSource::exact);
+  EXPECT_EQ(near.source, ChoiceSource::nearest) << near.to_string();
+  EXPECT_EQ(near.family_config, "naivegemm_nn_b64");
+  EXPECT_EQ(explanation_of(near).config, "naivegemm_nn_b64");
+  const Choice other = chooser.choose(shape_only_problem(Op::N, Op::T, 100, 80, 64));
+  EXPECT_TRUE(other.family_config.empty()) << other.to_string();
+  // Beyond the nearest step's reach it is the layout's model default (which comes before the
+  // sgemm shape classes under tf32).
+  const Chooser tf32(DeviceLimits{}, snapshot_with("naivegemm_nn_b64", 96, 80, 64), false,
+                     Precision::tf32);
+  const Choice far = tf32.choose(shape_only_problem(Op::N, Op::N, 4000, 4000, 4000));
+  EXPECT_EQ(far.source, ChoiceSource::model_default) << far.to_string();
+  EXPECT_EQ(far.family_config, "naivegemm_nn_b64");
 
   // A naive config that no longer validates is skipped with its reason.
   DeviceLimits small;
@@ -228,6 +238,48 @@ TEST_F(NaiveFamily, TheChooserTakesATunedNaiveBestForItsExactProblemOnly) {
   EXPECT_TRUE(skipped.family_config.empty());
   EXPECT_NE(skipped.to_string().find("naivegemm_nn_b256 no longer validates"), std::string::npos)
       << skipped.to_string();
+}
+
+TEST_F(NaiveFamily, ItsLaunchShapePredictsTheFillOfTheLastWave) {
+  const KernelFamily& naive = naive_kernel_family();
+  // 96 x 80 outputs in blocks of 64: 120 blocks on 132 SMs fill 91% of one wave; 264 blocks two.
+  const auto efficiency = [&](int m, int sms) {
+    return *naive.predicted_efficiency("naivegemm_nn_b64",
+                                       shape_only_problem(Op::N, Op::N, m, 80, 64), sms);
+  };
+  EXPECT_DOUBLE_EQ(efficiency(96, 132), 120.0 / 132);
+  EXPECT_DOUBLE_EQ(efficiency(211, 132), 1.0);
+  EXPECT_DOUBLE_EQ(efficiency(96, 0), 1.0);
+  // A family with no launch shape does not predict.
+  const Named named("named", "named");
+  EXPECT_FALSE(
+      named.predicted_efficiency("named_x", shape_only_problem(Op::N, Op::N, 9, 9, 9), 132));
+}
+
+TEST_F(NaiveFamily, TheNearestStepWeighsANaiveConfigByItsPredictedFill) {
+  // Tuned on 96x80x64: b64 the best (120 blocks, 91% of a wave on 132 SMs), b128 10% slower there
+  // (60 blocks, 45%).
+  TuningSnapshot s = snapshot_with("naivegemm_nn_b64", 96, 80, 64);
+  s.sm_count = 132;
+  TunedBest runner_up = s.top_configs.front();
+  runner_up.config_name = "naivegemm_nn_b128";
+  runner_up.config_id = 2;
+  runner_up.median_ms = 0.55;
+  s.top_configs.push_back(runner_up);
+  const Chooser chooser(DeviceLimits{}, s);
+  // 96x88x64: b64 fills the wave (132 blocks), b128 half of it: b64.
+  EXPECT_EQ(chooser.choose(shape_only_problem(Op::N, Op::N, 96, 88, 64)).family_config,
+            "naivegemm_nn_b64");
+  // 112x80x64: b64's 140 blocks fill 53% of two waves, b128's 70 blocks 53% of one, as much as
+  // it had there: b128 keeps 91% of the best's speed, b64 58%.
+  EXPECT_EQ(chooser.choose(shape_only_problem(Op::N, Op::N, 112, 80, 64)).family_config,
+            "naivegemm_nn_b128");
+  // With no SM count nothing is predicted: the faster there wins.
+  s.sm_count = 0;
+  EXPECT_EQ(Chooser(DeviceLimits{}, s)
+                .choose(shape_only_problem(Op::N, Op::N, 112, 80, 64))
+                .family_config,
+            "naivegemm_nn_b64");
 }
 
 // Results of naive configs stored beside sgemm ones: the database ranks them in their own
