@@ -134,7 +134,7 @@ TuningSnapshot load_tuning_snapshot(const std::string& path, const GpuIdentity& 
 struct Choice {
   GemmConfig config;  ///< the kernel that runs (fitted to the data's alignment)
   /// Instead of `config`: the stored config of another kernel family than sgemm that runs (the
-  /// exact step's, as stored); empty when `config` runs.
+  /// exact, nearest or model-default step's, as stored); empty when `config` runs.
   std::string family_config;
   ChoiceSource source = ChoiceSource::builtin;
   std::string tuned_config;  ///< the config name as stored; empty for builtin

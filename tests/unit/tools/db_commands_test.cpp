@@ -491,6 +491,35 @@ TEST_F(DbCommands, ReplaySkipsWhatItCannotModel) {
   EXPECT_FALSE(contains(r.out, "999999999")) << r.out;
 }
 
+// `db fallback` leaves each tuned problem out and times the dispatcher's pick from the recording:
+// on the H200 of the fixture the two nn problems lend each other their fastest config (nearest),
+// and the one nt problem, with no neighbour, gets the large-tile class config (builtin), which
+// is the config the fixture recorded there.
+TEST_F(DbCommands, FallbackTimesEachLeftOutProblemsPickFromTheRecording) {
+  CliRun r = db_cmd({"fallback", "--gpu-model", "H200"}, fixture());
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "each problem left out")) << r.out;
+  const std::string cfg = cfg_best().name;
+  // 4096^3 borrows 1024x1024x2048's cfg_best, its own best (1.000, 1.200x cuBLAS's 3.6 ms);
+  // 1024x1024x2048 borrows 4096^3's, which ran 0.25 ms there against 0.2: 0.800, 0.840x.
+  EXPECT_TRUE(contains(line_with(r.out, "4096x4096x4096 nn"), "nearest " + cfg)) << r.out;
+  EXPECT_TRUE(contains(line_with(r.out, "4096x4096x4096 nn"), "1.000")) << r.out;
+  EXPECT_TRUE(contains(line_with(r.out, "1024x1024x2048 nn"), "0.800")) << r.out;
+  EXPECT_TRUE(contains(line_with(r.out, "1024x1024x2048 nn"), "0.840")) << r.out;
+  EXPECT_TRUE(contains(line_with(r.out, "2048x2048x2048 nt"), "builtin")) << r.out;
+  EXPECT_TRUE(contains(r.out,
+                       "nearest           2 problems,    2 picks recorded: 0.894 of the "
+                       "recorded best, 1.004x cuBLAS, 0 below 0.80x"))
+      << r.out;
+  EXPECT_TRUE(contains(r.out, "builtin           1 problems,    1 picks recorded")) << r.out;
+  CliRun one = db_cmd({"fallback", "--gpu-model", "H200", "--shape", "2048x2048x2048"}, fixture());
+  ASSERT_EQ(one.status, 0) << one.err;
+  EXPECT_FALSE(contains(one.out, "4096x4096x4096")) << one.out;
+  CliRun none = db_cmd({"fallback", "--shape", "7x7x7"}, fixture());
+  EXPECT_NE(none.status, 0);
+  EXPECT_TRUE(contains(none.err, "no tuned problem matches")) << none.err;
+}
+
 TEST_F(DbCommands, MigrateIsWhatTheHintOfAnOlderDatabaseSays) {
   const fs::path old = dir_ / "old.db";
   {
