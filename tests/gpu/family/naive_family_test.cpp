@@ -99,8 +99,14 @@ TEST(NaiveFamilyGpu, IsTunedStoredAndDispatchedFromTheDatabase) {
     const double error = dispatch_error(d, data, reference);  // C poisoned when beta is 0
     EXPECT_LE(error, fp32_tolerance(spec.k)) << describe(data.p);
   }
-  // Another shape of the layout has no tuned data of its own: the sgemm chain answers.
-  const Explanation other = d.explain(shape(spec.op_a, spec.op_b, 128, 128, 128));
+  // Another shape of the layout has no tuned data of its own: it borrows the tuned naive config
+  // (the nearest step), which runs it right; a shape of another layout gets the sgemm chain's.
+  ProblemData near(shape(spec.op_a, spec.op_b, 128, 128, 128, 1, 1.25f, 0.f), 0, 0, rng);
+  const Explanation borrowed = d.explain(near.p);
+  EXPECT_EQ(borrowed.config, best) << borrowed.to_string();
+  EXPECT_EQ(borrowed.source, ChoiceSource::nearest);
+  EXPECT_LE(dispatch_error(d, near, reference), fp32_tolerance(128)) << describe(near.p);
+  const Explanation other = d.explain(shape(Op::N, Op::N, 128, 128, 128));
   EXPECT_EQ(other.config.rfind("sgemm_", 0), 0u) << other.to_string();
 }
 
