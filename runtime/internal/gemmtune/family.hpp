@@ -17,6 +17,7 @@
 #include "gemmtune/db/family.hpp"
 #include "gemmtune/db/records.hpp"
 #include "gemmtune/device.hpp"
+#include "gemmtune/precision.hpp"
 #include "gemmtune/problem.hpp"
 
 namespace gemmtune {
@@ -106,6 +107,12 @@ class KernelFamily {
   /// when the family launches its kernels otherwise (and overrides load()). Default: nullopt.
   virtual std::optional<LaunchShape> launch_shape(std::string_view config_name,
                                                   const Problem& p) const;
+  /// The accuracy class of `config_name`'s arithmetic, which the dispatcher's precision policy
+  /// admits or not (docs/precision.md). Default: Precision::ieee (FP32 FMA).
+  virtual Precision precision(std::string_view config_name) const;
+  /// Whether `config_name` gives the same bits on every run (no atomic accumulation in the order
+  /// blocks finish), which a deterministic dispatcher requires. Default: true.
+  virtual bool deterministic(std::string_view config_name) const;
   /// The share of the GPU that `config_name`'s launch on `p` keeps busy, on a GPU of `sm_count`
   /// SMs (0: unknown): what the chooser's nearest step weighs a config's speed on a nearby tuned
   /// problem by (its efficiency here over there). nullopt when the family does not predict: the

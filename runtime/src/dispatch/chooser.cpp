@@ -19,12 +19,12 @@ bool same_layout(const TunedProblem& t, const Problem& p) {
   return t.op_a == p.op_a && t.op_b == p.op_b;
 }
 
-std::optional<std::string> precision_refusal(const std::string& name, const GemmConfig& cfg,
+std::optional<std::string> precision_refusal(const std::string& name, Precision precision,
                                              const ChoiceRequest& r, const TunedProblem* tuned_on) {
-  if (cfg.precision() > r.precision)
-    return name + " computes with " + precision_name(cfg.precision()) +
+  if (precision > r.precision)
+    return name + " computes with " + precision_name(precision) +
            " accuracy; the precision policy is " + precision_name(r.precision);
-  if (cfg.precision() != Precision::fp32 || r.precision != Precision::fp32) return std::nullopt;
+  if (precision != Precision::fp32 || r.precision != Precision::fp32) return std::nullopt;
   if (tuned_on) {
     if (r.fp32_qualified && r.fp32_qualified->on_problem.count({tuned_on->to_string(), name}))
       return std::nullopt;
@@ -43,8 +43,17 @@ std::optional<std::string> precision_refusal(const std::string& name, const Gemm
 namespace {
 // A stored config of another family than sgemm, made ready by its family: for the exact problem
 // and, weighed by the family's predicted_efficiency(), for the nearest and model-default steps.
-Adapted adapt_other(const KernelFamily& family, const std::string& name, const ChoiceRequest& r) {
+Adapted adapt_other(const KernelFamily& family, const std::string& name, const ChoiceRequest& r,
+                    const TunedProblem* tuned_on) {
   Adapted out;
+  if (auto why = precision_refusal(name, family.precision(name), r, tuned_on)) {
+    out.why = *why;
+    return out;
+  }
+  if (r.deterministic && !family.deterministic(name)) {
+    out.why = name + " is not deterministic (its family says its bits may differ from run to run)";
+    return out;
+  }
   if (auto why = family.validate(name, r.limits)) {
     out.why = name + " no longer validates: " + *why;
     return out;
@@ -63,7 +72,7 @@ Adapted adapt(const std::string& name, const ChoiceRequest& r, const TunedProble
   std::optional<GemmConfig> cfg = parse_config_name(name);
   if (!cfg) {
     const KernelFamily* family = family_registry().find(name);
-    if (family && family != &sgemm_kernel_family()) return adapt_other(*family, name, r);
+    if (family && family != &sgemm_kernel_family()) return adapt_other(*family, name, r, tuned_on);
     out.why = "'" + name + "' is not a config name this version knows";
     return out;
   }
@@ -71,7 +80,7 @@ Adapted adapt(const std::string& name, const ChoiceRequest& r, const TunedProble
     out.why = name + " no longer validates: " + *why;
     return out;
   }
-  if (auto why = precision_refusal(name, *cfg, r, tuned_on)) {
+  if (auto why = precision_refusal(name, cfg->precision(), r, tuned_on)) {
     out.why = *why;
     return out;
   }
@@ -150,11 +159,13 @@ struct Wins {
   long long config_id = 0;  // the lowest of its rows: ties of count go to the lowest
 };
 
-// Whether the precision policy may run `name` as far as its class tells. A name that does not
-// parse is left to adapt(), which says why it cannot run.
+// Whether the precision policy may run `name` as far as its class (its family's word) tells. A
+// name of no family is left to adapt(), which says why it cannot run.
 bool policy_admits(const std::string& name, const ChoiceRequest& r) {
-  const std::optional<GemmConfig> cfg = parse_config_name(name);
-  return !cfg || !precision_refusal(name, *cfg, r);
+  if (const std::optional<GemmConfig> cfg = parse_config_name(name))
+    return !precision_refusal(name, cfg->precision(), r);
+  const KernelFamily* family = family_registry().find(name);
+  return !family || !precision_refusal(name, family->precision(name), r);
 }
 
 // The configs best for tuned problems of the layout (any alignment: access widths are fitted)

@@ -35,16 +35,17 @@ struct Adapted {
   bool narrowed = false;  ///< the data narrowed an access width the stored config had
 };
 
-/// Why the request's precision policy does not run `cfg` (stored as `name`): its class, or, for a
-/// 3xTF32 config under fp32, accuracy not shown: on `tuned_on` (the exact choice's tuned
-/// problem), else on every tuned problem that measured it. nullopt: it may run.
-std::optional<std::string> precision_refusal(const std::string& name, const GemmConfig& cfg,
+/// Why the request's precision policy does not run the config stored as `name`, of accuracy
+/// class `precision`: its class, or, for a 3xTF32 config under fp32, accuracy not shown: on
+/// `tuned_on` (the exact choice's tuned problem), else on every tuned problem that measured it.
+/// nullopt: it may run.
+std::optional<std::string> precision_refusal(const std::string& name, Precision precision,
                                              const ChoiceRequest& r,
                                              const TunedProblem* tuned_on = nullptr);
 
 /// `name` made ready for the request's problem (measured on `tuned_on`, for the exact choice).
-/// A name of another registered family is made ready by its family (validate, can_implement);
-/// its configs are taken as FP32 FMA-exact and deterministic.
+/// A name of another registered family is made ready by its family (its precision class and
+/// determinism, validate, can_implement).
 Adapted adapt(const std::string& name, const ChoiceRequest& r,
               const TunedProblem* tuned_on = nullptr);
 

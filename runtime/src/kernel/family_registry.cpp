@@ -114,6 +114,10 @@ std::optional<LaunchShape> KernelFamily::launch_shape(std::string_view, const Pr
   return std::nullopt;
 }
 
+Precision KernelFamily::precision(std::string_view) const { return Precision::ieee; }
+
+bool KernelFamily::deterministic(std::string_view) const { return true; }
+
 std::optional<double> KernelFamily::predicted_efficiency(std::string_view config_name,
                                                          const Problem& p, int sm_count) const {
   const std::optional<LaunchShape> shape = launch_shape(config_name, p);
