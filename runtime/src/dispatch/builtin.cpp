@@ -12,13 +12,6 @@ namespace gemmtune::detail {
 
 namespace {
 
-// The largest power of two not above `x` (1 for x < 2).
-long long floor_pow2(double x) {
-  long long p = 1;
-  while (p * 2 <= x) p *= 2;
-  return p;
-}
-
 long long ceil_div(long long a, long long b) { return (a + b - 1) / b; }
 
 // A tile config: block bm x bn x bk, warp wm x wn, thread tm x tn, `stages` deep.
@@ -36,9 +29,6 @@ GemmConfig reduction(int bm, int bn, int bk, int wm, int wn, int tm, int tn, int
   c.k_lanes = k_lanes, c.k_warps = k_warps;
   return c;
 }
-
-// The power of two nearest `x` in log scale (1 for x below about 1.4).
-long long nearest_pow2(double x) { return floor_pow2(x * 1.4142135); }
 
 // The split of K that gives about `target` blocks for `tiles` output tiles, each split at
 // least `min_k` deep, at most `max_split`.

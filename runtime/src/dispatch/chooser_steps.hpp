@@ -89,6 +89,16 @@ class SkipNotes {
   int listed_ = 0, unlisted_ = 0;
 };
 
+/// The largest power of two not above `x` (1 for x < 2; at most 2^40), for sizing splits of K.
+inline long long floor_pow2(double x) {
+  long long p = 1;
+  while (p < (1LL << 40) && p * 2 <= x) p *= 2;
+  return p;
+}
+
+/// The power of two nearest `x` in log scale (1 for x below about 1.4).
+inline long long nearest_pow2(double x) { return floor_pow2(x * 1.4142135); }
+
 /// The SM count splits are sized for when the snapshot does not know the GPU's (a chooser made
 /// without a device: `gemmtune explain --arch`, tests): an H100's or H200's.
 inline constexpr int kAssumedSmCount = 132;

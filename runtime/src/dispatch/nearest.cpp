@@ -92,20 +92,15 @@ struct Usable {
   int stored_split = 1;  // the option's split of K as stored, before resized_split()
 };
 
-// The largest power of two not above `x` (1 for x < 2).
-int floor_pow2(double x) {
-  int p = 1;
-  while (p < (1 << 20) && p * 2 <= x) p *= 2;
-  return p;
-}
-
 // A borrowed config's split of K, re-sized to the problem. The tuned problem's split was sized
 // for its own tiles (for split_tail, those of its last partial round) and its K: on a problem of
-// more tiles or a shallower K the same split cuts K thinner than it pays for (H200, 2026-12-03,
-// docs/PERFORMANCE.md "A borrowed split re-sized": 1500x1500x100 nn ran 0.59x cuBLAS on
-// 512^3's split 4, 768x2304x768 tt 0.59x on 1024x4096x1024's split 8). The split only shrinks:
-// to about the blocks the tuned problem ran, and to slices no thinner than its. Unchanged where
-// the re-sized config would not run the problem.
+// more tiles or a shallower K the same split cuts K thinner than it pays for (1500x1500x100 nn ran
+// 0.59x cuBLAS on 512^3's split 4, 0.83x re-sized to 1; H200, docs/PERFORMANCE.md, 2026-12-03,
+// "Before any sweep: borrowed splits re-sized, four more shape classes"). The split only
+// shrinks: to at most twice the blocks the config ran on its problem, and to slices of K no
+// thinner than kThinnestSlice (a rule that kept them as thick as the tuned problem's gained
+// nothing in a leave-one-out replay). Unchanged where the re-sized config would not run the
+// problem.
 constexpr double kThinnestSlice = 128;
 
 GemmConfig resized_split(const GemmConfig& c, const TunedProblem& t, const ChoiceRequest& r) {
@@ -118,7 +113,8 @@ GemmConfig resized_split(const GemmConfig& c, const TunedProblem& t, const Choic
   if (c.split_tail) there = split_tail_tiles(there, sms), here = split_tail_tiles(here, sms);
   const double by_fill = here > 0 ? 2 * c.split_k * there / here : 1;
   const double by_depth = double(r.p.k) / kThinnestSlice;
-  const int split = std::min({floor_pow2(by_fill * 1.4142135), floor_pow2(by_depth), c.split_k});
+  const int split =
+      int(std::min({nearest_pow2(by_fill), floor_pow2(by_depth), (long long)c.split_k}));
   if (split >= c.split_k) return c;
   GemmConfig out = c;
   out.split_k = split;
