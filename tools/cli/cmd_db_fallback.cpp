@@ -32,19 +32,10 @@ std::vector<Column> fallback_columns() {
           {"speedup", "speedup"}};
 }
 
-db::ProblemKey key_of(const TunedProblem& t) {
-  db::ProblemKey k;
-  k.op_a = t.op_a == Op::T ? 't' : 'n', k.op_b = t.op_b == Op::T ? 't' : 'n';
-  k.m = t.m, k.n = t.n, k.k = t.k, k.batch = t.batch, k.alignment = t.alignment;
-  return k;
-}
-
-bool same_problem(const TunedProblem& a, const TunedProblem& b) { return key_of(a) == key_of(b); }
-
 // `s` without the rows of `left_out`.
 TuningSnapshot without(const TuningSnapshot& s, const TunedProblem& left_out) {
   TuningSnapshot out = s;
-  const auto of_it = [&](const TunedBest& b) { return same_problem(b.problem, left_out); };
+  const auto of_it = [&](const TunedBest& b) { return b.problem == left_out; };
   std::erase_if(out.bests, of_it);
   std::erase_if(out.top_configs, of_it);
   return out;
@@ -91,11 +82,11 @@ void run_fallback(FallbackOptions& o) {
     Table table(fallback_columns());
     std::map<std::string, StepTally> tally;
     for (const TunedBest& best : snapshot.bests) {
-      const db::ProblemKey key = key_of(best.problem);
-      if (!o.filter.accepts(key)) continue;
       const TunedProblem& t = best.problem;
       const Problem p = shape_only_problem(t.op_a, t.op_b, int(t.m), int(t.n), int(t.k),
                                            int(t.batch), t.alignment);
+      const db::ProblemKey key = to_db(p);
+      if (!o.filter.accepts(key)) continue;
       const Choice c = Chooser(limits, without(snapshot, t)).choose(p);
       const std::string name = c.family_config.empty() ? config_name(c.config) : c.family_config;
       const std::string label = problem_label(key);

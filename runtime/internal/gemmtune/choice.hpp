@@ -83,6 +83,8 @@ struct TunedProblem {
   int alignment = 4;  ///< alignment class: 4, 2 or 1 floats
   /// problem_label(): e.g. "4096x4096x4096 nn".
   std::string to_string() const;
+  /// The same layout, shape, batch and alignment class.
+  bool operator==(const TunedProblem&) const = default;
 };
 
 /// The best result the database holds for one tuned problem on one GPU model.

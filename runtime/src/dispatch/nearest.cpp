@@ -15,11 +15,6 @@ namespace {
 // How many of the nearest tuned problems compete on predicted speed.
 constexpr int kNearestCompeting = 4;
 
-bool same_problem(const TunedProblem& a, const TunedProblem& b) {
-  return a.op_a == b.op_a && a.op_b == b.op_b && a.m == b.m && a.n == b.n && a.k == b.k &&
-         a.batch == b.batch && a.alignment == b.alignment;
-}
-
 // How fast `option` ran on its problem relative to that problem's best (1 for the best itself).
 double relative_speed(const TunedBest& option, const TunedBest& best) {
   return option.median_ms > 0 ? best.median_ms / option.median_ms : 1.0;
@@ -155,7 +150,7 @@ double share_here(const ChoiceRequest& r, const std::string& name, const TunedBe
 std::vector<const TunedBest*> options_of(const ChoiceRequest& r, const Candidate& cand) {
   std::vector<const TunedBest*> options;
   for (const auto& top : r.snapshot.top_configs)
-    if (same_problem(top.problem, cand.best->problem)) options.push_back(&top);
+    if (top.problem == cand.best->problem) options.push_back(&top);
   if (options.empty()) options.push_back(cand.best);
   return options;
 }
