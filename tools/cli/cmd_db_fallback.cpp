@@ -96,7 +96,7 @@ void run_fallback(FallbackOptions& o) {
       StepTally& s = tally[std::string(choice_source_name(c.source))];
       ++s.problems;
       std::optional<double> of_best, speedup;
-      if (ms) {
+      if (ms && *ms > 0 && best.median_ms > 0) {
         of_best = best.median_ms / *ms;
         ++s.recorded, s.log_of_best += std::log(*of_best);
         if (best.cublas_median_ms) {
