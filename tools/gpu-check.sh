@@ -7,7 +7,7 @@
 #          (default: build, every suite, all tests)
 #   --sanitize also runs the KernelSanitizer tests under compute-sanitizer memcheck and racecheck.
 #   --suites runs only the named suites, e.g. runtime,dispatch (of tests/gpu: runtime, dispatch,
-#            tuner), so that a check split over several shorter runs covers each suite once.
+#            tuner, family), so that a check split over several shorter runs covers each suite once.
 set -uo pipefail
 sanitize=0
 suites=""
@@ -20,8 +20,8 @@ while [ $# -gt 0 ]; do
   esac
 done
 for suite in ${suites//,/ }; do
-  case $suite in runtime | dispatch | tuner) ;;
-    *) echo "gpu-check: unknown suite '$suite' (runtime, dispatch, tuner)" >&2; exit 2 ;;
+  case $suite in runtime | dispatch | tuner | family) ;;
+    *) echo "gpu-check: unknown suite '$suite' (runtime, dispatch, tuner, family)" >&2; exit 2 ;;
   esac
 done
 build=${1:-build}

@@ -2,13 +2,15 @@
 """The problems of a shipped-database sweep in the order tools/ship-tuning.sh tunes them, as the
 CSV `gemmtune sweep --file` reads:
 
-    tools/ship-order.py SHAPES_CSV [TUNED_JSON]
+    tools/ship-order.py SHAPES_CSV [TUNED_JSON] [--only ROWS_CSV]
 
 The order interleaves the file's rows, which db/shipped/shapes.csv groups by class: every seventh
 row from the first, then every seventh from the second, and so on (7 is prime to the file's 4
 layouts), so that a sweep cut short has tuned some of every class rather than the first classes
 whole. With TUNED_JSON (`gemmtune db best --format json` of the scratch database) the problems it
-holds a result of are left out, and a count goes to stderr.
+holds a result of are left out, and a count goes to stderr. With --only, only the rows of ROWS_CSV
+are kept (each must be a row of SHAPES_CSV, so that the shipped file stays one sweep of it): to
+re-tune some classes at a larger budget.
 """
 import csv
 import json
@@ -41,11 +43,33 @@ def untuned(rows, tuned):
     return [row for row in rows if key_of(row) not in done]
 
 
+def only_rows(rows, path):
+    """The rows of `rows` that the shapes file `path` names; None when it names one not in `rows`."""
+    wanted = {key_of(row) for row in rows_of(path)}
+    missing = wanted - {key_of(row) for row in rows}
+    for key in sorted(missing):
+        print(f"ship-tuning: --only {path}: {','.join(map(str, key))} is not a row of the shapes file",
+              file=sys.stderr)
+    return None if missing else [row for row in rows if key_of(row) in wanted]
+
+
 def main(argv):
+    only = None
+    if "--only" in argv:
+        at = argv.index("--only")
+        if at + 1 >= len(argv):
+            print("ship-order: --only needs a CSV of rows", file=sys.stderr)
+            return 2
+        only = argv[at + 1]
+        argv = argv[:at] + argv[at + 2:]
     if len(argv) not in (2, 3):
-        print("usage: tools/ship-order.py SHAPES_CSV [TUNED_JSON]", file=sys.stderr)
+        print("usage: tools/ship-order.py SHAPES_CSV [TUNED_JSON] [--only ROWS_CSV]", file=sys.stderr)
         return 2
     rows = interleaved(rows_of(argv[1]))
+    if only is not None:
+        rows = only_rows(rows, only)
+        if rows is None:
+            return 2
     if len(argv) == 3:
         with open(argv[2]) as f:
             left = untuned(rows, json.load(f))

@@ -5,13 +5,16 @@
 # only, each problem's fastest configs), checks it and puts it in place in one rename.
 #
 #   usage: tools/ship-tuning.sh BUILD_DIR [--gpus 0,1,...] [--scratch FILE] [--time-limit S]
-#                               [sweep options...]
+#                               [--new-only] [--only ROWS_CSV] [sweep options...]
 #     --gpus        the GPUs to tune on, one worker each (default: every GPU; all of one model)
 #     --scratch     the sweep's database (default: BUILD_DIR/ship-tuning/<model>.sweep.db)
 #     --time-limit  stop the sweep after S seconds (as Ctrl-C does) and ship what it measured
 #     --new-only    tune only the problems the scratch database holds no result of (a run after
 #                   one cut short by --time-limit then moves on to the rest, rather than timing
 #                   more configs of the problems a budget already ended)
+#     --only        tune only the rows of ROWS_CSV, each a row of db/shipped/shapes.csv (to re-tune
+#                   some classes at a larger budget; the shipped file is made from all the scratch
+#                   database holds, as always)
 #     the rest goes to `gemmtune sweep` (e.g. --budget 20 --precision fp32)
 #
 # Resumable: the sweep records every measurement as it goes, and a sweep run again on its
@@ -29,7 +32,7 @@ shift
 cli=$build/tools/gemmtune
 [ -x "$cli" ] || { echo "ship-tuning: $cli not built (cmake --build $build --target gemmtune_cli)" >&2; exit 2; }
 
-gpus="" scratch="" time_limit="" new_only=0 sweep_args=()
+gpus="" scratch="" time_limit="" new_only=0 only=() sweep_args=()
 while [ $# -gt 0 ]; do
   case $1 in
     --gpus) gpus=${2:?--gpus needs a list such as 0,1}; shift 2 ;;
@@ -39,6 +42,8 @@ while [ $# -gt 0 ]; do
     --time-limit) time_limit=${2:?--time-limit needs seconds}; shift 2 ;;
     --time-limit=*) time_limit=${1#--time-limit=}; shift ;;
     --new-only) new_only=1; shift ;;
+    --only) only=(--only "${2:?--only needs a CSV of rows of db/shipped/shapes.csv}"); shift 2 ;;
+    --only=*) only=(--only "${1#--only=}"); shift ;;
     --db|--db=*|--file|--file=*|--shape|--shape=*|--preset|--preset=*)
       echo "ship-tuning: $1 is this script's to set: the problems are db/shipped/shapes.csv, the" \
            "sweep's database is --scratch" >&2; exit 2 ;;
@@ -69,18 +74,19 @@ model=$models
 scratch=${scratch:-$build/ship-tuning/$(tr -c 'A-Za-z0-9\n' '-' <<<"$model").sweep.db}
 mkdir -p "$(dirname "$scratch")"
 
-problems=$(grep -cv '^\(#\|m,n,k\|[[:space:]]*$\)' "$repo/db/shipped/shapes.csv")
-echo "ship-tuning: [1/2] tuning $problems problems of db/shipped/shapes.csv on $model (GPUs $gpus)"
-echo "ship-tuning:       into $scratch$([ -e "$scratch" ] && echo " (resuming: measured configs are skipped)")"
 order=$(mktemp)
 trap 'rm -f "$order" "$order.tuned"' EXIT
 if [ "$new_only" -eq 1 ] && [ -e "$scratch" ]; then
   # The problems with a best in the scratch database leave the list.
   "$cli" db best --db "$scratch" --format json >"$order.tuned"
-  python3 "$repo/tools/ship-order.py" "$repo/db/shipped/shapes.csv" "$order.tuned" >"$order"
+  python3 "$repo/tools/ship-order.py" "$repo/db/shipped/shapes.csv" "$order.tuned" \
+    ${only[@]+"${only[@]}"} >"$order"
 else
-  python3 "$repo/tools/ship-order.py" "$repo/db/shipped/shapes.csv" >"$order"
+  python3 "$repo/tools/ship-order.py" "$repo/db/shipped/shapes.csv" ${only[@]+"${only[@]}"} >"$order"
 fi
+problems=$(($(wc -l <"$order") - 1))
+echo "ship-tuning: [1/2] tuning $problems problems of db/shipped/shapes.csv on $model (GPUs $gpus)"
+echo "ship-tuning:       into $scratch$([ -e "$scratch" ] && echo " (resuming: measured configs are skipped)")"
 if [ "$(wc -l <"$order")" -le 1 ]; then
   echo "ship-tuning: every problem has a result in $scratch: nothing left to tune"
   nothing_left=1

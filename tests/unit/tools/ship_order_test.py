@@ -78,6 +78,23 @@ class ShipOrder(unittest.TestCase):
         self.assertEqual(len(lines) - 1, len(ship_order.rows_of(SHAPES)) - 1)
         self.assertIn("1 problems tuned before", run.stderr)
 
+    def test_only_keeps_the_named_rows_and_refuses_foreign_ones(self):
+        rows = ship_order.rows_of(SHAPES)
+        with tempfile.TemporaryDirectory() as tmp:
+            only = os.path.join(tmp, "only.csv")
+            with open(only, "w") as f:
+                f.write("m,n,k,layout,batch\n# two rows\n" + rows[3] + "\n" + rows[-1] + "\n")
+            run = subprocess.run([sys.executable, SCRIPT, SHAPES, "--only", only], capture_output=True, text=True)
+            self.assertEqual(run.returncode, 0, run.stderr)
+            self.assertEqual(sorted(run.stdout.splitlines()[1:]), sorted([rows[3], rows[-1]]))
+            with open(only, "a") as f:
+                f.write("12345,3,7,nn,1\n")
+            run = subprocess.run([sys.executable, SCRIPT, SHAPES, "--only", only], capture_output=True, text=True)
+            self.assertEqual(run.returncode, 2)
+            self.assertIn("12345,3,7,nn,1 is not a row", run.stderr)
+            run = subprocess.run([sys.executable, SCRIPT, SHAPES, "--only"], capture_output=True, text=True)
+            self.assertEqual(run.returncode, 2)
+
 
 if __name__ == "__main__":
     unittest.main()
