@@ -36,6 +36,7 @@ CompilePool::CompilePool(std::string arch, std::string db_path, unsigned threads
     : arch_(std::move(arch)), db_path_(std::move(db_path)) {
   if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
   look_ahead_ = look_ahead ? look_ahead : 4 * threads;
+  next_threads_ = std::max(1u, threads / 2);
   max_kept_bytes_ = kept_bytes ? kept_bytes : std::size_t(256) << 20;
   const auto run = [this] { work(); };
   const auto stop = [this] { stop_workers(); };
@@ -54,6 +55,7 @@ void CompilePool::stop_workers() {
     std::lock_guard lock(mutex_);
     stopping_ = true;
     queue_.clear();
+    next_.clear();
   }
   work_cv_.notify_all();
 }
@@ -140,14 +142,23 @@ std::shared_ptr<CompiledCandidate> CompilePool::hand_out(Kept& kept, const GemmC
   return out;
 }
 
+bool CompilePool::may_take_next() const {
+  return queue_.empty() && !next_.empty() && next_running_ < next_threads_;
+}
+
 void CompilePool::work() {
   std::unique_ptr<db::Database> cache = open_cache(db_path_);
   std::unique_lock lock(mutex_);
   for (;;) {
-    work_cv_.wait(lock, [&] { return stopping_ || (!queue_.empty() && ahead_ < look_ahead_); });
+    work_cv_.wait(lock, [&] {
+      return stopping_ || (!queue_.empty() && ahead_ < look_ahead_) || may_take_next();
+    });
     if (stopping_) return;
-    GemmConfig config = queue_.front();
-    queue_.pop_front();
+    // The current plan first; the next problem's first round only with its queue empty.
+    const bool next = queue_.empty();
+    std::deque<GemmConfig>& from = next ? next_ : queue_;
+    GemmConfig config = from.front();
+    from.pop_front();
     std::string binary = binary_identity(config, arch_);
     if (kept_.count(binary) || running_.count(binary)) {
       ++stats_.skipped;
@@ -155,6 +166,7 @@ void CompilePool::work() {
       continue;
     }
     running_.insert(binary);
+    if (next) ++next_running_;
     std::size_t generation = generation_;
     lock.unlock();
     std::shared_ptr<CompiledCandidate> result;
@@ -165,7 +177,12 @@ void CompilePool::work() {
     }
     lock.lock();
     running_.erase(binary);
-    keep(binary, std::move(result), generation == generation_);
+    if (next) {
+      --next_running_;
+      work_cv_.notify_all();  // room for another of next_
+    }
+    // The next problem's results are not ahead of the current plan: they wait for its start.
+    keep(binary, std::move(result), !next && generation == generation_);
     done_cv_.notify_all();
   }
 }
@@ -178,13 +195,23 @@ void CompilePool::enqueue(const std::vector<GemmConfig>& configs) {
   work_cv_.notify_all();
 }
 
+void CompilePool::enqueue_next(const std::vector<GemmConfig>& configs) {
+  {
+    std::lock_guard lock(mutex_);
+    next_.assign(configs.begin(), configs.end());
+  }
+  work_cv_.notify_all();
+}
+
 std::shared_ptr<CompiledCandidate> CompilePool::take(const GemmConfig& config) {
   const std::string binary = binary_identity(config, arch_);
   {
     std::unique_lock lock(mutex_);
     done_cv_.wait(lock, [&] { return kept_.count(binary) || !running_.count(binary); });
     if (auto it = kept_.find(binary); it != kept_.end()) return hand_out(it->second, config);
-    std::erase_if(queue_, [&](const GemmConfig& c) { return binary_identity(c, arch_) == binary; });
+    const auto same = [&](const GemmConfig& c) { return binary_identity(c, arch_) == binary; };
+    std::erase_if(queue_, same);
+    std::erase_if(next_, same);
     running_.insert(binary);
   }
   std::shared_ptr<CompiledCandidate> result;
@@ -214,6 +241,7 @@ void CompilePool::clear() {
 
 void CompilePool::wait_idle() {
   std::unique_lock lock(mutex_);
+  next_.clear();
   // A queue held back by the look-ahead waits for takes: that is idle too.
   done_cv_.wait(lock, [&] {
     return running_.empty() && (queue_.empty() || ahead_ >= look_ahead_ || stopping_);

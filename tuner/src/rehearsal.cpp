@@ -18,7 +18,25 @@ PoolStats minus(PoolStats a, const PoolStats& b) {
   a.skipped -= b.skipped;
   return a;
 }
+
+// The strategy's options for a rehearsal, with the model's ranking.
+StrategyOptions strategy_of(const RehearsalOptions& options, const ModelRanking& ranking) {
+  StrategyOptions so = options.strategy;
+  if (so.kind == StrategyKind::model) use_ranking(so, ranking);
+  if (!so.seed) so.seed = 1;
+  return so;
+}
 }  // namespace
+
+std::vector<GemmConfig> rehearsed_first_round(const ProblemSpec& problem,
+                                              const std::vector<GemmConfig>& candidates,
+                                              const RehearsalOptions& options) {
+  const ModelRanking ranking = rank_candidates(candidates, problem.problem(), options.gpu);
+  std::vector<GemmConfig> out;
+  for (std::size_t i : first_measured(candidates.size(), {}, strategy_of(options, ranking)))
+    out.push_back(candidates[i]);
+  return out;
+}
 
 Rehearsal rehearse(const ProblemSpec& problem, const std::vector<GemmConfig>& candidates,
                    const RehearsalOptions& options, CompilePool* pool) {
@@ -26,9 +44,7 @@ Rehearsal rehearse(const ProblemSpec& problem, const std::vector<GemmConfig>& ca
   Rehearsal out;
   const PoolStats before = pool ? pool->stats() : PoolStats{};
   const ModelRanking ranking = rank_candidates(candidates, problem.problem(), options.gpu);
-  StrategyOptions so = options.strategy;
-  if (so.kind == StrategyKind::model) use_ranking(so, ranking);
-  if (!so.seed) so.seed = 1;
+  const StrategyOptions so = strategy_of(options, ranking);
   // The GPU's clock: the strategy's budget runs on it, and with a pool on the wall clock too.
   double gpu_s = 0;
   std::set<std::size_t> planned, timed;
@@ -64,13 +80,14 @@ Rehearsal rehearse(const ProblemSpec& problem, const std::vector<GemmConfig>& ca
     std::vector<GemmConfig> configs;
     for (std::size_t i : order) configs.push_back(candidates[i]);
     pool->enqueue(configs);
+    if (out.plans == 1 && !options.next_round.empty()) pool->enqueue_next(options.next_round);
   };
   run_strategy(candidates.size(), {}, so, hooks);
   out.wall_s = seconds_since(started);
   if (pool) {
     // The compiles still in flight were asked for by this problem: they count here.
     pool->clear();
-    pool->wait_idle();
+    if (options.next_round.empty()) pool->wait_idle();
     out.pool = minus(pool->stats(), before);
   }
   return out;

@@ -212,6 +212,23 @@ void hoist_favourite_variants(std::vector<std::size_t>& order, std::vector<std::
   others = kept;
 }
 
+// The model search's first step: the first round of compiles (min_measurements) where that is
+// smaller than model_first.
+std::size_t model_first_round(const StrategyOptions& o) {
+  return o.min_measurements > 1 ? std::min(o.model_first, o.min_measurements) : o.model_first;
+}
+
+// The model search's leaders in the order it measures them (the best-ranked member of each
+// family, the favourite's variants hoisted behind it where the budget may end with the first
+// round: run_model) and the other members of their families. first_measured() reads it too.
+std::pair<std::vector<std::size_t>, std::vector<std::size_t>> model_leaders(
+    const std::vector<std::size_t>& fresh, const StrategyOptions& o) {
+  auto leaders = family_heads(model_order(fresh, o), o);
+  if (o.budget_s > 0 && o.min_measurements > 1)
+    hoist_favourite_variants(leaders.first, leaders.second, o, model_first_round(o) / 4);
+  return leaders;
+}
+
 // With a budget: whether the next leader, order[done], is predicted within model_flat of the
 // favourite, so that the model's agreement says nothing about it (2049x1x2049 nt on an H200 at
 // 20 s: the model's first 60 leaders predicted within 5% of each other, the 42 it timed ran
@@ -285,11 +302,8 @@ class CompilePlan {
 StrategyResult run_model(const std::vector<std::size_t>& fresh,
                          const std::map<std::size_t, double>& known, const StrategyOptions& o,
                          const StrategyHooks& hooks) {
-  auto [order, others] = family_heads(model_order(fresh, o), o);
-  const std::size_t first_round =
-      o.min_measurements > 1 ? std::min(o.model_first, o.min_measurements) : o.model_first;
-  if (o.budget_s > 0 && o.min_measurements > 1)
-    hoist_favourite_variants(order, others, o, first_round / 4);
+  auto [order, others] = model_leaders(fresh, o);
+  const std::size_t first_round = model_first_round(o);
   std::map<std::size_t, std::size_t> place;
   for (std::size_t j = 0; j < order.size(); ++j) place[order[j]] = j;
   Search search(known, o, hooks);
@@ -364,15 +378,30 @@ StrategyResult run_model(const std::vector<std::size_t>& fresh,
   return search.finish();
 }
 
+// Candidates 0..count-1 less the known ones.
+std::vector<std::size_t> fresh_of(std::size_t count, const std::map<std::size_t, double>& known) {
+  std::vector<std::size_t> fresh;
+  for (std::size_t i = 0; i < count; ++i)
+    if (!known.count(i)) fresh.push_back(i);
+  return fresh;
+}
+
 }  // namespace
+
+std::vector<std::size_t> first_measured(std::size_t count,
+                                        const std::map<std::size_t, double>& known,
+                                        const StrategyOptions& options) {
+  if (options.kind != StrategyKind::model) return {};
+  std::vector<std::size_t> order = model_leaders(fresh_of(count, known), options).first;
+  order.resize(std::min(order.size(), options.model_first));
+  return order;
+}
 
 StrategyResult run_strategy(std::size_t count, const std::map<std::size_t, double>& known,
                             const StrategyOptions& options, const StrategyHooks& hooks) {
   if (!hooks.measure || !hooks.elapsed_s)
     throw Error(Status::kInternal, "run_strategy needs measure and elapsed_s hooks");
-  std::vector<std::size_t> fresh;
-  for (std::size_t i = 0; i < count; ++i)
-    if (!known.count(i)) fresh.push_back(i);
+  std::vector<std::size_t> fresh = fresh_of(count, known);
   if (options.kind == StrategyKind::model) return run_model(fresh, known, options, hooks);
   if (options.kind != StrategyKind::exhaustive) {
     // Random order: a budget that runs out during the first pass still leaves a fair sample of

@@ -13,6 +13,7 @@
 #include <random>
 #include <set>
 #include <thread>
+#include <utility>
 
 #include "gemmtune/compiler.hpp"
 #include "gemmtune/db/database.hpp"
@@ -395,17 +396,18 @@ class DeviceWorker {
                         SweepTimes& times) {
     CandidateRunner runner({&db, sweep_id_, problem_id, arch_}, dev_, *bench, tools.pool,
                            tools.timer, o_.runner);
-    StrategyOptions so = o_.strategy;
+    StrategyOptions so = strategy_options(tools, ranking);
     if (!so.seed) so.seed = seed;
-    // The first round of compiles runs on every compile thread at once: on a cold binary cache a
-    // few seconds' budget went by before any was done (1531^3 on an H200 at 5 s: 2 of the 16
-    // measured), so the budget lets them all be measured.
-    so.min_measurements = std::max<std::size_t>(so.min_measurements, tools.pool.threads());
-    if (ranking) use_ranking(so, *ranking);
+    StrategyHooks hooks = strategy_hooks(runner, rs, tools.pool, bench->problem());
+    // Once the pool has this search's first plan, its idle threads may start on the next problem.
+    hooks.plan = [this, &db, &tools, plan = std::move(hooks.plan),
+                  first = true](const std::vector<std::size_t>& order) mutable {
+      plan(order);
+      if (std::exchange(first, false)) compile_next_ahead(db, tools);
+    };
     StrategyResult result;
     try {
-      result = run_strategy(rs.candidates.size(), rs.known, so,
-                            strategy_hooks(runner, rs, tools.pool, bench->problem()));
+      result = run_strategy(rs.candidates.size(), rs.known, so, hooks);
     } catch (const DeviceUnusable&) {
       times += runner.times();
       abandon(bench, tools);
@@ -414,6 +416,57 @@ class DeviceWorker {
     times += runner.times();
     tools.pool.clear();
     return result;
+  }
+
+  // The strategy's options for a problem, as o_ sets them and `ranking` orders its candidates.
+  StrategyOptions strategy_options(const Tools& tools,
+                                   const std::optional<ModelRanking>& ranking) const {
+    StrategyOptions so = o_.strategy;
+    // The first round of compiles runs on every compile thread at once: on a cold binary cache a
+    // few seconds' budget went by before any was done (1531^3 on an H200 at 5 s: 2 of the 16
+    // measured), so the budget lets them all be measured.
+    so.min_measurements = std::max<std::size_t>(so.min_measurements, tools.pool.threads());
+    if (ranking) use_ranking(so, *ranking);
+    return so;
+  }
+
+  // Hands the next problem's first round to the pool's idle threads (enqueue_next), once per
+  // problem, so that it does not start by waiting for NVRTC (on an H200 on 2026-12-03 a cold
+  // sweep spent 87-91% of its time waiting for compiles). Another GPU's worker may take that
+  // problem first, and the model's calibration (tuned_neighbours) gains the current problem's
+  // results before the next problem ranks its own: what then differs was compiled in vain,
+  // nothing worse.
+  void compile_next_ahead(const db::Database& db, const Tools& tools) {
+    const std::size_t next = queue_.next;
+    if (o_.strategy.kind != StrategyKind::model || next >= o_.problems.size() ||
+        next == compiled_ahead_for_)
+      return;
+    compiled_ahead_for_ = next;
+    // Only an optimisation: a failure here (the next problem's ranking, say) must not end the
+    // problem being tuned; the next problem meets it again, and reports it, when it is tuned.
+    try {
+      const std::vector<GemmConfig> configs = first_round(db, next, tools);
+      if (!configs.empty()) tools.pool.enqueue_next(configs);
+    } catch (const std::exception&) {
+    }
+  }
+
+  // What the search of problem `index` measures first (first_measured), set up as tune(),
+  // tune_class() and search() do for its first precision class; none when nothing is fresh.
+  std::vector<GemmConfig> first_round(const db::Database& db, std::size_t index,
+                                      const Tools& tools) {
+    const Problem p = o_.problems[index].problem();
+    const Precision cls = tuned_classes(o_.precision).front();
+    std::vector<GemmConfig> all;
+    for (auto& c : sweep_candidates(o_, dev_, tools.spaces.of(p.op_a, p.op_b), p))
+      if (c.precision() == cls) all.push_back(std::move(c));
+    const ResumeState rs = load_resume_state(db, gpu_id_, p, all, o_.force);
+    if (rs.fresh() == 0) return {};
+    const StrategyOptions so = strategy_options(tools, rank_by_model(db, p, rs));
+    std::vector<GemmConfig> configs;
+    for (std::size_t i : first_measured(rs.candidates.size(), rs.known, so))
+      configs.push_back(rs.candidates[i]);
+    return configs;
   }
 
   // How the strategy acts on this worker: measures through `runner`, has the pool compile ahead
@@ -501,6 +554,7 @@ class DeviceWorker {
   std::string prefix_, arch_;
   DeviceInfo dev_;
   db::Id gpu_id_ = 0, sweep_id_ = 0;
+  std::size_t compiled_ahead_for_ = std::size_t(-1);  // the problem compile_next_ahead served
 };
 
 // The GPU model key of a device: workers of one model share the problem list.

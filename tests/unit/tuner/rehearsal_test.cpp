@@ -94,7 +94,8 @@ TEST(Planning, TheModelStrategyCompilesWhatItTimesAndTimesTheSame) {
 // Figures for docs/PERFORMANCE.md: the real compile pool (an empty binary cache) and NVRTC on
 // this machine over the plan of each problem, one compile thread per core or
 // GEMMTUNE_REHEARSE_THREADS (16: as many as a sweep on an H200 machine runs). Minutes on 2 cores:
-// run with GEMMTUNE_REHEARSE=1.
+// run with GEMMTUNE_REHEARSE=1 (and GEMMTUNE_REHEARSE_AHEAD=1 to compile each next problem's
+// first round ahead).
 TEST(Planning, CompilesOfTheRehearsedSweep) {
   if (!std::getenv("GEMMTUNE_REHEARSE")) GTEST_SKIP() << "set GEMMTUNE_REHEARSE=1 to run it";
   const DeviceInfo dev = h200();
@@ -112,9 +113,16 @@ TEST(Planning, CompilesOfTheRehearsedSweep) {
   const double cpu_started = cpu_s();
   double wait = 0, wall = 0, nvrtc = 0;
   std::size_t compiles = 0, timed = 0, measurements = 0;
-  for (const ProblemSpec& spec : planning_problems()) {
-    const Rehearsal r =
-        rehearse(spec, candidates_of(spec, dev), model_options(dev, threads), &pool);
+  // GEMMTUNE_REHEARSE_AHEAD=1: the idle compile threads compile the next problem's first round,
+  // as a sweep has them do.
+  const bool ahead = std::getenv("GEMMTUNE_REHEARSE_AHEAD") != nullptr;
+  const std::vector<ProblemSpec> problems = planning_problems();
+  for (std::size_t n = 0; n < problems.size(); ++n) {
+    const ProblemSpec& spec = problems[n];
+    RehearsalOptions o = model_options(dev, threads);
+    if (ahead && n + 1 < problems.size())
+      o.next_round = rehearsed_first_round(problems[n + 1], candidates_of(problems[n + 1], dev), o);
+    const Rehearsal r = rehearse(spec, candidates_of(spec, dev), o, &pool);
     std::printf(
         "%-20s timed %3zu (%3zu measurements), planned %4zu; takes %zu compiled %zu reused %zu "
         "cached; NVRTC %3zu compiles %6.1f s; wait %6.1f s of %6.1f s\n",

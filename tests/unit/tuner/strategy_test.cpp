@@ -458,3 +458,40 @@ TEST(Strategy, ModelWidensAfterAVariantImprovesTheBestAtTheEndOfAStep) {
   EXPECT_EQ(r.calls[o.model_first].first, 41u);  // the best's twin, right after the first step
   EXPECT_GE(res.new_candidates, o.model_first + 1 + o.model_step);  // and a further step
 }
+
+// first_measured() names what a run measures first, so that the sweep can compile it before the
+// run starts: the model's first model_first leaders, in the order run_model measures them.
+TEST(Strategy, FirstMeasuredIsWhatTheModelMeasuresFirst) {
+  const auto first_calls = [](const Replay& r, std::size_t n) {
+    std::vector<std::size_t> out;
+    for (std::size_t j = 0; j < std::min(n, r.calls.size()); ++j) out.push_back(r.calls[j].first);
+    return out;
+  };
+  // Family heads only, with results known from earlier sweeps left out.
+  Replay r(400, 41);
+  StrategyOptions o = model_ranks_40_first(r);
+  const std::map<std::size_t, double> known{{o.model_order[1], 2.0}, {o.model_order[7], 3.0}};
+  const std::vector<std::size_t> first = first_measured(400, known, o);
+  run_strategy(400, known, o, r.hooks());
+  EXPECT_EQ(first.size(), o.model_first);
+  EXPECT_EQ(first, first_calls(r, o.model_first));
+  EXPECT_EQ(std::count(first.begin(), first.end(), o.model_order[1]), 0);
+  // With a budget the favourite's variants are hoisted behind it (41 behind 40) as run_model
+  // does; a first round of model_first compiles leaves no variants of the best in between.
+  Replay twins(400, 41);
+  o = budgeted_twins(twins);
+  o.min_measurements = o.model_first;
+  const std::vector<std::size_t> hoisted = first_measured(400, {}, o);
+  run_strategy(400, {}, o, twins.hooks());
+  ASSERT_EQ(hoisted.size(), o.model_first);
+  EXPECT_EQ(hoisted[1], 41u);
+  EXPECT_EQ(hoisted, first_calls(twins, o.model_first));
+  // Fewer candidates than model_first: all of them. Other strategies: none promised.
+  o = StrategyOptions{};
+  o.kind = StrategyKind::model;
+  EXPECT_EQ(first_measured(5, {}, o), (std::vector<std::size_t>{0, 1, 2, 3, 4}));
+  for (auto kind : {StrategyKind::exhaustive, StrategyKind::random, StrategyKind::halving}) {
+    o.kind = kind;
+    EXPECT_TRUE(first_measured(400, {}, o).empty()) << strategy_name(kind);
+  }
+}

@@ -4,6 +4,8 @@
 // miss, and hand the result to the GPU thread, which asks for configs in the planned order.
 // Results are kept by binary (binary_identity), not by config name: a binary is compiled once in
 // the pool's life, whichever config, problem or plan asks for it again.
+// A second, lower-priority queue holds the next problem's first round (enqueue_next): the threads
+// the current plan leaves idle compile it, so that the next problem does not start by waiting.
 #include <condition_variable>
 #include <cstddef>
 #include <deque>
@@ -64,15 +66,22 @@ class CompilePool {
   /// Replaces the queue with `configs`, to be compiled in this order; those whose binary is done
   /// or being compiled already are skipped.
   void enqueue(const std::vector<GemmConfig>& configs);
+  /// Replaces the lower-priority queue with `configs`, the next problem's first round: compiled
+  /// in this order only by workers the current plan leaves idle (its queue empty), at most half
+  /// the threads at once (at least one). Its results are kept like any other, but are never
+  /// `ahead` of the current plan (look_ahead). clear() keeps this queue; wait_idle() and stopping
+  /// drop it.
+  void enqueue_next(const std::vector<GemmConfig>& configs);
   /// The result for `config`: its binary's kept result, waited for if a worker is compiling it,
   /// else looked up or compiled on the calling thread. `origin` says which, and `reused` once
   /// the binary was taken before.
   std::shared_ptr<CompiledCandidate> take(const GemmConfig& config);
-  /// Drops the queue; finished results stay for later takes (the next problem's), and the
-  /// compiles in flight are kept when they end.
+  /// Drops the queue (not the next problem's, enqueue_next); finished results stay for later
+  /// takes (the next problem's), and the compiles in flight are kept when they end.
   void clear();
-  /// Waits until no worker is compiling and none will start before the next take (after
-  /// clear(): until the compiles in flight have ended).
+  /// Drops the next problem's queue (enqueue_next), then waits until no worker is compiling and
+  /// none will start before the next take (after clear(): until the compiles in flight have
+  /// ended).
   void wait_idle();
   /// Number of worker threads.
   unsigned threads() const { return unsigned(workers_.size()); }
@@ -88,6 +97,8 @@ class CompilePool {
     std::size_t bytes = 0;
   };
   void work();
+  // Under the lock: whether a worker may take from next_ now.
+  bool may_take_next() const;
   void stop_workers();
   std::shared_ptr<CompiledCandidate> build(const GemmConfig& config, void* cache);
   // Stores a finished result under its binary; drops the oldest past the memory bound.
@@ -100,6 +111,9 @@ class CompilePool {
   std::mutex mutex_;
   std::condition_variable work_cv_, done_cv_;
   std::deque<GemmConfig> queue_;
+  std::deque<GemmConfig> next_;         // the next problem's first round, after queue_
+  std::size_t next_running_ = 0;        // workers compiling from next_
+  std::size_t next_threads_ = 1;        // at most this many of them
   std::map<std::string, Kept> kept_;    // binary identity -> result
   std::deque<std::string> kept_order_;  // binaries in the order kept, for the memory bound
   std::size_t kept_bytes_ = 0;

@@ -21,6 +21,10 @@ struct RehearsalOptions {
   GpuCeilings gpu;            ///< the planned GPU (planning_ceilings())
   ReplayCost cost;            ///< what a measurement would cost on the GPU
   bool wait_gpu_time = true;  ///< sleep for each measurement's GPU time (the pool runs ahead then)
+  /// Handed to the pool's next queue (enqueue_next) after the first plan, as a sweep hands it the
+  /// next problem's first round (rehearsed_first_round()); the pool is then not waited for at the
+  /// end, and its counters count what it compiled for the next problem.
+  std::vector<GemmConfig> next_round;
 };
 
 /// What one problem's rehearsal did.
@@ -41,6 +45,11 @@ struct Rehearsal {
 /// Rehearses options.strategy on `candidates` of `problem`. With a pool, each measurement takes
 /// its config from it (the pool is cleared at the end, as a sweep does after a problem); without
 /// one, only the plan and the timed configs are recorded.
+/// The configs a rehearsal of `problem` measures first (first_measured()): a sweep's first round.
+std::vector<GemmConfig> rehearsed_first_round(const ProblemSpec& problem,
+                                              const std::vector<GemmConfig>& candidates,
+                                              const RehearsalOptions& options);
+
 Rehearsal rehearse(const ProblemSpec& problem, const std::vector<GemmConfig>& candidates,
                    const RehearsalOptions& options, CompilePool* pool);
 

@@ -104,4 +104,13 @@ struct StrategyResult {
 StrategyResult run_strategy(std::size_t count, const std::map<std::size_t, double>& known,
                             const StrategyOptions& options, const StrategyHooks& hooks);
 
+/// The candidates run_strategy measures first, whatever the measurements say, in its order (so
+/// that they can be compiled before it starts; a budget or a stop may end it sooner): for the
+/// model strategy the first model_first of its leaders, the favourite's variants hoisted as it
+/// does (where its first round is shorter, the best's variants are timed between them); empty for
+/// the other strategies.
+std::vector<std::size_t> first_measured(std::size_t count,
+                                        const std::map<std::size_t, double>& known,
+                                        const StrategyOptions& options);
+
 }  // namespace gemmtune::tuner
