@@ -117,7 +117,10 @@ Verification ProblemBench::verify(const GemmKernel& kernel, double timeout_s, bo
 Verification ProblemBench::verify(const LoadedKernel& kernel, double timeout_s, bool corrupt) {
   if (const auto* gemm = dynamic_cast<const GemmKernel*>(&kernel))
     return verify(*gemm, timeout_s, corrupt);
-  return check(kernel, p_, ref_, fp32_tolerance(p_.k), timeout_s, corrupt);
+  // Held to its family's precision class, as sgemm's configs are to theirs.
+  const KernelFamily* family = family_registry().find(kernel.name());
+  const Precision precision = family ? family->precision(kernel.name()) : Precision::ieee;
+  return check(kernel, p_, ref_, precision_tolerance(precision, p_.k), timeout_s, corrupt);
 }
 
 Verification ProblemBench::verify_wide_range(const GemmKernel& kernel, double timeout_s) {

@@ -52,6 +52,9 @@ enum class Regime {
   square,   ///< everything else
 };
 
+/// Whether an M x N output is of the matrix-vector regime (min(M, N) <= 8).
+bool is_matrix_vector(long long m, long long n);
+
 /// The regime of an M x N x K problem.
 Regime regime_of(long long m, long long n, long long k);
 

@@ -53,8 +53,11 @@ double fp32_tolerance(int k);
 /// dominates.
 double tf32_tolerance(int k);
 
-/// The tolerance a config's results are verified at: tf32_tolerance for 1xTF32, fp32_tolerance
-/// otherwise (the 3xTF32 variants are held to FP32's).
+/// The tolerance results of precision class `precision` are verified at: tf32_tolerance for the
+/// tf32 class (1xTF32), fp32_tolerance otherwise (the fp32 class, 3xTF32, is held to FP32's).
+double precision_tolerance(Precision precision, int k);
+
+/// precision_tolerance() of a config's class.
 double verification_tolerance(const GemmConfig& c, int k);
 
 }  // namespace gemmtune

@@ -5,8 +5,10 @@
 
 namespace gemmtune {
 
+bool is_matrix_vector(long long m, long long n) { return std::min(m, n) <= 8; }
+
 Regime regime_of(long long m, long long n, long long k) {
-  if (std::min(m, n) <= 8) return Regime::vector;
+  if (is_matrix_vector(m, n)) return Regime::vector;
   if (k >= 8 * std::max(m, n)) return Regime::large_k;
   if (std::min(m, n) <= 64) return Regime::skinny;
   return Regime::square;

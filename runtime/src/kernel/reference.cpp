@@ -93,8 +93,12 @@ double fp32_tolerance(int k) { return std::max(1e-6, 2e-7 * std::sqrt(double(k))
 // up to ~2^-10; measured 2.9e-4 (cuBLAS TF32, 4096^3, H200). 4x that, plus the FP32 sums' share.
 double tf32_tolerance(int k) { return 2e-3 + fp32_tolerance(k); }
 
+double precision_tolerance(Precision precision, int k) {
+  return precision == Precision::tf32 ? tf32_tolerance(k) : fp32_tolerance(k);
+}
+
 double verification_tolerance(const GemmConfig& c, int k) {
-  return c.math == 1 ? tf32_tolerance(k) : fp32_tolerance(k);
+  return precision_tolerance(c.precision(), k);
 }
 
 }  // namespace gemmtune

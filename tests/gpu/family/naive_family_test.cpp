@@ -25,6 +25,32 @@ namespace {
 
 using tuner::CandidateRunner;
 
+// A sweep of one problem into `db`: its row, its bench, and a runner that records into them.
+struct OneProblemSweep {
+  OneProblemSweep(db::Database& db, const DeviceInfo& dev, const tuner::ProblemSpec& spec,
+                  ReferenceGemm& reference)
+      : gpu(db.upsert_gpu_model(to_db(dev))),
+        sweep(db.begin_sweep(info(gpu))),
+        bench(spec, reference, nullptr, 7),
+        pool(dev.limits.arch(), "", 1),
+        runner({&db, sweep, db.upsert_problem(to_db(spec.problem())), dev.limits.arch()}, dev,
+               bench, pool, timer, options) {}
+  static db::SweepInfo info(db::Id gpu) {
+    db::SweepInfo i;
+    i.gpu_model_id = gpu;
+    i.strategy = "exhaustive";
+    i.template_hash = template_hash();
+    i.command_line = "naive_family_test";
+    return i;
+  }
+  db::Id gpu, sweep;
+  tuner::ProblemBench bench;
+  tuner::GpuTimer timer;
+  tuner::CompilePool pool;
+  const tuner::RunnerOptions options;
+  CandidateRunner runner;  // last: it holds references to the members above
+};
+
 TEST(NaiveFamilyGpu, IsTunedStoredAndDispatchedFromTheDatabase) {
   GEMMTUNE_REQUIRE_GPU();
   register_naive_family();
@@ -40,19 +66,10 @@ TEST(NaiveFamilyGpu, IsTunedStoredAndDispatchedFromTheDatabase) {
   std::string best;
   {
     db::Database db(file, db::OpenMode::read_write, kernel_families());
-    const db::Id gpu = db.upsert_gpu_model(to_db(dev));
-    db::SweepInfo info;
-    info.gpu_model_id = gpu;
-    info.strategy = "exhaustive";
-    info.template_hash = template_hash();
-    info.command_line = "naive_family_test";
-    const db::Id sweep = db.begin_sweep(info);
-    const db::Id problem = db.upsert_problem(to_db(spec.problem()));
-    tuner::ProblemBench bench(spec, reference, nullptr, 7);
-    tuner::GpuTimer timer;
-    tuner::CompilePool pool(arch, "", 1);
-    const tuner::RunnerOptions options;
-    CandidateRunner runner({&db, sweep, problem, arch}, dev, bench, pool, timer, options);
+    OneProblemSweep run(db, dev, spec, reference);
+    const db::Id gpu = run.gpu, sweep = run.sweep;
+    tuner::ProblemBench& bench = run.bench;
+    CandidateRunner& runner = run.runner;
     const std::vector<std::string> names = naive.candidate_configs(dev.limits, bench.problem());
     ASSERT_EQ(names.size(), 3u);
     double best_ms = std::numeric_limits<double>::infinity();
@@ -108,6 +125,36 @@ TEST(NaiveFamilyGpu, IsTunedStoredAndDispatchedFromTheDatabase) {
   EXPECT_LE(dispatch_error(d, near, reference), fp32_tolerance(128)) << describe(near.p);
   const Explanation other = d.explain(shape(Op::N, Op::N, 128, 128, 128));
   EXPECT_EQ(other.config.rfind("sgemm_", 0), 0u) << other.to_string();
+}
+
+// A family's config is verified at its own precision class's tolerance: the naive `_tf32` config
+// (operands cut to TF32) passes at TF32's, with an error FP32's would have refused.
+TEST(NaiveFamilyGpu, AConfigIsVerifiedAtItsFamilysPrecision) {
+  GEMMTUNE_REQUIRE_GPU();
+  register_naive_family();
+  const DeviceInfo dev = device_info(0);
+  GEMMTUNE_CUDA(cudaSetDevice(0));
+  const std::string file = (scratch_dir("naive_family_tf32") / "tuning.db").string();
+  const tuner::ProblemSpec spec{Op::N, Op::N, 64, 48, 2048, 1};
+  ReferenceGemm reference(dev.limits.arch());
+  db::Database db(file, db::OpenMode::read_write, kernel_families());
+  OneProblemSweep run(db, dev, spec, reference);
+  for (const bool tf32 : {false, true}) {
+    const std::string name = naive_config_name(Op::N, Op::N, 128, tf32);
+    EXPECT_TRUE(run.runner.measure(name, tuner::Effort::quick)) << name;
+  }
+  db.finish_sweep(run.sweep);
+  const auto results = db.results_for(to_db(spec.problem()), run.gpu);
+  ASSERT_EQ(results.size(), 2u);
+  for (const auto& r : results) {
+    SCOPED_TRACE(r.config.name);
+    EXPECT_EQ(r.result.status, db::Status::ok) << r.result.error;
+    ASSERT_TRUE(r.result.rel_error);
+    const bool tf32 = r.config.knobs.at("naive_tf32") == 1;
+    EXPECT_EQ(*r.result.rel_error > fp32_tolerance(spec.k), tf32) << *r.result.rel_error;
+    EXPECT_LE(*r.result.rel_error,
+              precision_tolerance(tf32 ? Precision::tf32 : Precision::ieee, spec.k));
+  }
 }
 
 }  // namespace

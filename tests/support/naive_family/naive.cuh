@@ -1,10 +1,11 @@
 // The kernel of the test-only naive family (naive_family.hpp), embedded after
 // templates/include/gemmtune/kernel_args.h: one thread per element of C, a K-long dot product in
 // FP32 FMAs. Slow on purpose; it is there to prove that a family outside families/ can be tuned,
-// stored and dispatched.
+// stored and dispatched. With TF32 each operand is first cut to TF32's 10 mantissa bits, so that
+// the results carry a 1xTF32 kernel's error (a family of another precision class).
 namespace gemmtune {
 
-template <bool TA, bool TB, int BLOCK>
+template <bool TA, bool TB, int BLOCK, bool TF32>
 __global__ void __launch_bounds__(BLOCK) naive_gemm(const GemmArgs p) {
   const long long idx = blockIdx.x * static_cast<long long>(BLOCK) + threadIdx.x;
   if (idx >= static_cast<long long>(p.m) * p.n) return;
@@ -17,8 +18,12 @@ __global__ void __launch_bounds__(BLOCK) naive_gemm(const GemmArgs p) {
     float* c = p.pointer_arrays ? p.c_array[b] : p.c + b * p.stride_c;
     float sum = 0;
     for (int k = 0; k < p.k; ++k) {
-      const float x = TA ? a[k * p.lda + i] : a[i * p.lda + k];
-      const float y = TB ? bb[j * p.ldb + k] : bb[k * p.ldb + j];
+      float x = TA ? a[k * p.lda + i] : a[i * p.lda + k];
+      float y = TB ? bb[j * p.ldb + k] : bb[k * p.ldb + j];
+      if (TF32) {
+        x = __uint_as_float(__float_as_uint(x) & 0xffffe000u);
+        y = __uint_as_float(__float_as_uint(y) & 0xffffe000u);
+      }
       sum = fmaf(x, y, sum);
     }
     float* out = c + i * p.ldc + j;

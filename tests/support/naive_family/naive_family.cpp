@@ -12,13 +12,14 @@ namespace {
 
 constexpr int kBlocks[] = {64, 128, 256};
 
-// A parsed config: its layout and block size.
+// A parsed config: its layout, block size and whether it rounds the operands to TF32.
 struct NaiveConfig {
   Op op_a = Op::N, op_b = Op::N;
   int threads = 0;
+  bool tf32 = false;
 };
 
-// "naivegemm_<a><b>_b<threads>", threads one of kBlocks; nothing else.
+// "naivegemm_<a><b>_b<threads>[_tf32]", threads one of kBlocks; nothing else.
 std::optional<NaiveConfig> parse_naive(std::string_view name) {
   constexpr std::string_view prefix = "naivegemm_";
   if (!name.starts_with(prefix)) return std::nullopt;
@@ -31,8 +32,10 @@ std::optional<NaiveConfig> parse_naive(std::string_view name) {
   };
   const std::optional<Op> a = op(name[0]), b = op(name[1]);
   if (!a || !b) return std::nullopt;
+  const bool tf32 = name.ends_with("_tf32");
+  if (tf32) name.remove_suffix(5);
   for (int threads : kBlocks)
-    if (name.substr(4) == std::to_string(threads)) return NaiveConfig{*a, *b, threads};
+    if (name.substr(4) == std::to_string(threads)) return NaiveConfig{*a, *b, threads, tf32};
   return std::nullopt;
 }
 
@@ -43,20 +46,27 @@ class NaiveFamily final : public KernelFamily {
   std::string_view source() const override { return naive_source(); }
   std::string_view source_name() const override { return "gemmtune_naive.cu"; }
 
-  // One knob column, its own (no other family declares it); one precision class.
+  // Its own knob columns (no other family declares them).
   const db::FamilySchema& db_family() const override {
-    static const db::FamilySchema family{"naive", {{"naive_block", 128}}, {}};
+    static const db::FamilySchema family{"naive", {{"naive_block", 128}, {"naive_tf32", 0}}, {}};
     return family;
+  }
+
+  // The `_tf32` configs are of the tf32 class: verified and chosen as 1xTF32 kernels are.
+  Precision precision(std::string_view config_name) const override {
+    const std::optional<NaiveConfig> c = parse_naive(config_name);
+    return c && c->tf32 ? Precision::tf32 : Precision::ieee;
   }
 
   std::optional<KernelInstance> parse(std::string_view config_name) const override {
     const std::optional<NaiveConfig> c = parse_naive(config_name);
     if (!c) return std::nullopt;
-    return KernelInstance{
-        "gemmtune::naive_gemm<" + std::string(c->op_a == Op::T ? "true" : "false") + "," +
-            (c->op_b == Op::T ? "true" : "false") + "," + std::to_string(c->threads) + ">",
-        {},
-        false};
+    return KernelInstance{"gemmtune::naive_gemm<" +
+                              std::string(c->op_a == Op::T ? "true" : "false") + "," +
+                              (c->op_b == Op::T ? "true" : "false") + "," +
+                              std::to_string(c->threads) + "," + (c->tf32 ? "true" : "false") + ">",
+                          {},
+                          false};
   }
 
   std::optional<std::string> validate(std::string_view config_name,
@@ -88,6 +98,7 @@ class NaiveFamily final : public KernelFamily {
     row.op_a = c->op_a == Op::T ? 't' : 'n';
     row.op_b = c->op_b == Op::T ? 't' : 'n';
     row.knobs.emplace("naive_block", c->threads);
+    row.knobs.emplace("naive_tf32", c->tf32 ? 1 : 0);
     return row;
   }
 
@@ -128,9 +139,9 @@ void register_naive_family() {
   std::call_once(once, [] { register_family(naive_kernel_family()); });
 }
 
-std::string naive_config_name(Op op_a, Op op_b, int threads) {
+std::string naive_config_name(Op op_a, Op op_b, int threads, bool tf32) {
   return std::string("naivegemm_") + (op_a == Op::T ? 't' : 'n') + (op_b == Op::T ? 't' : 'n') +
-         "_b" + std::to_string(threads);
+         "_b" + std::to_string(threads) + (tf32 ? "_tf32" : "");
 }
 
 }  // namespace gemmtune::test

@@ -3,9 +3,11 @@
 // configs that cannot run the problem are skipped with their reason.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <functional>
 
 #include "gemmtune/choice.hpp"
+#include "gemmtune/waves.hpp"
 #include "unit/dispatch/tuning_db.hpp"
 
 namespace gemmtune::test {
@@ -118,6 +120,24 @@ Chooser h200_chooser_with(const std::string& name,
   }
   return Chooser(DeviceLimits::for_arch("sm_90"),
                  load_tuning_snapshot(path, {"NVIDIA H200", 9, 0, 132}));
+}
+
+TEST(ChooserCarryOver, AMatrixVectorConfigCountsOnlyItsFirstRoundsFill) {
+  // 1x256 tiles split 16 ways on 1x5120: 20 x 16 = 320 blocks. A streaming product is bound by
+  // bandwidth once a round fills the GPU, so its efficiency is that round's fill, 1 here,
+  // whatever the last round holds; with too few blocks for one round, the share it fills.
+  auto c = parse_config_name("sgemm_nn_1x256x32_w1x128_t1x4_s1_v4_p4_k16_r8_z");
+  ASSERT_TRUE(c);
+  const double slots = 132.0 * std::max(1, c->occupancy);
+  ASSERT_LT(slots, 320) << "the test wants a last round partly filled";
+  EXPECT_DOUBLE_EQ(predicted_efficiency(*c, 1, 5120, 1, 132), 1.0);
+  GemmConfig whole = *c;
+  whole.split_k = 1;
+  EXPECT_NEAR(predicted_efficiency(whole, 1, 5120, 1, 132), 20 / slots, 1e-12);
+  // Nine rows are no matrix-vector product: the last round's fill counts (9 x 20 x 16 blocks).
+  EXPECT_NEAR(predicted_efficiency(*c, 9, 5120, 1, 132),
+              waves_of(9 * 20 * 16, 132, c->occupancy).fill, 1e-12);
+  EXPECT_LT(predicted_efficiency(*c, 9, 5120, 1, 132), 1.0);
 }
 
 TEST(ChooserCarryOver, NearestWhoseTilesWouldIdleTheGpuIsPassedOver) {

@@ -82,11 +82,16 @@ TEST_F(NaiveFamily, NamesParseValidateAndLaunch) {
   const KernelFamily& f = naive_kernel_family();
   const auto instance = f.parse("naivegemm_tn_b64");
   ASSERT_TRUE(instance);
-  EXPECT_EQ(instance->name_expression, "gemmtune::naive_gemm<true,false,64>");
+  EXPECT_EQ(instance->name_expression, "gemmtune::naive_gemm<true,false,64,false>");
   EXPECT_TRUE(instance->defines.empty());
   EXPECT_FALSE(instance->arch_specific);
-  for (const char* bad : {"naivegemm_nn_b32", "naivegemm_nn_b", "naivegemm_xn_b64", "naivegemm_nn",
-                          "naivegemm_nn_b128x", kSgemm})
+  EXPECT_EQ(f.parse("naivegemm_tn_b64_tf32")->name_expression,
+            "gemmtune::naive_gemm<true,false,64,true>");
+  EXPECT_EQ(f.precision("naivegemm_tn_b64_tf32"), Precision::tf32);
+  EXPECT_EQ(f.precision("naivegemm_tn_b64"), Precision::ieee);
+  for (const char* bad :
+       {"naivegemm_nn_b32", "naivegemm_nn_b", "naivegemm_xn_b64", "naivegemm_nn",
+        "naivegemm_nn_b128x", "naivegemm_nn_b128_tf", "naivegemm_nn_tf32", kSgemm})
     EXPECT_FALSE(f.parse(bad)) << bad;
 
   DeviceLimits small;
@@ -137,6 +142,10 @@ TEST_F(NaiveFamily, ConfigRowsRoundTripBesideSgemmRows) {
   EXPECT_EQ(naive.op_a, 't');
   EXPECT_EQ(naive.op_b, 'n');
   EXPECT_EQ(naive.knobs.at("naive_block"), 256);
+  EXPECT_EQ(naive.knobs.at("naive_tf32"), 0);
+  const db::KernelConfig tf32 = *naive_kernel_family().db_row("naivegemm_tn_b256_tf32");
+  EXPECT_EQ(tf32.knobs.at("naive_tf32"), 1);
+  EXPECT_EQ(db.config(db.upsert_config(tf32)), tf32);
   const GemmConfig c = *parse_config_name(kSgemm);
   const db::Id naive_id = db.upsert_config(naive), sgemm_id = db.upsert_config(to_db(c));
   EXPECT_EQ(db.upsert_config(naive), naive_id) << "the same config, the same row";

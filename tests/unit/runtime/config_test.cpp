@@ -662,6 +662,11 @@ TEST(Config, TensorCoreRules) {
   tf32.math = 1;
   EXPECT_GT(verification_tolerance(tf32, 1024), 50 * verification_tolerance(c, 1024));
   EXPECT_EQ(verification_tolerance(c, 1024), fp32_tolerance(1024));
+  EXPECT_EQ(verification_tolerance(tf32, 1024), precision_tolerance(Precision::tf32, 1024));
+  GemmConfig three = c;
+  three.math = 2;
+  EXPECT_EQ(verification_tolerance(three, 1024), precision_tolerance(Precision::fp32, 1024));
+  EXPECT_EQ(precision_tolerance(Precision::fp32, 1024), fp32_tolerance(1024));
 }
 
 TEST(Config, WarpgroupRules) {

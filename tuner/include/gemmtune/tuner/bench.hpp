@@ -68,8 +68,9 @@ class ProblemBench {
   /// With `corrupt` (a test hook) a row of C is overwritten after the kernel, before the check.
   /// A hang throws nothing: it comes back as Outcome::timeout; the caller stops the device.
   Verification verify(const GemmKernel& kernel, double timeout_s, bool corrupt = false);
-  /// The same for a kernel of any family: a GemmKernel as above, any other at fp32_tolerance()
-  /// and on the random inputs alone (other families are FP32 FMA kernels).
+  /// The same for a kernel of any family: a GemmKernel as above, any other at the tolerance of
+  /// its family's precision class (KernelFamily::precision, precision_tolerance()), on the
+  /// random inputs alone.
   Verification verify(const LoadedKernel& kernel, double timeout_s, bool corrupt = false);
   /// The same check of any config on the wide-range inputs alone: its rel_error is the error there.
   Verification verify_wide_range(const GemmKernel& kernel, double timeout_s);
