@@ -430,6 +430,12 @@ class DeviceWorker {
     return so;
   }
 
+  // Fewer compile threads have none to spare: the next problem's compiles slow the current
+  // one's. The quick preset cold on an H200 (16 threads, 2026-12-03): 19.9 and 20.4 s without,
+  // 18.5 s with; rehearsed on 2 cores with 2 threads: compile wait 48.6 s without, 67.8 s with
+  // (docs/PERFORMANCE.md, 2026-12-03, "The next problem's first round compiled ahead").
+  static constexpr unsigned kCompileAheadThreads = 8;
+
   // Hands the next problem's first round to the pool's idle threads (enqueue_next), once per
   // problem, so that it does not start by waiting for NVRTC (on an H200 on 2026-12-03 a cold
   // sweep spent 87-91% of its time waiting for compiles). Another GPU's worker may take that
@@ -439,7 +445,7 @@ class DeviceWorker {
   void compile_next_ahead(const db::Database& db, const Tools& tools) {
     const std::size_t next = queue_.next;
     if (o_.strategy.kind != StrategyKind::model || next >= o_.problems.size() ||
-        next == compiled_ahead_for_)
+        next == compiled_ahead_for_ || tools.pool.threads() < kCompileAheadThreads)
       return;
     compiled_ahead_for_ = next;
     // Only an optimisation: a failure here (the next problem's ranking, say) must not end the
