@@ -433,7 +433,8 @@ class DeviceWorker {
   // Fewer compile threads have none to spare: the next problem's compiles slow the current
   // one's. The quick preset cold on an H200 (16 threads, 2026-12-03): 19.9 and 20.4 s without,
   // 18.5 s with; rehearsed on 2 cores with 2 threads: compile wait 48.6 s without, 67.8 s with
-  // (docs/PERFORMANCE.md, 2026-12-03, "The next problem's first round compiled ahead").
+  // (docs/PERFORMANCE.md, 2026-12-03, "Matrix-vector picks by the first round's fill; the next
+  // problem's first round compiled ahead").
   static constexpr unsigned kCompileAheadThreads = 8;
 
   // Hands the next problem's first round to the pool's idle threads (enqueue_next), once per
