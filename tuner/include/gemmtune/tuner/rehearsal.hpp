@@ -42,14 +42,14 @@ struct Rehearsal {
   double wall_s = 0;                ///< the whole rehearsal
 };
 
-/// Rehearses options.strategy on `candidates` of `problem`. With a pool, each measurement takes
-/// its config from it (the pool is cleared at the end, as a sweep does after a problem); without
-/// one, only the plan and the timed configs are recorded.
 /// The configs a rehearsal of `problem` measures first (first_measured()): a sweep's first round.
 std::vector<GemmConfig> rehearsed_first_round(const ProblemSpec& problem,
                                               const std::vector<GemmConfig>& candidates,
                                               const RehearsalOptions& options);
 
+/// Rehearses options.strategy on `candidates` of `problem`. With a pool, each measurement takes
+/// its config from it (the pool is cleared at the end, as a sweep does after a problem); without
+/// one, only the plan and the timed configs are recorded.
 Rehearsal rehearse(const ProblemSpec& problem, const std::vector<GemmConfig>& candidates,
                    const RehearsalOptions& options, CompilePool* pool);
 
