@@ -52,9 +52,6 @@ enum class Regime {
   square,   ///< everything else
 };
 
-/// Whether an M x N output is of the matrix-vector regime (min(M, N) <= 8).
-bool is_matrix_vector(long long m, long long n);
-
 /// The regime of an M x N x K problem.
 Regime regime_of(long long m, long long n, long long k);
 
@@ -68,9 +65,10 @@ const char* regime_name(Regime r);
 
 /// The fraction of a GPU with `sm_count` SMs that `c` keeps busy on an M x N x K (x batch)
 /// problem, as a simple model: the share of the tiles' area inside the problem (edge tiles
-/// compute padding) times the fill of the last wave of blocks (`occupancy` blocks per SM); for a
-/// split_tail config, the balance of its work over the SMs in split-sized units. With sm_count 0
-/// the wave term is left out.
+/// compute padding) times predicted_fill() of its blocks (`occupancy` per SM: the last wave's
+/// fill, the first's for a matrix-vector product); for a split_tail config (not of a
+/// matrix-vector product), the balance of its work over the SMs in split-sized units. With
+/// sm_count 0 the wave term is left out.
 double predicted_efficiency(const GemmConfig& c, long long m, long long n, long long batch,
                             int sm_count);
 

@@ -116,8 +116,9 @@ class KernelFamily {
   /// The share of the GPU that `config_name`'s launch on `p` keeps busy, on a GPU of `sm_count`
   /// SMs (0: unknown): what the chooser's nearest step weighs a config's speed on a nearby tuned
   /// problem by (its efficiency here over there). nullopt when the family does not predict: the
-  /// speed there is then taken as is. Default: the fill of the last wave of launch_shape()'s
-  /// blocks, one block an SM at a time (1 for an unknown SM count); nullopt without a launch shape.
+  /// speed there is then taken as is. Default: predicted_fill() of launch_shape()'s blocks (the
+  /// last wave's fill, the first's for a matrix-vector product), one block an SM at a time (1 for
+  /// an unknown SM count); nullopt without a launch shape.
   virtual std::optional<double> predicted_efficiency(std::string_view config_name, const Problem& p,
                                                      int sm_count) const;
   /// Loads `cubin`, compiled from `config_name` with entry point `lowered_name`, into the current

@@ -2,10 +2,9 @@
 #include <algorithm>
 
 #include "gemmtune/choice.hpp"
+#include "gemmtune/waves.hpp"
 
 namespace gemmtune {
-
-bool is_matrix_vector(long long m, long long n) { return std::min(m, n) <= 8; }
 
 Regime regime_of(long long m, long long n, long long k) {
   if (is_matrix_vector(m, n)) return Regime::vector;

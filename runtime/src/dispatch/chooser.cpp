@@ -275,24 +275,14 @@ double predicted_efficiency(const GemmConfig& c, long long m, long long n, long 
   if (sm_count <= 0) return area;
   // In double: huge shapes and batches overflow 64 bits, and only the ratio matters.
   const double tiles = double(rows) * double(cols) * double(batch);
-  if (is_matrix_vector(m, n)) {
-    // A matrix-vector product streams its matrix once: once a full round of blocks keeps the
-    // memory system busy, its time is the matrix's bytes over the bandwidth, and the blocks of a
-    // last partial round take the bandwidth the others left. So only the first round's fill
-    // counts. (The last round's fill passed over 1x4096x4096's config, re-sized, for 1x5120x2048
-    // nn: 1.000x cuBLAS against the 0.644x of the one taken; H200, docs/PERFORMANCE.md,
-    // 2026-12-03, "The odd-size shipped rows tuned with the default sweep".)
-    const double slots = double(sm_count) * std::max(1, c.occupancy);
-    return area * std::min(1.0, tiles * c.split_k / slots);
-  }
-  if (c.split_tail) {
+  if (c.split_tail && !is_matrix_vector(m, n)) {
     // In split-sized units of work: whole rounds of one tile per SM, then the rest split.
     const double s = c.split_k, rest = split_tail_tiles(tiles, sm_count);
     const double busiest =
         (tiles - rest) / sm_count * s + waves_of(rest * s, sm_count, 1).on_busiest;
     return area * tiles * s / (busiest * sm_count);
   }
-  return area * waves_of(tiles * c.split_k, sm_count, c.occupancy).fill;
+  return area * predicted_fill(tiles * c.split_k, sm_count, c.occupancy, m, n);
 }
 
 Fp32Qualified fp32_qualified_configs(const TuningSnapshot& s) {

@@ -124,7 +124,7 @@ std::optional<double> KernelFamily::predicted_efficiency(std::string_view config
   if (!shape) return std::nullopt;
   if (sm_count <= 0) return 1.0;
   const double blocks = double(shape->grid.x) * double(shape->grid.y) * double(shape->grid.z);
-  return waves_of(blocks, sm_count, 1).fill;
+  return predicted_fill(blocks, sm_count, 1, p.m, p.n);
 }
 
 std::unique_ptr<LoadedKernel> KernelFamily::load(std::string_view config_name,

@@ -18,6 +18,14 @@ Waves waves_of(double blocks, int sms, int per_sm) {
   return w;
 }
 
+bool is_matrix_vector(long long m, long long n) { return std::min(m, n) <= 8; }
+
+double predicted_fill(double blocks, int sms, int per_sm, long long m, long long n) {
+  if (!is_matrix_vector(m, n)) return waves_of(blocks, sms, per_sm).fill;
+  const double slots = double(std::max(1, sms)) * std::max(1, per_sm);
+  return blocks > 0 ? std::min(1.0, blocks / slots) : 1.0;
+}
+
 double split_tail_tiles(double tiles, int sms) {
   const double s = std::max(1, sms);
   return tiles - std::floor(tiles / s) * s;

@@ -259,6 +259,14 @@ TEST_F(NaiveFamily, ItsLaunchShapePredictsTheFillOfTheLastWave) {
   EXPECT_DOUBLE_EQ(efficiency(96, 132), 120.0 / 132);
   EXPECT_DOUBLE_EQ(efficiency(211, 132), 1.0);
   EXPECT_DOUBLE_EQ(efficiency(96, 0), 1.0);
+  // A matrix-vector product counts its first wave's fill: 1 x 40000 outputs make 625 blocks,
+  // 4.7 waves (the last 73% full), and fill the GPU; 1 x 5000 make 79 blocks, 60% of one wave.
+  const auto vector_efficiency = [&](int n) {
+    return *naive.predicted_efficiency("naivegemm_nn_b64",
+                                       shape_only_problem(Op::N, Op::N, 1, n, 64), 132);
+  };
+  EXPECT_DOUBLE_EQ(vector_efficiency(40000), 1.0);
+  EXPECT_DOUBLE_EQ(vector_efficiency(5000), 79.0 / 132);
   // A family with no launch shape does not predict.
   const Named named("named", "named");
   EXPECT_FALSE(
