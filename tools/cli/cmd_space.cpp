@@ -4,7 +4,10 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <optional>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "commands.hpp"
 #include "gemmtune/error.hpp"
@@ -26,6 +29,7 @@ struct SpaceOptions {
   std::string layout = "nn";
   bool count = false, list = false, compile = false, sample = false, knobs = false;
   int max = kDefaultMax;
+  std::vector<std::string> names;  // --config: only these
   int jobs = int(std::max(1u, std::thread::hardware_concurrency()));
 };
 
@@ -109,9 +113,34 @@ class WalkProgress {
       std::chrono::steady_clock::now() + std::chrono::seconds(1);
 };
 
+// The configs named by --config, each checked: a name that does not parse, or is no valid
+// config for the architecture, is an error that says why.
+std::vector<GemmConfig> named_configs(const SpaceOptions& o, const DeviceLimits& limits) {
+  std::vector<GemmConfig> configs;
+  for (const std::string& name : o.names) {
+    const std::optional<GemmConfig> c = parse_config_name(name);
+    if (!c)
+      throw Error(Status::kInvalidArgument,
+                  "--config '" + name +
+                      "' is no sgemm config name (such as sgemm_nn_128x128x8_w64x32_t8x8_s2_v4_"
+                      "p4_k1_r8): `gemmtune space --list` prints valid ones");
+    if (auto why = c->validate(limits))
+      throw Error(Status::kInvalidArgument,
+                  "--config '" + name + "' is not valid on " + o.arch + ": " + *why);
+    configs.push_back(*c);
+  }
+  return configs;
+}
+
 void run_space(const SpaceOptions& o) {
   if (o.knobs) return print_knobs();
   DeviceLimits limits = DeviceLimits::for_arch(o.arch);
+  if (!o.names.empty()) {
+    const std::vector<GemmConfig> configs = named_configs(o, limits);
+    if (o.compile) return compile_all(configs, o);
+    for (auto& c : configs) std::printf("%s\n", config_name(c).c_str());
+    return;
+  }
   auto layouts = tuner::parse_layouts(o.layout);
   std::vector<GemmConfig> configs;
   for (auto [a, b] : layouts) {
@@ -168,6 +197,10 @@ static void add_space_command(CLI::App& app) {
                   "space (0 = all)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--config", o->names,
+                  "Only this config (repeatable): checked against the architecture's rules, then "
+                  "printed, or with --compile compiled (registers, spills, shared memory); "
+                  "--layout, --sample and --max do not apply");
   cmd->add_option("-j,--jobs", o->jobs, "Parallel compilations (0: one per core)")
       ->capture_default_str()
       ->check(CLI::Range(0, 256));

@@ -370,6 +370,10 @@ struct TileLoader {
   __device__ __forceinline__ static void copy_async(float* s, const float* g, long long ld,
                                                     int xlim, int klim, int tid) {
     static_assert(GW == VEC, "cp.async loaders move GW-float chunks");
+    if constexpr (K_CONTIGUOUS && !KEEP && THREADS % BK == 0) {
+      copy_async_transposed(s, g, ld, xlim, klim, tid);
+      return;
+    }
     if constexpr (VEC < 4 && THREADS % kPerRow == 0) {
       copy_async_narrow(s, g, ld, xlim, klim, tid);
       return;
@@ -388,6 +392,28 @@ struct TileLoader {
       } else {
         cp_async<4 * VEC>(s + (K_CONTIGUOUS ? x * LDS + k : k * LDS + x), src, valid);
       }
+    }
+  }
+  // copy_async of a K-contiguous operand into S[k][x]: single floats, each thread one k, its
+  // rows kRowsPerRound apart. A warp's copy then takes 32 / BK rows' BK adjacent values (whole
+  // sectors, as cuBLAS's transposing copies do) where copies of 4-float chunks took 16 rows' 2
+  // values each (4x the sectors, and bank conflicts in shared memory: docs/PERFORMANCE.md,
+  // 2026-12-03). Any alignment of the data reads the same way.
+  static constexpr int kRowsPerRound = THREADS / BK;
+  static constexpr int kRounds = (X + kRowsPerRound - 1) / kRowsPerRound;
+  __device__ __forceinline__ static void copy_async_transposed(float* s, const float* g,
+                                                               long long ld, int xlim, int klim,
+                                                               int tid) {
+    const int k = tid % BK, x = tid / BK;
+    const bool k_in = k < klim;
+    const int rows_left = xlim - x;
+    const float* src0 = g + x * ld + k;
+    float* dst0 = s + k * LDS + x;
+#pragma unroll
+    for (int i = 0; i < kRounds; ++i) {
+      if (X % kRowsPerRound != 0 && x + i * kRowsPerRound >= X) continue;
+      const bool valid = k_in && i * kRowsPerRound < rows_left;
+      cp_async<4>(dst0 + i * kRowsPerRound, valid ? src0 + i * kRowsPerRound * ld : g, valid);
     }
   }
   // copy_async of narrowed chunks (data not aligned to 4 floats: 4 to 8 times as many chunks)

@@ -401,6 +401,39 @@ TEST(KernelCorrectness, EarlyBarrierConfigsMatchFloat64Reference) {
   EXPECT_GT(r.checked, 100);
 }
 
+// cp.async tiles that copy a K-contiguous operand (A of nn and nt, B of nt and tt) transposed into
+// shared memory one float at a time (TileLoader::copy_async_transposed): the sample's FMA tile
+// configs moved to 3 or 4 stages, on K of one value, one slice and a partial one, odd K and
+// leading dimensions (every operand narrowed), pointers one float off, tiles cut by M and N, a
+// batch and deep K, beta 0 (C poisoned) and not.
+TEST(KernelCorrectness, TransposingCopiesMatchFloat64Reference) {
+  GEMMTUNE_REQUIRE_GPU();
+  const DeviceLimits limits = device_info(0).limits;
+  const std::vector<Shape> shapes = {
+      {131, 67, 1, 1, 0, 0, 1.f, 0.f},        // K = 1
+      {65, 129, 8, 1, 0, 0, 1.5f, -0.75f},    // one slice of bk 8
+      {70, 33, 17, 2, 0, 0, 1.f, 0.f},        // a slice of bk 16 and a row more
+      {257, 255, 101, 1, 0, 0, 1.f, 0.5f},    // odd: every operand narrowed
+      {129, 131, 67, 2, 3, 0, 1.5f, -0.75f},  // odd padded leading dimensions
+      {64, 96, 80, 2, 0, 1, 2.f, 0.f},        // pointers one float off
+      {300, 200, 2048, 1, 0, 0, 1.f, 0.f},    // deep K: many slices (and splits)
+  };
+  const auto to_cp_async = [&](GemmConfig& c) {
+    if (c.math != 0 || c.streams_b() || c.stages >= 3) return;
+    GemmConfig t = c;
+    t.stages = t.bk == 8 ? 4 : 3;
+    t.early_barrier = false;
+    if (!t.validate(limits)) c = t;
+  };
+  const VariantCheck r = check_variant(shapes, to_cp_async, [](const GemmConfig& f) {
+    return f.path() == KernelPath::cp_async_tile && f.math == 0 &&
+           (f.op_a == Op::N || f.op_b == Op::T);
+  });
+  std::cout << r.checked << " (transposing cp.async config, problem) pairs checked, worst "
+            << "relative error " << r.worst << "\n";
+  EXPECT_GT(r.checked, 200);
+}
+
 // Split-tail configs: the tiles of whole rounds of one per SM unsplit, the rest split K ways
 // (one launch; BlockWork::of_split_tail). The sample's split tile configs with split_tail set, on
 // shapes with a round and a few tiles more, several rounds and more, exactly one round (nothing

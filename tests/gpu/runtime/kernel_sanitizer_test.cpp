@@ -24,6 +24,10 @@ TEST(KernelSanitizer, EdgeShapesAreCorrect) {
       "sgemm_nt_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8",
       "sgemm_tn_64x64x16_w32x32_t4x8_s3_v4_p4_k2_r8",
       "sgemm_tt_64x128x8_w32x64_t8x8_s4_v2_p0_k4_r1",
+      // cp.async copies of K-contiguous operands transposed a float at a time: both operands of
+      // nt, A of nn with slices of 32
+      "sgemm_nt_128x128x8_w64x64_t16x8_s3_v4_p4_k1_r8",
+      "sgemm_nn_64x64x32_w32x32_t4x8_s3_v4_p4_k1_r1",
       // thin tiles: B streamed (one row with split-K; four rows, A transposed), and
       // two columns through shared memory
       "sgemm_nn_1x256x16_w1x128_t1x4_s2_v4_p4_k8_r8",
