@@ -32,6 +32,8 @@ struct SweepCliOptions {
   // The default strategy: replayed on an exhaustive H200 recording of 30 problems, it finds each
   // problem's best within 3% (tests/unit/tuner/replay_test.cpp; docs/PERFORMANCE.md).
   std::string strategy = "model";
+  bool strategy_given = false;  // --strategy on the command line: another family takes exhaustive
+  std::string family = tuner::kSgemmFamily;
   double budget = 0;
   std::size_t max_configs = 0;
   bool force = false;
@@ -87,7 +89,11 @@ tuner::SweepOptions to_sweep_options(const SweepCliOptions& c) {
   tuner::SweepOptions o;
   c.plan.fill(o);
   o.db_path = c.db_path.empty() ? db::default_database_path() : c.db_path;
-  o.strategy.kind = tuner::parse_strategy(c.strategy);
+  o.family = c.family;
+  const bool other_family = c.family != tuner::kSgemmFamily;
+  // Another family is swept exhaustively: that is its default, and the only strategy it takes.
+  o.strategy.kind =
+      tuner::parse_strategy(other_family && !c.strategy_given ? "exhaustive" : c.strategy);
   if (c.max_configs > 0 && o.strategy.kind != tuner::StrategyKind::random)
     throw Error(Status::kInvalidArgument,
                 "--max-configs applies to --strategy random; use --budget to limit the "
@@ -106,6 +112,10 @@ tuner::SweepOptions to_sweep_options(const SweepCliOptions& c) {
   o.stop = &g_stop;
   o.out = &std::cout;
   o.is_tty = isatty(STDOUT_FILENO) != 0;
+  tuner::sweep_family(o);  // an unknown family, or what it does not take, refused before any work
+  if (other_family && c.plan.space != "auto")
+    throw Error(Status::kInvalidArgument, "--space is the sgemm family's: a sweep of --family " +
+                                              c.family + " measures its candidate_configs");
   return o;
 }
 
@@ -116,9 +126,14 @@ void dry_run(const tuner::SweepOptions& o, const SweepCliOptions& c) {
   } catch (const Error&) {
     dev = c.plan.planning_device();
   }
-  std::printf("dry run on %s: %zu problems, strategy %s, space %s, database %s\n", dev.name.c_str(),
-              o.problems.size(), tuner::strategy_name(o.strategy.kind),
-              o.space == tuner::SpaceKind::full ? "full" : "reduced", o.db_path.c_str());
+  if (o.family != tuner::kSgemmFamily)
+    std::printf("dry run on %s: %zu problems, family %s, strategy %s, database %s\n",
+                dev.name.c_str(), o.problems.size(), o.family.c_str(),
+                tuner::strategy_name(o.strategy.kind), o.db_path.c_str());
+  else
+    std::printf("dry run on %s: %zu problems, strategy %s, space %s, database %s\n",
+                dev.name.c_str(), o.problems.size(), tuner::strategy_name(o.strategy.kind),
+                o.space == tuner::SpaceKind::full ? "full" : "reduced", o.db_path.c_str());
   std::size_t total = 0, measured = 0;
   for (const auto& row : tuner::plan_sweep(o, dev)) {
     std::printf("  %-24s %6zu candidates, %6zu measured before\n",
@@ -134,6 +149,11 @@ void dry_run(const tuner::SweepOptions& o, const SweepCliOptions& c) {
 bool take_shard(tuner::SweepOptions& o, const SweepCliOptions& c) {
   const std::optional<tuner::Shard> shard = c.plan.shard_to_run();
   if (!shard) return true;
+  // The split balances the sgemm family's estimated tuning times.
+  if (o.family != tuner::kSgemmFamily && shard->count > 1)
+    throw Error(Status::kInvalidArgument,
+                "--shard " + tuner::shard_label(*shard) + ": a sweep of --family " + o.family +
+                    " is not split into shards (in a Slurm array, --shard 0/1 runs all of it)");
   const std::size_t all = o.problems.size();
   const tuner::SweepShard part = tuner::plan_sweep_shard(o, c.plan.planning_device(), *shard);
   o.problems = part.problems;
@@ -197,6 +217,9 @@ void run(const SweepCliOptions& c) {
   if (report.measurements > 0) {
     std::printf("%.1f s in all; the GPU workers' time: %s\n", seconds,
                 report.times.describe().c_str());
+  }
+  // Another family's configs are compiled by their measurements, not by the compile pools.
+  if (report.measurements > 0 && o.family == tuner::kSgemmFamily) {
     // Compiles the pools made that no measurement used: compiled ahead for ranks never reached.
     const std::size_t used = report.times.compiles.compiled;
     const std::size_t nvrtc = report.compile_pool.compiles;
@@ -227,7 +250,14 @@ static void add_sweep_command(CLI::App& app) {
       "sweep", "Tune problems on this machine's GPUs and record everything in the database");
   c->plan.add_problem_options(cmd);
   cmd->add_option("--db", c->db_path, db_option_help("Tuning database"));
-  cmd->add_option("--strategy", c->strategy, "exhaustive, random, halving or model")
+  auto* strategy = cmd->add_option("--strategy", c->strategy,
+                                   "exhaustive, random, halving or model (a --family other than "
+                                   "sgemm: exhaustive, its default)")
+                       ->capture_default_str();
+  cmd->add_option("--family", c->family,
+                  "Kernel family to tune: sgemm, or another registered family, whose own "
+                  "candidate_configs are each measured (--strategy exhaustive; no --space, "
+                  "--config or --shard); an unknown name is refused with the registered ones")
       ->capture_default_str();
   cmd->add_option("--budget", c->budget,
                   "Seconds per problem (0: no limit); every strategy honours it, after measuring "
@@ -260,7 +290,10 @@ static void add_sweep_command(CLI::App& app) {
   c->plan.add_device_options(cmd,
                              "Planning without a GPU (--dry-run, and how --shard splits the work)");
   c->plan.add_shard_option(cmd);
-  cmd->callback([c] { run(*c); });
+  cmd->callback([c, strategy] {
+    c->strategy_given = strategy->count() > 0;
+    run(*c);
+  });
 }
 
 static const Registration kRegistration("sweep", add_sweep_command);

@@ -163,9 +163,10 @@ struct Tools {
 
 class DeviceWorker {
  public:
-  DeviceWorker(const SweepOptions& o, int device, ProblemQueue& queue, Shared& shared,
-               unsigned compile_threads, bool plain_progress)
+  DeviceWorker(const SweepOptions& o, const KernelFamily* family, int device, ProblemQueue& queue,
+               Shared& shared, unsigned compile_threads, bool plain_progress)
       : o_(o),
+        family_(family),
         device_(device),
         queue_(queue),
         shared_(shared),
@@ -212,15 +213,17 @@ class DeviceWorker {
     sweep_id_ = db.begin_sweep(info);
     progress_.note(prefix_ + "GPU " + std::to_string(device_) + ": " + dev_.name + " (" + arch_ +
                    ", " + std::to_string(dev_.sm_count) + " SMs), sweep " +
-                   std::to_string(sweep_id_) + ", strategy " + strategy_name(o_.strategy.kind) +
-                   ", database " + o_.db_path);
+                   std::to_string(sweep_id_) +
+                   (family_ ? ", family " + std::string(family_->name()) : std::string()) +
+                   ", strategy " + strategy_name(o_.strategy.kind) + ", database " + o_.db_path);
     // Resources are released in reverse order; after a hang they are leaked on purpose, since
     // freeing them would wait for the hung kernel forever.
     auto stream = std::make_unique<Stream>();
     auto timer = std::make_unique<GpuTimer>(stream->s);
     auto cublas = std::make_unique<CublasSgemm>();
     auto reference = std::make_unique<ReferenceGemm>(arch_);
-    CompilePool pool(arch_, o_.db_path, compile_threads_);
+    // Another family's configs are compiled by the runner, on this thread (tune_family).
+    CompilePool pool(arch_, o_.db_path, family_ ? 1u : compile_threads_);
     SearchSpaces spaces(o_, dev_.limits);
     const Tools tools{spaces, pool, *stream, *timer, *cublas, *reference};
     try {
@@ -256,6 +259,7 @@ class DeviceWorker {
   // Each precision class tuned (SweepOptions::precision) is searched on its own, so that the
   // FP32 FMA kernels are tuned as well as without the tensor-core ones beside them.
   void tune(db::Database& db, std::size_t index, const Tools& tools) {
+    if (family_) return tune_family(db, index, tools);
     const ProblemSpec& spec = o_.problems[index];
     const Problem p = spec.problem();
     const std::vector<GemmConfig> everything =
@@ -270,6 +274,65 @@ class DeviceWorker {
     }
     if (o_.precision >= Precision::fp32 && !stop_requested())
       verify_fastest_fma(db, index, tools, setup);
+  }
+
+  // Tunes problem `index` of another family's sweep (family_sweep.hpp): its candidate_configs
+  // less those measured before, each measured by name (compiled on this thread, verified at its
+  // precision class's tolerance, timed, recorded) by the exhaustive strategy, cuBLAS as the
+  // baseline, and the problem's line and summary row. A problem the family has no candidate for
+  // is reported and skipped.
+  void tune_family(db::Database& db, std::size_t index, const Tools& tools) {
+    const ProblemSpec& spec = o_.problems[index];
+    const Problem p = spec.problem();
+    const std::vector<std::string> all = family_candidates(o_, *family_, dev_.limits, p);
+    const FamilyResumeState rs = load_family_resume_state(db, gpu_id_, p, all, o_.force);
+    progress_.begin_problem(index + 1, o_.problems.size(), problem_label(spec), all.size(),
+                            prefix_);
+    if (all.empty()) {
+      const std::string why = "family " + std::string(family_->name()) + " has no candidate";
+      progress_.end_problem(why + " for this problem: skipped");
+      add_row(family_summary_row(db, gpu_id_, dev_, *family_, spec, std::nullopt, why));
+      return;
+    }
+    if (rs.fresh() == 0) {
+      progress_.end_problem("nothing new to measure (" +
+                            std::to_string(all.size() - rs.failed_before) + " ok and " +
+                            std::to_string(rs.failed_before) +
+                            " failed candidates measured before; --force re-measures)");
+      add_row(
+          family_summary_row(db, gpu_id_, dev_, *family_, spec, std::nullopt, "measured before"));
+      return;
+    }
+    const double setup_started = now_s();
+    ProblemSetup setup;
+    setup.seed = o_.seed ? o_.seed + index : std::random_device{}();
+    const db::Id problem_id = db.upsert_problem(to_db(p));
+    ProblemBench& bench = bench_of(index, tools, setup);
+    const db::Baseline base = record_cublas(db, problem_id, bench, tools);
+    SweepTimes times;
+    times.setup_s = now_s() - setup_started;
+    CandidateRunner runner({&db, sweep_id_, problem_id, arch_}, dev_, bench, tools.pool,
+                           tools.timer, o_.runner);
+    StrategyOptions so = o_.strategy;
+    if (!so.seed) so.seed = setup.seed;
+    StrategyResult result;
+    try {
+      result = measure_family_candidates(runner, rs, so, p, progress_,
+                                         [this] { return stop_requested(); });
+    } catch (const DeviceUnusable&) {
+      times += runner.times();
+      add_measurements(0, times);
+      abandon(setup.bench, tools);
+      throw;
+    }
+    times += runner.times();
+    add_measurements(result.measurements, times);
+    SummaryRow row = family_summary_row(db, gpu_id_, dev_, *family_, spec, base.median_ms,
+                                        family_search_note(result));
+    row.compiles = times.compiles;
+    row.compile_wait_s = times.compile_wait_s;
+    progress_.end_problem(family_outcome(result, rs, row, base, times));
+    add_row(row);
   }
 
   // The problem's bench, made on first use.
@@ -553,6 +616,7 @@ class DeviceWorker {
   }
 
   const SweepOptions& o_;
+  const KernelFamily* family_;  // another family than sgemm (sweep_family), or nullptr
   int device_;
   ProblemQueue& queue_;
   Shared& shared_;
@@ -573,7 +637,8 @@ std::string model_key(const DeviceInfo& d) {
 }  // namespace
 
 SweepReport run_sweep(const SweepOptions& o) {
-  int count = device_count();  // throws kNoDevice with the reason
+  const KernelFamily* family = sweep_family(o);  // a bad option before any GPU work
+  int count = device_count();                    // throws kNoDevice with the reason
   std::vector<int> devices = o.devices.empty() ? std::vector<int>{0} : o.devices;
   std::map<std::string, std::unique_ptr<ProblemQueue>> queues;
   std::vector<ProblemQueue*> queue_of;
@@ -591,7 +656,7 @@ SweepReport run_sweep(const SweepOptions& o) {
   Shared shared;
   std::vector<std::unique_ptr<DeviceWorker>> workers;
   for (std::size_t i = 0; i < devices.size(); ++i)
-    workers.push_back(std::make_unique<DeviceWorker>(o, devices[i], *queue_of[i], shared,
+    workers.push_back(std::make_unique<DeviceWorker>(o, family, devices[i], *queue_of[i], shared,
                                                      per_device, devices.size() > 1));
   if (workers.size() == 1) {
     workers[0]->run();
@@ -611,8 +676,19 @@ std::vector<PlanRow> plan_sweep(const SweepOptions& o, const DeviceInfo& device)
     db = std::make_unique<db::Database>(o.db_path, db::OpenMode::read_only, kernel_families());
     gpu_id = db->find_gpu_model(to_db(device));
   }
-  SearchSpaces spaces(o, device.limits);
   std::vector<PlanRow> rows;
+  if (const KernelFamily* family = sweep_family(o)) {
+    for (const auto& spec : o.problems) {
+      const Problem p = spec.problem();
+      const auto all = family_candidates(o, *family, device.limits, p);
+      PlanRow row{spec, all.size(), 0};
+      if (gpu_id)
+        row.measured = all.size() - load_family_resume_state(*db, *gpu_id, p, all, o.force).fresh();
+      rows.push_back(row);
+    }
+    return rows;
+  }
+  SearchSpaces spaces(o, device.limits);
   for (const auto& spec : o.problems) {
     Problem p = spec.problem();
     auto all = sweep_candidates(o, device, spaces.of(p.op_a, p.op_b), p);

@@ -1,12 +1,14 @@
 // The naive family (tests/support/naive_family), registered at run time, end to end on a GPU:
-// the tuner's CandidateRunner compiles, verifies against the float64 reference and times each of
-// its candidates and records them in a SQLite database, the best of which a dispatcher opened on
-// that file then runs for the exact problem through the family interface, from the binary the
-// runner stored, right on poisoned output (beta 0) and with C read (beta 0.5).
+// the tuner's sweep of the family (SweepOptions::family) compiles, verifies against the float64
+// reference and times each of its candidates and records them in a SQLite database, the best of
+// which a dispatcher opened on that file then runs for the exact problem through the family
+// interface, from the binary the sweep stored, right on poisoned output (beta 0) and with C read
+// (beta 0.5). A config outside the candidates is measured by CandidateRunner directly.
 #include <gtest/gtest.h>
 
-#include <limits>
+#include <algorithm>
 #include <random>
+#include <sstream>
 
 #include "gemmtune/db/database.hpp"
 #include "gemmtune/db_rows.hpp"
@@ -15,6 +17,7 @@
 #include "gemmtune/reference.hpp"
 #include "gemmtune/tuner/candidate_runner.hpp"
 #include "gemmtune/tuner/cublas_baseline.hpp"
+#include "gemmtune/tuner/sweep.hpp"
 #include "gpu/dispatch/dispatch_check.hpp"
 #include "support/gpu_env.hpp"
 #include "support/naive_family/naive_family.hpp"
@@ -25,7 +28,8 @@ namespace {
 
 using tuner::CandidateRunner;
 
-// A sweep of one problem into `db`: its row, its bench, and a runner that records into them.
+// A sweep of one problem into `db` made by hand: its row, its bench, and a runner that records
+// into them, for configs outside the family's candidates (the `_tf32` ones).
 struct OneProblemSweep {
   OneProblemSweep(db::Database& db, const DeviceInfo& dev, const tuner::ProblemSpec& spec,
                   ReferenceGemm& reference)
@@ -62,39 +66,66 @@ TEST(NaiveFamilyGpu, IsTunedStoredAndDispatchedFromTheDatabase) {
   const tuner::ProblemSpec spec{Op::N, Op::T, 96, 80, 64, 1};
   ReferenceGemm reference(arch);
 
-  // Tune: every candidate of the family, measured and recorded.
+  // Tune: the sweep of the naive family (SweepOptions::family, as `gemmtune sweep --family naive`)
+  // measures every candidate of the family and records it.
   std::string best;
   {
-    db::Database db(file, db::OpenMode::read_write, kernel_families());
-    OneProblemSweep run(db, dev, spec, reference);
-    const db::Id gpu = run.gpu, sweep = run.sweep;
-    tuner::ProblemBench& bench = run.bench;
-    CandidateRunner& runner = run.runner;
-    const std::vector<std::string> names = naive.candidate_configs(dev.limits, bench.problem());
+    const std::vector<std::string> names = naive.candidate_configs(dev.limits, spec.problem());
     ASSERT_EQ(names.size(), 3u);
-    double best_ms = std::numeric_limits<double>::infinity();
-    for (const std::string& name : names) {
-      const std::optional<double> ms = runner.measure(name, tuner::Effort::normal);
-      ASSERT_TRUE(ms) << name << " failed: see the results of " << file;
-      EXPECT_GT(*ms, 0);
-      if (*ms < best_ms) best_ms = *ms, best = name;
-    }
-    db.finish_sweep(sweep);
+    tuner::SweepOptions o;
+    o.family = "naive";
+    o.strategy.kind = tuner::StrategyKind::exhaustive;
+    o.problems = {spec};
+    o.db_path = file;
+    o.devices = {0};
+    o.seed = 7;
+    o.command_line = "naive_family_test";
+    std::ostringstream progress;
+    o.out = &progress;
+    const tuner::SweepReport report = tuner::run_sweep(o);
+    ASSERT_TRUE(report.errors.empty()) << report.errors.front() << "\n" << progress.str();
+    EXPECT_FALSE(report.interrupted);
+    EXPECT_GE(report.measurements, names.size()) << progress.str();  // the leaders once more
+    EXPECT_EQ(report.times.compiles.compiled, names.size());
+    ASSERT_EQ(report.rows.size(), 1u);
+    const tuner::SummaryRow& row = report.rows.front();
+    best = row.config;
+    ASSERT_TRUE(row.ms) << "no candidate succeeded: see the results of " << file << "\n"
+                        << progress.str();
+    EXPECT_GT(*row.ms, 0);
+    EXPECT_TRUE(row.cublas_ms);
+    ASSERT_TRUE(row.compiles);
+    EXPECT_EQ(row.compiles->compiled, names.size());
+    EXPECT_NE(progress.str().find("family naive"), std::string::npos) << progress.str();
+    EXPECT_NE(progress.str().find("best " + best), std::string::npos) << progress.str();
 
     // Stored: an ok result per candidate, the best a naive config with its knob, its binary.
-    const auto results = db.results_for(to_db(spec.problem()), gpu);
+    db::Database db(file, db::OpenMode::read_only, kernel_families());
+    const std::optional<db::Id> gpu = db.find_gpu_model(to_db(dev));
+    ASSERT_TRUE(gpu);
+    const auto results = db.results_for(to_db(spec.problem()), *gpu);
     ASSERT_EQ(results.size(), 3u);
     for (const auto& r : results) {
       EXPECT_EQ(r.result.status, db::Status::ok) << r.config.name << ": " << r.result.error;
       EXPECT_EQ(r.config.family, "naive");
+      EXPECT_NE(std::find(names.begin(), names.end(), r.config.name), names.end()) << r.config.name;
       ASSERT_TRUE(r.result.rel_error);
       EXPECT_LE(*r.result.rel_error, fp32_tolerance(spec.k));
     }
-    const std::optional<db::BestRow> stored = db.best_for(gpu, to_db(spec.problem()));
+    const std::optional<db::BestRow> stored = db.best_for(*gpu, to_db(spec.problem()));
     ASSERT_TRUE(stored);
     EXPECT_EQ(stored->config.name, best);
+    EXPECT_EQ(stored->median_ms, *row.ms);
     EXPECT_EQ(stored->config, *naive.db_row(best));
     EXPECT_TRUE(db.get_binary(naive.binary_key(*naive.parse(best), arch)).binary);
+
+    // Swept again: every candidate was measured before, so nothing is.
+    const tuner::SweepReport again = tuner::run_sweep(o);
+    ASSERT_TRUE(again.errors.empty()) << again.errors.front();
+    EXPECT_EQ(again.measurements, 0u);
+    ASSERT_EQ(again.rows.size(), 1u);
+    EXPECT_EQ(again.rows.front().config, best);
+    EXPECT_EQ(again.rows.front().note, "measured before");
   }
 
   // Dispatch: the exact problem runs the stored best, loaded from the stored binary.

@@ -163,3 +163,27 @@ TEST_F(SweepCli, AProblemFileWithoutProblemsIsRefused) {
   EXPECT_EQ(r.out.find("dry run"), std::string::npos)
       << "swept the quick preset instead: " << r.out;
 }
+
+// --family names the kernel family a sweep tunes: sgemm, the default, or another registered one.
+// An unknown name is refused before anything runs, a GPU looked for or a database made, with the
+// registered families listed (this CLI has sgemm alone; a family of the tests' own is swept in
+// tests/unit/family/sweep_family_test.cpp and tests/gpu/family).
+TEST_F(SweepCli, AnUnknownFamilyIsRefusedWithTheRegisteredOnes) {
+  const std::string db = path("t.db");
+  for (const bool dry_run : {true, false}) {
+    std::vector<std::string> args = {"--family", "nosuch", "--shape", "64x64x64", "--db", db};
+    if (dry_run) args.push_back("--dry-run");
+    CliRun r = sweep(args);
+    EXPECT_EQ(r.status, 2) << r.out;
+    EXPECT_NE(r.out.find("no kernel family 'nosuch': the registered families are sgemm"),
+              std::string::npos)
+        << r.out;
+    EXPECT_EQ(r.out.find("dry run"), std::string::npos) << r.out;
+    EXPECT_FALSE(std::filesystem::exists(db)) << r.out;
+  }
+  CliRun r = sweep({"--dry-run", "--family", "sgemm", "--shape", "64x64x64", "--db", db});
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("strategy model, space reduced"), std::string::npos) << r.out;
+  r = gemmtune::test::run_cli({"sweep", "--help"}, {});
+  EXPECT_NE(r.out.find("--family"), std::string::npos) << r.out;
+}

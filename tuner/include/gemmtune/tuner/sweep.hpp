@@ -11,6 +11,7 @@
 
 #include "gemmtune/device.hpp"
 #include "gemmtune/tuner/candidate_runner.hpp"
+#include "gemmtune/tuner/family_sweep.hpp"
 #include "gemmtune/tuner/family_tuning.hpp"
 #include "gemmtune/tuner/problems.hpp"
 #include "gemmtune/tuner/strategy.hpp"
@@ -20,7 +21,10 @@ namespace gemmtune::tuner {
 
 /// Everything a sweep is told.
 struct SweepOptions {
-  std::vector<ProblemSpec> problems;     ///< what to tune
+  std::vector<ProblemSpec> problems;  ///< what to tune
+  /// The kernel family tuned: "sgemm" (its space, every strategy, the compile pool), or another
+  /// registered family, whose candidate_configs are measured exhaustively (family_sweep.hpp)
+  std::string family = kSgemmFamily;
   std::string db_path;                   ///< the tuning database (created when missing)
   StrategyOptions strategy;              ///< strategy, budget per problem, max configs
   SpaceKind space = SpaceKind::reduced;  ///< full or reduced valid space
@@ -53,8 +57,8 @@ struct SweepReport {
   std::vector<std::string> errors;  ///< a worker's fatal error per line (e.g. a GPU that failed)
 };
 
-/// Runs the sweep. Throws Error(kNoDevice) when there is no GPU or a listed device does not
-/// exist; errors of one worker are reported in SweepReport::errors while the others go on.
+/// Runs the sweep. Throws Error(kInvalidArgument) when options.family is refused (sweep_family),
+/// Error(kNoDevice) when there is no GPU or a listed device does not exist; errors of one worker are reported in SweepReport::errors while the others go on.
 SweepReport run_sweep(const SweepOptions& options);
 
 /// One problem of a dry run.
@@ -65,7 +69,8 @@ struct PlanRow {
 };
 
 /// What a sweep would tune on a device with `device`'s limits and SM count, without a GPU:
-/// the candidate set of every problem and, when the database exists, how much is measured.
+/// the candidate set of every problem and, when the database exists, how much is measured. For
+/// another family than sgemm, its candidates (family_candidates).
 std::vector<PlanRow> plan_sweep(const SweepOptions& options, const DeviceInfo& device);
 
 /// The configs a sweep draws its candidates from, per layout, each built once: the valid space,
