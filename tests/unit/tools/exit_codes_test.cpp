@@ -60,6 +60,25 @@ TEST_F(ExitCodes, CommandLineErrorsAreTwo) {
   }
 }
 
+// `space --config` prints the names it was given once each is checked; a name that does not
+// parse, or breaks the architecture's rules, is bad input that names it and says why.
+TEST_F(ExitCodes, SpaceChecksTheConfigsItIsGiven) {
+  const std::string good = "sgemm_nt_128x128x8_w64x64_t16x8_s3_v4_p4_k1_r8";
+  CliRun ok =
+      cli({"space", "--config", good, "--config", "sgemm_tn_64x64x16_w32x32_t4x8_s2_v4_p4_k1_r8"});
+  EXPECT_EQ(ok.status, 0) << ok.err;
+  EXPECT_EQ(ok.out, good + "\nsgemm_tn_64x64x16_w32x32_t4x8_s2_v4_p4_k1_r8\n");
+  CliRun unparsed = cli({"space", "--config", "sgemm_nn_no_such_config"});
+  EXPECT_EQ(unparsed.status, 2) << unparsed.err;
+  EXPECT_TRUE(contains(unparsed.err, "'sgemm_nn_no_such_config' is no sgemm config name"))
+      << unparsed.err;
+  // A 16x16 warp tile of 1x1 thread tiles: 256 thread tiles for the 32 lanes of a warp.
+  CliRun invalid = cli({"space", "--config", "sgemm_nn_256x256x8_w16x16_t1x1_s2_v4_p4_k1_r8"});
+  EXPECT_EQ(invalid.status, 2) << invalid.err;
+  EXPECT_TRUE(contains(invalid.err, "is not valid on sm_90: ")) << invalid.err;
+  EXPECT_EQ(invalid.out, "");
+}
+
 TEST_F(ExitCodes, AMissingDatabaseFileIsBadInputAndIsNotCreated) {
   const fs::path missing = dir_ / "missing.db";
   for (const std::vector<std::string>& args : {std::vector<std::string>{"devices"},
