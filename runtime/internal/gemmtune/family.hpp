@@ -50,12 +50,18 @@ class LoadedKernel {
                       LaunchWorkspace* workspace = nullptr) const = 0;
 };
 
-/// How a single-entry kernel of a family is launched on a problem: its one argument is the
-/// GemmArgs block of the problem (templates/include/gemmtune/kernel_args.h), by value.
+/// How a single-entry kernel of a family is launched on a problem: its first argument is the
+/// GemmArgs block of the problem (templates/include/gemmtune/kernel_args.h), by value; a family
+/// whose kernels need values of their own (an epilogue's, a precomputed constant) gives them as
+/// a second block, the kernel's second parameter (`const __grid_constant__ T`, as the sgemm
+/// family's warpgroup kernels take their WarpgroupArgs), so that GemmArgs stays the operands and
+/// scalars of the problem alone.
 struct LaunchShape {
   dim3 grid{1, 1, 1};
   dim3 block{1, 1, 1};
   std::size_t smem_bytes = 0;  ///< dynamic shared memory of a block
+  /// The second argument block, its bytes as the kernel's struct lays them out; none when empty.
+  std::vector<std::byte> extra_args;
 };
 
 /// A kernel family: one NVRTC source whose instances are named by config names that start with

@@ -49,7 +49,9 @@ class SingleEntryKernel final : public LoadedKernel {
                                          cudaFuncAttributeMaxDynamicSharedMemorySize,
                                          int(shape->smem_bytes)));
     GemmArgs args = kernel_args_of(p);
-    void* params[] = {&args};
+    // The second block, where the family gives one (a kernel of one parameter reads only the
+    // first); cudaLaunchKernel only reads the bytes.
+    void* params[] = {&args, const_cast<std::byte*>(shape->extra_args.data())};
     GEMMTUNE_CUDA(cudaLaunchKernel(reinterpret_cast<const void*>(entry_), shape->grid, shape->block,
                                    params, shape->smem_bytes, stream));
     GEMMTUNE_CUDA(cudaGetLastError());

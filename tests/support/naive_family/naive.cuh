@@ -1,12 +1,15 @@
 // The kernel of the test-only naive family (naive_family.hpp), embedded after
-// templates/include/gemmtune/kernel_args.h: one thread per element of C, a K-long dot product in
-// FP32 FMAs. Slow on purpose; it is there to prove that a family outside families/ can be tuned,
-// stored and dispatched. With TF32 each operand is first cut to TF32's 10 mantissa bits, so that
-// the results carry a 1xTF32 kernel's error (a family of another precision class).
+// templates/include/gemmtune/kernel_args.h and naive_args.h: one thread per element of C, a
+// K-long dot product in FP32 FMAs. Slow on purpose; it is there to prove that a family outside
+// families/ can be tuned, stored and dispatched. Each operand value is ANDed with the mask of its
+// second argument block: a `_tf32` config's cuts it to TF32's 10 mantissa bits, so that the
+// results carry a 1xTF32 kernel's error (a family of another precision class), from the same
+// binary as the plain config's.
 namespace gemmtune {
 
-template <bool TA, bool TB, int BLOCK, bool TF32>
-__global__ void __launch_bounds__(BLOCK) naive_gemm(const GemmArgs p) {
+template <bool TA, bool TB, int BLOCK>
+__global__ void __launch_bounds__(BLOCK)
+    naive_gemm(const GemmArgs p, const __grid_constant__ NaiveArgs e) {
   const long long idx = blockIdx.x * static_cast<long long>(BLOCK) + threadIdx.x;
   if (idx >= static_cast<long long>(p.m) * p.n) return;
   const int i = static_cast<int>(idx / p.n), j = static_cast<int>(idx % p.n);
@@ -20,10 +23,8 @@ __global__ void __launch_bounds__(BLOCK) naive_gemm(const GemmArgs p) {
     for (int k = 0; k < p.k; ++k) {
       float x = TA ? a[k * p.lda + i] : a[i * p.lda + k];
       float y = TB ? bb[j * p.ldb + k] : bb[k * p.ldb + j];
-      if (TF32) {
-        x = __uint_as_float(__float_as_uint(x) & 0xffffe000u);
-        y = __uint_as_float(__float_as_uint(y) & 0xffffe000u);
-      }
+      x = __uint_as_float(__float_as_uint(x) & e.operand_mask);
+      y = __uint_as_float(__float_as_uint(y) & e.operand_mask);
       sum = fmaf(x, y, sum);
     }
     float* out = c + i * p.ldc + j;

@@ -1,8 +1,11 @@
 #include "support/naive_family/naive_family.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <mutex>
 #include <optional>
+
+#include "support/naive_family/naive_args.h"
 
 namespace gemmtune::test {
 
@@ -61,12 +64,12 @@ class NaiveFamily final : public KernelFamily {
   std::optional<KernelInstance> parse(std::string_view config_name) const override {
     const std::optional<NaiveConfig> c = parse_naive(config_name);
     if (!c) return std::nullopt;
-    return KernelInstance{"gemmtune::naive_gemm<" +
-                              std::string(c->op_a == Op::T ? "true" : "false") + "," +
-                              (c->op_b == Op::T ? "true" : "false") + "," +
-                              std::to_string(c->threads) + "," + (c->tf32 ? "true" : "false") + ">",
-                          {},
-                          false};
+    // `_tf32` is a launch argument (launch_shape): the plain config's instance.
+    return KernelInstance{
+        "gemmtune::naive_gemm<" + std::string(c->op_a == Op::T ? "true" : "false") + "," +
+            (c->op_b == Op::T ? "true" : "false") + "," + std::to_string(c->threads) + ">",
+        {},
+        false};
   }
 
   std::optional<std::string> validate(std::string_view config_name,
@@ -123,6 +126,9 @@ class NaiveFamily final : public KernelFamily {
     const long long blocks = (static_cast<long long>(p.m) * p.n + c->threads - 1) / c->threads;
     shape.grid = dim3(unsigned(blocks), unsigned(std::min(p.batch, 65535)), 1);
     shape.block = dim3(unsigned(c->threads), 1, 1);
+    const NaiveArgs extra{c->tf32 ? 0xffffe000u : 0xffffffffu};
+    shape.extra_args.resize(sizeof extra);
+    std::memcpy(shape.extra_args.data(), &extra, sizeof extra);
     return shape;
   }
 };

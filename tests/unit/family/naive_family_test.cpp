@@ -5,6 +5,8 @@
 // what they were. No GPU.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstring>
 #include <string>
 
 #include "gemmtune/choice.hpp"
@@ -17,6 +19,7 @@
 #include "gemmtune/kernel.hpp"
 #include "gemmtune/sgemm/family.hpp"
 #include "gemmtune/templates.hpp"
+#include "support/naive_family/naive_args.h"
 #include "support/naive_family/naive_family.hpp"
 #include "support/refusal.hpp"
 #include "support/scratch.hpp"
@@ -82,11 +85,12 @@ TEST_F(NaiveFamily, NamesParseValidateAndLaunch) {
   const KernelFamily& f = naive_kernel_family();
   const auto instance = f.parse("naivegemm_tn_b64");
   ASSERT_TRUE(instance);
-  EXPECT_EQ(instance->name_expression, "gemmtune::naive_gemm<true,false,64,false>");
+  EXPECT_EQ(instance->name_expression, "gemmtune::naive_gemm<true,false,64>");
   EXPECT_TRUE(instance->defines.empty());
   EXPECT_FALSE(instance->arch_specific);
+  // `_tf32` is a launch argument: the same instance, and binary, as the plain config's.
   EXPECT_EQ(f.parse("naivegemm_tn_b64_tf32")->name_expression,
-            "gemmtune::naive_gemm<true,false,64,true>");
+            "gemmtune::naive_gemm<true,false,64>");
   EXPECT_EQ(f.precision("naivegemm_tn_b64_tf32"), Precision::tf32);
   EXPECT_EQ(f.precision("naivegemm_tn_b64"), Precision::ieee);
   for (const char* bad :
@@ -247,6 +251,24 @@ TEST_F(NaiveFamily, TheChooserTakesATunedNaiveBestForItsProblemAndLendsItNearby)
   EXPECT_TRUE(skipped.family_config.empty());
   EXPECT_NE(skipped.to_string().find("naivegemm_nn_b256 no longer validates"), std::string::npos)
       << skipped.to_string();
+}
+
+// The launch's second argument block (LaunchShape::extra_args) is the kernel's NaiveArgs: the
+// operand mask of TF32 for a `_tf32` config, all ones for the plain one.
+TEST_F(NaiveFamily, ItsLaunchCarriesASecondArgumentBlock) {
+  const KernelFamily& naive = naive_kernel_family();
+  const Problem p = shape_only_problem(Op::T, Op::N, 96, 80, 64);
+  const auto mask_of = [&](const char* name) {
+    const std::optional<LaunchShape> shape = naive.launch_shape(name, p);
+    EXPECT_TRUE(shape) << name;
+    if (!shape) return 0u;
+    EXPECT_EQ(shape->extra_args.size(), sizeof(NaiveArgs)) << name;
+    NaiveArgs args{};
+    std::memcpy(&args, shape->extra_args.data(), std::min(sizeof args, shape->extra_args.size()));
+    return args.operand_mask;
+  };
+  EXPECT_EQ(mask_of("naivegemm_tn_b64_tf32"), 0xffffe000u);
+  EXPECT_EQ(mask_of("naivegemm_tn_b64"), 0xffffffffu);
 }
 
 TEST_F(NaiveFamily, ItsLaunchShapePredictsTheFillOfTheLastWave) {
