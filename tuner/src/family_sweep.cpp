@@ -133,23 +133,4 @@ std::string family_search_note(const StrategyResult& result) {
   return result.stopped ? "interrupted" : result.budget_exhausted ? "budget spent" : "";
 }
 
-std::string family_outcome(const StrategyResult& result, const FamilyResumeState& rs,
-                           const SummaryRow& row, const db::Baseline& cublas,
-                           const SweepTimes& times) {
-  char buf[320];
-  if (row.tflops)
-    std::snprintf(buf, sizeof buf,
-                  "%zu new of %zu measured; best %s %.1f TFLOP/s, cuBLAS %.1f TFLOP/s",
-                  result.new_candidates, rs.fresh(), row.config.c_str(), *row.tflops,
-                  cublas.tflops.value_or(0));
-  else
-    std::snprintf(buf, sizeof buf, "%zu new of %zu measured; no candidate succeeded",
-                  result.new_candidates, rs.fresh());
-  char compiles[120];
-  std::snprintf(compiles, sizeof compiles, "; compiles %s, %.1f s compiling",
-                times.compiles.describe().c_str(), times.compile_wait_s);
-  const std::string note = family_search_note(result);
-  return buf + std::string(compiles) + (note.empty() ? "" : " [" + note + "]");
-}
-
 }  // namespace gemmtune::tuner

@@ -20,6 +20,26 @@ std::string compiles_cell(const SummaryRow& row) {
   return buf;
 }
 
+std::string outcome_line(const SummaryRow& row, std::size_t new_candidates, std::size_t fresh,
+                         std::optional<double> cublas_tflops, const std::string& note) {
+  char buf[200];
+  if (row.tflops)
+    std::snprintf(
+        buf, sizeof buf, "%zu new of %zu measured; best %s %.1f TFLOP/s, cuBLAS %.1f TFLOP/s",
+        new_candidates, fresh, row.config.c_str(), *row.tflops, cublas_tflops.value_or(0));
+  else
+    std::snprintf(buf, sizeof buf, "%zu new of %zu measured; no candidate succeeded",
+                  new_candidates, fresh);
+  std::string out = buf;
+  if (row.compiles) {
+    char compiles[120];
+    std::snprintf(compiles, sizeof compiles, "; compiles %s, %.1f s waited",
+                  row.compiles->describe().c_str(), row.compile_wait_s);
+    out += compiles;
+  }
+  return note.empty() ? out : out + " [" + note + "]";
+}
+
 std::string format_summary(const std::vector<SummaryRow>& rows) {
   // "compiles": compiled / from the binary cache / reused in this sweep, and the seconds the
   // search waited for them.

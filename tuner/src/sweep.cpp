@@ -331,7 +331,8 @@ class DeviceWorker {
                                         family_search_note(result));
     row.compiles = times.compiles;
     row.compile_wait_s = times.compile_wait_s;
-    progress_.end_problem(family_outcome(result, rs, row, base, times));
+    progress_.end_problem(outcome_line(row, result.new_candidates, rs.fresh(), base.tflops,
+                                       family_search_note(result)));
     add_row(row);
   }
 
@@ -593,20 +594,7 @@ class DeviceWorker {
     SummaryRow row = summary_row(db, gpu_id_, dev_, spec, base.median_ms, note, cls, label);
     row.compiles = times.compiles;
     row.compile_wait_s = times.compile_wait_s;
-    char buf[200];
-    if (row.tflops)
-      std::snprintf(buf, sizeof buf,
-                    "%zu new of %zu measured; best %s %.1f TFLOP/s, cuBLAS %.1f TFLOP/s",
-                    result.new_candidates, rs.fresh(), row.config.c_str(), *row.tflops,
-                    base.tflops.value_or(0));
-    else
-      std::snprintf(buf, sizeof buf, "%zu new of %zu measured; no candidate succeeded",
-                    result.new_candidates, rs.fresh());
-    char compiles[120];
-    std::snprintf(compiles, sizeof compiles, "; compiles %s, %.1f s waited",
-                  times.compiles.describe().c_str(), times.compile_wait_s);
-    progress_.end_problem(buf + std::string(compiles) +
-                          (note.empty() ? std::string() : " [" + note + "]"));
+    progress_.end_problem(outcome_line(row, result.new_candidates, rs.fresh(), base.tflops, note));
     add_row(row);
   }
 

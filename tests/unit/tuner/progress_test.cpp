@@ -88,3 +88,24 @@ TEST(Summary, TableWithMissingValues) {
   EXPECT_NEAR(*a.speedup(), 0.9, 1e-12);
   EXPECT_FALSE(b.speedup());
 }
+
+// The line every sweep (sgemm's and another family's) ends a problem with.
+TEST(Summary, OutcomeLineOfAProblem) {
+  SummaryRow a{"NVIDIA H200",
+               "4096x4096x4096 nn",
+               "sgemm_nn_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8",
+               3.0,
+               45.8,
+               71.6,
+               2.7,
+               "",
+               CompileCounts{41, 3, 2},
+               6.14};
+  EXPECT_EQ(outcome_line(a, 40, 46, 50.9, ""),
+            "40 new of 46 measured; best sgemm_nn_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8 45.8 "
+            "TFLOP/s, cuBLAS 50.9 TFLOP/s; compiles 41 compiled, 3 cached, 2 reused, 6.1 s waited");
+  SummaryRow none{"NVIDIA H200", "1x2x3 nn", "", std::nullopt, std::nullopt,
+                  std::nullopt,  0.01,       "", std::nullopt, 0};
+  EXPECT_EQ(outcome_line(none, 0, 3, std::nullopt, "interrupted"),
+            "0 new of 3 measured; no candidate succeeded [interrupted]");
+}

@@ -81,11 +81,4 @@ StrategyResult measure_family_candidates(CandidateRunner& runner, const FamilyRe
 /// Why a search ended before it measured every candidate: "interrupted", "budget spent" or "".
 std::string family_search_note(const StrategyResult& result);
 
-/// The line that ends a problem of a family's sweep: new and fresh candidates measured, the best
-/// (`row`) and cuBLAS's TFLOP/s, where the binaries came from and the seconds spent compiling,
-/// and the search's note.
-std::string family_outcome(const StrategyResult& result, const FamilyResumeState& rs,
-                           const SummaryRow& row, const db::Baseline& cublas,
-                           const SweepTimes& times);
-
 }  // namespace gemmtune::tuner

@@ -35,6 +35,12 @@ struct SummaryRow {
 /// "6.1 s"; "-" without compiles.
 std::string compiles_cell(const SummaryRow& row);
 
+/// The line a sweep ends a problem with: the new and the fresh candidates measured, the best
+/// (`row`) and cuBLAS's TFLOP/s, where the binaries came from and the seconds waited for them
+/// (row.compiles), then `note` in brackets where there is one.
+std::string outcome_line(const SummaryRow& row, std::size_t new_candidates, std::size_t fresh,
+                         std::optional<double> cublas_tflops, const std::string& note);
+
 /// The rows as an aligned text table with a header; "-" where a value is missing.
 std::string format_summary(const std::vector<SummaryRow>& rows);
 
