@@ -378,23 +378,24 @@ TEST(KernelCorrectness, WindowedCConfigsMatchFloat64Reference) {
   check_c_variant(&GemmConfig::window_c, "windowed-C");
 }
 
+// Shapes that cut a mainloop's slices every way: K of one value, one slice of bk 8, a slice of
+// bk 16 and a row more, odd sizes (every operand narrowed), odd padded leading dimensions,
+// pointers one float off, batches, deep K (many slices, and splits), beta 0 (C poisoned) and not.
+const std::vector<Shape> kSliceShapes = {
+    {131, 67, 1, 1, 0, 0, 1.f, 0.f},       {65, 129, 8, 1, 0, 0, 1.5f, -0.75f},
+    {70, 33, 17, 2, 0, 0, 1.f, 0.f},       {257, 255, 101, 1, 0, 0, 1.f, 0.5f},
+    {129, 131, 67, 2, 3, 0, 1.5f, -0.75f}, {64, 96, 80, 2, 0, 1, 2.f, 0.f},
+    {300, 200, 2048, 1, 0, 0, 1.f, 0.f},
+};
+
 // Early-barrier configs: the two-stage FMA loop stores the next slice and passes the barrier
 // before the last k-step. The sample's configs that may, on K of one slice or less (the first
 // slice only), one slice and one more, a few slices, split K, odd leading dimensions (narrowed
 // loads), batches, beta 0 (C poisoned) and not, against the float64 reference.
 TEST(KernelCorrectness, EarlyBarrierConfigsMatchFloat64Reference) {
   GEMMTUNE_REQUIRE_GPU();
-  const std::vector<Shape> shapes = {
-      {131, 67, 1, 1, 0, 0, 1.f, 0.f},        // K = 1
-      {65, 129, 8, 1, 0, 0, 1.5f, -0.75f},    // one slice of bk 8
-      {70, 33, 17, 2, 0, 0, 1.f, 0.f},        // one slice of bk 16 and a row more
-      {257, 255, 101, 1, 0, 0, 1.f, 0.5f},    // odd: every operand narrowed
-      {129, 131, 67, 2, 3, 0, 1.5f, -0.75f},  // odd padded leading dimensions
-      {64, 96, 80, 2, 0, 1, 2.f, 0.f},        // pointers one float off
-      {300, 200, 2048, 1, 0, 0, 1.f, 0.f},    // deep K: many slices (and splits)
-  };
   const VariantCheck r = check_variant(
-      shapes, [](GemmConfig& c) { c.early_barrier = c.can_barrier_early(); },
+      kSliceShapes, [](GemmConfig& c) { c.early_barrier = c.can_barrier_early(); },
       [](const GemmConfig& f) { return f.early_barrier; });
   std::cout << r.checked << " (early-barrier config, problem) pairs checked, worst relative error "
             << r.worst << "\n";
@@ -409,15 +410,6 @@ TEST(KernelCorrectness, EarlyBarrierConfigsMatchFloat64Reference) {
 TEST(KernelCorrectness, TransposingCopiesMatchFloat64Reference) {
   GEMMTUNE_REQUIRE_GPU();
   const DeviceLimits limits = device_info(0).limits;
-  const std::vector<Shape> shapes = {
-      {131, 67, 1, 1, 0, 0, 1.f, 0.f},        // K = 1
-      {65, 129, 8, 1, 0, 0, 1.5f, -0.75f},    // one slice of bk 8
-      {70, 33, 17, 2, 0, 0, 1.f, 0.f},        // a slice of bk 16 and a row more
-      {257, 255, 101, 1, 0, 0, 1.f, 0.5f},    // odd: every operand narrowed
-      {129, 131, 67, 2, 3, 0, 1.5f, -0.75f},  // odd padded leading dimensions
-      {64, 96, 80, 2, 0, 1, 2.f, 0.f},        // pointers one float off
-      {300, 200, 2048, 1, 0, 0, 1.f, 0.f},    // deep K: many slices (and splits)
-  };
   const auto to_cp_async = [&](GemmConfig& c) {
     if (c.math != 0 || c.streams_b() || c.stages >= 3) return;
     GemmConfig t = c;
@@ -425,7 +417,7 @@ TEST(KernelCorrectness, TransposingCopiesMatchFloat64Reference) {
     t.early_barrier = false;
     if (!t.validate(limits)) c = t;
   };
-  const VariantCheck r = check_variant(shapes, to_cp_async, [](const GemmConfig& f) {
+  const VariantCheck r = check_variant(kSliceShapes, to_cp_async, [](const GemmConfig& f) {
     return f.path() == KernelPath::cp_async_tile && f.math == 0 &&
            (f.op_a == Op::N || f.op_b == Op::T);
   });

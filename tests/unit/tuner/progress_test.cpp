@@ -62,17 +62,22 @@ TEST(Progress, Durations) {
   EXPECT_EQ(ProgressReporter::format_duration(3720), "1h02m");
 }
 
+// A row of a tuned problem: its best config, time, rate, share of the peak, cuBLAS and compiles.
+SummaryRow tuned_row() {
+  return {"NVIDIA H200",
+          "4096x4096x4096 nn",
+          "sgemm_nn_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8",
+          3.0,
+          45.8,
+          71.6,
+          2.7,
+          "",
+          CompileCounts{41, 3, 2},
+          6.14};
+}
+
 TEST(Summary, TableWithMissingValues) {
-  SummaryRow a{"NVIDIA H200",
-               "4096x4096x4096 nn",
-               "sgemm_nn_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8",
-               3.0,
-               45.8,
-               71.6,
-               2.7,
-               "",
-               CompileCounts{41, 3, 2},
-               6.14};
+  const SummaryRow a = tuned_row();
   SummaryRow b{"NVIDIA H200", "1x2x3 nn",   "", std::nullopt, std::nullopt, std::nullopt, 0.01,
                "interrupted", std::nullopt, 0};
   std::string t = format_summary({a, b});
@@ -91,16 +96,7 @@ TEST(Summary, TableWithMissingValues) {
 
 // The line every sweep (sgemm's and another family's) ends a problem with.
 TEST(Summary, OutcomeLineOfAProblem) {
-  SummaryRow a{"NVIDIA H200",
-               "4096x4096x4096 nn",
-               "sgemm_nn_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8",
-               3.0,
-               45.8,
-               71.6,
-               2.7,
-               "",
-               CompileCounts{41, 3, 2},
-               6.14};
+  const SummaryRow a = tuned_row();
   EXPECT_EQ(outcome_line(a, 40, 46, 50.9, ""),
             "40 new of 46 measured; best sgemm_nn_128x128x8_w64x32_t8x8_s2_v4_p4_k1_r8 45.8 "
             "TFLOP/s, cuBLAS 50.9 TFLOP/s; compiles 41 compiled, 3 cached, 2 reused, 6.1 s waited");
