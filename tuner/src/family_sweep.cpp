@@ -52,30 +52,9 @@ std::vector<std::string> family_candidates(const SweepOptions& o, const KernelFa
 FamilyResumeState load_family_resume_state(const db::Database& db, db::Id gpu_model_id,
                                            const Problem& problem,
                                            const std::vector<std::string>& candidates, bool force) {
-  std::map<std::string, double> ok;
-  std::set<std::string> failed;
-  const db::ProblemKey key = to_db(problem);
-  if (!force && db.find_problem(key)) {
-    for (const auto& row : db.results_for(key, gpu_model_id)) {
-      const db::Result& r = row.result;
-      if (r.status == db::Status::ok && r.median_ms) {
-        auto it = ok.find(row.config.name);
-        if (it == ok.end() || *r.median_ms < it->second) ok[row.config.name] = *r.median_ms;
-      } else {
-        failed.insert(row.config.name);
-      }
-    }
-  }
+  const EarlierResults earlier(earlier_results(db, gpu_model_id, problem, force));
   FamilyResumeState s;
-  for (const std::string& name : candidates) {
-    // A failure in any sweep rules a config out for good, as for sgemm (resume_state).
-    if (failed.count(name)) {
-      ++s.failed_before;
-      continue;
-    }
-    if (auto it = ok.find(name); it != ok.end()) s.known[s.candidates.size()] = it->second;
-    s.candidates.push_back(name);
-  }
+  for (const std::string& name : candidates) earlier.sort_into(s, name, name);
   return s;
 }
 

@@ -19,6 +19,7 @@
 #include "gemmtune/tuner/candidate_runner.hpp"
 #include "gemmtune/tuner/problems.hpp"
 #include "gemmtune/tuner/progress.hpp"
+#include "gemmtune/tuner/resume.hpp"
 #include "gemmtune/tuner/strategy.hpp"
 #include "gemmtune/tuner/summary.hpp"
 
@@ -47,13 +48,7 @@ std::vector<std::string> family_candidates(const SweepOptions& options, const Ke
                                            const DeviceLimits& limits, const Problem& problem);
 
 /// A family's candidates of a problem as a resumed sweep sees them (ResumeState by config name).
-struct FamilyResumeState {
-  std::vector<std::string> candidates;  ///< those still in the race: new ones and earlier ok ones
-  std::map<std::size_t, double> known;  ///< index in candidates -> best earlier median (ms)
-  std::size_t failed_before = 0;        ///< dropped: an earlier sweep recorded a failure
-  /// Candidates never measured on this GPU model.
-  std::size_t fresh() const { return candidates.size() - known.size(); }
-};
+using FamilyResumeState = Resumed<std::string>;
 
 /// `candidates` split by the earlier results of `problem` on GPU model `gpu_model_id` in `db`,
 /// as load_resume_state() splits sgemm configs; with `force` nothing counts as measured.
